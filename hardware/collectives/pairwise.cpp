@@ -1,0 +1,30 @@
+// All-to-all as simultaneous pairwise exchanges. Each rank sends S/n to every other rank: the
+// (g-1) S/n bound for peers in the node go over the scale-up fabric, the (n-g) S/n for other
+// nodes over the GPU's NIC share; both proceed in parallel. Latency: one exchange round per
+// remote peer is overlapped, so a single step latency of the slowest level.
+#include <algorithm>
+
+#include "hardware/collectives/collective.h"
+
+namespace fathom::hardware {
+namespace {
+
+class Pairwise final : public CollectiveAlgorithm {
+public:
+    bool supports(Collective op, const CollectiveContext& ctx) const override {
+        return op == Collective::AllToAll && ctx.layout.ranks > 1;
+    }
+    double time(Collective, double bytes, const CollectiveContext& ctx) const override {
+        const double n = ctx.layout.ranks;
+        const double g = ctx.layout.ranks_per_node;
+        const double intra = (g - 1) / n * bytes / ctx.intra.bandwidth;
+        const double inter = ctx.layout.nodes > 1 ? (n - g) / n * bytes / ctx.inter.bandwidth : 0.0;
+        return ctx.launch + step_latency(ctx) + std::max(intra, inter);
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<CollectiveAlgorithm> make_pairwise() { return std::make_unique<Pairwise>(); }
+
+}  // namespace fathom::hardware

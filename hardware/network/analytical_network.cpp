@@ -1,0 +1,105 @@
+// Analytical network: turns a ClusterSpec into the two bandwidth/latency levels of
+// CollectiveContext for each communicator, then asks the collective algorithms.
+//
+// Scale-up level: achievable bandwidth = per-GPU fabric bandwidth x calibrated ring efficiency; on
+// a full mesh a group of g GPUs uses only its g-1 direct links. Scale-out level: each GPU's share
+// of the node's NICs x calibrated NIC efficiency, divided by the leaf oversubscription when the
+// group spans more nodes than one leaf holds. Latencies grow by two switch hops for each tier a
+// group must climb.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "hardware/network/network_model.h"
+#include "sim/error.h"
+
+namespace fathom::hardware {
+namespace {
+
+class AnalyticalNetwork final : public NetworkModel {
+public:
+    AnalyticalNetwork(const ClusterSpec& c, const std::string& forced) : cluster_(c) {
+        for (const auto& e : collective_registry().entries()) algorithms_.emplace_back(e.name, e.factory());
+        if (!forced.empty()) {
+            collective_registry().get(forced);  // throws with the valid names
+            forced_ = forced;
+        }
+    }
+
+    GroupLayout layout(const CommGroup& g) const override {
+        const int per_node = cluster_.gpus_per_node;
+        GroupLayout l;
+        l.ranks = g.size;
+        if (g.size <= 1) return l;
+        if (static_cast<long>(g.size) * g.stride <= per_node) {
+            l.ranks_per_node = g.size;
+            l.nodes = 1;
+        } else if (g.stride >= per_node) {
+            l.ranks_per_node = 1;
+            l.nodes = g.size;
+        } else {
+            l.ranks_per_node = std::max(1, per_node / g.stride);
+            l.nodes = (g.size + l.ranks_per_node - 1) / l.ranks_per_node;
+        }
+        return l;
+    }
+
+    CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const override {
+        if (group.size <= 1 || bytes <= 0) return {0.0, "none"};
+        const CollectiveContext ctx = context(group);
+        const CollectiveAlgorithm* best = nullptr;
+        std::string best_name;
+        double best_time = std::numeric_limits<double>::infinity();
+        for (const auto& [name, algo] : algorithms_) {
+            if (!algo->supports(op, ctx)) continue;
+            const double t = algo->time(op, bytes, ctx);
+            if (name == forced_) return {t, name};
+            if (t < best_time) {
+                best_time = t;
+                best = algo.get();
+                best_name = name;
+            }
+        }
+        FATHOM_CHECK(best != nullptr, std::string("no algorithm supports ") + collective_name(op));
+        return {best_time, best_name};
+    }
+
+private:
+    CollectiveContext context(const CommGroup& group) const {
+        CollectiveContext ctx;
+        ctx.layout = layout(group);
+        const ScaleUpSpec& su = cluster_.scale_up;
+        double intra_bw = su.bandwidth_per_gpu;
+        if (su.topology == ScaleUpTopology::FullMesh)
+            intra_bw = std::min(su.bandwidth_per_gpu, su.link_bandwidth * (ctx.layout.ranks_per_node - 1));
+        ctx.intra.bandwidth = intra_bw * su.busbw_efficiency;
+        ctx.intra.latency = su.step_latency;
+        ctx.nvls = su.nvls && su.nvls_busbw_efficiency > 0 && ctx.layout.ranks_per_node == cluster_.gpus_per_node;
+        ctx.nvls_bandwidth = su.bandwidth_per_gpu * su.nvls_busbw_efficiency;
+
+        double inter_bw = cluster_.nic_bandwidth_per_gpu() * cluster_.nic.efficiency;
+        double hops = 1;  // one leaf (or rail) switch
+        if (ctx.layout.nodes > cluster_.nodes_per_leaf) {
+            inter_bw /= std::max(1.0, cluster_.oversubscription);
+            hops = 3;  // leaf - spine - leaf
+            const int per_pod = cluster_.nodes_per_leaf * cluster_.nodes_per_leaf;
+            if (cluster_.topology == ScaleOutTopology::FatTree3 && ctx.layout.nodes > per_pod) hops = 5;
+        }
+        ctx.inter.bandwidth = inter_bw;
+        ctx.inter.latency = cluster_.nic.latency + (hops - 1) * cluster_.nic.switch_latency;
+        ctx.launch = cluster_.accelerator.launch_overhead;
+        return ctx;
+    }
+
+    ClusterSpec cluster_;
+    std::vector<std::pair<std::string, std::unique_ptr<CollectiveAlgorithm>>> algorithms_;
+    std::string forced_;
+};
+
+}  // namespace
+
+std::unique_ptr<NetworkModel> make_analytical_network(const ClusterSpec& cluster, const std::string& algorithm) {
+    return std::make_unique<AnalyticalNetwork>(cluster, algorithm);
+}
+
+}  // namespace fathom::hardware

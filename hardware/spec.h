@@ -1,0 +1,116 @@
+#pragma once
+// Plain data describing hardware: accelerators, scale-up fabrics, NICs, PCIe, SSDs and the
+// cluster built from them. No behaviour. All quantities are in SI base units (bytes, bytes/s,
+// FLOP/s, seconds, watts); bandwidths are per direction. These structs are filled from the YAML
+// catalog by scenarios/ (every number there carries its source) and read by models/ (roofline
+// costs) and hardware/network (collective costs).
+#include <map>
+#include <optional>
+#include <string>
+
+namespace fathom::hardware {
+
+enum class Dtype { fp32, tf32, bf16, fp16, fp8, int8 };
+const char* dtype_name(Dtype d);
+std::optional<Dtype> parse_dtype(const std::string& s);
+// Bytes per element (fp8/int8 = 1, bf16/fp16 = 2, fp32/tf32 = 4).
+double dtype_bytes(Dtype d);
+
+// Fractions of datasheet peaks that real kernels reach on this device. Properties of the device
+// and its software stack, set once per device from microbenchmarks (sources in the catalog file).
+struct AcceleratorCalibration {
+    std::map<Dtype, double> gemm_efficiency;  // large-GEMM TFLOP/s / peak, per dtype
+    double attention_fwd_efficiency = 0;      // long-sequence flash-attention forward TFLOP/s / bf16 peak
+    double attention_bwd_efficiency = 0;      // long-sequence flash-attention backward TFLOP/s / bf16 peak
+    double attention_seq_half = 0;            // KV length at which attention reaches half that efficiency
+    double memory_efficiency = 0;             // achieved HBM bandwidth / peak for streaming kernels
+    int gemm_tile_m = 128;                    // output tile of the dominant GEMM kernels
+    int gemm_tile_n = 128;
+    double gemm_k_half = 0;                   // K at which a GEMM's pipeline reaches half of its
+                                              // asymptotic efficiency loss (prologue/epilogue cost)
+};
+
+struct AcceleratorSpec {
+    std::string id;    // e.g. "h100-sxm-80gb" (the ids of measured-format.md)
+    std::string name;
+    std::string vendor;
+    std::map<Dtype, double> peak_flops;  // dense, FLOP/s
+    double memory_capacity = 0;          // bytes
+    double memory_bandwidth = 0;         // bytes/s
+    int compute_units = 0;               // SMs / CUs / cube cores
+    double l2_cache = 0;                 // bytes
+    double launch_overhead = 0;          // seconds per kernel
+    double tdp = 0;                      // W
+    std::string scale_up;                // default intra-node fabric id
+    AcceleratorCalibration calibration;
+
+    double peak(Dtype d) const;  // falls back bf16 -> fp16 for dtypes the device lacks
+    bool has(Dtype d) const { return peak_flops.count(d) > 0; }
+};
+
+enum class ScaleUpTopology { Switched, FullMesh };
+
+struct ScaleUpSpec {
+    std::string id;
+    std::string name;
+    ScaleUpTopology topology = ScaleUpTopology::Switched;
+    double bandwidth_per_gpu = 0;  // bytes/s per direction, all of a GPU's links
+    double link_bandwidth = 0;     // bytes/s per direction, one peer link
+    double latency = 0;            // s, one-way small message
+    int max_domain_size = 8;
+    bool nvls = false;             // in-switch reduction (NVLink SHARP)
+    double busbw_efficiency = 0;   // achievable ring bus bandwidth / bandwidth_per_gpu (nccl-tests)
+    double nvls_busbw_efficiency = 0;  // achievable NVLS all-reduce bus bandwidth / bandwidth_per_gpu
+    double step_latency = 0;       // s, per algorithm step (NCCL protocol + sync), calibrated
+};
+
+struct NicSpec {
+    std::string id;
+    std::string name;
+    double bandwidth = 0;       // bytes/s per direction
+    double latency = 0;         // s, NIC to NIC through one switch
+    double switch_latency = 0;  // s per switch hop
+    double efficiency = 0;      // achievable fraction of bandwidth in collectives, calibrated
+};
+
+struct PcieSpec {
+    std::string id;
+    std::string name;
+    double bandwidth = 0;  // bytes/s per direction
+    double latency = 0;
+    double efficiency = 0;  // achievable fraction (copy engine)
+};
+
+struct SsdSpec {
+    std::string id;
+    std::string name;
+    double read_bandwidth = 0;
+    double write_bandwidth = 0;
+    double read_latency = 0;
+    double capacity = 0;
+};
+
+enum class ScaleOutTopology { FatTree2, FatTree3, RailOptimized };
+const char* topology_name(ScaleOutTopology t);
+
+// A cluster: `nodes` nodes of `gpus_per_node` accelerators on one scale-up fabric each, joined by
+// a scale-out network of `nics_per_node` NICs per node.
+struct ClusterSpec {
+    AcceleratorSpec accelerator;
+    int nodes = 1;
+    int gpus_per_node = 8;
+    ScaleUpSpec scale_up;
+    NicSpec nic;
+    int nics_per_node = 8;
+    ScaleOutTopology topology = ScaleOutTopology::RailOptimized;
+    double oversubscription = 1.0;  // leaf uplink oversubscription (>= 1)
+    int nodes_per_leaf = 16;        // nodes (or rail groups) under one leaf switch
+    PcieSpec pcie;
+    std::optional<SsdSpec> ssd;
+
+    int gpus() const { return nodes * gpus_per_node; }
+    // Scale-out bandwidth available to one GPU, bytes/s per direction, before efficiency.
+    double nic_bandwidth_per_gpu() const { return nic.bandwidth * nics_per_node / gpus_per_node; }
+};
+
+}  // namespace fathom::hardware

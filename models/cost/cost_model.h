@@ -1,0 +1,29 @@
+#pragma once
+// One op-cost interface: seconds for one kernel described by an OpDesc on one accelerator.
+// Implementations: RooflineCost (analytical, below); calibrated tables plug in behind the same
+// interface (issue: calibration mode).
+#include <memory>
+
+#include "hardware/spec.h"
+#include "models/ops/op.h"
+
+namespace fathom::models {
+
+class CostModel {
+public:
+    virtual ~CostModel() = default;
+    virtual double seconds(const OpDesc& op) const = 0;
+};
+
+// Roofline with quantization and size-dependent efficiency:
+//  GEMM: the better of two output tilings (the catalog tile, and half its width at 90% of its
+//   efficiency, as cuBLAS heuristics pick smaller tiles for small problems). With fewer tiles than
+//   compute units the idle units are lost (quantization = tiles / units); with more, stream-K
+//   scheduling balances the last wave (quantization = 1). A K-loop fill term
+//   K / (K + k_half) models prologue/epilogue. time = max(FLOPs / (peak x efficiency x
+//   quantization x fill), bytes / achievable bandwidth) + launch overhead.
+//  Attention: FLOPs / (bf16 peak x efficiency x kv / (kv + seq_half)), at least its memory time.
+//  Memory-bound and optimizer ops: bytes / (HBM bandwidth x memory efficiency) + launch overhead.
+std::unique_ptr<CostModel> make_roofline_cost(const hardware::AcceleratorSpec& accelerator);
+
+}  // namespace fathom::models

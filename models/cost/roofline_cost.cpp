@@ -1,0 +1,73 @@
+#include <algorithm>
+#include <cmath>
+
+#include "models/cost/cost_model.h"
+
+namespace fathom::models {
+namespace {
+
+constexpr double kSmallTileEfficiency = 0.9;  // relative efficiency of the half-width tile
+
+class RooflineCost final : public CostModel {
+public:
+    explicit RooflineCost(const hardware::AcceleratorSpec& a) : acc_(a) {}
+
+    double seconds(const OpDesc& op) const override {
+        const double bw = acc_.memory_bandwidth * acc_.calibration.memory_efficiency;
+        const double mem_time = op.bytes / bw;
+        switch (op.kind) {
+            case OpKind::Gemm: return std::max(gemm_compute(op), mem_time) + acc_.launch_overhead;
+            case OpKind::AttentionFwd:
+            case OpKind::AttentionBwd: {
+                const auto& c = acc_.calibration;
+                const double eff = op.kind == OpKind::AttentionFwd ? c.attention_fwd_efficiency : c.attention_bwd_efficiency;
+                const double kv = static_cast<double>(op.attn.kv_len);
+                const double fill = kv / (kv + c.attention_seq_half);
+                const double t = op.flops / (acc_.peak(Dtype::bf16) * eff * fill);
+                return std::max(t, mem_time) + acc_.launch_overhead;
+            }
+            case OpKind::MemoryBound:
+            case OpKind::Optimizer: return mem_time + acc_.launch_overhead;
+        }
+        return mem_time;
+    }
+
+private:
+    double gemm_efficiency(Dtype d) const {
+        const auto& e = acc_.calibration.gemm_efficiency;
+        auto it = e.find(d);
+        if (it != e.end() && acc_.has(d)) return it->second;
+        it = e.find(Dtype::bf16);
+        return it != e.end() ? it->second : 0.7;
+    }
+
+    double tiled_time(const OpDesc& op, double tile_m, double tile_n, double eff) const {
+        const double units = acc_.compute_units;
+        const double tiles = std::ceil(static_cast<double>(op.m) / tile_m) * std::ceil(static_cast<double>(op.n) / tile_n) *
+                             static_cast<double>(op.batch);
+        // Fewer tiles than compute units leaves units idle; with more, stream-K scheduling (cuBLAS
+        // on Hopper, CUTLASS) splits the K loop of the last wave, so whole waves are not wasted.
+        const double quantization = tiles < units ? tiles / units : 1.0;
+        const double k = static_cast<double>(op.k);
+        const double fill = k / (k + acc_.calibration.gemm_k_half);
+        return op.flops / (acc_.peak(op.dtype) * eff * quantization * fill);
+    }
+
+    double gemm_compute(const OpDesc& op) const {
+        const auto& c = acc_.calibration;
+        const double eff = gemm_efficiency(op.dtype);
+        const double big = tiled_time(op, c.gemm_tile_m, c.gemm_tile_n, eff);
+        const double small = tiled_time(op, c.gemm_tile_m, c.gemm_tile_n / 2.0, eff * kSmallTileEfficiency);
+        return std::min(big, small);
+    }
+
+    hardware::AcceleratorSpec acc_;
+};
+
+}  // namespace
+
+std::unique_ptr<CostModel> make_roofline_cost(const hardware::AcceleratorSpec& a) {
+    return std::make_unique<RooflineCost>(a);
+}
+
+}  // namespace fathom::models

@@ -1,0 +1,23 @@
+#pragma once
+// Cheap checks that a training plan can run at all on a model and a cluster (divisibility, GPU
+// count, batch arithmetic, schedule shape). Each violation names the plan key it concerns, so the
+// scenario loader can point at the file and line. Fitting in memory is NOT checked here: an
+// out-of-memory plan is a simulation result.
+#include <string>
+#include <vector>
+
+#include "hardware/spec.h"
+#include "models/llm/model_spec.h"
+#include "workloads/parallelism.h"
+
+namespace fathom::plans {
+
+struct Violation {
+    std::string key;      // plan key, e.g. "tp", "global_batch_size"
+    std::string message;
+};
+
+std::vector<Violation> check_training_plan(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                                           const workloads::TrainingPlan& plan);
+
+}  // namespace fathom::plans

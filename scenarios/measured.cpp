@@ -1,0 +1,221 @@
+#include "scenarios/measured.h"
+
+#include <cmath>
+
+#include "plans/evaluator.h"
+#include "scenarios/scenario.h"
+#include "sim/error.h"
+
+namespace fathom::scenarios {
+namespace {
+
+struct Unsupported {
+    std::string reason;
+};
+
+std::string opt_str(const YAML::Node& n, const char* key, const std::string& fallback = "") {
+    return n && n[key] ? n[key].as<std::string>() : fallback;
+}
+bool has(const YAML::Node& n, const char* key) { return n && n[key]; }
+
+std::string choose_nic(const YAML::Node& so, const std::string& accel, double per_gpu) {
+    const std::string fabric = opt_str(so, "fabric");
+    if (fabric == "infiniband-hdr") return "ib-hdr-200g";
+    if (fabric == "infiniband-ndr" || fabric == "infiniband-xdr") return "ib-ndr-400g";
+    const bool ampere = accel.rfind("a100", 0) == 0;
+    if (fabric == "roce") return per_gpu > 0 && per_gpu <= 25 ? "roce-200g" : (ampere && per_gpu == 0 ? "roce-200g" : "roce-400g");
+    if (per_gpu > 0) return per_gpu <= 25 ? "ib-hdr-200g" : "ib-ndr-400g";
+    return ampere ? "ib-hdr-200g" : "ib-ndr-400g";
+}
+
+models::ModelSpec case_model(const YAML::Node& m) {
+    if (opt_str(m, "architecture") != "dense") throw Unsupported{"mixture-of-experts models are not simulated yet"};
+    if (has(m, "mla")) throw Unsupported{"multi-head latent attention is not modelled yet"};
+    models::ModelSpec s;
+    s.id = "case";
+    s.name = opt_str(m, "name");
+    s.layers = m["layers"].as<int64_t>();
+    s.hidden = m["hidden"].as<int64_t>();
+    s.heads = m["heads"].as<int64_t>();
+    s.kv_heads = m["kv_heads"].as<int64_t>();
+    if (has(m, "head_dim")) s.head_dim = m["head_dim"].as<int64_t>();
+    s.ffn = m["ffn"].as<int64_t>();
+    s.vocab = m["vocab"].as<int64_t>();
+    const std::string act = opt_str(m, "activation", "gelu");
+    s.activation = act == "swiglu" ? models::Activation::Swiglu
+                   : act == "geglu" ? models::Activation::Geglu
+                   : act == "squared_relu" ? models::Activation::SquaredRelu
+                   : act == "relu" ? models::Activation::Relu
+                                   : models::Activation::Gelu;
+    s.norm = opt_str(m, "norm") == "rmsnorm" ? models::Norm::RmsNorm : models::Norm::LayerNorm;
+    const std::string pos = opt_str(m, "position_embedding", "rope");
+    s.position = pos == "learned" ? models::PositionEmbedding::Learned
+                 : pos == "alibi" ? models::PositionEmbedding::Alibi
+                 : pos == "none"  ? models::PositionEmbedding::None
+                                  : models::PositionEmbedding::Rope;
+    if (has(m, "tied_embeddings")) s.tied_embeddings = m["tied_embeddings"].as<bool>();
+    return s;
+}
+
+// Predicts the value of `metric` from a step report; throws Unsupported for metrics a training
+// step does not give.
+double predict_metric(const YAML::Node& c, const std::string& metric, const workloads::StepReport& r,
+                      const models::ModelSpec& m, const workloads::TrainingPlan& p, const hardware::ClusterSpec& cl) {
+    const double tokens = static_cast<double>(p.global_batch) * static_cast<double>(p.seq_len);
+    const double gpus = cl.gpus();
+    const std::string scope = opt_str(c, "scope", "system");
+    auto flops_per_step = [&]() {
+        const std::string conv = opt_str(c, "flops_convention", "model");
+        if (conv == "megatron_eq3") {
+            // Narayanan et al. SC21 Eq. 3 (full recomputation included).
+            const double B = p.global_batch, s = static_cast<double>(p.seq_len), l = static_cast<double>(m.layers),
+                         h = static_cast<double>(m.hidden), V = static_cast<double>(m.vocab);
+            return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+        }
+        if (conv == "hardware" && p.recompute == workloads::Recompute::Full) return r.model_flops_per_step * 4.0 / 3.0;
+        return r.model_flops_per_step;
+    };
+    if (metric == "step_time_s") return r.step_time_s;
+    if (metric == "tokens_per_s_per_gpu") return tokens / (r.step_time_s * gpus);
+    if (metric == "tokens_per_s") return scope == "per_gpu" ? tokens / (r.step_time_s * gpus) : tokens / r.step_time_s;
+    if (metric == "samples_per_s") return p.global_batch / r.step_time_s / (scope == "per_gpu" ? gpus : 1.0);
+    if (metric == "model_tflops_per_gpu") return flops_per_step() / (r.step_time_s * gpus) / 1e12;
+    if (metric == "mfu_percent") {
+        const double peak = has(c, "peak_tflops") ? c["peak_tflops"].as<double>() * 1e12 : cl.accelerator.peak(p.dtype);
+        return 100.0 * flops_per_step() / (r.step_time_s * gpus) / peak;
+    }
+    if (metric == "peak_memory_gib") return r.peak_memory_bytes / 1073741824.0;
+    throw Unsupported{"metric '" + metric + "' is not predicted for training"};
+}
+
+CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
+    CompareResult out;
+    out.id = c["id"].as<std::string>();
+    out.kind = c["kind"].as<std::string>();
+    out.metric = c["metric"].as<std::string>();
+    out.unit = opt_str(c, "unit");
+    out.measured = c["value"].as<double>();
+    out.status = "unsupported";
+    try {
+        if (out.kind != "training") throw Unsupported{out.kind + " cases are not simulated yet"};
+        const YAML::Node hw = c["hardware"], cl = c["cluster"], t = c["training"], prec = c["precision"];
+        const std::string accel = hw["accelerator"].as<std::string>();
+        if (!cat.accelerators().count(accel)) throw Unsupported{"accelerator '" + accel + "' is not in the catalog"};
+        if (has(t, "lora")) throw Unsupported{"LoRA fine-tuning is not modelled yet"};
+        if (opt_str(t, "ep", "1") != "1") throw Unsupported{"expert parallelism is not modelled yet"};
+        if (has(t, "cpu_offload") && t["cpu_offload"].as<bool>()) throw Unsupported{"CPU offload is not modelled yet"};
+        const models::ModelSpec model = case_model(c["model"]);
+
+        ClusterRequest req;
+        req.accelerator = accel;
+        req.nodes = cl["nodes"].as<int>();
+        req.gpus_per_node = cl["gpus_per_node"].as<int>();
+        const int gpus = cl["gpus"].as<int>();
+        if (gpus != req.nodes * req.gpus_per_node) {
+            if (req.nodes != 1) throw Unsupported{"gpus != nodes x gpus_per_node"};
+            req.gpus_per_node = gpus;  // a single node using fewer GPUs than it has
+        }
+        const std::string intra = opt_str(cl["intra_node"], "fabric");
+        if (accel.rfind("h800", 0) == 0) req.scale_up = "nvlink4-h800";
+        else if (!intra.empty() && cat.fabrics().count(intra)) req.scale_up = intra;
+        const YAML::Node so = cl["scale_out"];
+        const double per_gpu = has(so, "gb_per_s_per_gpu") ? so["gb_per_s_per_gpu"].as<double>() : 0.0;
+        req.nic = choose_nic(so, accel, per_gpu);
+        if (!has(so, "fabric") || !has(so, "gb_per_s_per_gpu")) out.assumptions.push_back("scale-out NIC: " + req.nic);
+        req.nics_per_node = has(so, "nics_per_node") ? so["nics_per_node"].as<int>() : req.gpus_per_node;
+        const hardware::ClusterSpec cluster = build_cluster(req, cat);
+
+        workloads::TrainingPlan p;
+        const std::string fw = opt_str(t, "framework", "other");
+        p.tp = t["tp"].as<int>();
+        p.pp = t["pp"].as<int>();
+        p.cp = has(t, "cp") ? t["cp"].as<int>() : 1;
+        p.dp = t["dp"].as<int>();
+        p.vp = has(t, "vp") ? t["vp"].as<int>() : 1;
+        p.seq_len = c["model"]["seq_len"].as<int64_t>();
+        p.global_batch = t["global_batch_size"].as<int>();
+        if (has(t, "micro_batch_size")) {
+            p.micro_batch = t["micro_batch_size"].as<int>();
+        } else if (has(t, "batch_per_dp_rank")) {
+            p.micro_batch = t["batch_per_dp_rank"].as<int>();
+            out.assumptions.push_back("micro_batch_size = batch_per_dp_rank (no gradient accumulation)");
+        } else {
+            p.micro_batch = 1;
+            out.assumptions.push_back("micro_batch_size = 1 (not stated)");
+        }
+        std::string sched = opt_str(t, "pp_schedule", p.vp > 1 ? "interleaved-1f1b" : "1f1b");
+        if (sched == "interleaved-1f1b" && p.vp <= 1) {
+            sched = "1f1b";
+            out.assumptions.push_back("interleaved schedule without vp: simulated as 1f1b");
+        }
+        if (p.pp == 1) sched = "1f1b";
+        if (sched != "gpipe" && sched != "1f1b" && sched != "interleaved-1f1b")
+            throw Unsupported{"pipeline schedule '" + sched + "' is not implemented yet"};
+        p.schedule = sched;
+        const bool fsdp_stack = fw == "torchtitan" || fw == "llm-foundry" || fw == "deepspeed" ||
+                                (has(t, "fsdp") && t["fsdp"].as<bool>());
+        if (has(t, "zero_stage")) p.zero_stage = t["zero_stage"].as<int>();
+        else {
+            p.zero_stage = fsdp_stack ? 3 : (fw == "nemo" || fw == "megatron-bridge" || fw == "megascale") ? 1 : 0;
+            out.assumptions.push_back("zero_stage = " + std::to_string(p.zero_stage) + " (" + fw + " default)");
+        }
+        if (has(t, "sequence_parallel")) p.sequence_parallel = t["sequence_parallel"].as<bool>();
+        else p.sequence_parallel = p.tp > 1 && fw != "megatron-lm";
+        const std::string rc = opt_str(t, "recompute", "none");
+        p.recompute = rc == "full" ? workloads::Recompute::Full
+                      : rc == "selective" ? workloads::Recompute::Selective
+                                          : workloads::Recompute::None;
+        const std::string dt = opt_str(prec, "dtype", "bf16");
+        p.dtype = dt == "fp8" ? hardware::Dtype::fp8 : dt == "fp16" ? hardware::Dtype::fp16 : hardware::Dtype::bf16;
+        // Software-stack constants (per framework, never per case):
+        // Megatron-Core (NeMo, MegaScale) reduces gradients in bf16 by default; Megatron-LM of
+        // 2021 and the FSDP stacks keep fp32 gradients.
+        p.grad_bytes = (fw == "nemo" || fw == "megatron-bridge" || fw == "megascale") ? 2 : 4;
+        p.tp_comm_overlap = has(t, "tp_comm_overlap") ? t["tp_comm_overlap"].as<bool>()
+                                                      : (fw == "nemo" || fw == "megascale");
+        if (has(t, "dp_comm_overlap")) p.dp_comm_overlap = t["dp_comm_overlap"].as<bool>();
+        const long stages = static_cast<long>(p.pp) * p.vp;
+        if (model.layers % stages != 0) {
+            // Uneven split: the first (layers mod stages) virtual stages take one more layer.
+            const int base = static_cast<int>(model.layers / stages), rem = static_cast<int>(model.layers % stages);
+            for (long v = 0; v < stages; ++v) p.layers_per_virtual_stage.push_back(base + (v < rem ? 1 : 0));
+            out.assumptions.push_back("uneven pipeline split of " + std::to_string(model.layers) + " layers");
+        }
+        const auto violations = plans::check_training_plan(model, cluster, p);
+        if (!violations.empty()) throw Unsupported{"plan not expressible: " + violations.front().message};
+
+        const auto rep = plans::evaluate_training(model, cluster, p);
+        out.predicted = predict_metric(c, out.metric, rep, model, p, cluster);
+        out.error = (out.predicted - out.measured) / out.measured;
+        out.step_time_s = rep.step_time_s;
+        out.peak_memory_bytes = rep.peak_memory_bytes;
+        out.memory_capacity_bytes = rep.memory_capacity_bytes;
+        out.out_of_memory = rep.out_of_memory;
+        out.status = "ok";
+    } catch (const Unsupported& u) {
+        out.reason = u.reason;
+    } catch (const YAML::Exception& e) {
+        out.reason = "missing or malformed field: " + e.msg;
+    } catch (const sim::InputError& e) {
+        out.reason = e.what();
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<CompareResult> compare_measured(const std::string& path, const Catalog& catalog) {
+    const Node root = load_yaml_file(path);
+    root.allow_only({"format_version", "cases"});
+    if (root.integer("format_version") != 1) root.fail("format_version", "only format_version 1 is supported");
+    std::vector<CompareResult> out;
+    for (const auto& item : root.child("cases").items()) {
+        const YAML::Node& c = item.raw();
+        if (!c.IsMap() || !c["id"] || !c["kind"] || !c["metric"] || !c["value"])
+            item.fail("", "a case needs id, kind, metric and value");
+        out.push_back(run_case(c, catalog));
+    }
+    return out;
+}
+
+}  // namespace fathom::scenarios

@@ -1,0 +1,32 @@
+#pragma once
+// Reads measurement files in measured-format v1 (shared/reference/measured-format.md) and
+// predicts each training case: the case's own model dims, cluster and plan become fathom specs;
+// settings the source omits are filled by documented per-framework defaults (listed per case as
+// assumptions). Cases fathom cannot express yet are returned with status "unsupported" and why.
+#include <string>
+#include <vector>
+
+#include "scenarios/catalog.h"
+
+namespace fathom::scenarios {
+
+struct CompareResult {
+    std::string id;
+    std::string kind;
+    std::string metric;
+    std::string unit;
+    double measured = 0;
+    double predicted = 0;
+    double error = 0;  // (predicted - measured) / measured
+    std::string status;  // "ok" or "unsupported"
+    std::string reason;  // for unsupported
+    std::vector<std::string> assumptions;
+    double step_time_s = 0;
+    double peak_memory_bytes = 0;
+    double memory_capacity_bytes = 0;
+    bool out_of_memory = false;
+};
+
+std::vector<CompareResult> compare_measured(const std::string& path, const Catalog& catalog);
+
+}  // namespace fathom::scenarios

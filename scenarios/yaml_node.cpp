@@ -1,0 +1,171 @@
+#include "scenarios/yaml_node.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "sim/error.h"
+
+namespace fathom::scenarios {
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+}  // namespace
+
+void Node::fail(const std::string& key, const std::string& message) const {
+    int l = line();
+    if (!key.empty() && node_.IsMap() && node_[key]) l = node_[key].Mark().line + 1;
+    throw sim::InputError(message, file_, l, key.empty() ? path_ : key_path(key));
+}
+
+void Node::allow_only(std::initializer_list<const char*> allowed) const {
+    if (!node_.IsMap()) fail("", "expected a mapping");
+    for (const auto& kv : node_) {
+        const std::string k = kv.first.as<std::string>();
+        bool ok = false;
+        for (const char* a : allowed) ok = ok || k == a;
+        if (ok) continue;
+        std::string hint, all;
+        size_t best = 4;
+        for (const char* a : allowed) {
+            all += (all.empty() ? "" : ", ") + std::string(a);
+            const size_t d = edit_distance(k, a);
+            if (d < best) {
+                best = d;
+                hint = a;
+            }
+        }
+        std::string msg = "unknown key '" + k + "'";
+        if (!hint.empty()) msg += " (did you mean '" + hint + "'?)";
+        msg += "; allowed here: " + all;
+        throw sim::InputError(msg, file_, kv.first.Mark().line + 1, key_path(k));
+    }
+}
+
+bool Node::has(const std::string& key) const { return node_.IsMap() && node_[key]; }
+
+Node Node::child(const std::string& key) const {
+    if (!node_.IsMap()) fail("", "expected a mapping");
+    if (!node_[key]) fail("", "missing required key '" + key + "'");
+    return Node(node_[key], file_, key_path(key));
+}
+
+std::optional<Node> Node::find(const std::string& key) const {
+    if (!has(key)) return std::nullopt;
+    return child(key);
+}
+
+std::string Node::scalar() const {
+    if (!node_.IsScalar()) fail("", "expected a single value");
+    return node_.Scalar();
+}
+
+std::string Node::str(const std::string& key) const {
+    const Node c = child(key);
+    if (!c.node_.IsScalar()) fail(key, "expected a string");
+    return c.node_.Scalar();
+}
+
+int64_t Node::integer(const std::string& key) const {
+    const std::string s = str(key);
+    try {
+        size_t pos = 0;
+        const long long v = std::stoll(s, &pos);
+        if (pos == s.size()) return v;
+    } catch (const std::exception&) {
+    }
+    fail(key, "expected an integer, got '" + s + "'");
+}
+
+double Node::number(const std::string& key) const {
+    const std::string s = str(key);
+    try {
+        size_t pos = 0;
+        const double v = std::stod(s, &pos);
+        if (pos == s.size()) return v;
+    } catch (const std::exception&) {
+    }
+    fail(key, "expected a number, got '" + s + "'");
+}
+
+bool Node::boolean(const std::string& key) const {
+    const std::string s = str(key);
+    if (s == "true") return true;
+    if (s == "false") return false;
+    fail(key, "expected true or false, got '" + s + "'");
+}
+
+double Node::quantity(const std::string& key, sim::Dimension dim) const {
+    const std::string s = str(key);
+    try {
+        return sim::parse_quantity(s, dim);
+    } catch (const sim::UnitError& e) {
+        fail(key, e.what());
+    }
+}
+
+double Node::sourced_quantity(const std::string& key, sim::Dimension dim) const {
+    const Node c = child(key);
+    c.allow_only({"value", "source"});
+    if (c.str("source").empty()) c.fail("source", "empty source");
+    return c.quantity("value", dim);
+}
+
+double Node::sourced_number(const std::string& key) const {
+    const Node c = child(key);
+    c.allow_only({"value", "source"});
+    if (c.str("source").empty()) c.fail("source", "empty source");
+    return c.number("value");
+}
+
+bool Node::sourced_bool(const std::string& key) const {
+    const Node c = child(key);
+    c.allow_only({"value", "source"});
+    if (c.str("source").empty()) c.fail("source", "empty source");
+    return c.boolean("value");
+}
+
+std::vector<Node> Node::items() const {
+    if (!node_.IsSequence()) fail("", "expected a list");
+    std::vector<Node> out;
+    for (size_t i = 0; i < node_.size(); ++i) out.emplace_back(node_[i], file_, path_ + "[" + std::to_string(i) + "]");
+    return out;
+}
+
+std::vector<std::string> Node::keys() const {
+    std::vector<std::string> out;
+    if (!node_.IsMap()) return out;
+    for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+    return out;
+}
+
+Node load_yaml_string(const std::string& text, const std::string& name) {
+    try {
+        return Node(YAML::Load(text), name, "");
+    } catch (const YAML::Exception& e) {
+        throw sim::InputError("malformed YAML: " + e.msg, name, e.mark.line + 1);
+    }
+}
+
+Node load_yaml_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw sim::InputError("cannot open file", path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    Node n = load_yaml_string(ss.str(), path);
+    if (!n.is_map()) throw sim::InputError("expected a YAML mapping at the top level", path, 1);
+    return n;
+}
+
+}  // namespace fathom::scenarios

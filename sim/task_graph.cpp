@@ -1,0 +1,93 @@
+#include "sim/task_graph.h"
+
+#include "sim/error.h"
+
+namespace fathom::sim {
+
+StreamId TaskGraph::add_stream(std::string name, std::string group) {
+    streams_.push_back(Stream{StreamInfo{std::move(name), std::move(group)}, {}, 0, false});
+    return static_cast<StreamId>(streams_.size() - 1);
+}
+
+uint32_t TaskGraph::intern(const std::string& name) {
+    for (size_t i = names_.size(); i-- > 0;) {
+        if (names_[i] == name) return static_cast<uint32_t>(i);
+    }
+    names_.push_back(name);
+    return static_cast<uint32_t>(names_.size() - 1);
+}
+
+TaskId TaskGraph::add_task(StreamId stream, Time duration, uint32_t name, uint16_t tag, int32_t label_a,
+                           int32_t label_b) {
+    FATHOM_CHECK(stream < streams_.size(), "unknown stream");
+    FATHOM_CHECK(duration >= Time::zero(), "negative task duration");
+    Task t;
+    t.duration = duration;
+    t.stream = stream;
+    t.name = name;
+    t.tag = tag;
+    t.label_a = label_a;
+    t.label_b = label_b;
+    tasks_.push_back(std::move(t));
+    const auto id = static_cast<TaskId>(tasks_.size() - 1);
+    streams_[stream].queue.push_back(id);
+    if (started_) {
+        // Defer to an event so that dependencies added right after this call are honoured.
+        sim_.schedule_after(Time::zero(), [this, stream] { try_start(stream); }, 1);
+    }
+    return id;
+}
+
+void TaskGraph::add_dependency(TaskId before, TaskId after) {
+    FATHOM_CHECK(before < tasks_.size() && after < tasks_.size(), "unknown task");
+    FATHOM_CHECK(tasks_[after].state == State::Waiting, "dependency added to a task that already started");
+    if (tasks_[before].state == State::Done) return;
+    tasks_[before].successors.push_back(after);
+    ++tasks_[after].pending_deps;
+}
+
+void TaskGraph::start() {
+    started_ = true;
+    for (StreamId s = 0; s < streams_.size(); ++s) try_start(s);
+}
+
+TaskRecord TaskGraph::record(TaskId id) const {
+    const Task& t = tasks_[id];
+    return TaskRecord{id, t.stream, t.name, t.tag, t.label_a, t.label_b, t.start, t.end};
+}
+
+void TaskGraph::try_start(StreamId s) {
+    Stream& st = streams_[s];
+    if (st.busy || st.head >= st.queue.size()) return;
+    const TaskId id = st.queue[st.head];
+    Task& t = tasks_[id];
+    if (t.pending_deps > 0 || t.state != State::Waiting) return;
+    st.busy = true;
+    t.state = State::Running;
+    t.start = sim_.now();
+    t.end = t.start + t.duration;
+    sim_.schedule_at(t.end, [this, id] { finish(id); });
+    // Observers may add tasks (reallocating tasks_): nothing below may use `t`.
+    if (!on_start.empty()) on_start.emit(record(id));
+}
+
+void TaskGraph::finish(TaskId id) {
+    Task& t = tasks_[id];
+    t.state = State::Done;
+    ++done_count_;
+    Stream& st = streams_[t.stream];
+    st.busy = false;
+    ++st.head;
+    // Observers may add tasks or streams: `t` and `st` are not used after this point.
+    if (!on_finish.empty()) on_finish.emit(record(id));
+    // Successors first (in the order their dependencies were added), then this stream's next task.
+    // Indexing (not references) because observers fired from try_start may grow tasks_.
+    const StreamId own_stream = tasks_[id].stream;
+    for (size_t i = 0; i < tasks_[id].successors.size(); ++i) {
+        const TaskId succ = tasks_[id].successors[i];
+        if (--tasks_[succ].pending_deps == 0) try_start(tasks_[succ].stream);
+    }
+    try_start(own_stream);
+}
+
+}  // namespace fathom::sim

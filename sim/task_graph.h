@@ -1,0 +1,106 @@
+#pragma once
+// Streams that execute timed tasks, and dependencies between tasks (a task DAG).
+//
+// A stream is an in-order queue, like a CUDA stream: its tasks run one at a time in the order they
+// were added. A task starts when (1) every earlier task of its stream has finished and (2) every
+// task it depends on (on any stream, any device) has finished. It then runs for its duration.
+// Overlap of compute and communication therefore comes out of the replay: put them on different
+// streams and let dependencies, not formulas, decide what waits.
+//
+// The graph may grow while the simulation runs (a serving scheduler adds each iteration's tasks
+// when it decides the batch): add_task on an idle stream whose dependencies are met starts the
+// task at the current time. A dependency may be added only while its successor has not started.
+//
+// Observers: on_start fires when a task begins, on_finish when it ends (both AFTER the state
+// change, inside the event). Tasks carry an opaque `tag` and two integer labels that the workload
+// defines (e.g. operation class, micro-batch, layer); the engine never interprets them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/signal.h"
+#include "sim/simulator.h"
+
+namespace fathom::sim {
+
+using StreamId = uint32_t;
+using TaskId = uint32_t;
+
+struct TaskRecord {
+    TaskId id;
+    StreamId stream;
+    uint32_t name;    // interned name index (TaskGraph::name)
+    uint16_t tag;     // workload-defined category
+    int32_t label_a;  // workload-defined (e.g. micro-batch), -1 if unused
+    int32_t label_b;  // workload-defined (e.g. layer), -1 if unused
+    Time start;
+    Time end;
+};
+
+struct StreamInfo {
+    std::string name;   // e.g. "compute", "dp-comm"
+    std::string group;  // the device it belongs to, e.g. "stage 3"; one timeline process per group
+};
+
+class TaskGraph {
+public:
+    explicit TaskGraph(Simulator& sim) : sim_(sim) {}
+    TaskGraph(const TaskGraph&) = delete;
+    TaskGraph& operator=(const TaskGraph&) = delete;
+
+    StreamId add_stream(std::string name, std::string group);
+    uint32_t intern(const std::string& name);
+    // Appends a task to the end of `stream`. It may start immediately (at now()).
+    TaskId add_task(StreamId stream, Time duration, uint32_t name, uint16_t tag = 0, int32_t label_a = -1,
+                    int32_t label_b = -1);
+    // `after` will not start before `before` has finished. No-op if `before` is already finished.
+    void add_dependency(TaskId before, TaskId after);
+    // Call once after building an initial graph, and again is harmless: starts every ready task.
+    void start();
+
+    bool finished(TaskId t) const { return tasks_[t].state == State::Done; }
+    Time start_time(TaskId t) const { return tasks_[t].start; }
+    Time end_time(TaskId t) const { return tasks_[t].end; }
+    TaskRecord record(TaskId t) const;
+    size_t task_count() const { return tasks_.size(); }
+    size_t stream_count() const { return streams_.size(); }
+    const StreamInfo& stream_info(StreamId s) const { return streams_[s].info; }
+    const std::string& name(uint32_t n) const { return names_[n]; }
+    size_t unfinished() const { return tasks_.size() - done_count_; }
+
+    Signal<const TaskRecord&> on_start;
+    Signal<const TaskRecord&> on_finish;
+
+private:
+    enum class State : uint8_t { Waiting, Running, Done };
+    struct Task {
+        Time duration;
+        Time start;
+        Time end;
+        StreamId stream;
+        uint32_t name;
+        int32_t label_a;
+        int32_t label_b;
+        uint32_t pending_deps = 0;
+        uint16_t tag;
+        State state = State::Waiting;
+        std::vector<TaskId> successors;
+    };
+    struct Stream {
+        StreamInfo info;
+        std::vector<TaskId> queue;  // all tasks ever added, in order
+        size_t head = 0;            // index of the first unfinished task
+        bool busy = false;
+    };
+    void try_start(StreamId s);
+    void finish(TaskId t);
+
+    Simulator& sim_;
+    std::vector<Task> tasks_;
+    std::vector<Stream> streams_;
+    std::vector<std::string> names_;
+    size_t done_count_ = 0;
+    bool started_ = false;
+};
+
+}  // namespace fathom::sim

@@ -1,0 +1,60 @@
+#pragma once
+// Simulated time: a signed 64-bit count of picoseconds since the start of a simulation.
+//
+// One type serves instants and durations (both are picosecond counts); the range is about
+// +/-106 days, far beyond one training step or a serving run. Conversion from floating-point
+// seconds happens only in `Time::from_seconds`, which rounds to the nearest picosecond (ties away
+// from zero, std::llround). Everything after that is exact integer arithmetic, so event order
+// never depends on floating-point noise.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace fathom::sim {
+
+class Time {
+public:
+    constexpr Time() = default;
+    static constexpr Time from_ps(int64_t ps) { return Time(ps); }
+    static constexpr Time from_ns(int64_t ns) { return Time(ns * 1000); }
+    static constexpr Time from_us(int64_t us) { return Time(us * 1000000); }
+    // Rounds to the nearest picosecond. Negative or non-finite input is a programmer error.
+    static Time from_seconds(double s) {
+        if (!(s >= 0.0) || !std::isfinite(s)) return Time(0);
+        const double ps = s * 1e12;
+        if (ps >= static_cast<double>(std::numeric_limits<int64_t>::max())) return max();
+        return Time(static_cast<int64_t>(std::llround(ps)));
+    }
+    static constexpr Time zero() { return Time(0); }
+    static constexpr Time max() { return Time(std::numeric_limits<int64_t>::max()); }
+
+    constexpr int64_t ps() const { return ps_; }
+    constexpr double seconds() const { return static_cast<double>(ps_) * 1e-12; }
+    constexpr double us() const { return static_cast<double>(ps_) * 1e-6; }
+    constexpr double ms() const { return static_cast<double>(ps_) * 1e-9; }
+
+    constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
+    constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
+    constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
+    constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
+    constexpr Time operator*(int64_t k) const { return Time(ps_ * k); }
+    constexpr bool operator==(Time o) const { return ps_ == o.ps_; }
+    constexpr bool operator!=(Time o) const { return ps_ != o.ps_; }
+    constexpr bool operator<(Time o) const { return ps_ < o.ps_; }
+    constexpr bool operator<=(Time o) const { return ps_ <= o.ps_; }
+    constexpr bool operator>(Time o) const { return ps_ > o.ps_; }
+    constexpr bool operator>=(Time o) const { return ps_ >= o.ps_; }
+
+private:
+    constexpr explicit Time(int64_t ps) : ps_(ps) {}
+    int64_t ps_ = 0;
+};
+
+inline constexpr Time max(Time a, Time b) { return a < b ? b : a; }
+inline constexpr Time min(Time a, Time b) { return a < b ? a : b; }
+
+// "12.5 ms", "830 us", "3.2 s": three significant digits in the largest fitting unit.
+std::string format_time(Time t);
+
+}  // namespace fathom::sim

@@ -1,0 +1,31 @@
+#pragma once
+// Quantities with units, parsed from text such as "80 GB", "3.35 TB/s", "989.4 TFLOP/s", "4 us".
+//
+// Values are returned in SI base units as double: bytes, bytes/s, FLOP/s, FLOP, seconds, watts.
+// Prefixes are decimal (k, M, G, T, P = 1e3..1e15) except the binary KiB/MiB/GiB/TiB. A bandwidth
+// in bits ("400 Gb/s") is converted to bytes/s. A missing or wrong unit throws UnitError naming
+// the expected kind, so the caller can add file, line and key.
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace fathom::sim {
+
+enum class Dimension { Bytes, Bandwidth, FlopRate, Flops, Time, Power };
+
+const char* dimension_name(Dimension d);       // "size", "bandwidth", ...
+const char* dimension_example(Dimension d);    // "80 GB", "450 GB/s", ...
+
+class UnitError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+// Parses "<number> <unit>" (space optional) for the given dimension; throws UnitError.
+double parse_quantity(std::string_view text, Dimension dim);
+
+// Human-readable formatting: 3 significant digits with a decimal SI prefix.
+std::string format_bytes(double bytes);        // "1.07 GB"
+std::string format_bandwidth(double bytes_per_s);
+
+}  // namespace fathom::sim

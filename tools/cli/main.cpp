@@ -1,0 +1,302 @@
+// fathom: command-line front end. Parsing arguments and printing only; the work is done by
+// scenarios/ (YAML -> specs) and plans/ (evaluate). Exit codes: 0 success, 2 bad input (file,
+// line and key in the message), 1 internal error.
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "hardware/collectives/collective.h"
+#include "plans/evaluator.h"
+#include "scenarios/catalog.h"
+#include "scenarios/measured.h"
+#include "scenarios/scenario.h"
+#include "sim/error.h"
+#include "sim/units.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
+
+namespace po = boost::program_options;
+using namespace fathom;
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: fathom <command> [options]
+
+commands:
+  run SCENARIO.yaml [--json FILE] [--trace FILE] [--set key=value ...]
+      predict one training step; --json writes the metrics, --trace a Perfetto timeline
+  validate SCENARIO.yaml [--set key=value ...]
+      check a scenario without running it
+  list [hardware|models|schedules|collectives]
+      list catalog entries and registered algorithms
+  compare MEASURED.yaml [--json FILE]
+      predict every case of a measurement file (measured-format v1) and report the errors
+)";
+
+struct Args {
+    std::string command;
+    std::vector<std::string> positional;
+    std::string json, trace, algorithm;
+    std::vector<std::string> sets;
+};
+
+Args parse_args(int argc, char** argv) {
+    po::options_description opts("options");
+    opts.add_options()("json", po::value<std::string>(), "write metrics as JSON")(
+        "trace", po::value<std::string>(), "write a Chrome/Perfetto trace")(
+        "set", po::value<std::vector<std::string>>()->composing(), "override a scenario field: key=value")(
+        "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
+        "args", po::value<std::vector<std::string>>(), "positional")("help,h", "help");
+    po::positional_options_description pos;
+    pos.add("args", -1);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw sim::InputError(std::string("command line: ") + e.what());
+    }
+    Args a;
+    if (vm.count("help")) {
+        a.command = "help";
+        return a;
+    }
+    if (vm.count("args")) {
+        auto v = vm["args"].as<std::vector<std::string>>();
+        a.command = v.front();
+        a.positional.assign(v.begin() + 1, v.end());
+    }
+    if (vm.count("json")) a.json = vm["json"].as<std::string>();
+    if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
+    if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
+    if (vm.count("collective-algorithm")) a.algorithm = vm["collective-algorithm"].as<std::string>();
+    return a;
+}
+
+std::string one_file(const Args& a) {
+    if (a.positional.size() != 1) throw sim::InputError("'" + a.command + "' needs exactly one file argument");
+    return a.positional.front();
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+    std::ofstream out(path);
+    if (!out) throw sim::InputError("cannot write '" + path + "'");
+    out << j.dump(2) << "\n";
+}
+
+std::string gib(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0);
+    return buf;
+}
+
+nlohmann::json report_json(const scenarios::Scenario& s, const workloads::StepReport& r) {
+    nlohmann::json j;
+    j["scenario"] = s.name;
+    j["model"] = s.model.id;
+    j["accelerator"] = s.cluster.accelerator.id;
+    j["gpus"] = s.cluster.gpus();
+    j["step_time_s"] = r.step_time_s;
+    j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
+    j["mfu"] = r.mfu;
+    j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
+    j["bubble_fraction"] = r.bubble_fraction;
+    j["exposed_comm_s"] = r.exposed_comm_s;
+    j["peak_memory_bytes"] = r.peak_memory_bytes;
+    j["memory_capacity_bytes"] = r.memory_capacity_bytes;
+    j["out_of_memory"] = r.out_of_memory;
+    j["events"] = r.events;
+    j["tasks"] = r.tasks;
+    nlohmann::json stages = nlohmann::json::array();
+    for (size_t i = 0; i < r.stages.size(); ++i) {
+        const auto& st = r.stages[i];
+        stages.push_back({{"stage", i},
+                          {"layers", st.layers},
+                          {"compute_s", st.compute_s},
+                          {"tp_comm_s", st.tp_comm_s},
+                          {"cp_comm_s", st.cp_comm_s},
+                          {"pp_comm_s", st.pp_comm_s},
+                          {"dp_comm_s", st.dp_comm_s},
+                          {"exposed_comm_s", st.exposed_comm_s},
+                          {"idle_s", st.idle_s},
+                          {"peak_in_flight", st.peak_in_flight},
+                          {"memory_bytes",
+                           {{"weights", st.memory.weights},
+                            {"gradients", st.memory.gradients},
+                            {"optimizer", st.memory.optimizer},
+                            {"activations", st.memory.activations},
+                            {"transient", st.memory.transient},
+                            {"reserved", st.memory.reserved},
+                            {"total", st.memory.total()}}}});
+    }
+    j["stages"] = stages;
+    return j;
+}
+
+int cmd_run(const Args& a, bool validate_only) {
+    const scenarios::Catalog catalog;
+    const auto s = scenarios::load_scenario(one_file(a), catalog, a.sets);
+    if (validate_only) {
+        std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
+                  << ", dp" << s.plan.dp << " tp" << s.plan.tp << " pp" << s.plan.pp << " vp" << s.plan.vp << " cp"
+                  << s.plan.cp << ", " << s.plan.microbatches() << " micro-batches)\n";
+        return 0;
+    }
+    std::ofstream trace_file;
+    plans::EvaluateOptions opt;
+    opt.collective_algorithm = a.algorithm;
+    if (!a.trace.empty()) {
+        trace_file.open(a.trace);
+        if (!trace_file) throw sim::InputError("cannot write '" + a.trace + "'");
+        opt.trace = &trace_file;
+    }
+    const auto r = plans::evaluate_training(s.model, s.cluster, s.plan, opt);
+    const auto& p = s.plan;
+    std::printf("scenario        %s\n", s.name.c_str());
+    std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(p.seq_len) / 1e9);
+    std::printf("cluster         %d x %s (%d nodes x %d, %s, %s)\n", s.cluster.gpus(), s.cluster.accelerator.id.c_str(),
+                s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.scale_up.id.c_str(), s.cluster.nic.id.c_str());
+    std::printf("plan            dp %d  tp %d%s  pp %d  vp %d  cp %d  micro-batch %d  global batch %d  seq %lld  %s  zero %d  recompute %s  %s\n",
+                p.dp, p.tp, p.sequence_parallel ? "+sp" : "", p.pp, p.vp, p.cp, p.micro_batch, p.global_batch,
+                static_cast<long long>(p.seq_len), hardware::dtype_name(p.dtype), p.zero_stage,
+                workloads::recompute_name(p.recompute), p.schedule.c_str());
+    std::printf("\nstep time       %.4f s\n", r.step_time_s);
+    std::printf("tokens/s/GPU    %.0f\n", r.tokens_per_s_per_gpu);
+    std::printf("model TFLOP/s   %.1f per GPU\n", r.model_tflops_per_gpu);
+    std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu, hardware::dtype_name(p.dtype));
+    std::printf("bubble          %.1f %% of the step (mean over stages)\n", 100 * r.bubble_fraction);
+    std::printf("exposed comm    %.4f s (mean over stages)\n", r.exposed_comm_s);
+    std::printf("\n%-6s %6s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "pp_s", "dp_s",
+                "exposed_s", "idle_s", "peak_mem");
+    for (size_t i = 0; i < r.stages.size(); ++i) {
+        const auto& st = r.stages[i];
+        std::printf("%-6zu %6d %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %12s\n", i, st.layers, st.compute_s, st.tp_comm_s,
+                    st.pp_comm_s, st.dp_comm_s, st.exposed_comm_s, st.idle_s, gib(st.memory.total()).c_str());
+    }
+    std::printf("\nmemory          peak %s of %s per GPU: %s\n", gib(r.peak_memory_bytes).c_str(),
+                gib(r.memory_capacity_bytes).c_str(), r.out_of_memory ? "OUT OF MEMORY" : "fits");
+    std::printf("simulated       %zu tasks, %llu events\n", r.tasks, static_cast<unsigned long long>(r.events));
+    if (!a.json.empty()) write_json(a.json, report_json(s, r));
+    return 0;
+}
+
+int cmd_list(const Args& a) {
+    const std::string what = a.positional.empty() ? "all" : a.positional.front();
+    const scenarios::Catalog catalog;
+    const bool all = what == "all";
+    if (!all && what != "hardware" && what != "models" && what != "schedules" && what != "collectives")
+        throw sim::InputError("list: unknown category '" + what + "'; valid: hardware, models, schedules, collectives");
+    if (all || what == "hardware") {
+        std::cout << "accelerators:\n";
+        for (const auto& [id, x] : catalog.accelerators())
+            std::printf("  %-22s %-36s bf16 %6.0f TFLOP/s  %5.0f GB  %5.2f TB/s\n", id.c_str(), x.name.c_str(),
+                        x.peak(hardware::Dtype::bf16) / 1e12, x.memory_capacity / 1e9, x.memory_bandwidth / 1e12);
+        std::cout << "scale-up fabrics:\n";
+        for (const auto& [id, x] : catalog.fabrics())
+            std::printf("  %-22s %-44s %5.0f GB/s per GPU\n", id.c_str(), x.name.c_str(), x.bandwidth_per_gpu / 1e9);
+        std::cout << "NICs:\n";
+        for (const auto& [id, x] : catalog.nics())
+            std::printf("  %-22s %-44s %5.0f GB/s\n", id.c_str(), x.name.c_str(), x.bandwidth / 1e9);
+        std::cout << "PCIe:\n";
+        for (const auto& [id, x] : catalog.pcies()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
+        std::cout << "SSDs:\n";
+        for (const auto& [id, x] : catalog.ssds()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
+    }
+    if (all || what == "models") {
+        std::cout << "models:\n";
+        for (const auto& [id, m] : catalog.models())
+            std::printf("  %-18s %-34s %4lld layers  hidden %6lld  %6.1fB params\n", id.c_str(), m.name.c_str(),
+                        static_cast<long long>(m.layers), static_cast<long long>(m.hidden),
+                        m.total_params(m.max_seq_len > 0 ? m.max_seq_len : 2048) / 1e9);
+    }
+    if (all || what == "schedules") {
+        std::cout << "pipeline schedules:\n";
+        for (const auto& e : workloads::schedule_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    }
+    if (all || what == "collectives") {
+        std::cout << "collective algorithms:\n";
+        for (const auto& e : hardware::collective_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    }
+    return 0;
+}
+
+int cmd_compare(const Args& a) {
+    const scenarios::Catalog catalog;
+    const auto results = scenarios::compare_measured(one_file(a), catalog);
+    std::vector<double> errs;
+    double max_abs = 0;
+    std::printf("%-42s %-22s %12s %12s %8s %10s %10s\n", "case", "metric", "measured", "predicted", "error", "peak_mem",
+                "capacity");
+    for (const auto& r : results) {
+        if (r.status != "ok") continue;
+        std::printf("%-42s %-22s %12.4g %12.4g %+7.1f%% %10s %10s%s\n", r.id.c_str(), r.metric.c_str(), r.measured,
+                    r.predicted, 100 * r.error, gib(r.peak_memory_bytes).c_str(), gib(r.memory_capacity_bytes).c_str(),
+                    r.out_of_memory ? "  OOM" : "");
+        errs.push_back(std::fabs(r.error));
+        max_abs = std::max(max_abs, std::fabs(r.error));
+    }
+    std::printf("\nunsupported:\n");
+    for (const auto& r : results)
+        if (r.status != "ok") std::printf("  %-42s %s\n", r.id.c_str(), r.reason.c_str());
+    double median = 0;
+    if (!errs.empty()) {
+        std::sort(errs.begin(), errs.end());
+        const size_t n = errs.size();
+        median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
+    }
+    std::printf("\n%zu cases simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", errs.size(),
+                results.size() - errs.size(), 100 * median, 100 * max_abs);
+    if (!a.json.empty()) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& r : results) {
+            nlohmann::json j{{"id", r.id}, {"kind", r.kind}, {"metric", r.metric}, {"unit", r.unit}, {"measured", r.measured}};
+            if (r.status == "ok") {
+                j["predicted"] = r.predicted;
+                j["error"] = r.error;
+                j["status"] = "ok";
+                j["step_time_s"] = r.step_time_s;
+                j["peak_memory_bytes"] = r.peak_memory_bytes;
+                j["memory_capacity_bytes"] = r.memory_capacity_bytes;
+                j["out_of_memory"] = r.out_of_memory;
+                j["assumptions"] = r.assumptions;
+            } else {
+                j["status"] = "unsupported";
+                j["reason"] = r.reason;
+            }
+            arr.push_back(j);
+        }
+        write_json(a.json, arr);
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const Args a = parse_args(argc, argv);
+        if (a.command.empty() || a.command == "help") {
+            std::cout << kUsage;
+            return a.command.empty() ? 2 : 0;
+        }
+        if (a.command == "run") return cmd_run(a, false);
+        if (a.command == "validate") return cmd_run(a, true);
+        if (a.command == "list") return cmd_list(a);
+        if (a.command == "compare") return cmd_compare(a);
+        throw sim::InputError("unknown command '" + a.command + "'\n" + kUsage);
+    } catch (const sim::InputError& e) {
+        std::cerr << "fathom: error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "fathom: internal error: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs fathom's build and test dependencies from Debian 12 (bookworm) packages.
+# Idempotent: packages already present are skipped by apt. Must run as root.
+set -euo pipefail
+PKGS=(
+  build-essential cmake ninja-build pkg-config
+  libyaml-cpp-dev libeigen3-dev libboost-graph-dev libboost-program-options-dev
+  libsimgrid-dev catch2 pybind11-dev python3-pybind11 python3-dev python3-pytest python3-yaml
+  libbenchmark-dev nlohmann-json3-dev
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then echo "install_deps: need root to install: ${missing[*]}" >&2; exit 1; fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

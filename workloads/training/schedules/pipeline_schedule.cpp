@@ -1,0 +1,29 @@
+#include "workloads/training/schedules/pipeline_schedule.h"
+
+#include <algorithm>
+
+namespace fathom::workloads {
+
+const ScheduleRegistry& schedule_registry() {
+    static const ScheduleRegistry registry = [] {
+        ScheduleRegistry r("pipeline schedule");
+        r.add("gpipe", "all forwards, then all backwards (Huang et al. 2019)", &make_gpipe);
+        r.add("1f1b", "one-forward-one-backward after a warm-up of stages-stage-1 forwards (PipeDream-Flush)",
+              &make_one_f_one_b);
+        r.add("interleaved-1f1b", "1F1B over virtual stages, chunks per rank (Megatron-LM 2021)",
+              &make_interleaved_1f1b);
+        return r;
+    }();
+    return registry;
+}
+
+int peak_in_flight(const std::vector<PipelineSlot>& order) {
+    int live = 0, peak = 0;
+    for (const auto& s : order) {
+        live += s.forward ? 1 : -1;
+        peak = std::max(peak, live);
+    }
+    return peak;
+}
+
+}  // namespace fathom::workloads
