@@ -137,8 +137,12 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
         if (has(t, "micro_batch_size")) {
             p.micro_batch = t["micro_batch_size"].as<int>();
         } else if (has(t, "batch_per_dp_rank")) {
-            p.micro_batch = t["batch_per_dp_rank"].as<int>();
-            out.assumptions.push_back("micro_batch_size = batch_per_dp_rank (no gradient accumulation)");
+            // torchtitan/FSDP stacks: no gradient accumulation; with pipeline parallelism the
+            // local batch is split into pp micro-batches (torchtitan's default).
+            const int local = t["batch_per_dp_rank"].as<int>();
+            const int pp = t["pp"].as<int>();
+            p.micro_batch = pp > 1 && local % pp == 0 ? local / pp : local;
+            out.assumptions.push_back("micro_batch_size = " + std::to_string(p.micro_batch) + " from batch_per_dp_rank");
         } else {
             p.micro_batch = 1;
             out.assumptions.push_back("micro_batch_size = 1 (not stated)");
@@ -173,6 +177,14 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
         p.grad_bytes = (fw == "nemo" || fw == "megatron-bridge" || fw == "megascale") ? 2 : 4;
         p.tp_comm_overlap = has(t, "tp_comm_overlap") ? t["tp_comm_overlap"].as<bool>()
                                                       : (fw == "nemo" || fw == "megascale");
+        // Megatron-LM of 2021 predates FlashAttention: unfused attention unless the case says otherwise.
+        // Sequence parallelism and flash attention reached Megatron-LM together (2022): a
+        // megatron-lm case that does not mention sequence parallelism is taken as the 2021 stack.
+        if (has(t, "flash_attention")) p.flash_attention = t["flash_attention"].as<bool>();
+        else if (fw == "megatron-lm" && !has(t, "sequence_parallel")) {
+            p.flash_attention = false;
+            out.assumptions.push_back("unfused attention (Megatron-LM 2021 stack)");
+        }
         if (has(t, "dp_comm_overlap")) p.dp_comm_overlap = t["dp_comm_overlap"].as<bool>();
         const long stages = static_cast<long>(p.pp) * p.vp;
         if (model.layers % stages != 0) {
@@ -184,7 +196,18 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
         const auto violations = plans::check_training_plan(model, cluster, p);
         if (!violations.empty()) throw Unsupported{"plan not expressible: " + violations.front().message};
 
-        const auto rep = plans::evaluate_training(model, cluster, p);
+        auto rep = plans::evaluate_training(model, cluster, p);
+        if (rep.out_of_memory && !has(t, "recompute")) {
+            // The source ran, so some memory saving was in effect: take the least recomputation
+            // that fits (selective, then full) and say so.
+            for (auto r : {workloads::Recompute::Selective, workloads::Recompute::Full}) {
+                p.recompute = r;
+                rep = plans::evaluate_training(model, cluster, p);
+                if (!rep.out_of_memory) break;
+            }
+            out.assumptions.push_back(std::string("recompute not stated; ") + workloads::recompute_name(p.recompute) +
+                                      " is the least that fits");
+        }
         out.predicted = predict_metric(c, out.metric, rep, model, p, cluster);
         out.error = (out.predicted - out.measured) / out.measured;
         out.step_time_s = rep.step_time_s;

@@ -25,6 +25,7 @@ struct TrainingPlan {
     int zero_stage = 0;      // 1: optimizer states, 2: + gradients, 3: + parameters (FSDP)
     Recompute recompute = Recompute::None;
     hardware::Dtype dtype = hardware::Dtype::bf16;  // GEMM dtype
+    bool flash_attention = true;  // false: unfused attention with materialized scores
     std::string schedule = "1f1b";
     // Layers of each virtual stage (pp x vp entries, virtual stage v = chunk x pp + stage);
     // empty = layers / (pp x vp) each.

@@ -61,7 +61,17 @@ LayerOps transformer_layer_ops(const ModelSpec& m, const ShardSpec& s) {
     a.kv_len = s.seq_len;
     a.head_dim = dh;
     a.causal = true;
-    f.push_back(attention_op(false, a, Dtype::bf16));
+    if (s.flash_attention) {
+        f.push_back(attention_op(false, a, Dtype::bf16));
+    } else {
+        const Dtype d16 = s.gemm_dtype == Dtype::fp8 ? Dtype::bf16 : s.gemm_dtype;
+        const int64_t bh = s.micro_batch * q_heads;
+        const double scores = static_cast<double>(bh) * static_cast<double>(a.q_len) * static_cast<double>(a.kv_len);
+        f.push_back(gemm_op("attention_scores", a.q_len, a.kv_len, dh, d16, bh));
+        f.push_back(elementwise("scale_mask_softmax", scores, 1, 1));
+        f.push_back(memory_op("attention_dropout", scores * (kAct * 2 + 1)));  // read, write, 1-byte mask
+        f.push_back(gemm_op("attention_values", a.q_len, dh, a.kv_len, d16, bh));
+    }
     if (fp8) f.push_back(memory_op("fp8_cast_proj", tf * static_cast<double>(q_heads * dh) * 3));
     f.push_back(gemm_op("attn_proj", t, h, q_heads * dh, s.gemm_dtype));
     f.push_back(elementwise("residual_attn", sp_tokens * hd, 2, 1));
@@ -126,7 +136,31 @@ double layer_activation_bytes(const ModelSpec& m, const ShardSpec& s) {
     // output (FC2 input, in the GEMM dtype)
     const double fp8_copy = s.gemm_dtype == Dtype::fp8 ? 1.0 : 0.0;
     const double tp_part = tf * ((q + 2 * kv) * kAct + q * (kAct + fp8_copy) + ffn_in * kAct + ffn * gemm_in);
-    return sp_part + tp_part;
+    // Unfused attention also keeps the softmax output (2 bytes), the dropout mask (1) and the
+    // dropout output (2) per score: 5 a s^2 b / tp (Korthikanti et al. 2022, Eq. 1).
+    const double scores = s.flash_attention ? 0.0
+                                            : 5.0 * static_cast<double>(s.micro_batch) * static_cast<double>(m.heads / s.tp) *
+                                                  static_cast<double>(s.seq_len / s.cp) * static_cast<double>(s.seq_len);
+    return sp_part + tp_part + scores;
+}
+
+double layer_selective_activation_bytes(const ModelSpec& m, const ShardSpec& s) {
+    const double tf = static_cast<double>(tokens(s));
+    const double gemm_in = s.gemm_dtype == Dtype::fp8 ? 1.0 : kAct;
+    const double sp_div = s.sequence_parallel ? s.tp : 1;
+    const double recomputed = tf * (2 * static_cast<double>(m.hidden) / sp_div * gemm_in +
+                                    static_cast<double>(m.ffn / s.tp) * gemm_in);
+    return layer_activation_bytes(m, s) - recomputed;
+}
+
+std::vector<OpDesc> selective_recompute_ops(const LayerOps& layer) {
+    std::vector<OpDesc> out;
+    for (const auto& op : layer.forward) {
+        if (op.kind != OpKind::MemoryBound) continue;
+        if (op.name.rfind("residual", 0) == 0 || op.name == "rotary") continue;  // not recomputed
+        out.push_back(op);
+    }
+    return out;
 }
 
 double layer_input_bytes(const ModelSpec& m, const ShardSpec& s) {

@@ -22,6 +22,9 @@ struct ShardSpec {
     int64_t micro_batch = 1;
     int64_t seq_len = 2048;
     Dtype gemm_dtype = Dtype::bf16;  // fp8: GEMMs in fp8 with bf16 activations around them
+    // false: unfused attention as in Megatron-LM 2021 (batched QK^T GEMM, fused scale-mask-softmax
+    // over the full s x s scores, attention dropout, batched PV GEMM); scores are materialized.
+    bool flash_attention = true;
 };
 
 struct LayerOps {
@@ -46,6 +49,12 @@ std::vector<OpDesc> backward_of(const std::vector<OpDesc>& forward);
 //   activation output (= FC2 input).
 // With fp8 GEMMs the saved GEMM inputs are the fp8 copies (1 byte instead of 2).
 double layer_activation_bytes(const ModelSpec& m, const ShardSpec& s);
+// Bytes one layer keeps under selective recomputation (norms and the MLP activation function are
+// recomputed in the backward pass): the layer_activation_bytes minus the two norm outputs (the
+// QKV and FC1 GEMM inputs) and the activation output (the FC2 input).
+double layer_selective_activation_bytes(const ModelSpec& m, const ShardSpec& s);
+// The forward ops that selective recomputation runs again in the backward pass.
+std::vector<OpDesc> selective_recompute_ops(const LayerOps& layer);
 // Bytes kept per layer under full recomputation: the layer input only.
 double layer_input_bytes(const ModelSpec& m, const ShardSpec& s);
 

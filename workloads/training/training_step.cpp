@@ -128,6 +128,7 @@ void StepBuilder::compute_costs() {
     s.micro_batch = p_.micro_batch;
     s.seq_len = p_.seq_len;
     s.gemm_dtype = p_.dtype;
+    s.flash_attention = p_.flash_attention;
 
     tp_group_ = {p_.tp, 1};
     cp_group_ = {p_.cp, p_.tp};
@@ -161,6 +162,7 @@ void StepBuilder::compute_costs() {
         fwd_.cp = collective(Collective::AllGather, 2 * kv, cp_group_);
         bwd_.cp = fwd_.cp + collective(Collective::ReduceScatter, 2 * kv, cp_group_);
     }
+    if (p_.recompute == Recompute::Selective) bwd_.compute += sum_cost(cost, models::selective_recompute_ops(layer));
     if (p_.recompute == Recompute::Full) {
         bwd_.compute += fwd_.compute;
         bwd_.tp += fwd_.tp;
@@ -458,8 +460,11 @@ StepReport StepBuilder::run(std::ostream* trace) {
     s.micro_batch = p_.micro_batch;
     s.seq_len = p_.seq_len;
     s.gemm_dtype = p_.dtype;
+    s.flash_attention = p_.flash_attention;
     const double full_layer = models::layer_activation_bytes(in_.model, s);
-    const double per_layer = p_.recompute == Recompute::Full ? models::layer_input_bytes(in_.model, s) : full_layer;
+    const double per_layer = p_.recompute == Recompute::Full        ? models::layer_input_bytes(in_.model, s)
+                             : p_.recompute == Recompute::Selective ? models::layer_selective_activation_bytes(in_.model, s)
+                                                                    : full_layer;
     const int P = p_.pp, V = P * p_.vp;
     for (int st = 0; st < P; ++st) {
         StageReport sr;
@@ -492,7 +497,8 @@ StepReport StepBuilder::run(std::ostream* trace) {
         mi.params = stage_param_count(st);
         mi.dp = p_.dp * p_.cp;
         mi.zero_stage = p_.zero_stage;
-        mi.weight_bytes = 2 + (p_.dtype == hardware::Dtype::fp8 ? 1 : 0);
+        // bf16 weights; under fp8 the fp8 copy of a layer's weights is cast per use (transient).
+        mi.weight_bytes = 2;
         mi.grad_bytes = p_.grad_bytes;
         mi.gathered_params = 2 * layer_params_;
         // Activations per micro-batch-chunk: the chunk's layers (in_flight counts chunks).
