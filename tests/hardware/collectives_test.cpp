@@ -1,0 +1,172 @@
+// Collective costs of the analytical network on a hand-built cluster (no catalog): each time is
+// checked against the algorithm's closed form, written out with the cluster's numbers.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "hardware/collectives/collective.h"
+#include "hardware/network/network_model.h"
+#include "hardware/spec.h"
+
+using namespace fathom::hardware;
+
+namespace {
+
+// 16 nodes x 8 GPUs, switched scale-up without NVLS, one 400 Gb/s NIC per GPU, one leaf.
+//   launch L                = 5 us
+//   intra: B_intra          = 450 GB/s x 0.8 = 360 GB/s,   a_intra = 2 us per step
+//   inter: B_inter per GPU  = 50 GB/s x 8 NICs / 8 GPUs x 0.9 = 45 GB/s,
+//          a_inter          = NIC latency 5 us (one switch hop: no extra switch latency)
+constexpr double kLaunch = 5e-6;
+constexpr double kIntraBw = 450e9 * 0.8;
+constexpr double kIntraLat = 2e-6;
+constexpr double kInterBw = 50e9 * 8 / 8 * 0.9;
+constexpr double kInterLat = 5e-6;
+
+ClusterSpec test_cluster() {
+    ClusterSpec c;
+    c.accelerator.id = "test-gpu";
+    c.accelerator.peak_flops[Dtype::bf16] = 1e15;
+    c.accelerator.launch_overhead = kLaunch;
+    c.nodes = 16;
+    c.gpus_per_node = 8;
+    c.scale_up.id = "test-fabric";
+    c.scale_up.topology = ScaleUpTopology::Switched;
+    c.scale_up.bandwidth_per_gpu = 450e9;
+    c.scale_up.link_bandwidth = 450e9;
+    c.scale_up.busbw_efficiency = 0.8;
+    c.scale_up.step_latency = kIntraLat;
+    c.scale_up.nvls = false;
+    c.nic.id = "test-nic";
+    c.nic.bandwidth = 50e9;
+    c.nic.latency = kInterLat;
+    c.nic.switch_latency = 1e-6;
+    c.nic.efficiency = 0.9;
+    c.nics_per_node = 8;
+    c.nodes_per_leaf = 16;
+    c.oversubscription = 1.0;
+    return c;
+}
+
+constexpr double kGiB = 1073741824.0;
+
+}  // namespace
+
+TEST_CASE("ring all-reduce and all-gather inside one node", "[hardware][collectives]") {
+    const auto net = make_analytical_network(test_cluster(), "ring");
+    const CommGroup tp{8, 1};  // 8 consecutive GPUs: one node
+    const double S = kGiB;
+    const double n = 8;
+    SECTION("all-reduce: L + 2(n-1) a + 2(n-1)/n S / B") {
+        const double expected = kLaunch + 2 * (n - 1) * kIntraLat + 2 * (n - 1) / n * S / kIntraBw;
+        const CollectiveCost c = net->collective(Collective::AllReduce, S, tp);
+        CHECK(c.algorithm == "ring");
+        CHECK(c.seconds == Approx(expected).epsilon(1e-12));
+    }
+    SECTION("all-gather and reduce-scatter: L + (n-1) a + (n-1)/n S / B") {
+        const double expected = kLaunch + (n - 1) * kIntraLat + (n - 1) / n * S / kIntraBw;
+        CHECK(net->collective(Collective::AllGather, S, tp).seconds == Approx(expected).epsilon(1e-12));
+        CHECK(net->collective(Collective::ReduceScatter, S, tp).seconds == Approx(expected).epsilon(1e-12));
+    }
+    SECTION("a group of one, or zero bytes, costs nothing") {
+        CHECK(net->collective(Collective::AllReduce, S, CommGroup{1, 1}).seconds == 0.0);
+        CHECK(net->collective(Collective::AllReduce, 0.0, tp).seconds == 0.0);
+    }
+}
+
+TEST_CASE("ring across nodes uses the slower level", "[hardware][collectives]") {
+    // 32 ranks, stride 1: 4 nodes x 8 ranks. Ring bandwidth = min(B_intra, 8 x B_inter)
+    // = min(360, 360) GB/s; step latency = max(a_intra, a_inter) = 5 us.
+    const auto net = make_analytical_network(test_cluster(), "ring");
+    const double S = kGiB, n = 32;
+    const double bw = std::fmin(kIntraBw, 8 * kInterBw);
+    const double expected = kLaunch + 2 * (n - 1) * kInterLat + 2 * (n - 1) / n * S / bw;
+    CHECK(net->collective(Collective::AllReduce, S, CommGroup{32, 1}).seconds == Approx(expected).epsilon(1e-12));
+}
+
+TEST_CASE("hierarchical all-reduce across nodes", "[hardware][collectives]") {
+    // 32 ranks = N 4 nodes x g 8 ranks. Phases pipelined: bandwidth term = the slower phase,
+    // latencies add:
+    //   intra_one = (g-1)/g S / B_intra,  inter_one = (N-1)/N (S/g) / B_inter
+    //   time = L + 2(g-1) a_intra + 2 ceil(log2 N) a_inter + max(2 intra_one, 2 inter_one)
+    const auto net = make_analytical_network(test_cluster(), "hierarchical");
+    const double S = kGiB, g = 8, N = 4;
+    const double intra_one = (g - 1) / g * S / kIntraBw;
+    const double inter_one = (N - 1) / N * (S / g) / kInterBw;
+    const double depth = 2;  // ceil(log2 4)
+    const double expected =
+        kLaunch + 2 * (g - 1) * kIntraLat + 2 * depth * kInterLat + std::fmax(2 * intra_one, 2 * inter_one);
+    const CollectiveCost c = net->collective(Collective::AllReduce, S, CommGroup{32, 1});
+    CHECK(c.algorithm == "hierarchical");
+    CHECK(c.seconds == Approx(expected).epsilon(1e-12));
+
+    SECTION("all-gather: L + (g-1) a_intra + (N-1) a_inter + max(intra_one, inter_one)") {
+        const double ag = kLaunch + (g - 1) * kIntraLat + (N - 1) * kInterLat + std::fmax(intra_one, inter_one);
+        CHECK(net->collective(Collective::AllGather, S, CommGroup{32, 1}).seconds == Approx(ag).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("the automatic choice is the fastest supporting algorithm", "[hardware][collectives]") {
+    const ClusterSpec cluster = test_cluster();
+    const auto automatic = make_analytical_network(cluster);
+    for (const CommGroup group : {CommGroup{8, 1}, CommGroup{32, 1}, CommGroup{16, 8}, CommGroup{64, 2}}) {
+        for (const Collective op :
+             {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll}) {
+            for (const double bytes : {1e3, 1e6, 1e9}) {
+                // Minimum over every algorithm forced in turn (a forced algorithm that does not
+                // support the call falls back to the fastest: those answers are skipped). Ties
+                // go to the first in registry order, as in the automatic choice.
+                double best = std::numeric_limits<double>::infinity();
+                std::string best_name;
+                for (const auto& e : collective_registry().entries()) {
+                    const CollectiveCost c = make_analytical_network(cluster, e.name)->collective(op, bytes, group);
+                    if (c.algorithm != e.name) continue;
+                    if (c.seconds < best) {
+                        best = c.seconds;
+                        best_name = e.name;
+                    }
+                }
+                INFO(collective_name(op) << " of " << bytes << " B over " << group.size << " ranks, stride "
+                                         << group.stride);
+                REQUIRE_FALSE(best_name.empty());
+                const CollectiveCost chosen = automatic->collective(op, bytes, group);
+                CHECK(chosen.seconds == best);
+                CHECK(chosen.algorithm == best_name);
+            }
+        }
+    }
+}
+
+TEST_CASE("an unknown forced algorithm is an input error listing the valid ones", "[hardware][collectives]") {
+    CHECK_THROWS_WITH(make_analytical_network(test_cluster(), "butterfly"),
+                      Catch::Contains("unknown collective algorithm 'butterfly'") && Catch::Contains("ring"));
+}
+
+TEST_CASE("group layout from size and stride on 8-GPU nodes", "[hardware][network]") {
+    const auto net = make_analytical_network(test_cluster());
+    SECTION("TP group: stride 1, size 8 -> one node of 8") {
+        const GroupLayout l = net->layout(CommGroup{8, 1});
+        CHECK(l.ranks == 8);
+        CHECK(l.nodes == 1);
+        CHECK(l.ranks_per_node == 8);
+    }
+    SECTION("DP group: stride 8, size 4 -> 4 nodes of 1 (one rank per node)") {
+        const GroupLayout l = net->layout(CommGroup{4, 8});
+        CHECK(l.ranks == 4);
+        CHECK(l.nodes == 4);
+        CHECK(l.ranks_per_node == 1);
+    }
+    SECTION("stride 4, size 4 -> 8 / 4 = 2 ranks per node, 4 / 2 = 2 nodes") {
+        const GroupLayout l = net->layout(CommGroup{4, 4});
+        CHECK(l.ranks == 4);
+        CHECK(l.nodes == 2);
+        CHECK(l.ranks_per_node == 2);
+    }
+    SECTION("stride 2, size 4 fits in one node (4 x 2 = 8 GPUs)") {
+        const GroupLayout l = net->layout(CommGroup{4, 2});
+        CHECK(l.nodes == 1);
+        CHECK(l.ranks_per_node == 4);
+    }
+}

@@ -1,0 +1,47 @@
+// evaluate_training is a pure function of its inputs: repeated calls, and calls from several
+// threads at once, give bit-identical results (no global state, no data races on shared data).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "plans/evaluator.h"
+#include "scenarios/catalog.h"
+#include "scenarios/scenario.h"
+
+using namespace fathom;
+
+TEST_CASE("evaluating the GPT-3 175B example is bit-identical across calls and threads", "[plans][determinism]") {
+    const std::string source = FATHOM_SOURCE_DIR;
+    const scenarios::Catalog catalog(source);
+    const auto s = scenarios::load_scenario(source + "/scenarios/examples/gpt3-175b-128xh100.yaml", catalog);
+
+    const auto first = plans::evaluate_training(s.model, s.cluster, s.plan);
+    const auto second = plans::evaluate_training(s.model, s.cluster, s.plan);
+    REQUIRE(first.step_time_s > 0);
+    CHECK(second.step_time_s == first.step_time_s);  // exact, not approximate
+    CHECK(second.peak_memory_bytes == first.peak_memory_bytes);
+    CHECK(second.bubble_fraction == first.bubble_fraction);
+    CHECK(second.events == first.events);
+    CHECK(second.tasks == first.tasks);
+
+    constexpr int kThreads = 4;
+    std::vector<double> step(kThreads, -1.0), memory(kThreads, -1.0), bubble(kThreads, -1.0);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+        threads.emplace_back([&, i] {
+            const auto r = plans::evaluate_training(s.model, s.cluster, s.plan);
+            step[static_cast<size_t>(i)] = r.step_time_s;
+            memory[static_cast<size_t>(i)] = r.peak_memory_bytes;
+            bubble[static_cast<size_t>(i)] = r.bubble_fraction;
+        });
+    }
+    for (auto& t : threads) t.join();
+    for (int i = 0; i < kThreads; ++i) {
+        INFO("thread " << i);
+        CHECK(step[static_cast<size_t>(i)] == first.step_time_s);
+        CHECK(memory[static_cast<size_t>(i)] == first.peak_memory_bytes);
+        CHECK(bubble[static_cast<size_t>(i)] == first.bubble_fraction);
+    }
+}

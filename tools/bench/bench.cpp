@@ -1,0 +1,164 @@
+// fathom_bench: how fast the simulator runs (not what it predicts).
+//   BM_EngineEvents   schedule and run 1M no-op events (items_per_second = events/s)
+//   BM_TaskGraph      a task DAG on 8 streams with cross-stream dependencies (tasks/s)
+//   BM_Step/...       wall time to predict one training step of a large published-scale plan;
+//                     the predicted step time and task/event counts are reported as counters.
+// Run: build/fathom_bench [--benchmark_filter=Step]
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plans/evaluator.h"
+#include "scenarios/catalog.h"
+#include "scenarios/scenario.h"
+#include "sim/random.h"
+#include "sim/simulator.h"
+#include "sim/task_graph.h"
+
+using namespace fathom;
+
+namespace {
+
+const scenarios::Catalog& catalog() {
+    static const scenarios::Catalog c(FATHOM_SOURCE_DIR);
+    return c;
+}
+
+void BM_EngineEvents(benchmark::State& state) {
+    const int64_t n = state.range(0);
+    // Event times drawn uniformly over 1 ms so the heap sees a random insertion order.
+    std::vector<sim::Time> times;
+    times.reserve(static_cast<size_t>(n));
+    sim::RandomStream rng(1);
+    for (int64_t i = 0; i < n; ++i) times.push_back(sim::Time::from_ps(static_cast<int64_t>(rng.uniform() * 1e9)));
+    uint64_t ran = 0;
+    for (auto _ : state) {
+        sim::Simulator sim;
+        for (const sim::Time t : times) sim.schedule_at(t, [] {});
+        sim.run();
+        ran += sim.events_processed();
+    }
+    benchmark::DoNotOptimize(ran);
+    state.SetItemsProcessed(state.iterations() * n);
+    state.counters["events"] = static_cast<double>(n);
+}
+BENCHMARK(BM_EngineEvents)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+
+void BM_TaskGraph(benchmark::State& state) {
+    constexpr int kStreams = 8;
+    const int per_stream = static_cast<int>(state.range(0));
+    for (auto _ : state) {
+        sim::Simulator sim;
+        sim::TaskGraph g(sim);
+        std::vector<sim::StreamId> streams;
+        for (int s = 0; s < kStreams; ++s) streams.push_back(g.add_stream("s" + std::to_string(s), "dev"));
+        const uint32_t name = g.intern("t");
+        // Task i of stream s waits for task i-1 of stream (s+1) mod 8 (and, being in order, for
+        // task i-1 of its own stream): a wavefront across all streams.
+        std::vector<sim::TaskId> prev(kStreams), cur(kStreams);
+        for (int i = 0; i < per_stream; ++i) {
+            for (int s = 0; s < kStreams; ++s) {
+                cur[static_cast<size_t>(s)] =
+                    g.add_task(streams[static_cast<size_t>(s)], sim::Time::from_ns(1000 + 37 * s), name);
+                if (i > 0) g.add_dependency(prev[static_cast<size_t>((s + 1) % kStreams)], cur[static_cast<size_t>(s)]);
+            }
+            prev.swap(cur);
+        }
+        g.start();
+        sim.run();
+        benchmark::DoNotOptimize(g.end_time(static_cast<sim::TaskId>(g.task_count() - 1)));
+    }
+    state.SetItemsProcessed(state.iterations() * kStreams * per_stream);
+}
+BENCHMARK(BM_TaskGraph)->Arg(1 << 15)->Unit(benchmark::kMillisecond);
+
+struct StepCase {
+    std::string model;
+    scenarios::ClusterRequest cluster;
+    workloads::TrainingPlan plan;
+};
+
+void BM_Step(benchmark::State& state, const StepCase& c) {
+    const auto& model = catalog().model(c.model);
+    const auto cluster = scenarios::build_cluster(c.cluster, catalog());
+    workloads::StepReport r;
+    for (auto _ : state) {
+        r = plans::evaluate_training(model, cluster, c.plan);
+        benchmark::DoNotOptimize(r.step_time_s);
+    }
+    state.counters["gpus"] = cluster.gpus();
+    state.counters["step_s"] = r.step_time_s;
+    state.counters["mfu"] = r.mfu;
+    state.counters["tasks"] = static_cast<double>(r.tasks);
+    state.counters["events"] = static_cast<double>(r.events);
+    state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(r.events));
+}
+
+workloads::TrainingPlan plan(int tp, int pp, int dp, int vp, int global_batch, int64_t seq) {
+    workloads::TrainingPlan p;
+    p.tp = tp;
+    p.pp = pp;
+    p.dp = dp;
+    p.vp = vp;
+    p.micro_batch = 1;
+    p.global_batch = global_batch;
+    p.seq_len = seq;
+    p.sequence_parallel = true;
+    p.zero_stage = 1;
+    p.schedule = vp > 1 ? "interleaved-1f1b" : "1f1b";
+    return p;
+}
+
+// GPT-3 175B on 1,024 H100 (128 DGX nodes, 8 x 400G IB): tp 8, pp 8 interleaved with vp 6
+// (96 layers / 48 virtual stages = 2 each), dp 16; 1536 sequences of 2048 -> 96 micro-batches
+// per replica, a multiple of pp as interleaving requires.
+StepCase gpt3_1024_h100() {
+    StepCase c;
+    c.model = "gpt3-175b";
+    c.cluster.accelerator = "h100-sxm-80gb";
+    c.cluster.nodes = 128;
+    c.cluster.nic = "ib-ndr-400g";
+    c.plan = plan(8, 8, 16, 6, 1536, 2048);
+    return c;
+}
+
+// GPT-3 175B on 12,288 A100 (1,536 nodes, RoCE, 3-tier fat tree), MegaScale-like: tp 8, pp 8
+// 1F1B, dp 192; 6144 sequences -> 32 micro-batches per replica.
+StepCase gpt3_12288_a100() {
+    StepCase c;
+    c.model = "gpt3-175b";
+    c.cluster.accelerator = "a100-sxm-80gb";
+    c.cluster.nodes = 1536;
+    c.cluster.nic = "roce-200g";
+    c.cluster.topology = hardware::ScaleOutTopology::FatTree3;
+    c.plan = plan(8, 8, 192, 1, 6144, 2048);
+    return c;
+}
+
+// Llama 3.1 405B on 16,384 H100 (2,048 nodes): tp 8, pp 16 1F1B, dp 128; 2048 sequences of 8192
+// -> 16 micro-batches. 126 layers over 16 stages: 7 on the first and last stage (which also hold
+// the embedding and the output layer), 8 on the 14 others (7 + 14 x 8 + 7 = 126).
+StepCase llama405_16384_h100() {
+    StepCase c;
+    c.model = "llama3.1-405b";
+    c.cluster.accelerator = "h100-sxm-80gb";
+    c.cluster.nodes = 2048;
+    c.cluster.nic = "ib-ndr-400g";
+    c.cluster.topology = hardware::ScaleOutTopology::FatTree3;
+    c.plan = plan(8, 16, 128, 1, 2048, 8192);
+    c.plan.layers_per_virtual_stage.assign(16, 8);
+    c.plan.layers_per_virtual_stage.front() = 7;
+    c.plan.layers_per_virtual_stage.back() = 7;
+    return c;
+}
+
+BENCHMARK_CAPTURE(BM_Step, gpt3_175b_1024xH100_tp8_pp8_vp6_dp16, gpt3_1024_h100())->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Step, gpt3_175b_12288xA100_tp8_pp8_dp192, gpt3_12288_a100())->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Step, llama31_405b_16384xH100_tp8_pp16_dp128, llama405_16384_h100())
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
