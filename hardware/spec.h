@@ -24,6 +24,8 @@ struct AcceleratorCalibration {
     double attention_bwd_efficiency = 0;      // long-sequence flash-attention backward TFLOP/s / bf16 peak
     double attention_seq_half = 0;            // KV length at which attention reaches half that efficiency
     double memory_efficiency = 0;             // achieved HBM bandwidth / peak for streaming kernels
+    double sustained_clock = 1;               // tensor throughput under sustained training load
+                                              // (power/thermal clock reduction) / short-kernel throughput
     int gemm_tile_m = 128;                    // output tile of the dominant GEMM kernels
     int gemm_tile_n = 128;
     double gemm_k_half = 0;                   // K at which a GEMM's pipeline reaches half of its

@@ -13,7 +13,7 @@ workloads::StepReport evaluate_training(const models::ModelSpec& model, const ha
         for (const auto& v : violations) msg += "\n  " + v.key + ": " + v.message;
         throw sim::InputError(msg, "", 0, violations.front().key);
     }
-    const auto cost = models::make_roofline_cost(cluster.accelerator);
+    const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
     const auto network = hardware::make_analytical_network(cluster, options.collective_algorithm);
     const workloads::StepInputs in{model, cluster, plan, *cost, *network};
     return workloads::simulate_training_step(in, options.trace);

@@ -148,6 +148,10 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
             out.assumptions.push_back("micro_batch_size = 1 (not stated)");
         }
         std::string sched = opt_str(t, "pp_schedule", p.vp > 1 ? "interleaved-1f1b" : "1f1b");
+        if (sched == "interleaved-1f1b" && !has(t, "vp") && fw == "torchtitan") {
+            p.vp = 2;  // torchtitan builds two stages per rank for multi-stage schedules
+            out.assumptions.push_back("vp = 2 (torchtitan default for interleaved schedules)");
+        }
         if (sched == "interleaved-1f1b" && p.vp <= 1) {
             sched = "1f1b";
             out.assumptions.push_back("interleaved schedule without vp: simulated as 1f1b");
@@ -185,6 +189,9 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
             p.flash_attention = false;
             out.assumptions.push_back("unfused attention (Megatron-LM 2021 stack)");
         }
+        // PyTorch-native stacks without torch.compile run norms and activations unfused.
+        if (has(t, "torch_compile") && !t["torch_compile"].as<bool>() && (fw == "torchtitan" || fw == "other"))
+            p.fused_elementwise = false;
         if (has(t, "dp_comm_overlap")) p.dp_comm_overlap = t["dp_comm_overlap"].as<bool>();
         const long stages = static_cast<long>(p.pp) * p.vp;
         if (model.layers % stages != 0) {

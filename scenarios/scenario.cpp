@@ -83,7 +83,7 @@ hardware::ClusterSpec parse_cluster(const Node& n, const Catalog& cat) {
 workloads::TrainingPlan parse_training(const Node& n, int gpus) {
     n.allow_only({"seq_len", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "vp", "cp", "sequence_parallel",
                   "zero_stage", "recompute", "dtype", "schedule", "layers_per_stage", "grad_dtype", "tp_comm_overlap",
-                  "dp_comm_overlap", "param_gather_overlap", "bucket_size", "runtime_reserved", "flash_attention"});
+                  "dp_comm_overlap", "param_gather_overlap", "bucket_size", "runtime_reserved", "flash_attention", "fused_elementwise"});
     workloads::TrainingPlan p;
     p.seq_len = n.integer("seq_len");
     p.global_batch = static_cast<int>(n.integer("global_batch_size"));
@@ -125,6 +125,7 @@ workloads::TrainingPlan parse_training(const Node& n, int gpus) {
         else n.fail("grad_dtype", "expected fp32 or bf16, got '" + g + "'");
     }
     if (n.has("flash_attention")) p.flash_attention = n.boolean("flash_attention");
+    if (n.has("fused_elementwise")) p.fused_elementwise = n.boolean("fused_elementwise");
     if (n.has("tp_comm_overlap")) p.tp_comm_overlap = n.boolean("tp_comm_overlap");
     if (n.has("dp_comm_overlap")) p.dp_comm_overlap = n.boolean("dp_comm_overlap");
     if (n.has("param_gather_overlap")) p.param_gather_overlap = n.boolean("param_gather_overlap");

@@ -26,6 +26,7 @@ struct TrainingPlan {
     Recompute recompute = Recompute::None;
     hardware::Dtype dtype = hardware::Dtype::bf16;  // GEMM dtype
     bool flash_attention = true;  // false: unfused attention with materialized scores
+    bool fused_elementwise = true;  // false: eager PyTorch (no torch.compile), unfused norms/activations
     std::string schedule = "1f1b";
     // Layers of each virtual stage (pp x vp entries, virtual stage v = chunk x pp + stage);
     // empty = layers / (pp x vp) each.

@@ -24,6 +24,11 @@ public:
 //   quantization x fill), bytes / achievable bandwidth) + launch overhead.
 //  Attention: FLOPs / (bf16 peak x efficiency x kv / (kv + seq_half)), at least its memory time.
 //  Memory-bound and optimizer ops: bytes / (HBM bandwidth x memory efficiency) + launch overhead.
-std::unique_ptr<CostModel> make_roofline_cost(const hardware::AcceleratorSpec& accelerator);
+// `Load::Kernel`: an isolated kernel, as microbenchmarks time it (the efficiencies in the catalog).
+// `Load::Sustained`: inside a training step that keeps the device busy for seconds, where power
+// and thermal limits lower the tensor clocks: GEMM and attention rates are multiplied by the
+// device's calibrated `sustained_clock`; memory-bound ops are not (HBM clock is separate).
+enum class Load { Kernel, Sustained };
+std::unique_ptr<CostModel> make_roofline_cost(const hardware::AcceleratorSpec& accelerator, Load load = Load::Kernel);
 
 }  // namespace fathom::models

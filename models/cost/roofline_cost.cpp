@@ -10,7 +10,8 @@ constexpr double kSmallTileEfficiency = 0.9;  // relative efficiency of the half
 
 class RooflineCost final : public CostModel {
 public:
-    explicit RooflineCost(const hardware::AcceleratorSpec& a) : acc_(a) {}
+    RooflineCost(const hardware::AcceleratorSpec& a, Load load)
+        : acc_(a), clock_(load == Load::Sustained ? a.calibration.sustained_clock : 1.0) {}
 
     double seconds(const OpDesc& op) const override {
         const double bw = acc_.memory_bandwidth * acc_.calibration.memory_efficiency;
@@ -23,7 +24,7 @@ public:
                 const double eff = op.kind == OpKind::AttentionFwd ? c.attention_fwd_efficiency : c.attention_bwd_efficiency;
                 const double kv = static_cast<double>(op.attn.kv_len);
                 const double fill = kv / (kv + c.attention_seq_half);
-                const double t = op.flops / (acc_.peak(Dtype::bf16) * eff * fill);
+                const double t = op.flops / (acc_.peak(Dtype::bf16) * clock_ * eff * fill);
                 return std::max(t, mem_time) + acc_.launch_overhead;
             }
             case OpKind::MemoryBound:
@@ -50,7 +51,7 @@ private:
         const double quantization = tiles < units ? tiles / units : 1.0;
         const double k = static_cast<double>(op.k);
         const double fill = k / (k + acc_.calibration.gemm_k_half);
-        return op.flops / (acc_.peak(op.dtype) * eff * quantization * fill);
+        return op.flops / (acc_.peak(op.dtype) * clock_ * eff * quantization * fill);
     }
 
     double gemm_compute(const OpDesc& op) const {
@@ -62,12 +63,13 @@ private:
     }
 
     hardware::AcceleratorSpec acc_;
+    double clock_;
 };
 
 }  // namespace
 
-std::unique_ptr<CostModel> make_roofline_cost(const hardware::AcceleratorSpec& a) {
-    return std::make_unique<RooflineCost>(a);
+std::unique_ptr<CostModel> make_roofline_cost(const hardware::AcceleratorSpec& a, Load load) {
+    return std::make_unique<RooflineCost>(a, load);
 }
 
 }  // namespace fathom::models

@@ -84,6 +84,20 @@ LayerOps transformer_layer_ops(const ModelSpec& m, const ShardSpec& s) {
     f.push_back(gemm_op("fc2", t, h, ffn, s.gemm_dtype));
     f.push_back(elementwise("residual_mlp", sp_tokens * hd, 2, 1));
 
+    if (!s.fused_elementwise) {
+        // Eager mode: norms, activation and rotary run as several unfused kernels each.
+        std::vector<OpDesc> eager;
+        for (auto& op : f) {
+            const bool unfused = op.kind == OpKind::MemoryBound && op.name.rfind("residual", 0) != 0 &&
+                                 op.name.rfind("fp8_cast", 0) != 0;
+            if (!unfused) {
+                eager.push_back(op);
+                continue;
+            }
+            for (int pass = 0; pass < static_cast<int>(kEagerPasses); ++pass) eager.push_back(op);
+        }
+        f = std::move(eager);
+    }
     LayerOps ops;
     ops.backward = backward_of(f);
     ops.forward = std::move(f);

@@ -25,7 +25,12 @@ struct ShardSpec {
     // false: unfused attention as in Megatron-LM 2021 (batched QK^T GEMM, fused scale-mask-softmax
     // over the full s x s scores, attention dropout, batched PV GEMM); scores are materialized.
     bool flash_attention = true;
+    // false: eager PyTorch without torch.compile, where each normalization, activation and rotary
+    // embedding is several kernels (RMSNorm: square, mean, rsqrt, two multiplies); modelled as
+    // kEagerPasses times the fused op's memory traffic and launches.
+    bool fused_elementwise = true;
 };
+inline constexpr double kEagerPasses = 3.0;
 
 struct LayerOps {
     std::vector<OpDesc> forward;

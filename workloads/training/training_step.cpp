@@ -129,6 +129,7 @@ void StepBuilder::compute_costs() {
     s.seq_len = p_.seq_len;
     s.gemm_dtype = p_.dtype;
     s.flash_attention = p_.flash_attention;
+    s.fused_elementwise = p_.fused_elementwise;
 
     tp_group_ = {p_.tp, 1};
     cp_group_ = {p_.cp, p_.tp};
@@ -461,6 +462,7 @@ StepReport StepBuilder::run(std::ostream* trace) {
     s.seq_len = p_.seq_len;
     s.gemm_dtype = p_.dtype;
     s.flash_attention = p_.flash_attention;
+    s.fused_elementwise = p_.fused_elementwise;
     const double full_layer = models::layer_activation_bytes(in_.model, s);
     const double per_layer = p_.recompute == Recompute::Full        ? models::layer_input_bytes(in_.model, s)
                              : p_.recompute == Recompute::Selective ? models::layer_selective_activation_bytes(in_.model, s)
