@@ -45,6 +45,7 @@ struct AcceleratorSpec {
     double tdp = 0;                      // W
     std::string scale_up;                // default intra-node fabric id
     AcceleratorCalibration calibration;
+    std::string calibration_table;       // path of a fitted per-op cost table, empty if none
 
     double peak(Dtype d) const;  // falls back bf16 -> fp16 for dtypes the device lacks
     bool has(Dtype d) const { return peak_flops.count(d) > 0; }

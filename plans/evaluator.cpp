@@ -1,5 +1,6 @@
 #include "plans/evaluator.h"
 
+#include "models/cost/calibration_table.h"
 #include "models/cost/cost_model.h"
 #include "sim/error.h"
 
@@ -13,7 +14,11 @@ workloads::StepReport evaluate_training(const models::ModelSpec& model, const ha
         for (const auto& v : violations) msg += "\n  " + v.key + ": " + v.message;
         throw sim::InputError(msg, "", 0, violations.front().key);
     }
-    const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
+    std::unique_ptr<models::CostModel> cost;
+    if (options.cost_table)
+        cost = std::make_unique<models::TableCost>(*options.cost_table, cluster.accelerator, models::Load::Sustained);
+    else
+        cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
     const auto network = hardware::make_analytical_network(cluster, options.collective_algorithm);
     const workloads::StepInputs in{model, cluster, plan, *cost, *network};
     return workloads::simulate_training_step(in, options.trace);

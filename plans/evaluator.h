@@ -8,10 +8,16 @@
 #include "plans/constraints.h"
 #include "workloads/training/training_step.h"
 
+namespace fathom::models {
+struct CalibrationTable;
+}
+
 namespace fathom::plans {
+
 
 struct EvaluateOptions {
     std::string collective_algorithm;  // empty = fastest per call
+    const models::CalibrationTable* cost_table = nullptr;  // calibrated per-op costs, else roofline
     std::ostream* trace = nullptr;     // Chrome trace output, optional
 };
 

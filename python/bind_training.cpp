@@ -21,7 +21,9 @@ py::dict run_scenario(const std::string& path, const std::vector<std::string>& o
         const scenarios::Catalog catalog;
         const auto s = scenarios::load_scenario(path, catalog, overrides);
         name = s.name;
-        r = plans::evaluate_training(s.model, s.cluster, s.plan);
+        plans::EvaluateOptions opt;
+        opt.cost_table = s.cost_table.get();
+        r = plans::evaluate_training(s.model, s.cluster, s.plan, opt);
     }
     py::dict d;
     d["scenario"] = name;

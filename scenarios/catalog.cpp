@@ -37,7 +37,7 @@ void check_header(const Node& n, const char* kind, const std::string& file) {
 
 hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     n.allow_only({"kind", "id", "name", "vendor", "peak_dense", "memory_capacity", "memory_bandwidth", "compute_units",
-                  "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "calibration"});
+                  "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "calibration", "calibration_table"});
     hardware::AcceleratorSpec a;
     a.id = n.str("id");
     a.name = n.str("name");
@@ -55,6 +55,12 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     a.launch_overhead = n.sourced_quantity("kernel_launch_overhead", Dimension::Time);
     a.tdp = n.sourced_quantity("tdp", Dimension::Power);
     a.scale_up = n.str("scale_up");
+    if (n.has("calibration_table")) {
+        // Relative to the data directory (the directory holding hardware/ and models/).
+        const fs::path file = fs::path(n.file()).parent_path().parent_path().parent_path().parent_path() / n.str("calibration_table");
+        if (!fs::is_regular_file(file)) n.fail("calibration_table", "no calibration table at '" + file.string() + "'");
+        a.calibration_table = file.string();
+    }
     const Node c = n.child("calibration");
     c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "attention_fwd_efficiency",
                   "attention_bwd_efficiency", "attention_seq_half", "memory_efficiency", "sustained_clock"});

@@ -203,13 +203,16 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
         const auto violations = plans::check_training_plan(model, cluster, p);
         if (!violations.empty()) throw Unsupported{"plan not expressible: " + violations.front().message};
 
-        auto rep = plans::evaluate_training(model, cluster, p);
+        const auto table = load_cost_table(cluster.accelerator);
+        plans::EvaluateOptions eo;
+        eo.cost_table = table.get();
+        auto rep = plans::evaluate_training(model, cluster, p, eo);
         if (rep.out_of_memory && !has(t, "recompute")) {
             // The source ran, so some memory saving was in effect: take the least recomputation
             // that fits (selective, then full) and say so.
             for (auto r : {workloads::Recompute::Selective, workloads::Recompute::Full}) {
                 p.recompute = r;
-                rep = plans::evaluate_training(model, cluster, p);
+                rep = plans::evaluate_training(model, cluster, p, eo);
                 if (!rep.out_of_memory) break;
             }
             out.assumptions.push_back(std::string("recompute not stated; ") + workloads::recompute_name(p.recompute) +

@@ -1,6 +1,7 @@
 #include "scenarios/scenario.h"
 
 #include "plans/constraints.h"
+#include "scenarios/calibration_io.h"
 #include "sim/error.h"
 
 namespace fathom::scenarios {
@@ -174,6 +175,7 @@ Scenario parse_scenario(const Node& root, const Catalog& catalog) {
         s.model = parse_model(model, false);
     }
     s.cluster = parse_cluster(root.child("cluster"), catalog);
+    s.cost_table = load_cost_table(s.cluster.accelerator);
     const Node training = root.child("training");
     s.plan = parse_training(training, s.cluster.gpus());
     const auto violations = plans::check_training_plan(s.model, s.cluster, s.plan);
@@ -184,6 +186,14 @@ Scenario parse_scenario(const Node& root, const Catalog& catalog) {
         training.fail(key, "impossible plan: " + msg);
     }
     return s;
+}
+
+std::shared_ptr<const models::CalibrationTable> load_cost_table(const hardware::AcceleratorSpec& acc) {
+    if (acc.calibration_table.empty()) return nullptr;
+    auto t = std::make_shared<models::CalibrationTable>(read_calibration_table(acc.calibration_table));
+    if (t->device != acc.id)
+        throw sim::InputError("calibration table is for '" + t->device + "', not '" + acc.id + "'", acc.calibration_table);
+    return t;
 }
 
 Scenario load_scenario(const std::string& path, const Catalog& catalog, const std::vector<std::string>& overrides) {

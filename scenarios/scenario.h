@@ -2,10 +2,12 @@
 // A training scenario file -> typed specs (model, cluster, plan). The schema (every key, its
 // meaning, default) is documented in scenarios/README.md; unknown keys, values without units and
 // impossible plans are InputErrors naming file, line and key.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hardware/spec.h"
+#include "models/cost/calibration_table.h"
 #include "models/llm/model_spec.h"
 #include "scenarios/catalog.h"
 #include "workloads/parallelism.h"
@@ -19,7 +21,12 @@ struct Scenario {
     models::ModelSpec model;
     hardware::ClusterSpec cluster;
     workloads::TrainingPlan plan;
+    // The accelerator's calibrated cost table, when its catalog entry names one.
+    std::shared_ptr<const models::CalibrationTable> cost_table;
 };
+
+// Loads the calibration table an accelerator's catalog entry names (null if none).
+std::shared_ptr<const models::CalibrationTable> load_cost_table(const hardware::AcceleratorSpec& acc);
 
 // `overrides` are "dotted.key=value" strings (the CLI's --set), applied before validation.
 Scenario load_scenario(const std::string& path, const Catalog& catalog, const std::vector<std::string>& overrides = {});

@@ -13,6 +13,9 @@ class CostModel {
 public:
     virtual ~CostModel() = default;
     virtual double seconds(const OpDesc& op) const = 0;
+    // False when the prediction for `op` lies outside the range the model was calibrated on
+    // (only calibrated tables ever say false).
+    virtual bool calibrated(const OpDesc&) const { return true; }
 };
 
 // Roofline with quantization and size-dependent efficiency:
@@ -29,6 +32,10 @@ public:
 // and thermal limits lower the tensor clocks: GEMM and attention rates are multiplied by the
 // device's calibrated `sustained_clock`; memory-bound ops are not (HBM clock is separate).
 enum class Load { Kernel, Sustained };
+
+// Fraction of the compute units a GEMM keeps busy with the catalog tile: tiles / units when there
+// are fewer tiles than units, else 1 (stream-K balances the last wave).
+double gemm_quantization(const OpDesc& op, const hardware::AcceleratorSpec& acc);
 std::unique_ptr<CostModel> make_roofline_cost(const hardware::AcceleratorSpec& accelerator, Load load = Load::Kernel);
 
 }  // namespace fathom::models

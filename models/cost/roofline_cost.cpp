@@ -68,6 +68,13 @@ private:
 
 }  // namespace
 
+double gemm_quantization(const OpDesc& op, const hardware::AcceleratorSpec& acc) {
+    const double units = acc.compute_units;
+    const double tiles = std::ceil(static_cast<double>(op.m) / acc.calibration.gemm_tile_m) *
+                         std::ceil(static_cast<double>(op.n) / acc.calibration.gemm_tile_n) * static_cast<double>(op.batch);
+    return tiles < units ? tiles / units : 1.0;
+}
+
 std::unique_ptr<CostModel> make_roofline_cost(const hardware::AcceleratorSpec& a, Load load) {
     return std::make_unique<RooflineCost>(a, load);
 }

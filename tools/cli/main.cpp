@@ -14,6 +14,8 @@
 
 #include "hardware/collectives/collective.h"
 #include "plans/evaluator.h"
+#include "models/cost/calibration_table.h"
+#include "scenarios/calibration_io.h"
 #include "scenarios/catalog.h"
 #include "scenarios/measured.h"
 #include "scenarios/scenario.h"
@@ -37,12 +39,15 @@ commands:
       list catalog entries and registered algorithms
   compare MEASURED.yaml [--json FILE]
       predict every case of a measurement file (measured-format v1) and report the errors
+  calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]
+      fit a per-op cost table from kernel measurements (tools/calibrate) and report the
+      roofline's and the table's per-op errors against them
 )";
 
 struct Args {
     std::string command;
     std::vector<std::string> positional;
-    std::string json, trace, algorithm;
+    std::string json, trace, algorithm, device, out;
     std::vector<std::string> sets;
 };
 
@@ -52,6 +57,7 @@ Args parse_args(int argc, char** argv) {
         "trace", po::value<std::string>(), "write a Chrome/Perfetto trace")(
         "set", po::value<std::vector<std::string>>()->composing(), "override a scenario field: key=value")(
         "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
+        "device", po::value<std::string>(), "accelerator id (calibrate)")("out,o", po::value<std::string>(), "output file")(
         "args", po::value<std::vector<std::string>>(), "positional")("help,h", "help");
     po::positional_options_description pos;
     pos.add("args", -1);
@@ -76,6 +82,8 @@ Args parse_args(int argc, char** argv) {
     if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
     if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
     if (vm.count("collective-algorithm")) a.algorithm = vm["collective-algorithm"].as<std::string>();
+    if (vm.count("device")) a.device = vm["device"].as<std::string>();
+    if (vm.count("out")) a.out = vm["out"].as<std::string>();
     return a;
 }
 
@@ -113,6 +121,8 @@ nlohmann::json report_json(const scenarios::Scenario& s, const workloads::StepRe
     j["out_of_memory"] = r.out_of_memory;
     j["events"] = r.events;
     j["tasks"] = r.tasks;
+    j["cost_model"] = s.cost_table ? "table" : "roofline";
+    j["outside_calibrated_range"] = r.uncalibrated_ops;
     nlohmann::json stages = nlohmann::json::array();
     for (size_t i = 0; i < r.stages.size(); ++i) {
         const auto& st = r.stages[i];
@@ -151,6 +161,7 @@ int cmd_run(const Args& a, bool validate_only) {
     std::ofstream trace_file;
     plans::EvaluateOptions opt;
     opt.collective_algorithm = a.algorithm;
+    opt.cost_table = s.cost_table.get();
     if (!a.trace.empty()) {
         trace_file.open(a.trace);
         if (!trace_file) throw sim::InputError("cannot write '" + a.trace + "'");
@@ -182,6 +193,13 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("\nmemory          peak %s of %s per GPU: %s\n", gib(r.peak_memory_bytes).c_str(),
                 gib(r.memory_capacity_bytes).c_str(), r.out_of_memory ? "OUT OF MEMORY" : "fits");
     std::printf("simulated       %zu tasks, %llu events\n", r.tasks, static_cast<unsigned long long>(r.events));
+    std::printf("op costs        %s\n", s.cost_table ? ("calibrated table " + s.cluster.accelerator.calibration_table).c_str()
+                                                       : "roofline (no calibration table for this accelerator)");
+    if (!r.uncalibrated_ops.empty()) {
+        std::string ops;
+        for (const auto& o : r.uncalibrated_ops) ops += (ops.empty() ? "" : ", ") + o;
+        std::fprintf(stderr, "fathom: warning: outside the calibrated range (roofline used): %s\n", ops.c_str());
+    }
     if (!a.json.empty()) write_json(a.json, report_json(s, r));
     return 0;
 }
@@ -278,6 +296,54 @@ int cmd_compare(const Args& a) {
     return 0;
 }
 
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int cmd_calibrate(const Args& a) {
+    if (a.positional.size() != 2 || a.positional[0] != "fit")
+        throw sim::InputError("usage: fathom calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]");
+    if (a.device.empty()) throw sim::InputError("calibrate fit needs --device (an accelerator id, see `fathom list hardware`)");
+    const scenarios::Catalog catalog;
+    const auto& acc = catalog.accelerator(a.device);
+    const std::string csv = a.positional[1];
+    const auto file = scenarios::read_measurements_csv(csv);
+    auto table = models::fit_calibration(file.rows, acc);
+    table.source = "fathom calibrate fit " + csv;
+    const models::TableCost tcost(table, acc, models::Load::Kernel);
+    const auto roof = models::make_roofline_cost(acc, models::Load::Kernel);
+    std::printf("%-16s %-6s %5s %12s %12s %14s %12s\n", "op", "dtype", "n", "roofline_med", "roofline_max",
+                "table_loo_med", "table_loo_max");
+    std::vector<double> all_roof, all_loo;
+    for (const auto& g : table.groups) {
+        std::vector<double> er, el;
+        int idx = 0;
+        for (const auto& m : file.rows) {
+            if (models::find_group(table, m.op) != &g) continue;
+            er.push_back(std::fabs(roof->seconds(m.op) / m.seconds - 1));
+            el.push_back(std::fabs(tcost.table_seconds(g, m.op, idx) / m.seconds - 1));
+            ++idx;
+        }
+        all_roof.insert(all_roof.end(), er.begin(), er.end());
+        all_loo.insert(all_loo.end(), el.begin(), el.end());
+        std::printf("%-16s %-6s %5zu %11.1f%% %11.1f%% %13.1f%% %11.1f%%\n", g.op.c_str(), hardware::dtype_name(g.dtype),
+                    er.size(), 100 * median_of(er), 100 * *std::max_element(er.begin(), er.end()), 100 * median_of(el),
+                    100 * *std::max_element(el.begin(), el.end()));
+    }
+    std::printf("\nall ops: roofline median %.1f%% max %.1f%%; table (leave-one-out) median %.1f%% max %.1f%%\n",
+                100 * median_of(all_roof), 100 * *std::max_element(all_roof.begin(), all_roof.end()),
+                100 * median_of(all_loo), 100 * *std::max_element(all_loo.begin(), all_loo.end()));
+    if (!file.launch_us.empty()) std::printf("launch overhead: median %.2f us over %zu rows\n", median_of(file.launch_us), file.launch_us.size());
+    if (!a.out.empty()) {
+        scenarios::write_calibration_table(table, a.out);
+        std::printf("wrote %s (reference it from the accelerator's catalog entry as calibration_table)\n", a.out.c_str());
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -291,6 +357,7 @@ int main(int argc, char** argv) {
         if (a.command == "validate") return cmd_run(a, true);
         if (a.command == "list") return cmd_list(a);
         if (a.command == "compare") return cmd_compare(a);
+        if (a.command == "calibrate") return cmd_calibrate(a);
         throw sim::InputError("unknown command '" + a.command + "'\n" + kUsage);
     } catch (const sim::InputError& e) {
         std::cerr << "fathom: error: " << e.what() << "\n";

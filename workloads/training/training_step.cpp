@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <ostream>
+#include <set>
 
 #include "models/llm/transformer_ops.h"
 #include "sim/error.h"
@@ -117,6 +118,7 @@ private:
     std::vector<std::vector<TaskId>> param_gather_;  // per virtual stage, per layer (ZeRO-1/2 overlap)
     std::vector<std::vector<TaskId>> grad_tasks_;    // per stage: DP gradient tasks
     std::vector<TaskId> stage_last_backward_;
+    std::set<std::string> uncalibrated_;
 };
 
 void StepBuilder::compute_costs() {
@@ -138,6 +140,12 @@ void StepBuilder::compute_costs() {
 
     const auto layer = models::transformer_layer_ops(m, s);
     const auto& cost = in_.cost;
+    auto note_range = [this, &cost](const std::vector<models::OpDesc>& ops) {
+        for (const auto& op : ops)
+            if (!cost.calibrated(op)) uncalibrated_.insert(op.name);
+    };
+    note_range(layer.forward);
+    note_range(layer.backward);
     fwd_.compute = sum_cost(cost, layer.forward);
     bwd_.compute = sum_cost(cost, layer.backward);
 
@@ -174,6 +182,10 @@ void StepBuilder::compute_costs() {
     emb_fwd_.compute = sum_cost(cost, emb.forward);
     emb_bwd_.compute = sum_cost(cost, emb.backward);
     const auto head = models::head_ops(m, s);
+    note_range(emb.forward);
+    note_range(emb.backward);
+    note_range(head.forward);
+    note_range(head.backward);
     head_fwd_.compute = sum_cost(cost, head.forward);
     head_bwd_.compute = sum_cost(cost, head.backward);
     if (p_.tp > 1) {
@@ -521,6 +533,7 @@ StepReport StepBuilder::run(std::ostream* trace) {
         rep.stages.push_back(sr);
     }
     rep.out_of_memory = rep.peak_memory_bytes > rep.memory_capacity_bytes;
+    rep.uncalibrated_ops.assign(uncalibrated_.begin(), uncalibrated_.end());
 
     if (trace) {
         sim::write_chrome_trace(graph_, *trace, [this](const sim::TaskRecord& r) {

@@ -47,6 +47,8 @@ struct StepReport {
     std::vector<StageReport> stages;
     uint64_t events = 0;
     size_t tasks = 0;
+    // Ops whose cost came from outside the calibrated range of a cost table (sorted, unique).
+    std::vector<std::string> uncalibrated_ops;
 };
 
 struct StepInputs {

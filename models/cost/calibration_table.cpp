@@ -1,0 +1,178 @@
+#include "models/cost/calibration_table.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "sim/error.h"
+
+namespace fathom::models {
+namespace {
+
+constexpr size_t kNeighbours = 8;
+constexpr double kRangeSlack = 1e-9;
+
+std::string group_op_name(const OpDesc& op) {
+    return op.kind == OpKind::MemoryBound || op.kind == OpKind::Optimizer ? op.name : op_kind_name(op.kind);
+}
+
+std::vector<double> features(const OpDesc& op, const hardware::AcceleratorSpec& acc) {
+    const double bw = acc.memory_bandwidth;
+    switch (op.kind) {
+        case OpKind::Gemm: {
+            const double x1 = op.flops / (acc.peak(op.dtype) * gemm_quantization(op, acc));
+            return {x1, x1 / static_cast<double>(std::max<int64_t>(1, op.k)), op.bytes / bw, 1.0};
+        }
+        case OpKind::AttentionFwd:
+        case OpKind::AttentionBwd: {
+            const double x1 = op.flops / acc.peak(Dtype::bf16);
+            return {x1, x1 / static_cast<double>(std::max<int64_t>(1, op.attn.kv_len)), 1.0};
+        }
+        case OpKind::MemoryBound:
+        case OpKind::Optimizer: return {op.bytes / bw, 1.0};
+    }
+    return {1.0};
+}
+
+// Groups with too few measurements to fit keep no coefficients: their parametric part is the
+// roofline's kernel-level prediction.
+double parametric(const CalibrationGroup& g, const OpDesc& op, const hardware::AcceleratorSpec& acc) {
+    if (g.coef.empty()) return make_roofline_cost(acc, Load::Kernel)->seconds(op);
+    const auto x = features(op, acc);
+    double t = 0;
+    for (size_t i = 0; i < x.size() && i < g.coef.size(); ++i) t += g.coef[i] * x[i];
+    return t;
+}
+
+}  // namespace
+
+std::vector<double> calibration_coords(const OpDesc& op) {
+    auto lg = [](double v) { return std::log(std::max(v, 1.0)); };
+    switch (op.kind) {
+        case OpKind::Gemm:
+            return {lg(static_cast<double>(op.m)), lg(static_cast<double>(op.n)), lg(static_cast<double>(op.k)),
+                    lg(static_cast<double>(op.batch))};
+        case OpKind::AttentionFwd:
+        case OpKind::AttentionBwd:
+            return {lg(static_cast<double>(op.attn.batch * op.attn.heads)), lg(static_cast<double>(op.attn.q_len)),
+                    lg(static_cast<double>(op.attn.kv_len)), lg(static_cast<double>(op.attn.head_dim))};
+        case OpKind::MemoryBound:
+        case OpKind::Optimizer: return {lg(op.bytes)};
+    }
+    return {};
+}
+
+CalibrationTable fit_calibration(const std::vector<Measurement>& data, const hardware::AcceleratorSpec& acc) {
+    // Group by (kind, name, dtype), in a deterministic order.
+    std::map<std::tuple<int, std::string, int>, std::vector<const Measurement*>> groups;
+    for (const auto& m : data) {
+        if (!(m.seconds > 0)) throw sim::InputError("measurement of '" + m.op.name + "' has a non-positive time");
+        groups[{static_cast<int>(m.op.kind), group_op_name(m.op), static_cast<int>(m.op.dtype)}].push_back(&m);
+    }
+    CalibrationTable table;
+    table.device = acc.id;
+    for (const auto& [key, rows] : groups) {
+        CalibrationGroup g;
+        g.kind = static_cast<OpKind>(std::get<0>(key));
+        g.op = std::get<1>(key);
+        g.dtype = static_cast<Dtype>(std::get<2>(key));
+        const size_t p = features(rows.front()->op, acc).size();
+        const bool fit = rows.size() >= p + 1;
+        // Least squares on relative residuals: row i is divided by the measured time, so every
+        // kernel counts equally whatever its size.
+        Eigen::MatrixXd A(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(p));
+        Eigen::VectorXd b(static_cast<Eigen::Index>(rows.size()));
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const auto x = features(rows[i]->op, acc);
+            for (size_t j = 0; j < p; ++j) A(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = x[j] / rows[i]->seconds;
+            b(static_cast<Eigen::Index>(i)) = 1.0;
+        }
+        if (fit) {
+            const Eigen::VectorXd coef = A.colPivHouseholderQr().solve(b);
+            g.coef.assign(coef.data(), coef.data() + coef.size());
+        }
+        // A degenerate fit (a non-positive prediction at a measured point) falls back to the
+        // roofline as parametric part, like a group too small to fit.
+        bool degenerate = false;
+        for (const auto* r : rows) degenerate = degenerate || !(parametric(g, r->op, acc) > 0);
+        if (degenerate) g.coef.clear();
+        for (const auto* r : rows) {
+            CalibrationPoint pt;
+            pt.coords = calibration_coords(r->op);
+            pt.log_ratio = std::log(r->seconds / parametric(g, r->op, acc));
+            if (g.lo.empty()) {
+                g.lo = pt.coords;
+                g.hi = pt.coords;
+            }
+            for (size_t j = 0; j < pt.coords.size(); ++j) {
+                g.lo[j] = std::min(g.lo[j], pt.coords[j]);
+                g.hi[j] = std::max(g.hi[j], pt.coords[j]);
+            }
+            g.points.push_back(std::move(pt));
+        }
+        table.groups.push_back(std::move(g));
+    }
+    return table;
+}
+
+const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op) {
+    const std::string name = group_op_name(op);
+    for (const auto& g : t.groups)
+        if (g.kind == op.kind && g.op == name && (op.kind == OpKind::MemoryBound || g.dtype == op.dtype)) return &g;
+    return nullptr;
+}
+
+TableCost::TableCost(CalibrationTable table, const hardware::AcceleratorSpec& acc, Load load)
+    : table_(std::move(table)), acc_(acc), roofline_(make_roofline_cost(acc, load)),
+      clock_(load == Load::Sustained ? acc.calibration.sustained_clock : 1.0) {}
+
+double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int skip) const {
+    const auto c = calibration_coords(op);
+    // Inverse-distance weighting (power 2) of log ratios over the nearest measured points.
+    std::vector<std::pair<double, double>> near;  // (squared distance, log ratio)
+    near.reserve(g.points.size());
+    for (size_t idx = 0; idx < g.points.size(); ++idx) {
+        if (static_cast<int>(idx) == skip) continue;
+        const auto& pt = g.points[idx];
+        double d = 0;
+        for (size_t j = 0; j < c.size() && j < pt.coords.size(); ++j) d += (c[j] - pt.coords[j]) * (c[j] - pt.coords[j]);
+        near.emplace_back(d, pt.log_ratio);
+    }
+    const size_t k = std::min(kNeighbours, near.size());
+    std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
+    double correction = 0;
+    if (k > 0 && near.front().first < 1e-18) {
+        correction = near.front().second;
+    } else {
+        double wsum = 0;
+        for (size_t i = 0; i < k; ++i) {
+            const double w = 1.0 / near[i].first;
+            correction += w * near[i].second;
+            wsum += w;
+        }
+        correction = wsum > 0 ? correction / wsum : 0.0;
+    }
+    double t = parametric(g, op, acc_) * std::exp(correction);
+    // Sustained load slows the tensor-bound part only; memory-bound groups keep their time.
+    if (g.kind != OpKind::MemoryBound && g.kind != OpKind::Optimizer) t /= clock_;
+    return t;
+}
+
+bool TableCost::calibrated(const OpDesc& op) const {
+    const CalibrationGroup* g = find_group(table_, op);
+    if (!g) return false;
+    const auto c = calibration_coords(op);
+    for (size_t j = 0; j < c.size() && j < g->lo.size(); ++j)
+        if (c[j] < g->lo[j] - kRangeSlack || c[j] > g->hi[j] + kRangeSlack) return false;
+    return true;
+}
+
+double TableCost::seconds(const OpDesc& op) const {
+    if (!calibrated(op)) return roofline_->seconds(op);
+    return table_seconds(*find_group(table_, op), op);
+}
+
+}  // namespace fathom::models

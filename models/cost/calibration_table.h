@@ -1,0 +1,75 @@
+#pragma once
+// Calibrated per-op cost tables: measurements of real kernels (from tools/calibrate), fitted per
+// (op kind, op name, dtype) group into a parametric curve plus measured corrections.
+//
+// Parametric part, least squares (Eigen) over the group's measurements:
+//   GEMM:          t = a x1 + b x2 + d x3 + c,  x1 = FLOPs / (peak q), x2 = x1 / K, x3 = bytes / HBM bw
+//                  (q: tile quantization as in the roofline; a = 1/efficiency, b = k_half/efficiency,
+//                  d: memory-bound share for skinny shapes, c: launch overhead)
+//   attention:     t = a x1 + b x2 + c,  x1 = FLOPs / bf16 peak, x2 = x1 / kv_len
+//   memory-bound:  t = a x1 + c,         x1 = bytes / HBM bw
+// Correction: each measured point keeps ratio r = measured / parametric; a query inside the
+// group's measured range (per coordinate: log m, log n, log k / log(batch heads), log q, log kv /
+// log bytes) takes the inverse-distance-weighted mean of log r of its nearest points in log space,
+// so the table reproduces its measurements and interpolates geometrically between them. Outside
+// the range the caller falls back to the roofline and flags the prediction.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/cost/cost_model.h"
+
+namespace fathom::models {
+
+struct Measurement {
+    OpDesc op;          // kind, name, dtype, shape, flops, bytes
+    double seconds = 0; // median kernel time
+};
+
+struct CalibrationPoint {
+    std::vector<double> coords;  // log-space shape coordinates
+    double log_ratio = 0;        // log(measured / parametric)
+};
+
+struct CalibrationGroup {
+    OpKind kind = OpKind::Gemm;
+    std::string op;   // op name for memory-bound groups ("rmsnorm", "memcpy_h2d"); kind name otherwise
+    Dtype dtype = Dtype::bf16;
+    std::vector<double> coef;  // parametric coefficients, order as in the file comment (c last);
+                               // empty: the roofline is the parametric part
+    std::vector<CalibrationPoint> points;
+    std::vector<double> lo, hi;  // measured range per coordinate
+};
+
+struct CalibrationTable {
+    std::string device;
+    std::string source;  // provenance (measurement file, metadata)
+    std::vector<CalibrationGroup> groups;
+};
+
+// Fits a table. A group with fewer measurements than coefficients + 1 (or a degenerate fit) keeps
+// the roofline as its parametric part and only the measured corrections.
+CalibrationTable fit_calibration(const std::vector<Measurement>& data, const hardware::AcceleratorSpec& acc);
+
+// The group an op belongs to, and its coordinates; null if no group.
+const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op);
+std::vector<double> calibration_coords(const OpDesc& op);
+
+// Cost model that uses the table inside each group's measured range and the roofline outside it.
+class TableCost final : public CostModel {
+public:
+    TableCost(CalibrationTable table, const hardware::AcceleratorSpec& acc, Load load);
+    double seconds(const OpDesc& op) const override;
+    bool calibrated(const OpDesc& op) const override;
+    // The table's prediction for an op whose group exists, ignoring the range. `skip` >= 0 leaves
+    // that measured point out of the interpolation (leave-one-out validation).
+    double table_seconds(const CalibrationGroup& g, const OpDesc& op, int skip = -1) const;
+
+private:
+    CalibrationTable table_;
+    hardware::AcceleratorSpec acc_;
+    std::unique_ptr<CostModel> roofline_;
+    double clock_;
+};
+
+}  // namespace fathom::models

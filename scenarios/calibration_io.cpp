@@ -1,0 +1,196 @@
+#include "scenarios/calibration_io.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "scenarios/yaml_node.h"
+#include "sim/error.h"
+
+namespace fathom::scenarios {
+namespace {
+
+// RFC 4180 fields: commas inside double quotes, "" for a literal quote.
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                cur += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                cur += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out.push_back(cur);
+            cur.clear();
+        } else if (c != '\r') {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+}  // namespace
+
+MeasurementFile read_measurements_csv(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw sim::InputError("cannot open measurements file", path);
+    std::string line;
+    if (!std::getline(in, line)) throw sim::InputError("empty measurements file", path, 1);
+    const auto header = split_csv(line);
+    std::map<std::string, size_t> col;
+    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+    for (const char* required : {"op", "dtype", "time_us"})
+        if (!col.count(required)) throw sim::InputError(std::string("missing column '") + required + "'", path, 1);
+    MeasurementFile out;
+    int line_no = 1;
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (line.empty()) continue;
+        const auto f = split_csv(line);
+        auto get = [&](const char* name) -> std::string {
+            auto it = col.find(name);
+            return it == col.end() || it->second >= f.size() ? std::string() : f[it->second];
+        };
+        auto num = [&](const char* name, bool required) -> double {
+            const std::string s = get(name);
+            if (s.empty()) {
+                if (required) throw sim::InputError(std::string("missing value"), path, line_no, name);
+                return 0;
+            }
+            try {
+                size_t pos = 0;
+                const double v = std::stod(s, &pos);
+                if (pos == s.size()) return v;
+            } catch (const std::exception&) {
+            }
+            throw sim::InputError("expected a number, got '" + s + "'", path, line_no, name);
+        };
+        const std::string op = get("op");
+        const double t = num("time_us", true) * 1e-6;
+        if (op == "launch") {
+            out.launch_us.push_back(t * 1e6);
+            continue;
+        }
+        const auto dtype = hardware::parse_dtype(get("dtype"));
+        if (!dtype) throw sim::InputError("unknown dtype '" + get("dtype") + "'", path, line_no, "dtype");
+        models::Measurement m;
+        m.seconds = t;
+        auto i64 = [&](const char* name) { return static_cast<int64_t>(num(name, true)); };
+        if (op == "gemm") {
+            m.op = models::gemm_op("gemm", i64("m"), i64("n"), i64("k"), *dtype, get("batch").empty() ? 1 : i64("batch"));
+        } else if (op == "attention_fwd" || op == "attention_bwd") {
+            models::AttentionShape s;
+            s.batch = i64("batch");
+            s.heads = i64("heads");
+            s.kv_heads = get("kv_heads").empty() ? s.heads : i64("kv_heads");
+            s.q_len = i64("seq_len");
+            s.kv_len = get("kv_len").empty() ? s.q_len : i64("kv_len");
+            s.head_dim = i64("head_dim");
+            s.causal = get("causal") == "1" || get("causal") == "true";
+            m.op = models::attention_op(op == "attention_bwd", s, *dtype);
+        } else if (!op.empty()) {
+            m.op = models::memory_op(op, num("bytes", true));
+            m.op.dtype = *dtype;
+        } else {
+            throw sim::InputError("empty op", path, line_no, "op");
+        }
+        out.rows.push_back(std::move(m));
+    }
+    return out;
+}
+
+void write_calibration_table(const models::CalibrationTable& t, const std::string& path) {
+    YAML::Emitter e;
+    e.SetDoublePrecision(17);
+    e << YAML::BeginMap;
+    e << YAML::Key << "kind" << YAML::Value << "calibration_table";
+    e << YAML::Key << "device" << YAML::Value << t.device;
+    e << YAML::Key << "source" << YAML::Value << t.source;
+    e << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+    for (const auto& g : t.groups) {
+        e << YAML::BeginMap;
+        e << YAML::Key << "kind" << YAML::Value << models::op_kind_name(g.kind);
+        e << YAML::Key << "op" << YAML::Value << g.op;
+        e << YAML::Key << "dtype" << YAML::Value << hardware::dtype_name(g.dtype);
+        e << YAML::Key << "coef" << YAML::Value << YAML::Flow << g.coef;
+        e << YAML::Key << "lo" << YAML::Value << YAML::Flow << g.lo;
+        e << YAML::Key << "hi" << YAML::Value << YAML::Flow << g.hi;
+        e << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
+        for (const auto& p : g.points) {
+            std::vector<double> row = p.coords;
+            row.push_back(p.log_ratio);
+            e << YAML::Flow << row;
+        }
+        e << YAML::EndSeq << YAML::EndMap;
+    }
+    e << YAML::EndSeq << YAML::EndMap;
+    std::ofstream out(path);
+    if (!out) throw sim::InputError("cannot write '" + path + "'");
+    out << "# fathom calibration table: written by `fathom calibrate fit`; see models/cost/calibration_table.h\n";
+    out << e.c_str() << "\n";
+}
+
+models::CalibrationTable read_calibration_table(const std::string& path) {
+    const Node root = load_yaml_file(path);
+    root.allow_only({"kind", "device", "source", "groups"});
+    if (root.str("kind") != "calibration_table") root.fail("kind", "expected kind: calibration_table");
+    models::CalibrationTable t;
+    t.device = root.str("device");
+    t.source = root.has("source") ? root.str("source") : "";
+    auto doubles = [](const Node& n) {
+        std::vector<double> v;
+        for (const auto& item : n.items()) {
+            try {
+                v.push_back(std::stod(item.scalar()));
+            } catch (const std::exception&) {
+                item.fail("", "expected a number");
+            }
+        }
+        return v;
+    };
+    for (const auto& gn : root.child("groups").items()) {
+        gn.allow_only({"kind", "op", "dtype", "coef", "lo", "hi", "points"});
+        models::CalibrationGroup g;
+        const std::string kind = gn.str("kind");
+        bool known = false;
+        for (auto k : {models::OpKind::Gemm, models::OpKind::AttentionFwd, models::OpKind::AttentionBwd,
+                       models::OpKind::MemoryBound, models::OpKind::Optimizer})
+            if (kind == models::op_kind_name(k)) {
+                g.kind = k;
+                known = true;
+            }
+        if (!known) gn.fail("kind", "unknown op kind '" + kind + "'");
+        g.op = gn.str("op");
+        const auto d = hardware::parse_dtype(gn.str("dtype"));
+        if (!d) gn.fail("dtype", "unknown dtype");
+        g.dtype = *d;
+        g.coef = doubles(gn.child("coef"));
+        g.lo = doubles(gn.child("lo"));
+        g.hi = doubles(gn.child("hi"));
+        for (const auto& pn : gn.child("points").items()) {
+            auto row = doubles(pn);
+            if (row.size() != g.lo.size() + 1) pn.fail("", "point has the wrong number of coordinates");
+            models::CalibrationPoint p;
+            p.log_ratio = row.back();
+            row.pop_back();
+            p.coords = std::move(row);
+            g.points.push_back(std::move(p));
+        }
+        t.groups.push_back(std::move(g));
+    }
+    return t;
+}
+
+}  // namespace fathom::scenarios

@@ -1,0 +1,27 @@
+#pragma once
+// Files of calibration mode:
+//  - measurements CSV (long format, written by tools/calibrate): one row per measured kernel,
+//    columns op, dtype, m, n, k, batch, heads, kv_heads, seq_len, kv_len, head_dim, causal, bytes,
+//    time_us, time_p10_us, time_p90_us, achieved (TFLOP/s for GEMM/attention, GB/s otherwise);
+//    unused shape fields are empty. `op` is gemm, attention_fwd, attention_bwd, or a memory-bound
+//    kernel name (rmsnorm, layernorm, swiglu, gelu, rotary, softmax, residual_add, memcpy_d2d,
+//    memcpy_h2d, memcpy_d2h); `launch` rows (empty-kernel time) are reported, not fitted.
+//  - calibration table YAML (written by `fathom calibrate fit`), referenced from an accelerator's
+//    catalog entry by `calibration_table: <path relative to the data dir>`.
+#include <string>
+#include <vector>
+
+#include "models/cost/calibration_table.h"
+
+namespace fathom::scenarios {
+
+struct MeasurementFile {
+    std::vector<models::Measurement> rows;
+    std::vector<double> launch_us;  // `launch` rows
+};
+
+MeasurementFile read_measurements_csv(const std::string& path);
+void write_calibration_table(const models::CalibrationTable& t, const std::string& path);
+models::CalibrationTable read_calibration_table(const std::string& path);
+
+}  // namespace fathom::scenarios

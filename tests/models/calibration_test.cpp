@@ -1,0 +1,173 @@
+// Calibration tables on synthetic measurements with a known ground truth: the fit recovers the
+// truth's parameters, interpolates between measured points, flags shapes outside the measured
+// range, and survives a write/read round trip.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "models/cost/calibration_table.h"
+#include "scenarios/calibration_io.h"
+
+using namespace fathom;
+using namespace fathom::models;
+
+namespace {
+
+// Test device: bf16 peak P = 1000 TFLOP/s, 100 units, tile 128 x 128, HBM 2 TB/s.
+hardware::AcceleratorSpec device() {
+    hardware::AcceleratorSpec a;
+    a.id = "synthetic-gpu";
+    a.peak_flops[Dtype::bf16] = 1000e12;
+    a.memory_bandwidth = 2e12;
+    a.compute_units = 100;
+    a.launch_overhead = 4e-6;
+    a.calibration.gemm_efficiency[Dtype::bf16] = 0.8;
+    a.calibration.gemm_tile_m = 128;
+    a.calibration.gemm_tile_n = 128;
+    a.calibration.gemm_k_half = 64;
+    a.calibration.memory_efficiency = 0.9;
+    a.calibration.attention_fwd_efficiency = 0.5;
+    a.calibration.attention_bwd_efficiency = 0.4;
+    a.calibration.attention_seq_half = 512;
+    return a;
+}
+
+// Ground truth, deliberately different from the catalog roofline: GEMM efficiency 0.70 with a
+// K half-point of 200 and a 6 us fixed cost; memory kernels at 80% of HBM plus 3 us.
+//   t_gemm = F / (P q 0.70) x (1 + 200 / K) + 6 us  ==  a x1 + b x2 + c with a = 1/0.7,
+//   b = 200/0.7, c = 6e-6 (x1 = F/(P q), x2 = x1/K): exactly the fitted form, so the fit must
+//   recover a, b and c.
+double truth_gemm(const OpDesc& op, const hardware::AcceleratorSpec& a) {
+    const double x1 = op.flops / (a.peak(op.dtype) * gemm_quantization(op, a));
+    return x1 / 0.7 * (1.0 + 200.0 / static_cast<double>(op.k)) + 6e-6;
+}
+double truth_memory(const OpDesc& op) { return op.bytes / (2e12 * 0.8) + 3e-6; }
+
+std::vector<Measurement> synthetic() {
+    const auto a = device();
+    std::vector<Measurement> out;
+    for (int64_t m : {128, 512, 2048, 8192})
+        for (int64_t n : {1024, 4096, 16384})
+            for (int64_t k : {1024, 4096, 16384}) {
+                Measurement x;
+                x.op = gemm_op("gemm", m, n, k, Dtype::bf16);
+                x.seconds = truth_gemm(x.op, a);
+                out.push_back(x);
+            }
+    for (double mb : {1.0, 4.0, 16.0, 64.0, 256.0, 1024.0}) {
+        Measurement x;
+        x.op = memory_op("rmsnorm", mb * 1e6);
+        x.seconds = truth_memory(x.op);
+        out.push_back(x);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("fitting synthetic GEMM and memory measurements recovers the ground truth", "[calibration]") {
+    const auto a = device();
+    const auto table = fit_calibration(synthetic(), a);
+    REQUIRE(table.groups.size() == 2);
+    const CalibrationGroup* g = find_group(table, gemm_op("gemm", 1024, 1024, 1024, Dtype::bf16));
+    REQUIRE(g != nullptr);
+    REQUIRE(g->coef.size() == 4);
+    // a = 1/0.7, b = 200/0.7, d = 0 (no memory term in the truth), c = 6 us.
+    CHECK(g->coef[0] == Approx(1.0 / 0.7).epsilon(1e-6));
+    CHECK(g->coef[1] == Approx(200.0 / 0.7).epsilon(1e-6));
+    CHECK(g->coef[2] == Approx(0.0).margin(1e-6));
+    CHECK(g->coef[3] == Approx(6e-6).epsilon(1e-6));
+    const CalibrationGroup* mg = find_group(table, memory_op("rmsnorm", 1e6));
+    REQUIRE(mg != nullptr);
+    CHECK(mg->coef[0] == Approx(1.0 / 0.8).epsilon(1e-6));  // t = bytes/bw / 0.8 + 3 us
+    CHECK(mg->coef[1] == Approx(3e-6).epsilon(1e-6));
+}
+
+TEST_CASE("a table reproduces its measurements and interpolates between them", "[calibration]") {
+    const auto a = device();
+    const TableCost cost(fit_calibration(synthetic(), a), a, Load::Kernel);
+    for (const auto& m : synthetic()) CHECK(cost.seconds(m.op) == Approx(m.seconds).epsilon(1e-9));
+    // A shape between measured points (the truth is the fitted form, so exact up to rounding).
+    const OpDesc mid = gemm_op("gemm", 1000, 3000, 6000, Dtype::bf16);
+    CHECK(cost.calibrated(mid));
+    CHECK(cost.seconds(mid) == Approx(truth_gemm(mid, a)).epsilon(1e-6));
+}
+
+TEST_CASE("measured corrections carry what the parametric form cannot", "[calibration]") {
+    // Truth with a bump the linear form cannot express: 20% slower at N = 4096 only. The
+    // corrections of the N = 4096 points must carry it, and leave-one-out interpolation of an
+    // N = 4096 point from its neighbours (which include other N = 4096 points) stays within 10%.
+    const auto a = device();
+    auto data = synthetic();
+    for (auto& m : data)
+        if (m.op.kind == OpKind::Gemm && m.op.n == 4096) m.seconds *= 1.2;
+    const auto table = fit_calibration(data, a);
+    const TableCost cost(table, a, Load::Kernel);
+    for (const auto& m : data) CHECK(cost.seconds(m.op) == Approx(m.seconds).epsilon(1e-9));
+    const CalibrationGroup* g = find_group(table, data.front().op);
+    REQUIRE(g != nullptr);
+    int idx = 0;
+    for (const auto& m : data) {
+        if (m.op.kind != OpKind::Gemm) continue;
+        if (m.op.n == 4096 && m.op.m == 2048 && m.op.k == 4096) {
+            const double loo = cost.table_seconds(*g, m.op, idx);
+            CHECK(std::fabs(loo / m.seconds - 1) < 0.10);
+            // Without corrections (parametric part only) the bump would be missed by more.
+            CHECK(std::fabs(loo / m.seconds - 1) < std::fabs(truth_gemm(m.op, a) / m.seconds - 1));
+        }
+        ++idx;
+    }
+}
+
+TEST_CASE("shapes outside the measured range fall back to the roofline and are flagged", "[calibration]") {
+    const auto a = device();
+    const TableCost cost(fit_calibration(synthetic(), a), a, Load::Kernel);
+    const auto roof = make_roofline_cost(a, Load::Kernel);
+    const OpDesc big = gemm_op("gemm", 65536, 4096, 4096, Dtype::bf16);  // M beyond the measured 8192
+    CHECK_FALSE(cost.calibrated(big));
+    CHECK(cost.seconds(big) == Approx(roof->seconds(big)));
+    const OpDesc other = memory_op("layernorm", 1e6);  // no layernorm group measured
+    CHECK_FALSE(cost.calibrated(other));
+    CHECK(cost.seconds(other) == Approx(roof->seconds(other)));
+}
+
+TEST_CASE("a group too small to fit keeps the roofline as its parametric part", "[calibration]") {
+    const auto a = device();
+    Measurement one;
+    one.op = gemm_op("gemm", 4096, 4096, 4096, Dtype::bf16);
+    const auto roof = make_roofline_cost(a, Load::Kernel);
+    one.seconds = 1.1 * roof->seconds(one.op);  // 10% slower than the roofline
+    const auto table = fit_calibration({one}, a);
+    REQUIRE(table.groups.size() == 1);
+    CHECK(table.groups[0].coef.empty());
+    const TableCost cost(table, a, Load::Kernel);
+    CHECK(cost.seconds(one.op) == Approx(one.seconds).epsilon(1e-9));
+}
+
+TEST_CASE("calibration tables survive a write and read round trip", "[calibration]") {
+    const auto a = device();
+    auto table = fit_calibration(synthetic(), a);
+    table.source = "synthetic";
+    const auto path = (std::filesystem::temp_directory_path() / "fathom_calibration_roundtrip.yaml").string();
+    scenarios::write_calibration_table(table, path);
+    const auto back = scenarios::read_calibration_table(path);
+    std::remove(path.c_str());
+    REQUIRE(back.groups.size() == table.groups.size());
+    const TableCost c1(table, a, Load::Kernel), c2(back, a, Load::Kernel);
+    for (const auto& m : synthetic()) CHECK(c2.seconds(m.op) == Approx(c1.seconds(m.op)).epsilon(1e-12));
+    const OpDesc mid = gemm_op("gemm", 1000, 3000, 6000, Dtype::bf16);
+    CHECK(c2.seconds(mid) == Approx(c1.seconds(mid)).epsilon(1e-12));
+}
+
+TEST_CASE("sustained load slows only the tensor-bound groups of a table", "[calibration]") {
+    auto a = device();
+    a.calibration.sustained_clock = 0.8;
+    const auto table = fit_calibration(synthetic(), a);
+    const TableCost kernel(table, a, Load::Kernel), sustained(table, a, Load::Sustained);
+    const OpDesc g = gemm_op("gemm", 2048, 4096, 4096, Dtype::bf16);
+    const OpDesc m = memory_op("rmsnorm", 16e6);
+    CHECK(sustained.seconds(g) == Approx(kernel.seconds(g) / 0.8));
+    CHECK(sustained.seconds(m) == Approx(kernel.seconds(m)));
+}

@@ -1,0 +1,98 @@
+// CI guard of the cost models against every committed measurement set
+// (hardware/calibration/<device>/measurements.csv with its fitted table.yaml): each measurement
+// is predicted with the current cost model (the committed table, kernel load) and the test fails
+// when the median per-op error passes 5% or any op passes 25%. It also refits the CSV and
+// requires the committed table to match, so a table cannot go stale against its measurements,
+// and reports the roofline's error on the same measurements (the "before calibration" figure).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "models/cost/calibration_table.h"
+#include "scenarios/calibration_io.h"
+#include "plans/evaluator.h"
+#include "scenarios/catalog.h"
+#include "scenarios/scenario.h"
+
+using namespace fathom;
+namespace fs = std::filesystem;
+
+namespace {
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+}  // namespace
+
+TEST_CASE("committed calibration measurements are predicted within 5% median and 25% worst", "[calibration]") {
+    const scenarios::Catalog catalog(FATHOM_SOURCE_DIR);
+    const fs::path root = fs::path(FATHOM_SOURCE_DIR) / "hardware" / "calibration";
+    REQUIRE(fs::is_directory(root));
+    int sets = 0;
+    for (const auto& dir : fs::directory_iterator(root)) {
+        const fs::path csv = dir.path() / "measurements.csv", yaml = dir.path() / "table.yaml";
+        if (!fs::is_regular_file(csv)) continue;
+        ++sets;
+        INFO("measurement set " << dir.path().string());
+        REQUIRE(fs::is_regular_file(yaml));
+        const auto table = scenarios::read_calibration_table(yaml.string());
+        const auto& acc = catalog.accelerator(table.device);
+        const auto file = scenarios::read_measurements_csv(csv.string());
+        REQUIRE(!file.rows.empty());
+        const models::TableCost cost(table, acc, models::Load::Kernel);
+        const auto roof = models::make_roofline_cost(acc, models::Load::Kernel);
+        std::vector<double> err, roof_err;
+        for (const auto& m : file.rows) {
+            err.push_back(std::fabs(cost.seconds(m.op) / m.seconds - 1));
+            roof_err.push_back(std::fabs(roof->seconds(m.op) / m.seconds - 1));
+        }
+        WARN(table.device << ": " << file.rows.size() << " ops; table median " << 100 * median(err) << "% max "
+                          << 100 * *std::max_element(err.begin(), err.end()) << "%; roofline median "
+                          << 100 * median(roof_err) << "% max " << 100 * *std::max_element(roof_err.begin(), roof_err.end())
+                          << "%");
+        CHECK(median(err) <= 0.05);
+        CHECK(*std::max_element(err.begin(), err.end()) <= 0.25);
+        // The committed table is the fit of the committed measurements.
+        const auto refit = models::fit_calibration(file.rows, acc);
+        const models::TableCost fresh(refit, acc, models::Load::Kernel);
+        for (const auto& m : file.rows) CHECK(fresh.seconds(m.op) == Approx(cost.seconds(m.op)).epsilon(1e-9));
+    }
+    CHECK(sets >= 1);
+}
+
+TEST_CASE("an accelerator that names a calibration table gets table costs and range warnings", "[calibration]") {
+    // A copy of the catalogs in which h100-sxm-80gb references the committed H100 table.
+    const fs::path src(FATHOM_SOURCE_DIR);
+    const fs::path tmp = fs::temp_directory_path() / "fathom_calibrated_catalog";
+    fs::remove_all(tmp);
+    fs::create_directories(tmp / "hardware");
+    fs::create_directories(tmp / "models");
+    fs::copy(src / "hardware" / "catalog", tmp / "hardware" / "catalog", fs::copy_options::recursive);
+    fs::copy(src / "hardware" / "calibration", tmp / "hardware" / "calibration", fs::copy_options::recursive);
+    fs::copy(src / "models" / "catalog", tmp / "models" / "catalog", fs::copy_options::recursive);
+    {
+        std::ofstream f(tmp / "hardware" / "catalog" / "accelerators" / "h100-sxm-80gb.yaml", std::ios::app);
+        f << "calibration_table: hardware/calibration/h100-sxm-80gb/table.yaml\n";
+    }
+    const scenarios::Catalog catalog(tmp.string());
+    REQUIRE(!catalog.accelerator("h100-sxm-80gb").calibration_table.empty());
+    const auto s = scenarios::load_scenario((src / "scenarios" / "examples" / "quickstart.yaml").string(), catalog);
+    REQUIRE(s.cost_table != nullptr);
+    plans::EvaluateOptions with_table;
+    with_table.cost_table = s.cost_table.get();
+    const auto r_table = plans::evaluate_training(s.model, s.cluster, s.plan, with_table);
+    const auto r_roof = plans::evaluate_training(s.model, s.cluster, s.plan);
+    // The public H100 set has GEMMs and attention forward only: norms, activations, attention
+    // backward and the fp32 logits fall outside it and are reported.
+    CHECK(std::find(r_table.uncalibrated_ops.begin(), r_table.uncalibrated_ops.end(), "rmsnorm_attn") !=
+          r_table.uncalibrated_ops.end());
+    CHECK(std::find(r_table.uncalibrated_ops.begin(), r_table.uncalibrated_ops.end(), "attention_bwd") !=
+          r_table.uncalibrated_ops.end());
+    CHECK(r_roof.uncalibrated_ops.empty());
+    CHECK(r_table.step_time_s != r_roof.step_time_s);
+    fs::remove_all(tmp);
+}

@@ -1,0 +1,425 @@
+// fathom_calibrate: measures, on the GPU it runs on, the kernels fathom's cost models price, and
+// writes them as fathom's long-format calibration CSV plus a metadata JSON:
+//   - GEMMs through cuBLASLt in bf16 and fp8 (e4m3, TN layout as Hopper fp8 requires), bf16 output,
+//     over a grid of (M, N, K) covering the shapes of the catalog models under common TP degrees,
+//     skinny decode shapes included;
+//   - memory-bound kernels written here: RMSNorm, LayerNorm, SwiGLU, GELU, rotary, softmax,
+//     residual add, over token x width sizes;
+//   - copies device-to-device, host-to-device and device-to-host (pinned) by size;
+//   - kernel launch overhead (back-to-back empty kernels).
+// Attention is measured by attention.py beside this file (PyTorch SDPA, flash backend).
+// Timing: CUDA events around `reps` launches after `warmup` launches, repeated `trials` times; the
+// CSV keeps the median per-launch time and the 10th/90th percentiles.
+//
+// Dependencies: the CUDA toolkit only (runtime, cuBLASLt), so it builds on a bare GPU machine:
+//   cmake -S tools/calibrate -B build-cal && cmake --build build-cal && build-cal/fathom_calibrate OUT_DIR
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+
+#define CHECK_CUDA(x)                                                                              \
+    do {                                                                                           \
+        cudaError_t err_ = (x);                                                                    \
+        if (err_ != cudaSuccess) {                                                                 \
+            std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(err_), __FILE__, __LINE__); \
+            std::exit(1);                                                                          \
+        }                                                                                          \
+    } while (0)
+#define CHECK_LT(x)                                                                                \
+    do {                                                                                           \
+        cublasStatus_t st_ = (x);                                                                  \
+        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                        \
+            std::fprintf(stderr, "cuBLASLt error %d at %s:%d\n", static_cast<int>(st_), __FILE__, __LINE__); \
+            std::exit(1);                                                                          \
+        }                                                                                          \
+    } while (0)
+
+namespace {
+
+constexpr const char* kToolVersion = "fathom_calibrate 0.1";
+constexpr int kWarmup = 3;
+constexpr int kTrials = 7;
+
+struct Timing {
+    double median_us, p10_us, p90_us;
+};
+
+// Times `launch` (which enqueues one kernel or copy on `stream`): per-launch time of each trial.
+Timing time_it(cudaStream_t stream, int reps, const std::function<void()>& launch) {
+    cudaEvent_t a, b;
+    CHECK_CUDA(cudaEventCreate(&a));
+    CHECK_CUDA(cudaEventCreate(&b));
+    for (int i = 0; i < kWarmup; ++i) launch();
+    std::vector<double> us;
+    for (int t = 0; t < kTrials; ++t) {
+        CHECK_CUDA(cudaEventRecord(a, stream));
+        for (int i = 0; i < reps; ++i) launch();
+        CHECK_CUDA(cudaEventRecord(b, stream));
+        CHECK_CUDA(cudaEventSynchronize(b));
+        float ms = 0;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+        us.push_back(1000.0 * ms / reps);
+    }
+    CHECK_CUDA(cudaEventDestroy(a));
+    CHECK_CUDA(cudaEventDestroy(b));
+    std::sort(us.begin(), us.end());
+    auto q = [&](double f) { return us[static_cast<size_t>(f * (us.size() - 1) + 0.5)]; };
+    return {q(0.5), q(0.1), q(0.9)};
+}
+
+int reps_for(double expected_us) { return std::max(3, std::min(200, static_cast<int>(20000.0 / std::max(expected_us, 1.0)))); }
+
+FILE* g_csv = nullptr;
+
+void row(const char* op, const char* dtype, long m, long n, long k, long batch, long heads, long seq, long width,
+         double bytes, const Timing& t, double achieved) {
+    auto f = [](long v) { return v > 0 ? std::to_string(v) : std::string(); };
+    // op,dtype,m,n,k,batch,heads,kv_heads,seq_len,kv_len,head_dim,causal,bytes,time_us,time_p10_us,time_p90_us,achieved,source
+    std::fprintf(g_csv, "%s,%s,%s,%s,%s,%s,%s,,%s,,%s,,%.0f,%.4f,%.4f,%.4f,%.3f,%s\n", op, dtype, f(m).c_str(),
+                 f(n).c_str(), f(k).c_str(), f(batch).c_str(), f(heads).c_str(), f(seq).c_str(), f(width).c_str(),
+                 bytes, t.median_us, t.p10_us, t.p90_us, achieved, kToolVersion);
+    std::fflush(g_csv);
+}
+
+// ---------------------------------------------------------------- GEMM (cuBLASLt)
+struct GemmShape {
+    long m, n, k;
+};
+
+std::vector<GemmShape> gemm_grid() {
+    // (N, K) pairs: QKV, attention projection, MLP up and down of Llama 3 8B/70B/405B, GPT-3 175B
+    // and Nemotron-4 340B at TP 1, 4 and 8 (rounded to multiples of 16 for fp8); M = tokens.
+    const std::vector<std::pair<long, long>> nk = {
+        {6144, 4096},  {4096, 4096},  {28672, 4096}, {4096, 14336}, {1280, 8192}, {8192, 1024},  {7168, 8192},
+        {8192, 3584},  {2560, 16384}, {16384, 2048}, {13312, 16384}, {16384, 6656}, {9216, 12288}, {12288, 3072},
+        {12288, 12288}, {4608, 12288}, {12288, 1536}, {6144, 12288}, {12288, 6144}, {2688, 18432}, {18432, 2304},
+        {9216, 18432}, {18432, 9216}, {16032, 4096}, {16032, 8192}};
+    const std::vector<long> ms = {1, 8, 32, 128, 512, 1024, 2048, 4096, 8192, 16384};
+    std::vector<GemmShape> out;
+    for (const auto& [n, k] : nk)
+        for (long m : ms) out.push_back({m, n, k});
+    return out;
+}
+
+void measure_gemms(cudaStream_t stream) {
+    cublasLtHandle_t lt;
+    CHECK_LT(cublasLtCreate(&lt));
+    const size_t workspace_bytes = 32u << 20;
+    void* workspace;
+    CHECK_CUDA(cudaMalloc(&workspace, workspace_bytes));
+    long max_elems_a = 0, max_elems_b = 0, max_elems_c = 0;
+    const auto grid = gemm_grid();
+    for (const auto& s : grid) {
+        max_elems_a = std::max(max_elems_a, s.m * s.k);
+        max_elems_b = std::max(max_elems_b, s.k * s.n);
+        max_elems_c = std::max(max_elems_c, s.m * s.n);
+    }
+    void *A, *B, *C;
+    CHECK_CUDA(cudaMalloc(&A, max_elems_a * 2));
+    CHECK_CUDA(cudaMalloc(&B, max_elems_b * 2));
+    CHECK_CUDA(cudaMalloc(&C, max_elems_c * 2));
+    CHECK_CUDA(cudaMemset(A, 0, max_elems_a * 2));
+    CHECK_CUDA(cudaMemset(B, 0, max_elems_b * 2));
+    for (int fp8 = 0; fp8 <= 1; ++fp8) {
+        const cudaDataType_t in_type = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
+        const char* dtype = fp8 ? "fp8" : "bf16";
+        for (const auto& s : grid) {
+            if (fp8 && (s.m % 16 != 0 || s.n % 16 != 0 || s.k % 16 != 0)) continue;  // fp8 needs 16-aligned dims
+            cublasLtMatmulDesc_t desc;
+            CHECK_LT(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+            const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+            CHECK_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+            CHECK_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+            // Column-major: D[M,N] = A^T B with A stored K x M, B stored K x N (the "TN" layout).
+            cublasLtMatrixLayout_t la, lb, lc;
+            CHECK_LT(cublasLtMatrixLayoutCreate(&la, in_type, s.k, s.m, s.k));
+            CHECK_LT(cublasLtMatrixLayoutCreate(&lb, in_type, s.k, s.n, s.k));
+            CHECK_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, s.m, s.n, s.m));
+            cublasLtMatmulPreference_t pref;
+            CHECK_LT(cublasLtMatmulPreferenceCreate(&pref));
+            CHECK_LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                                          sizeof workspace_bytes));
+            cublasLtMatmulHeuristicResult_t heur;
+            int found = 0;
+            const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 1, &heur, &found);
+            if (hs == CUBLAS_STATUS_SUCCESS && found > 0) {
+                const float alpha = 1.0f, beta = 0.0f;
+                const double flops = 2.0 * s.m * s.n * s.k;
+                const int reps = reps_for(flops / 5e8);
+                const Timing t = time_it(stream, reps, [&] {
+                    CHECK_LT(cublasLtMatmul(lt, desc, &alpha, A, la, B, lb, &beta, C, lc, C, lc, &heur.algo, workspace,
+                                            workspace_bytes, stream));
+                });
+                row("gemm", dtype, s.m, s.n, s.k, 1, 0, 0, 0, 0, t, flops / (t.median_us * 1e-6) / 1e12);
+            } else {
+                std::fprintf(stderr, "no cuBLASLt algorithm for %s %ldx%ldx%ld\n", dtype, s.m, s.n, s.k);
+            }
+            cublasLtMatmulPreferenceDestroy(pref);
+            cublasLtMatrixLayoutDestroy(la);
+            cublasLtMatrixLayoutDestroy(lb);
+            cublasLtMatrixLayoutDestroy(lc);
+            cublasLtMatmulDescDestroy(desc);
+        }
+    }
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaFree(workspace);
+    cublasLtDestroy(lt);
+}
+
+// ---------------------------------------------------------------- memory-bound kernels
+// One block per row (token), bf16 in and out, fp32 math: the shapes of fused training kernels.
+__global__ void rmsnorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int width) {
+    const __nv_bfloat16* xr = x + static_cast<size_t>(blockIdx.x) * width;
+    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
+    __shared__ float partial[32];
+    float s = 0;
+    for (int i = threadIdx.x; i < width; i += blockDim.x) {
+        const float v = __bfloat162float(xr[i]);
+        s += v * v;
+    }
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
+    if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = s;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        s = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : 0.f;
+        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
+        if (threadIdx.x == 0) partial[0] = rsqrtf(s / width + 1e-6f);
+    }
+    __syncthreads();
+    const float r = partial[0];
+    for (int i = threadIdx.x; i < width; i += blockDim.x)
+        yr[i] = __float2bfloat16(__bfloat162float(xr[i]) * r * __bfloat162float(w[i]));
+}
+
+__global__ void layernorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int width) {
+    const __nv_bfloat16* xr = x + static_cast<size_t>(blockIdx.x) * width;
+    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
+    __shared__ float ps[32], pq[32];
+    float s = 0, q = 0;
+    for (int i = threadIdx.x; i < width; i += blockDim.x) {
+        const float v = __bfloat162float(xr[i]);
+        s += v;
+        q += v * v;
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        s += __shfl_xor_sync(0xffffffff, s, o);
+        q += __shfl_xor_sync(0xffffffff, q, o);
+    }
+    if (threadIdx.x % 32 == 0) {
+        ps[threadIdx.x / 32] = s;
+        pq[threadIdx.x / 32] = q;
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        s = threadIdx.x < blockDim.x / 32 ? ps[threadIdx.x] : 0.f;
+        q = threadIdx.x < blockDim.x / 32 ? pq[threadIdx.x] : 0.f;
+        for (int o = 16; o > 0; o >>= 1) {
+            s += __shfl_xor_sync(0xffffffff, s, o);
+            q += __shfl_xor_sync(0xffffffff, q, o);
+        }
+        if (threadIdx.x == 0) {
+            const float mean = s / width;
+            ps[0] = mean;
+            pq[0] = rsqrtf(q / width - mean * mean + 1e-5f);
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < width; i += blockDim.x)
+        yr[i] = __float2bfloat16((__bfloat162float(xr[i]) - ps[0]) * pq[0] * __bfloat162float(w[i]));
+}
+
+__global__ void softmax_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, int width) {
+    const __nv_bfloat16* xr = x + static_cast<size_t>(blockIdx.x) * width;
+    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
+    __shared__ float red[32];
+    float mx = -1e30f;
+    for (int i = threadIdx.x; i < width; i += blockDim.x) mx = fmaxf(mx, __bfloat162float(xr[i]));
+    for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffff, mx, o));
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = mx;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int i = 1; i < blockDim.x / 32; ++i) red[0] = fmaxf(red[0], red[i]);
+    }
+    __syncthreads();
+    mx = red[0];
+    __syncthreads();
+    float s = 0;
+    for (int i = threadIdx.x; i < width; i += blockDim.x) s += __expf(__bfloat162float(xr[i]) - mx);
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int i = 1; i < blockDim.x / 32; ++i) red[0] += red[i];
+    }
+    __syncthreads();
+    const float inv = 1.f / red[0];
+    for (int i = threadIdx.x; i < width; i += blockDim.x) yr[i] = __float2bfloat16(__expf(__bfloat162float(xr[i]) - mx) * inv);
+}
+
+__global__ void swiglu_kernel(const __nv_bfloat16* gate_up, __nv_bfloat16* y, size_t rows, int width) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rows * width; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
+        const size_t r = i / width, c = i % width;
+        const float g = __bfloat162float(gate_up[r * 2 * width + c]);
+        const float u = __bfloat162float(gate_up[r * 2 * width + width + c]);
+        y[i] = __float2bfloat16(g / (1.f + __expf(-g)) * u);
+    }
+}
+
+__global__ void gelu_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, size_t n) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
+        const float v = __bfloat162float(x[i]);
+        y[i] = __float2bfloat16(0.5f * v * (1.f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v))));
+    }
+}
+
+__global__ void residual_kernel(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* y, size_t n) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * static_cast<size_t>(blockDim.x))
+        y[i] = __float2bfloat16(__bfloat162float(a[i]) + __bfloat162float(b[i]));
+}
+
+// Rotary embedding over [rows, heads * head_dim] with head_dim 128, rotating pairs (i, i + 64).
+__global__ void rotary_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, size_t rows, int width) {
+    const size_t pairs = rows * width / 2;
+    for (size_t p = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; p < pairs; p += gridDim.x * static_cast<size_t>(blockDim.x)) {
+        const size_t r = p / (width / 2), j = p % (width / 2);
+        const size_t head = j / 64, i = j % 64;
+        const size_t base = r * width + head * 128;
+        const float theta = (r % 8192) * __powf(10000.f, -static_cast<float>(i) / 64.f);
+        float s, c;
+        __sincosf(theta, &s, &c);
+        const float x0 = __bfloat162float(x[base + i]), x1 = __bfloat162float(x[base + i + 64]);
+        y[base + i] = __float2bfloat16(x0 * c - x1 * s);
+        y[base + i + 64] = __float2bfloat16(x0 * s + x1 * c);
+    }
+}
+
+__global__ void empty_kernel() {}
+
+void measure_memory_kernels(cudaStream_t stream, int sms) {
+    const std::vector<long> widths = {2048, 4096, 8192, 16384};
+    const std::vector<long> token_counts = {256, 1024, 4096, 16384, 65536};
+    const size_t max_elems = 65536ul * 16384 * 2;
+    __nv_bfloat16 *x, *y, *w;
+    CHECK_CUDA(cudaMalloc(&x, max_elems * 2));
+    CHECK_CUDA(cudaMalloc(&y, max_elems * 2));
+    CHECK_CUDA(cudaMalloc(&w, 16384 * 2));
+    CHECK_CUDA(cudaMemset(x, 0, max_elems * 2));
+    CHECK_CUDA(cudaMemset(w, 0, 16384 * 2));
+    const int grid = sms * 8, block = 256;
+    for (long width : widths) {
+        for (long rows : token_counts) {
+            const double n = static_cast<double>(rows) * width;
+            if (n * 2 > static_cast<double>(max_elems)) continue;
+            // m = rows (tokens), n = width; `bytes` is the ideal HBM traffic of the kernel.
+            auto report = [&](const char* op, double bytes, const Timing& t) {
+                row(op, "bf16", rows, width, 0, 0, 0, 0, 0, bytes, t, bytes / (t.median_us * 1e-6) / 1e9);
+            };
+            const int reps = reps_for(n * 4 / 2e6);
+            report("rmsnorm", n * 4, time_it(stream, reps, [&] { rmsnorm_kernel<<<rows, 512, 0, stream>>>(x, w, y, static_cast<int>(width)); }));
+            report("layernorm", n * 4, time_it(stream, reps, [&] { layernorm_kernel<<<rows, 512, 0, stream>>>(x, w, y, static_cast<int>(width)); }));
+            report("softmax", n * 4, time_it(stream, reps, [&] { softmax_kernel<<<rows, 512, 0, stream>>>(x, y, static_cast<int>(width)); }));
+            report("swiglu", n * 6, time_it(stream, reps, [&] { swiglu_kernel<<<grid, block, 0, stream>>>(x, y, rows, static_cast<int>(width)); }));
+            report("gelu", n * 4, time_it(stream, reps, [&] { gelu_kernel<<<grid, block, 0, stream>>>(x, y, static_cast<size_t>(n)); }));
+            report("residual_add", n * 6, time_it(stream, reps, [&] { residual_kernel<<<grid, block, 0, stream>>>(x, x, y, static_cast<size_t>(n)); }));
+            report("rotary", n * 4, time_it(stream, reps, [&] { rotary_kernel<<<grid, block, 0, stream>>>(x, y, rows, static_cast<int>(width)); }));
+            CHECK_CUDA(cudaGetLastError());
+        }
+    }
+    // Launch overhead: back-to-back empty kernels.
+    const Timing t = time_it(stream, 1000, [&] { empty_kernel<<<1, 32, 0, stream>>>(); });
+    row("launch", "bf16", 0, 0, 0, 0, 0, 0, 0, 0, t, 0);
+    cudaFree(x);
+    cudaFree(y);
+    cudaFree(w);
+}
+
+void measure_copies(cudaStream_t stream) {
+    const size_t max_bytes = 1ul << 30;
+    void *d0, *d1, *h;
+    CHECK_CUDA(cudaMalloc(&d0, max_bytes));
+    CHECK_CUDA(cudaMalloc(&d1, max_bytes));
+    CHECK_CUDA(cudaMallocHost(&h, max_bytes));
+    for (size_t bytes = 1ul << 20; bytes <= max_bytes; bytes <<= 2) {
+        const int reps = reps_for(static_cast<double>(bytes) / 2e4);
+        struct {
+            const char* op;
+            void* dst;
+            const void* src;
+            cudaMemcpyKind kind;
+            double traffic;  // bytes moved through the bottleneck: D2D reads and writes HBM
+        } copies[] = {{"memcpy_d2d", d1, d0, cudaMemcpyDeviceToDevice, 2.0 * bytes},
+                      {"memcpy_h2d", d0, h, cudaMemcpyHostToDevice, static_cast<double>(bytes)},
+                      {"memcpy_d2h", h, d0, cudaMemcpyDeviceToHost, static_cast<double>(bytes)}};
+        for (const auto& c : copies) {
+            const Timing t = time_it(stream, reps, [&] { CHECK_CUDA(cudaMemcpyAsync(c.dst, c.src, bytes, c.kind, stream)); });
+            row(c.op, "bf16", 0, 0, 0, 0, 0, 0, 0, c.traffic, t, static_cast<double>(bytes) / (t.median_us * 1e-6) / 1e9);
+        }
+    }
+    cudaFree(d0);
+    cudaFree(d1);
+    cudaFreeHost(h);
+}
+
+void write_metadata(const std::string& path, const cudaDeviceProp& p, int driver, int runtime) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) {
+        std::perror(path.c_str());
+        std::exit(1);
+    }
+    int clock_khz = 0, mem_clock_khz = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
+    cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    std::fprintf(f,
+                 "{\n  \"gpu\": \"%s\",\n  \"sm_count\": %d,\n  \"compute_capability\": \"%d.%d\",\n"
+                 "  \"sm_clock_mhz\": %d,\n  \"memory_clock_mhz\": %d,\n  \"memory_bytes\": %zu,\n"
+                 "  \"driver_version\": %d,\n  \"cuda_runtime_version\": %d,\n  \"date\": \"%s\",\n"
+                 "  \"tool\": \"%s\",\n  \"timing\": \"CUDA events, %d warm-up launches, %d trials, median per launch\"\n}\n",
+                 p.name, p.multiProcessorCount, p.major, p.minor, clock_khz / 1000, mem_clock_khz / 1000, p.totalGlobalMem,
+                 driver, runtime, date, kToolVersion, kWarmup, kTrials);
+    std::fclose(f);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s OUT_DIR   (writes OUT_DIR/measurements.csv and OUT_DIR/metadata.json)\n", argv[0]);
+        return 2;
+    }
+    const std::string dir = argv[1];
+    int driver = 0, runtime = 0;
+    CHECK_CUDA(cudaDriverGetVersion(&driver));
+    CHECK_CUDA(cudaRuntimeGetVersion(&runtime));
+    cudaDeviceProp prop;
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    write_metadata(dir + "/metadata.json", prop, driver, runtime);
+    g_csv = std::fopen((dir + "/measurements.csv").c_str(), "w");
+    if (!g_csv) {
+        std::perror("measurements.csv");
+        return 1;
+    }
+    std::fprintf(g_csv, "op,dtype,m,n,k,batch,heads,kv_heads,seq_len,kv_len,head_dim,causal,bytes,time_us,time_p10_us,time_p90_us,achieved,source\n");
+    cudaStream_t stream;
+    CHECK_CUDA(cudaStreamCreate(&stream));
+    measure_gemms(stream);
+    measure_memory_kernels(stream, prop.multiProcessorCount);
+    measure_copies(stream);
+    CHECK_CUDA(cudaStreamDestroy(stream));
+    std::fclose(g_csv);
+    std::printf("wrote %s/measurements.csv and %s/metadata.json\n", dir.c_str(), dir.c_str());
+    return 0;
+}
