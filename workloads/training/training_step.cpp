@@ -80,6 +80,19 @@ private:
         return in_.network.collective(op, bytes, g).seconds;
     }
     int virtual_stage(int stage, int chunk) const { return chunk * p_.pp + stage; }
+    // How one rank sees a layer under this plan.
+    models::ShardSpec shard_spec() const {
+        models::ShardSpec s;
+        s.tp = p_.tp;
+        s.sequence_parallel = p_.sequence_parallel && p_.tp > 1;
+        s.cp = p_.cp;
+        s.micro_batch = p_.micro_batch;
+        s.seq_len = p_.seq_len;
+        s.gemm_dtype = p_.dtype;
+        s.flash_attention = p_.flash_attention;
+        s.fused_elementwise = p_.fused_elementwise;
+        return s;
+    }
     // Parameters one rank of `stage` holds: its layers, the embedding on the first stage, the
     // output layer on the last (a copy of the tied embedding when pp > 1), all divided by tp.
     double stage_param_count(int stage) const {
@@ -123,15 +136,7 @@ private:
 
 void StepBuilder::compute_costs() {
     const auto& m = in_.model;
-    models::ShardSpec s;
-    s.tp = p_.tp;
-    s.sequence_parallel = p_.sequence_parallel && p_.tp > 1;
-    s.cp = p_.cp;
-    s.micro_batch = p_.micro_batch;
-    s.seq_len = p_.seq_len;
-    s.gemm_dtype = p_.dtype;
-    s.flash_attention = p_.flash_attention;
-    s.fused_elementwise = p_.fused_elementwise;
+    const models::ShardSpec s = shard_spec();
 
     tp_group_ = {p_.tp, 1};
     cp_group_ = {p_.cp, p_.tp};
@@ -466,15 +471,7 @@ StepReport StepBuilder::run(std::ostream* trace) {
     rep.mfu = rep.model_flops_per_step / (end * gpus * in_.cluster.accelerator.peak(p_.dtype));
     rep.memory_capacity_bytes = in_.cluster.accelerator.memory_capacity;
 
-    models::ShardSpec s;
-    s.tp = p_.tp;
-    s.sequence_parallel = p_.sequence_parallel && p_.tp > 1;
-    s.cp = p_.cp;
-    s.micro_batch = p_.micro_batch;
-    s.seq_len = p_.seq_len;
-    s.gemm_dtype = p_.dtype;
-    s.flash_attention = p_.flash_attention;
-    s.fused_elementwise = p_.fused_elementwise;
+    const models::ShardSpec s = shard_spec();
     const double full_layer = models::layer_activation_bytes(in_.model, s);
     const double per_layer = p_.recompute == Recompute::Full        ? models::layer_input_bytes(in_.model, s)
                              : p_.recompute == Recompute::Selective ? models::layer_selective_activation_bytes(in_.model, s)
