@@ -237,7 +237,44 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
 
 }  // namespace
 
-std::vector<CompareResult> compare_measured(const std::string& path, const Catalog& catalog) {
+namespace {
+
+// The case with one other_metrics entry as its headline and the entry's variant applied.
+YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::string& described) {
+    YAML::Node v = YAML::Clone(c);
+    for (const char* q : {"metric", "value", "unit", "statistic", "scope", "flops_convention", "peak_tflops", "direction", "link"}) {
+        if (entry[q]) v[q] = YAML::Clone(entry[q]);
+        else v.remove(q);
+    }
+    bool gpus_changed = false, dp_set = false, nodes_set = false;
+    if (entry["variant"]) {
+        for (const auto& kv : entry["variant"]) {
+            const std::string path = kv.first.as<std::string>();
+            described += (described.empty() ? "" : ", ") + path + "=" + kv.second.as<std::string>();
+            const auto dot = path.find('.');
+            const std::string block = path.substr(0, dot), field = path.substr(dot + 1);
+            if (dot == std::string::npos || field.find('.') != std::string::npos) continue;  // nested paths unsupported
+            v[block][field] = YAML::Clone(kv.second);
+            gpus_changed = gpus_changed || path == "cluster.gpus" || path == "training.cp";
+            dp_set = dp_set || path == "training.dp";
+            nodes_set = nodes_set || path == "cluster.nodes";
+        }
+    }
+    if (gpus_changed && v["training"]) {
+        // measured-format section 13: dp = gpus / (tp x pp x cp) follows unless the variant sets it.
+        const int gpus = v["cluster"]["gpus"].as<int>();
+        const int tp = v["training"]["tp"].as<int>(), pp = v["training"]["pp"].as<int>();
+        const int cp = v["training"]["cp"] ? v["training"]["cp"].as<int>() : 1;
+        if (!dp_set && tp * pp * cp > 0 && gpus % (tp * pp * cp) == 0) v["training"]["dp"] = gpus / (tp * pp * cp);
+        const int per_node = v["cluster"]["gpus_per_node"].as<int>();
+        if (!nodes_set && gpus % per_node == 0) v["cluster"]["nodes"] = std::max(1, gpus / per_node);
+    }
+    return v;
+}
+
+}  // namespace
+
+std::vector<CompareResult> compare_measured(const std::string& path, const Catalog& catalog, bool include_other_metrics) {
     const Node root = load_yaml_file(path);
     root.allow_only({"format_version", "cases"});
     if (root.integer("format_version") != 1) root.fail("format_version", "only format_version 1 is supported");
@@ -247,6 +284,18 @@ std::vector<CompareResult> compare_measured(const std::string& path, const Catal
         if (!c.IsMap() || !c["id"] || !c["kind"] || !c["metric"] || !c["value"])
             item.fail("", "a case needs id, kind, metric and value");
         out.push_back(run_case(c, catalog));
+        if (!include_other_metrics || !c["other_metrics"]) continue;
+        int n = 0;
+        const std::string case_id = out.back().id;
+        for (const auto& entry : c["other_metrics"]) {
+            ++n;
+            std::string described;
+            const YAML::Node v = variant_case(c, entry, described);
+            CompareResult r = run_case(v, catalog);
+            r.id = case_id + "#" + std::to_string(n);
+            r.variant = described;
+            out.push_back(std::move(r));
+        }
     }
     return out;
 }

@@ -11,7 +11,8 @@
 namespace fathom::scenarios {
 
 struct CompareResult {
-    std::string id;
+    std::string id;          // case id; "<case id>#<n>" for the n-th entry of other_metrics
+    std::string variant;     // for other_metrics entries: the changed fields ("a=1, b=2"), empty if none
     std::string kind;
     std::string metric;
     std::string unit;
@@ -27,6 +28,9 @@ struct CompareResult {
     bool out_of_memory = false;
 };
 
-std::vector<CompareResult> compare_measured(const std::string& path, const Catalog& catalog);
+// Headline measurement of every case. With `include_other_metrics`, also every other_metrics entry
+// (the case's configuration with its `variant` fields applied; derived fields such as dp follow).
+std::vector<CompareResult> compare_measured(const std::string& path, const Catalog& catalog,
+                                            bool include_other_metrics = false);
 
 }  // namespace fathom::scenarios

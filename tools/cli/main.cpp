@@ -37,8 +37,9 @@ commands:
       check a scenario without running it
   list [hardware|models|schedules|collectives]
       list catalog entries and registered algorithms
-  compare MEASURED.yaml [--json FILE]
-      predict every case of a measurement file (measured-format v1) and report the errors
+  compare MEASURED.yaml [--json FILE] [--other-metrics]
+      predict every case of a measurement file (measured-format v1) and report the errors;
+      --other-metrics adds each case's further measurements (with their variants), reported apart
   calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]
       fit a per-op cost table from kernel measurements (tools/calibrate) and report the
       roofline's and the table's per-op errors against them
@@ -48,6 +49,7 @@ struct Args {
     std::string command;
     std::vector<std::string> positional;
     std::string json, trace, algorithm, device, out;
+    bool other_metrics = false;
     std::vector<std::string> sets;
 };
 
@@ -57,7 +59,8 @@ Args parse_args(int argc, char** argv) {
         "trace", po::value<std::string>(), "write a Chrome/Perfetto trace")(
         "set", po::value<std::vector<std::string>>()->composing(), "override a scenario field: key=value")(
         "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
-        "device", po::value<std::string>(), "accelerator id (calibrate)")("out,o", po::value<std::string>(), "output file")(
+        "device", po::value<std::string>(), "accelerator id (calibrate)")(
+        "other-metrics", "compare: also predict each case's other_metrics entries (variants)")("out,o", po::value<std::string>(), "output file")(
         "args", po::value<std::vector<std::string>>(), "positional")("help,h", "help");
     po::positional_options_description pos;
     pos.add("args", -1);
@@ -82,6 +85,7 @@ Args parse_args(int argc, char** argv) {
     if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
     if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
     if (vm.count("collective-algorithm")) a.algorithm = vm["collective-algorithm"].as<std::string>();
+    a.other_metrics = vm.count("other-metrics") > 0;
     if (vm.count("device")) a.device = vm["device"].as<std::string>();
     if (vm.count("out")) a.out = vm["out"].as<std::string>();
     return a;
@@ -246,36 +250,50 @@ int cmd_list(const Args& a) {
     return 0;
 }
 
+double median_of(std::vector<double> v);
+
 int cmd_compare(const Args& a) {
     const scenarios::Catalog catalog;
-    const auto results = scenarios::compare_measured(one_file(a), catalog);
-    std::vector<double> errs;
-    double max_abs = 0;
-    std::printf("%-42s %-22s %12s %12s %8s %10s %10s\n", "case", "metric", "measured", "predicted", "error", "peak_mem",
-                "capacity");
-    for (const auto& r : results) {
-        if (r.status != "ok") continue;
-        std::printf("%-42s %-22s %12.4g %12.4g %+7.1f%% %10s %10s%s\n", r.id.c_str(), r.metric.c_str(), r.measured,
-                    r.predicted, 100 * r.error, gib(r.peak_memory_bytes).c_str(), gib(r.memory_capacity_bytes).c_str(),
-                    r.out_of_memory ? "  OOM" : "");
-        errs.push_back(std::fabs(r.error));
-        max_abs = std::max(max_abs, std::fabs(r.error));
-    }
+    const auto results = scenarios::compare_measured(one_file(a), catalog, a.other_metrics);
+    auto is_variant = [](const scenarios::CompareResult& r) { return r.id.find('#') != std::string::npos; };
+    auto table = [&](bool variants) {
+        std::vector<double> errs;
+        std::printf("%-44s %-22s %12s %12s %8s %10s %10s\n", variants ? "case#entry (variant)" : "case", "metric",
+                    "measured", "predicted", "error", "peak_mem", "capacity");
+        for (const auto& r : results) {
+            if (r.status != "ok" || is_variant(r) != variants) continue;
+            std::printf("%-44s %-22s %12.4g %12.4g %+7.1f%% %10s %10s%s\n", r.id.c_str(), r.metric.c_str(), r.measured,
+                        r.predicted, 100 * r.error, gib(r.peak_memory_bytes).c_str(), gib(r.memory_capacity_bytes).c_str(),
+                        r.out_of_memory ? "  OOM" : "");
+            if (variants && !r.variant.empty()) std::printf("    variant: %s\n", r.variant.c_str());
+            errs.push_back(std::fabs(r.error));
+        }
+        return errs;
+    };
+    const auto errs = table(false);
     std::printf("\nunsupported:\n");
+    size_t unsupported = 0;
     for (const auto& r : results)
-        if (r.status != "ok") std::printf("  %-42s %s\n", r.id.c_str(), r.reason.c_str());
-    double median = 0;
-    if (!errs.empty()) {
-        std::sort(errs.begin(), errs.end());
-        const size_t n = errs.size();
-        median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
-    }
+        if (r.status != "ok" && !is_variant(r)) {
+            std::printf("  %-42s %s\n", r.id.c_str(), r.reason.c_str());
+            ++unsupported;
+        }
+    const double max_abs = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
     std::printf("\n%zu cases simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", errs.size(),
-                results.size() - errs.size(), 100 * median, 100 * max_abs);
+                unsupported, 100 * median_of(errs), 100 * max_abs);
+    if (a.other_metrics) {
+        std::printf("\nother_metrics entries:\n");
+        const auto verrs = table(true);
+        size_t vu = 0;
+        for (const auto& r : results) vu += (r.status != "ok" && is_variant(r)) ? 1 : 0;
+        std::printf("\n%zu entries simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", verrs.size(),
+                    vu, 100 * median_of(verrs), 100 * (verrs.empty() ? 0 : *std::max_element(verrs.begin(), verrs.end())));
+    }
     if (!a.json.empty()) {
         nlohmann::json arr = nlohmann::json::array();
         for (const auto& r : results) {
             nlohmann::json j{{"id", r.id}, {"kind", r.kind}, {"metric", r.metric}, {"unit", r.unit}, {"measured", r.measured}};
+            if (!r.variant.empty()) j["variant"] = r.variant;
             if (r.status == "ok") {
                 j["predicted"] = r.predicted;
                 j["error"] = r.error;
