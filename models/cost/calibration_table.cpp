@@ -28,7 +28,7 @@ std::vector<double> features(const OpDesc& op, const hardware::AcceleratorSpec& 
         }
         case OpKind::AttentionFwd:
         case OpKind::AttentionBwd: {
-            const double x1 = op.flops / acc.peak(Dtype::bf16);
+            const double x1 = op.flops / acc.peak(op.dtype);
             return {x1, x1 / static_cast<double>(std::max<int64_t>(1, op.attn.kv_len)), 1.0};
         }
         case OpKind::MemoryBound:

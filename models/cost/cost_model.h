@@ -25,7 +25,9 @@ public:
 //   scheduling balances the last wave (quantization = 1). A K-loop fill term
 //   K / (K + k_half) models prologue/epilogue. time = max(FLOPs / (peak x efficiency x
 //   quantization x fill), bytes / achievable bandwidth) + launch overhead.
-//  Attention: FLOPs / (bf16 peak x efficiency x kv / (kv + seq_half)), at least its memory time.
+//  Attention: FLOPs / (peak x efficiency x kv / (kv + seq_half) x causal block waste), at least its
+//   memory time; causal self-attention computes nb(nb+1)/2 key blocks of 128 where nb^2/2 are
+//   useful (nb = kv / 128), a factor nb / (nb + 1).
 //  Memory-bound and optimizer ops: bytes / (HBM bandwidth x memory efficiency) + launch overhead.
 // `Load::Kernel`: an isolated kernel, as microbenchmarks time it (the efficiencies in the catalog).
 // `Load::Sustained`: inside a training step that keeps the device busy for seconds, where power

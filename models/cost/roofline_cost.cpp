@@ -7,6 +7,7 @@ namespace fathom::models {
 namespace {
 
 constexpr double kSmallTileEfficiency = 0.9;  // relative efficiency of the half-width tile
+constexpr double kAttentionBlock = 128;       // key/query block of flash-attention kernels (FA2/FA3, cuDNN)
 
 class RooflineCost final : public CostModel {
 public:
@@ -23,8 +24,15 @@ public:
                 const auto& c = acc_.calibration;
                 const double eff = op.kind == OpKind::AttentionFwd ? c.attention_fwd_efficiency : c.attention_bwd_efficiency;
                 const double kv = static_cast<double>(op.attn.kv_len);
-                const double fill = kv / (kv + c.attention_seq_half);
-                const double t = op.flops / (acc_.peak(Dtype::bf16) * clock_ * eff * fill);
+                double fill = kv / (kv + c.attention_seq_half);
+                if (op.attn.causal && op.attn.q_len == op.attn.kv_len) {
+                    // Causal tiles: of nb(nb+1)/2 computed key blocks per query-block column only
+                    // nb^2/2 are useful (diagonal blocks are half masked): nb / (nb + 1).
+                    const double nb = std::ceil(kv / kAttentionBlock);
+                    fill *= nb / (nb + 1.0);
+                }
+                // fp8 attention (FlashAttention-3 fp8) runs on the fp8 tensor cores.
+                const double t = op.flops / (acc_.peak(op.dtype) * clock_ * eff * fill);
                 return std::max(t, mem_time) + acc_.launch_overhead;
             }
             case OpKind::MemoryBound:
