@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Reproduces the fit of the per-device `sustained_clock` constants (hardware/catalog/
+accelerators/*.yaml) against the training cases of a measured-format file, with a leave-one-out
+check. Works on a temporary copy of the catalogs; the repository is not modified.
+
+    tools/fit_sustained_clock.py BUILD/fathom MEASURED.yaml
+
+For H100-class parts (h100-sxm-80gb, h800, h200; the 500 W h100-sxm-96gb-hbm2e gets x0.844) and
+for A100, prints the value on a 0.01 grid that leaves the device's median signed error closest to
+0, then, for each case, the error when the value is refitted without that case. Requires PyYAML.
+"""
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+H100 = ["h100-sxm-80gb", "h800-sxm-80gb", "h200-sxm-141gb"]
+GRID = [round(0.70 + 0.01 * i, 2) for i in range(19)]
+
+
+def main():
+    fathom, measured = sys.argv[1], sys.argv[2]
+    accel = {c["id"]: c["hardware"]["accelerator"] for c in yaml.safe_load(open(measured))["cases"]}
+    group = lambda cid: "a100" if accel[cid].startswith("a100") else "h100"
+    with tempfile.TemporaryDirectory() as tmp:
+        for d in ("hardware/catalog", "models/catalog"):
+            shutil.copytree(os.path.join(SRC, d), os.path.join(tmp, d))
+        acc_dir = os.path.join(tmp, "hardware/catalog/accelerators")
+
+        def set_clock(acc, value):
+            p = os.path.join(acc_dir, acc + ".yaml")
+            s = re.sub(r"(  sustained_clock: \{value: )[0-9.]+", r"\g<1>%s" % value, open(p).read())
+            open(p, "w").write(s)
+
+        errors = {}
+        for x in GRID:  # each device's errors depend only on its own constant
+            for a in H100:
+                set_clock(a, x)
+            set_clock("h100-sxm-96gb-hbm2e", round(x * 0.844, 4))
+            set_clock("a100-sxm-80gb", x)
+            out = os.path.join(tmp, "c.json")
+            subprocess.run([fathom, "compare", measured, "--json", out], check=True, capture_output=True,
+                           env=dict(os.environ, FATHOM_DATA_DIR=tmp))
+            errors[x] = {r["id"]: r["error"] for r in json.load(open(out)) if r["status"] == "ok"}
+    ids = list(errors[GRID[0]])
+    best = lambda cases: min(GRID, key=lambda x: abs(statistics.median(errors[x][c] for c in cases)))
+    for g in ("h100", "a100"):
+        print(f"{g}: sustained_clock = {best([c for c in ids if group(c) == g])}")
+    loo = []
+    for c in ids:
+        x = best([o for o in ids if o != c and group(o) == group(c)])
+        loo.append(abs(errors[x][c]))
+        print(f"  {c:44s} refit {x:.2f}  error {100 * errors[x][c]:+6.1f}%")
+    print(f"leave-one-out: median |error| {100 * statistics.median(loo):.1f}%, max {100 * max(loo):.1f}%")
+
+
+if __name__ == "__main__":
+    main()
