@@ -28,8 +28,6 @@ public:
     double number(const std::string& key) const;
     bool boolean(const std::string& key) const;
     double quantity(const std::string& key, sim::Dimension dim) const;
-    template <typename T, typename F>
-    T get_or(const std::string& key, T fallback, F getter) const { return has(key) ? getter(*this, key) : fallback; }
     // A catalog value {value: ..., source: "..."}: the source is required and non-empty.
     double sourced_quantity(const std::string& key, sim::Dimension dim) const;
     double sourced_number(const std::string& key) const;
@@ -37,7 +35,6 @@ public:
 
     bool is_map() const { return node_.IsMap(); }
     bool is_scalar() const { return node_.IsScalar(); }
-    bool is_sequence() const { return node_.IsSequence(); }
     std::vector<Node> items() const;                // sequence elements
     std::vector<std::string> keys() const;          // mapping keys in file order
     std::string scalar() const;                     // this node as a string

@@ -46,18 +46,6 @@ std::string trim(std::string_view s) {
     return std::string(s.substr(b, e - b));
 }
 
-std::string format_si(double v, const char* unit) {
-    static const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-    int p = 0;
-    while (std::fabs(v) >= 1000.0 && p < 5) {
-        v /= 1000.0;
-        ++p;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3g %s%s", v, prefixes[p], unit);
-    return buf;
-}
-
 }  // namespace
 
 const char* dimension_name(Dimension d) {
@@ -111,9 +99,6 @@ double parse_quantity(std::string_view text, Dimension dim) {
     throw UnitError("unknown unit '" + unit + "' in \"" + s + "\": expected a " + dimension_name(dim) + " such as \"" +
                     dimension_example(dim) + "\"");
 }
-
-std::string format_bytes(double bytes) { return format_si(bytes, "B"); }
-std::string format_bandwidth(double bps) { return format_si(bps, "B/s"); }
 
 std::string format_time(Time t) {
     const double s = t.seconds();

@@ -24,8 +24,4 @@ public:
 // Parses "<number> <unit>" (space optional) for the given dimension; throws UnitError.
 double parse_quantity(std::string_view text, Dimension dim);
 
-// Human-readable formatting: 3 significant digits with a decimal SI prefix.
-std::string format_bytes(double bytes);        // "1.07 GB"
-std::string format_bandwidth(double bytes_per_s);
-
 }  // namespace fathom::sim

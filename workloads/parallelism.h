@@ -38,7 +38,10 @@ struct TrainingPlan {
     bool dp_comm_overlap = true;       // gradient reduction overlapped with the backward pass
     bool param_gather_overlap = true;  // ZeRO-1/2 parameter all-gather overlapped with the next forward
     double bucket_params = 40e6;       // gradient bucket size, parameters
-    double runtime_reserved = 1.5e9;   // bytes: CUDA context, NCCL buffers, allocator slack
+    // Bytes outside the model's tensors. Estimate: CUDA context with cuBLAS/cuDNN workspaces
+    // (~0.5-0.7 GB on Hopper), NCCL buffers (4 MiB NCCL_BUFFSIZE x channels x peers, ~0.3-0.5 GB)
+    // and caching-allocator slack; 1.5 GB is the sum rounded.
+    double runtime_reserved = 1.5e9;
 
     int gpus() const { return dp * tp * pp * cp; }
     int microbatches() const { return global_batch / (dp * micro_batch); }

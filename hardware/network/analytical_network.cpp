@@ -82,6 +82,8 @@ private:
         if (ctx.layout.nodes > cluster_.nodes_per_leaf) {
             inter_bw /= std::max(1.0, cluster_.oversubscription);
             hops = 3;  // leaf - spine - leaf
+            // A 3-tier fat-tree of radix-k switches puts k/2 leaves of k/2 nodes in a pod, so a pod
+            // holds nodes_per_leaf^2 nodes; groups beyond it climb to the core (two more hops).
             const int per_pod = cluster_.nodes_per_leaf * cluster_.nodes_per_leaf;
             if (cluster_.topology == ScaleOutTopology::FatTree3 && ctx.layout.nodes > per_pod) hops = 5;
         }

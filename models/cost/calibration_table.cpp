@@ -39,8 +39,9 @@ std::vector<double> features(const OpDesc& op, const hardware::AcceleratorSpec& 
 
 // Groups with too few measurements to fit keep no coefficients: their parametric part is the
 // roofline's kernel-level prediction.
-double parametric(const CalibrationGroup& g, const OpDesc& op, const hardware::AcceleratorSpec& acc) {
-    if (g.coef.empty()) return make_roofline_cost(acc, Load::Kernel)->seconds(op);
+double parametric(const CalibrationGroup& g, const OpDesc& op, const hardware::AcceleratorSpec& acc,
+                  const CostModel& kernel_roofline) {
+    if (g.coef.empty()) return kernel_roofline.seconds(op);
     const auto x = features(op, acc);
     double t = 0;
     for (size_t i = 0; i < x.size() && i < g.coef.size(); ++i) t += g.coef[i] * x[i];
@@ -74,6 +75,7 @@ CalibrationTable fit_calibration(const std::vector<Measurement>& data, const har
     }
     CalibrationTable table;
     table.device = acc.id;
+    const auto roofline = make_roofline_cost(acc, Load::Kernel);
     for (const auto& [key, rows] : groups) {
         CalibrationGroup g;
         g.kind = static_cast<OpKind>(std::get<0>(key));
@@ -97,12 +99,12 @@ CalibrationTable fit_calibration(const std::vector<Measurement>& data, const har
         // A degenerate fit (a non-positive prediction at a measured point) falls back to the
         // roofline as parametric part, like a group too small to fit.
         bool degenerate = false;
-        for (const auto* r : rows) degenerate = degenerate || !(parametric(g, r->op, acc) > 0);
+        for (const auto* r : rows) degenerate = degenerate || !(parametric(g, r->op, acc, *roofline) > 0);
         if (degenerate) g.coef.clear();
         for (const auto* r : rows) {
             CalibrationPoint pt;
             pt.coords = calibration_coords(r->op);
-            pt.log_ratio = std::log(r->seconds / parametric(g, r->op, acc));
+            pt.log_ratio = std::log(r->seconds / parametric(g, r->op, acc, *roofline));
             if (g.lo.empty()) {
                 g.lo = pt.coords;
                 g.hi = pt.coords;
@@ -127,6 +129,7 @@ const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op) 
 
 TableCost::TableCost(CalibrationTable table, const hardware::AcceleratorSpec& acc, Load load)
     : table_(std::move(table)), acc_(acc), roofline_(make_roofline_cost(acc, load)),
+      kernel_roofline_(make_roofline_cost(acc, Load::Kernel)),
       clock_(load == Load::Sustained ? acc.calibration.sustained_clock : 1.0) {}
 
 double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int skip) const {
@@ -155,24 +158,26 @@ double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int
         }
         correction = wsum > 0 ? correction / wsum : 0.0;
     }
-    double t = parametric(g, op, acc_) * std::exp(correction);
+    double t = parametric(g, op, acc_, *kernel_roofline_) * std::exp(correction);
     // Sustained load slows the tensor-bound part only; memory-bound groups keep their time.
     if (g.kind != OpKind::MemoryBound && g.kind != OpKind::Optimizer) t /= clock_;
     return t;
 }
 
-bool TableCost::calibrated(const OpDesc& op) const {
+const CalibrationGroup* TableCost::group_in_range(const OpDesc& op) const {
     const CalibrationGroup* g = find_group(table_, op);
-    if (!g) return false;
+    if (!g) return nullptr;
     const auto c = calibration_coords(op);
     for (size_t j = 0; j < c.size() && j < g->lo.size(); ++j)
-        if (c[j] < g->lo[j] - kRangeSlack || c[j] > g->hi[j] + kRangeSlack) return false;
-    return true;
+        if (c[j] < g->lo[j] - kRangeSlack || c[j] > g->hi[j] + kRangeSlack) return nullptr;
+    return g;
 }
 
+bool TableCost::calibrated(const OpDesc& op) const { return group_in_range(op) != nullptr; }
+
 double TableCost::seconds(const OpDesc& op) const {
-    if (!calibrated(op)) return roofline_->seconds(op);
-    return table_seconds(*find_group(table_, op), op);
+    const CalibrationGroup* g = group_in_range(op);
+    return g ? table_seconds(*g, op) : roofline_->seconds(op);
 }
 
 }  // namespace fathom::models

@@ -66,9 +66,13 @@ public:
     double table_seconds(const CalibrationGroup& g, const OpDesc& op, int skip = -1) const;
 
 private:
+    // The op's group if the op lies inside its measured range, else null.
+    const CalibrationGroup* group_in_range(const OpDesc& op) const;
+
     CalibrationTable table_;
     hardware::AcceleratorSpec acc_;
-    std::unique_ptr<CostModel> roofline_;
+    std::unique_ptr<CostModel> roofline_;         // outside the range, at the requested load
+    std::unique_ptr<CostModel> kernel_roofline_;  // parametric part of groups too small to fit
     double clock_;
 };
 

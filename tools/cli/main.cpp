@@ -175,8 +175,9 @@ int cmd_run(const Args& a, bool validate_only) {
     const auto& p = s.plan;
     std::printf("scenario        %s\n", s.name.c_str());
     std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(p.seq_len) / 1e9);
-    std::printf("cluster         %d x %s (%d nodes x %d, %s, %s)\n", s.cluster.gpus(), s.cluster.accelerator.id.c_str(),
-                s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.scale_up.id.c_str(), s.cluster.nic.id.c_str());
+    std::printf("cluster         %d x %s (%d nodes x %d, %s, %d x %s, %s)\n", s.cluster.gpus(),
+                s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.scale_up.id.c_str(),
+                s.cluster.nics_per_node, s.cluster.nic.id.c_str(), hardware::topology_name(s.cluster.topology));
     std::printf("plan            dp %d  tp %d%s  pp %d  vp %d  cp %d  micro-batch %d  global batch %d  seq %lld  %s  zero %d  recompute %s  %s\n",
                 p.dp, p.tp, p.sequence_parallel ? "+sp" : "", p.pp, p.vp, p.cp, p.micro_batch, p.global_batch,
                 static_cast<long long>(p.seq_len), hardware::dtype_name(p.dtype), p.zero_stage,
@@ -250,7 +251,12 @@ int cmd_list(const Args& a) {
     return 0;
 }
 
-double median_of(std::vector<double> v);
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 int cmd_compare(const Args& a) {
     const scenarios::Catalog catalog;
@@ -314,12 +320,6 @@ int cmd_compare(const Args& a) {
     return 0;
 }
 
-double median_of(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 int cmd_calibrate(const Args& a) {
     if (a.positional.size() != 2 || a.positional[0] != "fit")
