@@ -25,6 +25,17 @@ double step_latency(const CollectiveContext& ctx) {
     return ctx.layout.nodes <= 1 ? ctx.intra.latency : std::max(ctx.intra.latency, ctx.inter.latency);
 }
 
+void append_ring_rounds(std::vector<TransferRound>& out, const std::vector<int>& ring, int steps, double bytes) {
+    const size_t n = ring.size();
+    if (n < 2) return;
+    for (int step = 0; step < steps; ++step) {
+        TransferRound round;
+        round.reserve(n);
+        for (size_t i = 0; i < n; ++i) round.push_back(Transfer{ring[i], ring[(i + 1) % n], bytes});
+        out.push_back(std::move(round));
+    }
+}
+
 const CollectiveRegistry& collective_registry() {
     static const CollectiveRegistry registry = [] {
         CollectiveRegistry r("collective algorithm");

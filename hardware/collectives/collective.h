@@ -12,6 +12,7 @@
 //    Achievable bandwidths (`Level::bandwidth`) already include the calibrated efficiency.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/registry.h"
 
@@ -41,12 +42,27 @@ struct CollectiveContext {
     double nvls_bandwidth = 0;  // achievable NVLS all-reduce bus bandwidth per GPU
 };
 
+// One point-to-point transfer of a collective, between members of the group (indices 0..ranks-1,
+// node-major: member i sits in node i / ranks_per_node).
+struct Transfer {
+    int src = 0;
+    int dst = 0;
+    double bytes = 0;
+};
+// Transfers that run at the same time; a round starts when the previous one has finished.
+using TransferRound = std::vector<Transfer>;
+
 class CollectiveAlgorithm {
 public:
     virtual ~CollectiveAlgorithm() = default;
     virtual bool supports(Collective op, const CollectiveContext& ctx) const = 0;
     // Seconds for one call; only called when supports() is true.
     virtual double time(Collective op, double bytes, const CollectiveContext& ctx) const = 0;
+    // The point-to-point transfers one call performs, round by round, without the chunk pipelining
+    // the time model assumes (a flow-level network replays them on its links). Empty when the
+    // algorithm is not made of point-to-point transfers (NVLS reduces inside the switch). Only
+    // called when supports() is true.
+    virtual std::vector<TransferRound> transfers(Collective op, double bytes, const GroupLayout& layout) const = 0;
 };
 
 using CollectiveFactory = std::unique_ptr<CollectiveAlgorithm> (*)();
@@ -68,5 +84,9 @@ std::unique_ptr<CollectiveAlgorithm> make_direct();
 // channels use all `ranks_per_node` NICs in parallel (NCCL rings one channel per rail).
 double ring_bandwidth(const CollectiveContext& ctx);
 double step_latency(const CollectiveContext& ctx);
+
+// `steps` rounds in which every listed member sends `bytes` to the next one in `ring` (a list of
+// member indices, closed into a ring): the steps of a ring reduce-scatter, all-gather or all-reduce.
+void append_ring_rounds(std::vector<TransferRound>& out, const std::vector<int>& ring, int steps, double bytes);
 
 }  // namespace fathom::hardware

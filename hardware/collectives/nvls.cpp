@@ -3,6 +3,7 @@
 // direction. nccl-tests still reports busbw = algbw x 2(n-1)/n, which can exceed the link
 // bandwidth; the calibrated `nvls_bandwidth` is that achievable bus bandwidth.
 //   time = launch + 2 a + 2(n-1)/n S / busbw_nvls
+// Not made of point-to-point transfers (transfers() is empty).
 #include "hardware/collectives/collective.h"
 
 namespace fathom::hardware {
@@ -17,6 +18,8 @@ public:
         const double n = ctx.layout.ranks;
         return ctx.launch + 2 * ctx.intra.latency + 2 * (n - 1) / n * bytes / ctx.nvls_bandwidth;
     }
+    // The switch reduces and multicasts: no GPU-to-GPU transfers to list.
+    std::vector<TransferRound> transfers(Collective, double, const GroupLayout&) const override { return {}; }
 };
 
 }  // namespace

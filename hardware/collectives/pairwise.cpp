@@ -21,6 +21,17 @@ public:
         const double inter = ctx.layout.nodes > 1 ? (n - g) / n * bytes / ctx.inter.bandwidth : 0.0;
         return ctx.launch + step_latency(ctx) + std::max(intra, inter);
     }
+    // Round k (1..n-1): every rank i sends S/n to rank (i + k) mod n.
+    std::vector<TransferRound> transfers(Collective, double bytes, const GroupLayout& layout) const override {
+        const int n = layout.ranks;
+        std::vector<TransferRound> out;
+        for (int k = 1; k < n; ++k) {
+            TransferRound r;
+            for (int i = 0; i < n; ++i) r.push_back(Transfer{i, (i + k) % n, bytes / n});
+            out.push_back(std::move(r));
+        }
+        return out;
+    }
 };
 
 }  // namespace

@@ -2,6 +2,9 @@
 //   all-reduce:      2(n-1) a + 2(n-1)/n S / B
 //   all-gather/RS:    (n-1) a +  (n-1)/n S / B
 //   broadcast:        (n-1) a +        S / B     (pipelined chain)
+// Transfers: every step each rank sends S/n to the next (a broadcast: the chain passes S along).
+#include <numeric>
+
 #include "hardware/collectives/collective.h"
 
 namespace fathom::hardware {
@@ -22,6 +25,18 @@ public:
             case Collective::Broadcast: return ctx.launch + (n - 1) * a + bytes / bw;
             default: return ctx.launch + (n - 1) * a + (n - 1) / n * bytes / bw;
         }
+    }
+    std::vector<TransferRound> transfers(Collective op, double bytes, const GroupLayout& layout) const override {
+        const int n = layout.ranks;
+        std::vector<TransferRound> out;
+        if (op == Collective::Broadcast) {
+            for (int i = 0; i + 1 < n; ++i) out.push_back({Transfer{i, i + 1, bytes}});
+            return out;
+        }
+        std::vector<int> ring(static_cast<size_t>(n));
+        std::iota(ring.begin(), ring.end(), 0);
+        append_ring_rounds(out, ring, op == Collective::AllReduce ? 2 * (n - 1) : n - 1, bytes / n);
+        return out;
     }
 };
 

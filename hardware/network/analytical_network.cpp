@@ -8,6 +8,7 @@
 // group must climb.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "hardware/network/network_model.h"
@@ -29,42 +30,67 @@ public:
     GroupLayout layout(const CommGroup& g) const override {
         const int per_node = cluster_.gpus_per_node;
         GroupLayout l;
-        l.ranks = g.size;
-        if (g.size <= 1) return l;
-        if (static_cast<long>(g.size) * g.stride <= per_node) {
-            l.ranks_per_node = g.size;
-            l.nodes = 1;
-        } else if (g.stride >= per_node) {
+        l.ranks = g.count();
+        if (l.ranks <= 1) return l;
+        if (g.members.empty() && g.stride >= per_node) {
+            // Consecutive members are a node or more apart: one per node.
             l.ranks_per_node = 1;
-            l.nodes = g.size;
+            l.nodes = l.ranks;
+        } else if (g.members.empty() && per_node % g.stride == 0 && g.offset % per_node == 0) {
+            // Aligned to a node and the stride divides the node: per_node / stride members per node.
+            l.ranks_per_node = std::min(l.ranks, per_node / g.stride);
+            l.nodes = (l.ranks + l.ranks_per_node - 1) / l.ranks_per_node;
         } else {
-            l.ranks_per_node = std::max(1, per_node / g.stride);
-            l.nodes = (g.size + l.ranks_per_node - 1) / l.ranks_per_node;
+            // Anything else: count the members of each node.
+            std::map<int, int> per;
+            for (int i = 0; i < l.ranks; ++i) ++per[g.rank(i) / per_node];
+            l.nodes = static_cast<int>(per.size());
+            l.ranks_per_node = 0;
+            for (const auto& [node, n] : per) l.ranks_per_node = std::max(l.ranks_per_node, n);
         }
         return l;
     }
 
     CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const override {
-        if (group.size <= 1 || bytes <= 0) return {0.0, "none"};
-        const CollectiveContext ctx = context(group);
-        const CollectiveAlgorithm* best = nullptr;
-        std::string best_name;
-        double best_time = std::numeric_limits<double>::infinity();
-        for (const auto& [name, algo] : algorithms_) {
-            if (!algo->supports(op, ctx)) continue;
-            const double t = algo->time(op, bytes, ctx);
-            if (name == forced_) return {t, name};
-            if (t < best_time) {
-                best_time = t;
-                best = algo.get();
-                best_name = name;
+        if (group.count() <= 1 || bytes <= 0) return {0.0, "none"};
+        const Choice c = choose(op, bytes, group);
+        return {c.seconds, c.name};
+    }
+
+    std::vector<TransferRound> transfers(Collective op, double bytes, const CommGroup& group) const override {
+        if (group.count() <= 1 || bytes <= 0) return {};
+        const Choice c = choose(op, bytes, group);
+        auto rounds = c.algorithm->transfers(op, bytes, layout(group));
+        for (auto& round : rounds)
+            for (auto& t : round) {
+                t.src = group.rank(t.src);
+                t.dst = group.rank(t.dst);
             }
-        }
-        FATHOM_CHECK(best != nullptr, std::string("no algorithm supports ") + collective_name(op));
-        return {best_time, best_name};
+        return rounds;
     }
 
 private:
+    struct Choice {
+        const CollectiveAlgorithm* algorithm = nullptr;
+        std::string name;
+        double seconds = 0;
+    };
+
+    // The forced algorithm where it supports the call, else the fastest.
+    Choice choose(Collective op, double bytes, const CommGroup& group) const {
+        const CollectiveContext ctx = context(group);
+        Choice best;
+        best.seconds = std::numeric_limits<double>::infinity();
+        for (const auto& [name, algo] : algorithms_) {
+            if (!algo->supports(op, ctx)) continue;
+            const double t = algo->time(op, bytes, ctx);
+            if (name == forced_) return {algo.get(), name, t};
+            if (t < best.seconds) best = {algo.get(), name, t};
+        }
+        FATHOM_CHECK(best.algorithm != nullptr, std::string("no algorithm supports ") + collective_name(op));
+        return best;
+    }
+
     CollectiveContext context(const CommGroup& group) const {
         CollectiveContext ctx;
         ctx.layout = layout(group);
@@ -99,6 +125,13 @@ private:
 };
 
 }  // namespace
+
+CommGroup CommGroup::of(std::vector<int> ranks) {
+    CommGroup g;
+    g.size = static_cast<int>(ranks.size());
+    g.members = std::move(ranks);
+    return g;
+}
 
 std::unique_ptr<NetworkModel> make_analytical_network(const ClusterSpec& cluster, const std::string& algorithm) {
     return std::make_unique<AnalyticalNetwork>(cluster, algorithm);

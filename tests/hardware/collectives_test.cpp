@@ -111,7 +111,7 @@ TEST_CASE("hierarchical all-reduce across nodes", "[hardware][collectives]") {
 TEST_CASE("the automatic choice is the fastest supporting algorithm", "[hardware][collectives]") {
     const ClusterSpec cluster = test_cluster();
     const auto automatic = make_analytical_network(cluster);
-    for (const CommGroup group : {CommGroup{8, 1}, CommGroup{32, 1}, CommGroup{16, 8}, CommGroup{64, 2}}) {
+    for (const CommGroup& group : {CommGroup{8, 1}, CommGroup{32, 1}, CommGroup{16, 8}, CommGroup{64, 2}}) {
         for (const Collective op :
              {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll}) {
             for (const double bytes : {1e3, 1e6, 1e9}) {
