@@ -8,7 +8,7 @@
 
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
-#include "workloads/parallelism.h"
+#include "workloads/training/training_plan.h"
 
 namespace fathom::plans {
 

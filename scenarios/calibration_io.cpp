@@ -92,11 +92,13 @@ MeasurementFile read_measurements_csv(const std::string& path) {
             m.op = models::gemm_op("gemm", i64("m"), i64("n"), i64("k"), *dtype, get("batch").empty() ? 1 : i64("batch"));
         } else if (op == "attention_fwd" || op == "attention_bwd") {
             models::AttentionShape s;
-            s.batch = i64("batch");
             s.heads = i64("heads");
             s.kv_heads = get("kv_heads").empty() ? s.heads : i64("kv_heads");
-            s.q_len = i64("seq_len");
-            s.kv_len = get("kv_len").empty() ? s.q_len : i64("kv_len");
+            models::SequenceSlice x;
+            x.count = i64("batch");
+            x.q_len = i64("seq_len");
+            x.kv_len = get("kv_len").empty() ? x.q_len : i64("kv_len");
+            s.slices = {x};
             s.head_dim = i64("head_dim");
             s.causal = get("causal") == "1" || get("causal") == "true";
             m.op = models::attention_op(op == "attention_bwd", s, *dtype);

@@ -63,27 +63,27 @@ models::ModelSpec case_model(const YAML::Node& m) {
 // step does not give.
 double predict_metric(const YAML::Node& c, const std::string& metric, const workloads::StepReport& r,
                       const models::ModelSpec& m, const workloads::TrainingPlan& p, const hardware::ClusterSpec& cl) {
-    const double tokens = static_cast<double>(p.global_batch) * static_cast<double>(p.seq_len);
+    const double tokens = static_cast<double>(p.training.global_batch) * static_cast<double>(p.training.seq_len);
     const double gpus = cl.gpus();
     const std::string scope = opt_str(c, "scope", "system");
     auto flops_per_step = [&]() {
         const std::string conv = opt_str(c, "flops_convention", "model");
         if (conv == "megatron_eq3") {
             // Narayanan et al. SC21 Eq. 3 (full recomputation included).
-            const double B = p.global_batch, s = static_cast<double>(p.seq_len), l = static_cast<double>(m.layers),
+            const double B = p.training.global_batch, s = static_cast<double>(p.training.seq_len), l = static_cast<double>(m.layers),
                          h = static_cast<double>(m.hidden), V = static_cast<double>(m.vocab);
             return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
         }
-        if (conv == "hardware" && p.recompute == workloads::Recompute::Full) return r.model_flops_per_step * 4.0 / 3.0;
+        if (conv == "hardware" && p.training.recompute == workloads::Recompute::Full) return r.model_flops_per_step * 4.0 / 3.0;
         return r.model_flops_per_step;
     };
     if (metric == "step_time_s") return r.step_time_s;
     if (metric == "tokens_per_s_per_gpu") return tokens / (r.step_time_s * gpus);
     if (metric == "tokens_per_s") return scope == "per_gpu" ? tokens / (r.step_time_s * gpus) : tokens / r.step_time_s;
-    if (metric == "samples_per_s") return p.global_batch / r.step_time_s / (scope == "per_gpu" ? gpus : 1.0);
+    if (metric == "samples_per_s") return p.training.global_batch / r.step_time_s / (scope == "per_gpu" ? gpus : 1.0);
     if (metric == "model_tflops_per_gpu") return flops_per_step() / (r.step_time_s * gpus) / 1e12;
     if (metric == "mfu_percent") {
-        const double peak = has(c, "peak_tflops") ? c["peak_tflops"].as<double>() * 1e12 : cl.accelerator.peak(p.dtype);
+        const double peak = has(c, "peak_tflops") ? c["peak_tflops"].as<double>() * 1e12 : cl.accelerator.peak(p.stack.kernels.gemm_dtype);
         return 100.0 * flops_per_step() / (r.step_time_s * gpus) / peak;
     }
     if (metric == "peak_memory_gib") return r.peak_memory_bytes / 1073741824.0;
@@ -129,77 +129,77 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
 
         workloads::TrainingPlan p;
         const std::string fw = opt_str(t, "framework", "other");
-        p.tp = t["tp"].as<int>();
-        p.pp = t["pp"].as<int>();
-        p.cp = has(t, "cp") ? t["cp"].as<int>() : 1;
-        p.dp = t["dp"].as<int>();
-        p.vp = has(t, "vp") ? t["vp"].as<int>() : 1;
-        p.seq_len = c["model"]["seq_len"].as<int64_t>();
-        p.global_batch = t["global_batch_size"].as<int>();
+        p.layout.tp = t["tp"].as<int>();
+        p.layout.pp = t["pp"].as<int>();
+        p.layout.cp = has(t, "cp") ? t["cp"].as<int>() : 1;
+        p.layout.dp = t["dp"].as<int>();
+        p.layout.vp = has(t, "vp") ? t["vp"].as<int>() : 1;
+        p.training.seq_len = c["model"]["seq_len"].as<int64_t>();
+        p.training.global_batch = t["global_batch_size"].as<int>();
         if (has(t, "micro_batch_size")) {
-            p.micro_batch = t["micro_batch_size"].as<int>();
+            p.training.micro_batch = t["micro_batch_size"].as<int>();
         } else if (has(t, "batch_per_dp_rank")) {
             // torchtitan/FSDP stacks: no gradient accumulation; with pipeline parallelism the
             // local batch is split into pp micro-batches (torchtitan's default).
             const int local = t["batch_per_dp_rank"].as<int>();
             const int pp = t["pp"].as<int>();
-            p.micro_batch = pp > 1 && local % pp == 0 ? local / pp : local;
-            out.assumptions.push_back("micro_batch_size = " + std::to_string(p.micro_batch) + " from batch_per_dp_rank");
+            p.training.micro_batch = pp > 1 && local % pp == 0 ? local / pp : local;
+            out.assumptions.push_back("micro_batch_size = " + std::to_string(p.training.micro_batch) + " from batch_per_dp_rank");
         } else {
-            p.micro_batch = 1;
+            p.training.micro_batch = 1;
             out.assumptions.push_back("micro_batch_size = 1 (not stated)");
         }
-        std::string sched = opt_str(t, "pp_schedule", p.vp > 1 ? "interleaved-1f1b" : "1f1b");
+        std::string sched = opt_str(t, "pp_schedule", p.layout.vp > 1 ? "interleaved-1f1b" : "1f1b");
         if (sched == "interleaved-1f1b" && !has(t, "vp") && fw == "torchtitan") {
-            p.vp = 2;  // torchtitan builds two stages per rank for multi-stage schedules
+            p.layout.vp = 2;  // torchtitan builds two stages per rank for multi-stage schedules
             out.assumptions.push_back("vp = 2 (torchtitan default for interleaved schedules)");
         }
-        if (sched == "interleaved-1f1b" && p.vp <= 1) {
+        if (sched == "interleaved-1f1b" && p.layout.vp <= 1) {
             sched = "1f1b";
             out.assumptions.push_back("interleaved schedule without vp: simulated as 1f1b");
         }
-        if (p.pp == 1) sched = "1f1b";
+        if (p.layout.pp == 1) sched = "1f1b";
         if (sched != "gpipe" && sched != "1f1b" && sched != "interleaved-1f1b")
             throw Unsupported{"pipeline schedule '" + sched + "' is not implemented yet"};
-        p.schedule = sched;
+        p.training.schedule = sched;
         const bool fsdp_stack = fw == "torchtitan" || fw == "llm-foundry" || fw == "deepspeed" ||
                                 (has(t, "fsdp") && t["fsdp"].as<bool>());
-        if (has(t, "zero_stage")) p.zero_stage = t["zero_stage"].as<int>();
+        if (has(t, "zero_stage")) p.training.zero_stage = t["zero_stage"].as<int>();
         else {
-            p.zero_stage = fsdp_stack ? 3 : (fw == "nemo" || fw == "megatron-bridge" || fw == "megascale") ? 1 : 0;
-            out.assumptions.push_back("zero_stage = " + std::to_string(p.zero_stage) + " (" + fw + " default)");
+            p.training.zero_stage = fsdp_stack ? 3 : (fw == "nemo" || fw == "megatron-bridge" || fw == "megascale") ? 1 : 0;
+            out.assumptions.push_back("zero_stage = " + std::to_string(p.training.zero_stage) + " (" + fw + " default)");
         }
-        if (has(t, "sequence_parallel")) p.sequence_parallel = t["sequence_parallel"].as<bool>();
-        else p.sequence_parallel = p.tp > 1 && fw != "megatron-lm";
+        if (has(t, "sequence_parallel")) p.layout.sequence_parallel = t["sequence_parallel"].as<bool>();
+        else p.layout.sequence_parallel = p.layout.tp > 1 && fw != "megatron-lm";
         const std::string rc = opt_str(t, "recompute", "none");
-        p.recompute = rc == "full" ? workloads::Recompute::Full
+        p.training.recompute = rc == "full" ? workloads::Recompute::Full
                       : rc == "selective" ? workloads::Recompute::Selective
                                           : workloads::Recompute::None;
         const std::string dt = opt_str(prec, "dtype", "bf16");
-        p.dtype = dt == "fp8" ? hardware::Dtype::fp8 : dt == "fp16" ? hardware::Dtype::fp16 : hardware::Dtype::bf16;
+        p.stack.kernels.gemm_dtype = dt == "fp8" ? hardware::Dtype::fp8 : dt == "fp16" ? hardware::Dtype::fp16 : hardware::Dtype::bf16;
         // Software-stack constants (per framework, never per case):
         // Megatron-Core (NeMo, MegaScale) reduces gradients in bf16 by default; Megatron-LM of
         // 2021 and the FSDP stacks keep fp32 gradients.
-        p.grad_bytes = (fw == "nemo" || fw == "megatron-bridge" || fw == "megascale") ? 2 : 4;
-        p.tp_comm_overlap = has(t, "tp_comm_overlap") ? t["tp_comm_overlap"].as<bool>()
+        p.stack.grad_bytes = (fw == "nemo" || fw == "megatron-bridge" || fw == "megascale") ? 2 : 4;
+        p.stack.tp_comm_overlap = has(t, "tp_comm_overlap") ? t["tp_comm_overlap"].as<bool>()
                                                       : (fw == "nemo" || fw == "megascale");
         // Megatron-LM of 2021 predates FlashAttention: unfused attention unless the case says otherwise.
         // Sequence parallelism and flash attention reached Megatron-LM together (2022): a
         // megatron-lm case that does not mention sequence parallelism is taken as the 2021 stack.
-        if (has(t, "flash_attention")) p.flash_attention = t["flash_attention"].as<bool>();
+        if (has(t, "flash_attention")) p.stack.kernels.flash_attention = t["flash_attention"].as<bool>();
         else if (fw == "megatron-lm" && !has(t, "sequence_parallel")) {
-            p.flash_attention = false;
+            p.stack.kernels.flash_attention = false;
             out.assumptions.push_back("unfused attention (Megatron-LM 2021 stack)");
         }
         // PyTorch-native stacks without torch.compile run norms and activations unfused.
         if (has(t, "torch_compile") && !t["torch_compile"].as<bool>() && (fw == "torchtitan" || fw == "other"))
-            p.fused_elementwise = false;
-        if (has(t, "dp_comm_overlap")) p.dp_comm_overlap = t["dp_comm_overlap"].as<bool>();
-        const long stages = static_cast<long>(p.pp) * p.vp;
+            p.stack.kernels.fused_elementwise = false;
+        if (has(t, "dp_comm_overlap")) p.stack.dp_comm_overlap = t["dp_comm_overlap"].as<bool>();
+        const long stages = static_cast<long>(p.layout.pp) * p.layout.vp;
         if (model.layers % stages != 0) {
             // Uneven split: the first (layers mod stages) virtual stages take one more layer.
             const int base = static_cast<int>(model.layers / stages), rem = static_cast<int>(model.layers % stages);
-            for (long v = 0; v < stages; ++v) p.layers_per_virtual_stage.push_back(base + (v < rem ? 1 : 0));
+            for (long v = 0; v < stages; ++v) p.training.layers_per_virtual_stage.push_back(base + (v < rem ? 1 : 0));
             out.assumptions.push_back("uneven pipeline split of " + std::to_string(model.layers) + " layers");
         }
         const auto violations = plans::check_training_plan(model, cluster, p);
@@ -213,11 +213,11 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
             // The source ran, so some memory saving was in effect: take the least recomputation
             // that fits (selective, then full) and say so.
             for (auto r : {workloads::Recompute::Selective, workloads::Recompute::Full}) {
-                p.recompute = r;
+                p.training.recompute = r;
                 rep = plans::evaluate_training(model, cluster, p, eo);
                 if (!rep.out_of_memory) break;
             }
-            out.assumptions.push_back(std::string("recompute not stated; ") + workloads::recompute_name(p.recompute) +
+            out.assumptions.push_back(std::string("recompute not stated; ") + workloads::recompute_name(p.training.recompute) +
                                       " is the least that fits");
         }
         out.predicted = predict_metric(c, out.metric, rep, model, p, cluster);

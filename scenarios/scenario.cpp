@@ -86,34 +86,34 @@ workloads::TrainingPlan parse_training(const Node& n, int gpus) {
                   "zero_stage", "recompute", "dtype", "schedule", "layers_per_stage", "grad_dtype", "tp_comm_overlap",
                   "dp_comm_overlap", "param_gather_overlap", "bucket_size", "runtime_reserved", "flash_attention", "fused_elementwise"});
     workloads::TrainingPlan p;
-    p.seq_len = n.integer("seq_len");
-    p.global_batch = static_cast<int>(n.integer("global_batch_size"));
-    p.micro_batch = static_cast<int>(n.integer("micro_batch_size"));
+    p.training.seq_len = n.integer("seq_len");
+    p.training.global_batch = static_cast<int>(n.integer("global_batch_size"));
+    p.training.micro_batch = static_cast<int>(n.integer("micro_batch_size"));
     auto opt_int = [&n](const char* key, int fallback) { return n.has(key) ? static_cast<int>(n.integer(key)) : fallback; };
-    p.tp = opt_int("tp", 1);
-    p.pp = opt_int("pp", 1);
-    p.vp = opt_int("vp", 1);
-    p.cp = opt_int("cp", 1);
-    const int model_parallel = p.tp * p.pp * p.cp;
-    if (n.has("dp")) p.dp = static_cast<int>(n.integer("dp"));
-    else if (model_parallel > 0 && gpus % model_parallel == 0) p.dp = gpus / model_parallel;
+    p.layout.tp = opt_int("tp", 1);
+    p.layout.pp = opt_int("pp", 1);
+    p.layout.vp = opt_int("vp", 1);
+    p.layout.cp = opt_int("cp", 1);
+    const int model_parallel = p.layout.tp * p.layout.pp * p.layout.cp;
+    if (n.has("dp")) p.layout.dp = static_cast<int>(n.integer("dp"));
+    else if (model_parallel > 0 && gpus % model_parallel == 0) p.layout.dp = gpus / model_parallel;
     else n.fail("tp", "tp x pp x cp = " + std::to_string(model_parallel) + " does not divide the cluster's " +
                           std::to_string(gpus) + " GPUs");
-    if (n.has("sequence_parallel")) p.sequence_parallel = n.boolean("sequence_parallel");
-    if (n.has("zero_stage")) p.zero_stage = static_cast<int>(n.integer("zero_stage"));
-    if (n.has("recompute")) p.recompute = parse_recompute(n, "recompute");
+    if (n.has("sequence_parallel")) p.layout.sequence_parallel = n.boolean("sequence_parallel");
+    if (n.has("zero_stage")) p.training.zero_stage = static_cast<int>(n.integer("zero_stage"));
+    if (n.has("recompute")) p.training.recompute = parse_recompute(n, "recompute");
     if (n.has("dtype")) {
         const auto d = hardware::parse_dtype(n.str("dtype"));
         if (!d || (*d != hardware::Dtype::bf16 && *d != hardware::Dtype::fp16 && *d != hardware::Dtype::fp8))
             n.fail("dtype", "expected bf16, fp16 or fp8, got '" + n.str("dtype") + "'");
-        p.dtype = *d;
+        p.stack.kernels.gemm_dtype = *d;
     }
-    p.schedule = n.has("schedule") ? n.str("schedule") : (p.vp > 1 ? "interleaved-1f1b" : "1f1b");
+    p.training.schedule = n.has("schedule") ? n.str("schedule") : (p.layout.vp > 1 ? "interleaved-1f1b" : "1f1b");
     if (auto l = n.find("layers_per_stage")) {
         for (const auto& item : l->items()) {
             const std::string s = item.scalar();
             try {
-                p.layers_per_virtual_stage.push_back(std::stoi(s));
+                p.training.layers_per_virtual_stage.push_back(std::stoi(s));
             } catch (const std::exception&) {
                 item.fail("", "expected an integer, got '" + s + "'");
             }
@@ -121,17 +121,17 @@ workloads::TrainingPlan parse_training(const Node& n, int gpus) {
     }
     if (n.has("grad_dtype")) {
         const std::string g = n.str("grad_dtype");
-        if (g == "fp32") p.grad_bytes = 4;
-        else if (g == "bf16") p.grad_bytes = 2;
+        if (g == "fp32") p.stack.grad_bytes = 4;
+        else if (g == "bf16") p.stack.grad_bytes = 2;
         else n.fail("grad_dtype", "expected fp32 or bf16, got '" + g + "'");
     }
-    if (n.has("flash_attention")) p.flash_attention = n.boolean("flash_attention");
-    if (n.has("fused_elementwise")) p.fused_elementwise = n.boolean("fused_elementwise");
-    if (n.has("tp_comm_overlap")) p.tp_comm_overlap = n.boolean("tp_comm_overlap");
-    if (n.has("dp_comm_overlap")) p.dp_comm_overlap = n.boolean("dp_comm_overlap");
-    if (n.has("param_gather_overlap")) p.param_gather_overlap = n.boolean("param_gather_overlap");
-    if (n.has("bucket_size")) p.bucket_params = n.number("bucket_size");
-    if (n.has("runtime_reserved")) p.runtime_reserved = n.quantity("runtime_reserved", sim::Dimension::Bytes);
+    if (n.has("flash_attention")) p.stack.kernels.flash_attention = n.boolean("flash_attention");
+    if (n.has("fused_elementwise")) p.stack.kernels.fused_elementwise = n.boolean("fused_elementwise");
+    if (n.has("tp_comm_overlap")) p.stack.tp_comm_overlap = n.boolean("tp_comm_overlap");
+    if (n.has("dp_comm_overlap")) p.stack.dp_comm_overlap = n.boolean("dp_comm_overlap");
+    if (n.has("param_gather_overlap")) p.stack.param_gather_overlap = n.boolean("param_gather_overlap");
+    if (n.has("bucket_size")) p.stack.bucket_params = n.number("bucket_size");
+    if (n.has("runtime_reserved")) p.stack.runtime_reserved = n.quantity("runtime_reserved", sim::Dimension::Bytes);
     return p;
 }
 

@@ -10,7 +10,7 @@
 #include "models/cost/calibration_table.h"
 #include "models/llm/model_spec.h"
 #include "scenarios/catalog.h"
-#include "workloads/parallelism.h"
+#include "workloads/training/training_plan.h"
 
 namespace fathom::scenarios {
 

@@ -2,13 +2,25 @@
 
 namespace fathom::workloads {
 
-const char* recompute_name(Recompute r) {
-    switch (r) {
-        case Recompute::None: return "none";
-        case Recompute::Selective: return "selective";
-        case Recompute::Full: return "full";
+hardware::CommGroup ParallelLayout::group(models::GroupKind kind) const {
+    using models::GroupKind;
+    switch (kind) {
+        case GroupKind::tp: return {tp, 1};
+        case GroupKind::cp: return {cp, tp};
+        case GroupKind::dp: return {dp * cp, tp};
+        case GroupKind::ep: return {ep, tp * cp};
+        case GroupKind::pp: return {2, tp * cp * dp};
     }
-    return "?";
+    return {};
+}
+
+models::Sharding ParallelLayout::sharding() const {
+    models::Sharding s;
+    s.tp = tp;
+    s.sequence_parallel = sequence_parallel && tp > 1;
+    s.cp = cp;
+    s.ep = ep;
+    return s;
 }
 
 }  // namespace fathom::workloads

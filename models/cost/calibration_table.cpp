@@ -15,8 +15,28 @@ namespace {
 constexpr size_t kNeighbours = 8;
 constexpr double kRangeSlack = 1e-9;
 
+bool memory_class(OpKind k) { return k == OpKind::MemoryBound || k == OpKind::Optimizer; }
+
+// Memory-bound ops group by the measured kernel they run as (their role's kernel, not their name:
+// "rmsnorm_attn" and "rmsnorm_mlp_bwd" are both priced by the "rmsnorm" group); GEMMs and attention
+// by kind and dtype.
 std::string group_op_name(const OpDesc& op) {
-    return op.kind == OpKind::MemoryBound || op.kind == OpKind::Optimizer ? op.name : op_kind_name(op.kind);
+    if (!memory_class(op.kind)) return op_kind_name(op.kind);
+    return op.kernel.empty() ? op.name : op.kernel;
+}
+
+// The single-slice attention ops of a ragged attention op.
+std::vector<OpDesc> attention_slices(const OpDesc& op) {
+    std::vector<OpDesc> out;
+    for (const SequenceSlice& x : op.attn.slices) {
+        AttentionShape one = op.attn;
+        one.slices = {x};
+        out.push_back(attention_op(op.kind == OpKind::AttentionBwd, one, op.dtype));
+    }
+    return out;
+}
+bool ragged_attention(const OpDesc& op) {
+    return (op.kind == OpKind::AttentionFwd || op.kind == OpKind::AttentionBwd) && op.attn.slices.size() > 1;
 }
 
 std::vector<double> features(const OpDesc& op, const hardware::AcceleratorSpec& acc) {
@@ -29,7 +49,8 @@ std::vector<double> features(const OpDesc& op, const hardware::AcceleratorSpec& 
         case OpKind::AttentionFwd:
         case OpKind::AttentionBwd: {
             const double x1 = op.flops / acc.peak(op.dtype);
-            return {x1, x1 / static_cast<double>(std::max<int64_t>(1, op.attn.kv_len)), 1.0};
+            const int64_t kv = op.attn.slices.empty() ? 1 : op.attn.slices.front().kv_len;
+            return {x1, x1 / static_cast<double>(std::max<int64_t>(1, kv)), 1.0};
         }
         case OpKind::MemoryBound:
         case OpKind::Optimizer: return {op.bytes / bw, 1.0};
@@ -57,9 +78,12 @@ std::vector<double> calibration_coords(const OpDesc& op) {
             return {lg(static_cast<double>(op.m)), lg(static_cast<double>(op.n)), lg(static_cast<double>(op.k)),
                     lg(static_cast<double>(op.batch))};
         case OpKind::AttentionFwd:
-        case OpKind::AttentionBwd:
-            return {lg(static_cast<double>(op.attn.batch * op.attn.heads)), lg(static_cast<double>(op.attn.q_len)),
-                    lg(static_cast<double>(op.attn.kv_len)), lg(static_cast<double>(op.attn.head_dim))};
+        case OpKind::AttentionBwd: {
+            // A single-slice op (ragged ops are priced slice by slice).
+            const SequenceSlice x = op.attn.slices.empty() ? SequenceSlice{} : op.attn.slices.front();
+            return {lg(static_cast<double>(x.count * op.attn.heads)), lg(static_cast<double>(x.q_len)),
+                    lg(static_cast<double>(x.kv_len)), lg(static_cast<double>(op.attn.head_dim))};
+        }
         case OpKind::MemoryBound:
         case OpKind::Optimizer: return {lg(op.bytes)};
     }
@@ -123,7 +147,9 @@ CalibrationTable fit_calibration(const std::vector<Measurement>& data, const har
 const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op) {
     const std::string name = group_op_name(op);
     for (const auto& g : t.groups)
-        if (g.kind == op.kind && g.op == name && (op.kind == OpKind::MemoryBound || g.dtype == op.dtype)) return &g;
+        if ((g.kind == op.kind || (memory_class(g.kind) && memory_class(op.kind))) && g.op == name &&
+            (memory_class(op.kind) || g.dtype == op.dtype))
+            return &g;
     return nullptr;
 }
 
@@ -173,9 +199,20 @@ const CalibrationGroup* TableCost::group_in_range(const OpDesc& op) const {
     return g;
 }
 
-bool TableCost::calibrated(const OpDesc& op) const { return group_in_range(op) != nullptr; }
+bool TableCost::calibrated(const OpDesc& op) const {
+    if (!ragged_attention(op)) return group_in_range(op) != nullptr;
+    for (const OpDesc& one : attention_slices(op))
+        if (!group_in_range(one)) return false;
+    return true;
+}
 
 double TableCost::seconds(const OpDesc& op) const {
+    if (ragged_attention(op)) {
+        // One varlen kernel: the slices priced apart, less the launches the table counted per slice.
+        double t = 0;
+        for (const OpDesc& one : attention_slices(op)) t += seconds(one);
+        return t - static_cast<double>(op.attn.slices.size() - 1) * acc_.launch_overhead;
+    }
     const CalibrationGroup* g = group_in_range(op);
     return g ? table_seconds(*g, op) : roofline_->seconds(op);
 }

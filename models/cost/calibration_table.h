@@ -33,7 +33,7 @@ struct CalibrationPoint {
 
 struct CalibrationGroup {
     OpKind kind = OpKind::Gemm;
-    std::string op;   // op name for memory-bound groups ("rmsnorm", "memcpy_h2d"); kind name otherwise
+    std::string op;   // measured kernel for memory-bound groups ("rmsnorm", "memcpy_h2d"); kind name otherwise
     Dtype dtype = Dtype::bf16;
     std::vector<double> coef;  // parametric coefficients, order as in the file comment (c last);
                                // empty: the roofline is the parametric part
@@ -47,6 +47,9 @@ struct CalibrationTable {
     std::vector<CalibrationGroup> groups;
 };
 
+// Groups: GEMMs by dtype, attention by direction and dtype, memory-bound ops (and the optimizer) by
+// the measured kernel they run as (OpDesc::kernel). A ragged attention op is priced slice by slice.
+//
 // Fits a table. A group with fewer measurements than coefficients + 1 (or a degenerate fit) keeps
 // the roofline as its parametric part and only the measured corrections.
 CalibrationTable fit_calibration(const std::vector<Measurement>& data, const hardware::AcceleratorSpec& acc);

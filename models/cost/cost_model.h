@@ -27,7 +27,8 @@ public:
 //   quantization x fill), bytes / achievable bandwidth) + launch overhead.
 //  Attention: FLOPs / (peak x efficiency x kv / (kv + seq_half) x causal block waste), at least its
 //   memory time; causal self-attention computes nb(nb+1)/2 key blocks of 128 where nb^2/2 are
-//   useful (nb = kv / 128), a factor nb / (nb + 1).
+//   useful (nb = kv / 128), a factor nb / (nb + 1). A ragged batch sums the compute time of its
+//   sequence slices (each at its own key length) and pays one launch.
 //  Memory-bound and optimizer ops: bytes / (HBM bandwidth x memory efficiency) + launch overhead.
 // `Load::Kernel`: an isolated kernel, as microbenchmarks time it (the efficiencies in the catalog).
 // `Load::Sustained`: inside a training step that keeps the device busy for seconds, where power

@@ -26,17 +26,23 @@ public:
             case OpKind::AttentionFwd:
             case OpKind::AttentionBwd: {
                 const auto& c = acc_.calibration;
-                const double eff = op.kind == OpKind::AttentionFwd ? c.attention_fwd_efficiency : c.attention_bwd_efficiency;
-                const double kv = static_cast<double>(op.attn.kv_len);
-                double fill = kv / (kv + c.attention_seq_half);
-                if (op.attn.causal && op.attn.q_len == op.attn.kv_len) {
-                    // Causal tiles: of nb(nb+1)/2 computed key blocks per query-block column only
-                    // nb^2/2 are useful (diagonal blocks are half masked): nb / (nb + 1).
-                    const double nb = std::ceil(kv / kAttentionBlock);
-                    fill *= nb / (nb + 1.0);
+                const bool backward = op.kind == OpKind::AttentionBwd;
+                const double eff = backward ? c.attention_bwd_efficiency : c.attention_fwd_efficiency;
+                // A ragged batch runs as one varlen kernel: each slice's work at the efficiency of
+                // its own key length, one launch, and the whole batch's memory traffic.
+                double t = 0;
+                for (const SequenceSlice& x : op.attn.slices) {
+                    const double kv = static_cast<double>(x.kv_len);
+                    double fill = kv / (kv + c.attention_seq_half);
+                    if (op.attn.causal && x.q_len == x.kv_len) {
+                        // Causal tiles: of nb(nb+1)/2 computed key blocks per query-block column only
+                        // nb^2/2 are useful (diagonal blocks are half masked): nb / (nb + 1).
+                        const double nb = std::ceil(kv / kAttentionBlock);
+                        fill *= nb / (nb + 1.0);
+                    }
+                    // fp8 attention (FlashAttention-3 fp8) runs on the fp8 tensor cores.
+                    t += attention_slice_flops(backward, op.attn, x) / (acc_.peak(op.dtype) * clock_ * eff * fill);
                 }
-                // fp8 attention (FlashAttention-3 fp8) runs on the fp8 tensor cores.
-                const double t = op.flops / (acc_.peak(op.dtype) * clock_ * eff * fill);
                 return std::max(t, mem_time) + acc_.launch_overhead;
             }
             case OpKind::MemoryBound:

@@ -1,9 +1,15 @@
 #pragma once
-// The operation vocabulary shared by the model builders, the cost models and the calibration
-// tool. An OpDesc says what one kernel computes (kind, shape, dtype) and what it costs in the
-// abstract (FLOPs, bytes moved to and from device memory); cost models turn it into seconds.
+// The operation vocabulary shared by the layer programs, the cost models and the calibration
+// tool. An OpDesc says what one kernel computes (kind, shape, dtype), what it is for in the model
+// (a typed role, never a name prefix) and what it costs in the abstract (FLOPs, bytes moved to and
+// from device memory); cost models turn it into seconds.
+//
+// Attention takes a ragged batch: a list of sequence slices, each `count` sequences with `q_len`
+// queries attending to `kv_len` keys (a training micro-batch is one slice; a serving iteration
+// mixes prefill chunks and decodes). Its FLOPs and bytes are sums over the slices.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hardware/spec.h"
 
@@ -20,19 +26,55 @@ enum class OpKind {
 };
 const char* op_kind_name(OpKind k);
 
+// What an op does in the model. Policies select ops by role (which ops selective recomputation
+// runs again, which ones eager PyTorch splits into several kernels); cost tables price memory-bound
+// ops by the measured kernel their role runs (OpDesc::kernel).
+enum class OpRole : uint8_t {
+    Other,
+    Norm,              // RMSNorm / LayerNorm (also the final norm)
+    Residual,          // residual addition
+    Rotary,            // rotary position embedding
+    Activation,        // MLP activation (gated or not)
+    Fp8Cast,           // bf16 -> fp8 cast of a GEMM input
+    QkvProjection,
+    OutProjection,     // attention output projection
+    MlpUp,             // FC1 (gate and up projections when gated)
+    MlpDown,           // FC2
+    Attention,         // fused (flash) attention
+    AttentionScores,   // unfused attention: Q K^T batched GEMM
+    AttentionSoftmax,  // unfused attention: fused scale-mask-softmax
+    AttentionDropout,  // unfused attention: dropout on the scores
+    AttentionValues,   // unfused attention: P V batched GEMM
+    Embedding,         // input embedding lookup (and its gradient scatter)
+    Logits,            // output projection to the vocabulary
+    CrossEntropy,      // softmax cross-entropy over the vocabulary
+    Optimizer,         // optimizer update of a shard of parameters
+};
+const char* op_role_name(OpRole r);
+
+// Which gradient a backward op computes; forward ops are None. Zero-bubble schedules run the
+// input-gradient work (on the critical path between stages) apart from the weight-gradient work.
+enum class GradKind : uint8_t { None, Input, Weight };
+
+struct SequenceSlice {
+    int64_t count = 1;   // sequences of this shape
+    int64_t q_len = 0;   // queries per sequence on this rank
+    int64_t kv_len = 0;  // keys per sequence (>= q_len for causal self-attention over a prefix)
+};
+
 struct AttentionShape {
-    int64_t batch = 0;
     int64_t heads = 0;     // query heads on this rank
     int64_t kv_heads = 0;  // key/value heads on this rank
-    int64_t q_len = 0;     // queries per sequence on this rank
-    int64_t kv_len = 0;    // keys per sequence
     int64_t head_dim = 0;
     bool causal = true;
+    std::vector<SequenceSlice> slices;
 };
 
 struct OpDesc {
     OpKind kind = OpKind::MemoryBound;
-    std::string name;   // "qkv", "fc1", "rmsnorm", ... (stable names; calibration tables key on kind+shape)
+    OpRole role = OpRole::Other;
+    std::string name;    // "qkv", "fc1_dgrad", "rmsnorm_attn", ...: for reports and traces
+    std::string kernel;  // memory-bound ops: the measured kernel (tools/calibrate) this op runs as
     Dtype dtype = Dtype::bf16;
     int64_t m = 0, n = 0, k = 0, batch = 1;  // GEMM shape
     AttentionShape attn;
@@ -41,10 +83,20 @@ struct OpDesc {
 };
 
 // Constructors computing flops and bytes from the shape.
-OpDesc gemm_op(std::string name, int64_t m, int64_t n, int64_t k, Dtype dtype, int64_t batch = 1);
-// Flash attention: forward FLOPs 4 b h q_len kv_len d (matmuls QK^T and PV), halved for causal
-// self-attention (q_len == kv_len); backward 2.5 x forward (FlashAttention-2 convention).
+OpDesc gemm_op(std::string name, int64_t m, int64_t n, int64_t k, Dtype dtype, int64_t batch = 1,
+               OpRole role = OpRole::Other);
+// Flash attention: forward FLOPs 4 h q_len kv_len d per sequence (matmuls QK^T and PV); causal
+// keeps the visible fraction 1 - q_len / (2 kv_len) (half of the square when q_len == kv_len, the
+// queries of a chunk at the end of its context otherwise); backward 2.5 x forward (FlashAttention-2
+// convention). Summed over the slices.
 OpDesc attention_op(bool backward, const AttentionShape& shape, Dtype dtype);
-OpDesc memory_op(std::string name, double bytes);
+// FLOPs of one slice of an attention op (the terms attention_op sums).
+double attention_slice_flops(bool backward, const AttentionShape& shape, const SequenceSlice& slice);
+// A memory-bound op; `kernel` defaults to `name` (the calibration tool's own rows).
+OpDesc memory_op(std::string name, double bytes, OpRole role = OpRole::Other, std::string kernel = "");
+
+// The kernels tools/calibrate measures for memory-bound work. Every memory-bound op a layer
+// program emits names one of them as its `kernel`, so a complete calibration table prices it.
+const std::vector<std::string>& measured_memory_kernels();
 
 }  // namespace fathom::models

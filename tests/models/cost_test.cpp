@@ -101,11 +101,9 @@ TEST_CASE("a skinny GEMM is memory bound", "[models][cost]") {
 TEST_CASE("causal attention does half the FLOPs of non-causal", "[models][ops]") {
     // Forward: 4 b h q kv d (QK^T and PV); causal with q = kv sees half of the square.
     AttentionShape s;
-    s.batch = 2;
     s.heads = 32;
     s.kv_heads = 8;
-    s.q_len = 4096;
-    s.kv_len = 4096;
+    s.slices = {SequenceSlice{2, 4096, 4096}};
     s.head_dim = 128;
     s.causal = false;
     const OpDesc full = attention_op(false, s, Dtype::bf16);

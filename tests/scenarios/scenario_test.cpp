@@ -82,40 +82,40 @@ TEST_CASE("the quickstart example loads with its fields", "[scenarios]") {
     CHECK(s.cluster.nic.id == "ib-ndr-400g");
     CHECK(s.cluster.nics_per_node == 8);
     const auto& p = s.plan;
-    CHECK(p.seq_len == 8192);
-    CHECK(p.global_batch == 128);
-    CHECK(p.micro_batch == 1);
-    CHECK(p.tp == 1);
-    CHECK(p.pp == 1);
-    CHECK(p.cp == 2);
-    CHECK(p.vp == 1);
-    CHECK(p.dp == 4);                // dp omitted: 8 GPUs / (tp 1 x pp 1 x cp 2)
+    CHECK(p.training.seq_len == 8192);
+    CHECK(p.training.global_batch == 128);
+    CHECK(p.training.micro_batch == 1);
+    CHECK(p.layout.tp == 1);
+    CHECK(p.layout.pp == 1);
+    CHECK(p.layout.cp == 2);
+    CHECK(p.layout.vp == 1);
+    CHECK(p.layout.dp == 4);                // dp omitted: 8 GPUs / (tp 1 x pp 1 x cp 2)
     CHECK(p.gpus() == s.cluster.gpus());
     CHECK(p.microbatches() == 32);   // 128 sequences / (dp 4 x micro-batch 1)
-    CHECK(p.zero_stage == 1);
-    CHECK(p.grad_bytes == 2);        // grad_dtype: bf16
-    CHECK(p.recompute == workloads::Recompute::None);
-    CHECK(p.dtype == hardware::Dtype::bf16);
-    CHECK(p.schedule == "1f1b");     // default for vp = 1
+    CHECK(p.training.zero_stage == 1);
+    CHECK(p.stack.grad_bytes == 2);        // grad_dtype: bf16
+    CHECK(p.training.recompute == workloads::Recompute::None);
+    CHECK(p.stack.kernels.gemm_dtype == hardware::Dtype::bf16);
+    CHECK(p.training.schedule == "1f1b");     // default for vp = 1
 }
 
 TEST_CASE("set overrides (--set key=value) change the plan before validation", "[scenarios]") {
     const auto base = scenarios::load_scenario(example("quickstart.yaml"), catalog());
     const auto s = scenarios::load_scenario(example("quickstart.yaml"), catalog(), {"training.tp=2"});
-    CHECK(s.plan.tp == 2);
-    CHECK(s.plan.dp == base.plan.dp / 2);  // re-derived: 8 GPUs / (tp 2 x pp 1 x cp 2) = 2
-    CHECK(s.plan.dp * s.plan.tp * s.plan.pp * s.plan.cp == 8);
+    CHECK(s.plan.layout.tp == 2);
+    CHECK(s.plan.layout.dp == base.plan.layout.dp / 2);  // re-derived: 8 GPUs / (tp 2 x pp 1 x cp 2) = 2
+    CHECK(s.plan.layout.dp * s.plan.layout.tp * s.plan.layout.pp * s.plan.layout.cp == 8);
     const auto t = scenarios::load_scenario(example("quickstart.yaml"), catalog(),
                                             {"training.pp=2", "training.vp=2", "training.global_batch_size=64"});
-    CHECK(t.plan.pp == 2);
-    CHECK(t.plan.vp == 2);
-    CHECK(t.plan.schedule == "interleaved-1f1b");  // default for vp > 1
-    CHECK(t.plan.global_batch == 64);
-    CHECK(t.plan.dp * t.plan.tp * t.plan.pp * t.plan.cp == 8);
+    CHECK(t.plan.layout.pp == 2);
+    CHECK(t.plan.layout.vp == 2);
+    CHECK(t.plan.training.schedule == "interleaved-1f1b");  // default for vp > 1
+    CHECK(t.plan.training.global_batch == 64);
+    CHECK(t.plan.layout.dp * t.plan.layout.tp * t.plan.layout.pp * t.plan.layout.cp == 8);
     // A new key can be added by an override too (here a list, given inline).
     const auto u = scenarios::load_scenario(example("quickstart.yaml"), catalog(),
                                             {"training.pp=2", "training.layers_per_stage=[20,12]"});
-    CHECK(u.plan.layers_per_virtual_stage == std::vector<int>{20, 12});
+    CHECK(u.plan.training.layers_per_virtual_stage == std::vector<int>{20, 12});
 
     // An override that makes the plan impossible is reported like a file error, naming the key.
     const auto e = load_error(example("quickstart.yaml"), {"training.dp=3"});

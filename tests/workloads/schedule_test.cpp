@@ -12,7 +12,8 @@
 #include "hardware/spec.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
-#include "models/llm/transformer_ops.h"
+#include "models/llm/dense_layer.h"
+#include "workloads/training/step_costs.h"
 #include "plans/evaluator.h"
 #include "workloads/parallelism.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
@@ -34,12 +35,13 @@ void check_complete(const std::vector<PipelineSlot>& order, int v, int m) {
     std::map<std::pair<int, int>, size_t> fwd_pos;
     for (size_t i = 0; i < order.size(); ++i) {
         const auto& s = order[i];
+        const bool forward = s.pass == workloads::PassKind::Forward;
         REQUIRE(s.microbatch >= 0);
         REQUIRE(s.microbatch < m);
         REQUIRE(s.chunk >= 0);
         REQUIRE(s.chunk < v);
-        ++count[{s.microbatch, s.chunk, s.forward}];
-        if (s.forward) fwd_pos[{s.microbatch, s.chunk}] = i;
+        ++count[{s.microbatch, s.chunk, forward}];
+        if (forward) fwd_pos[{s.microbatch, s.chunk}] = i;
         else REQUIRE(fwd_pos.count({s.microbatch, s.chunk}) == 1);  // forward already issued
     }
     REQUIRE(order.size() == static_cast<size_t>(2 * m * v));
@@ -51,7 +53,7 @@ void check_complete(const std::vector<PipelineSlot>& order, int v, int m) {
 int leading_forwards(const std::vector<PipelineSlot>& order) {
     int n = 0;
     for (const auto& s : order) {
-        if (!s.forward) break;
+        if (s.pass != workloads::PassKind::Forward) break;
         ++n;
     }
     return n;
@@ -174,14 +176,14 @@ hardware::ClusterSpec pipeline_cluster() {
 
 workloads::TrainingPlan pipeline_plan(int vp, const std::string& schedule) {
     workloads::TrainingPlan p;
-    p.tp = 1;
-    p.dp = 1;
-    p.pp = 4;
-    p.vp = vp;
-    p.micro_batch = 4;
-    p.global_batch = 32;  // m = 32 / (dp 1 x micro-batch 4) = 8 micro-batches
-    p.seq_len = 2048;
-    p.schedule = schedule;
+    p.layout.tp = 1;
+    p.layout.dp = 1;
+    p.layout.pp = 4;
+    p.layout.vp = vp;
+    p.training.micro_batch = 4;
+    p.training.global_batch = 32;  // m = 32 / (dp 1 x micro-batch 4) = 8 micro-batches
+    p.training.seq_len = 2048;
+    p.training.schedule = schedule;
     return p;
 }
 
@@ -194,14 +196,12 @@ TEST_CASE("replayed pipeline bubbles match the schedule formulas", "[workloads][
 
     // Per-stage forward and backward time of one micro-batch: 8 layers / 4 stages = 2 layers,
     // priced by the same cost model the replay uses.
-    models::ShardSpec shard;
-    shard.micro_batch = 4;
-    shard.seq_len = 2048;
-    const auto ops = models::transformer_layer_ops(model, shard);
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(4, 2048, 2048);
     const auto cost = models::make_roofline_cost(cluster.accelerator);
     double layer_f = 0, layer_b = 0;
-    for (const auto& op : ops.forward) layer_f += cost->seconds(op);
-    for (const auto& op : ops.backward) layer_b += cost->seconds(op);
+    for (const auto& op : models::dense_layer_forward(model, in).ops()) layer_f += cost->seconds(op);
+    for (const auto& op : models::dense_layer_backward(model, in).ops()) layer_b += cost->seconds(op);
     const double t_f = 2 * layer_f, t_b = 2 * layer_b;
 
     SECTION("1F1B: step = (m + p - 1)(t_f + t_b), bubble = (p - 1) / (m + p - 1)") {

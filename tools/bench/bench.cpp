@@ -98,16 +98,16 @@ void BM_Step(benchmark::State& state, const StepCase& c) {
 
 workloads::TrainingPlan plan(int tp, int pp, int dp, int vp, int global_batch, int64_t seq) {
     workloads::TrainingPlan p;
-    p.tp = tp;
-    p.pp = pp;
-    p.dp = dp;
-    p.vp = vp;
-    p.micro_batch = 1;
-    p.global_batch = global_batch;
-    p.seq_len = seq;
-    p.sequence_parallel = true;
-    p.zero_stage = 1;
-    p.schedule = vp > 1 ? "interleaved-1f1b" : "1f1b";
+    p.layout.tp = tp;
+    p.layout.pp = pp;
+    p.layout.dp = dp;
+    p.layout.vp = vp;
+    p.training.micro_batch = 1;
+    p.training.global_batch = global_batch;
+    p.training.seq_len = seq;
+    p.layout.sequence_parallel = true;
+    p.training.zero_stage = 1;
+    p.training.schedule = vp > 1 ? "interleaved-1f1b" : "1f1b";
     return p;
 }
 
@@ -148,9 +148,9 @@ StepCase llama405_16384_h100() {
     c.cluster.nic = "ib-ndr-400g";
     c.cluster.topology = hardware::ScaleOutTopology::FatTree3;
     c.plan = plan(8, 16, 128, 1, 2048, 8192);
-    c.plan.layers_per_virtual_stage.assign(16, 8);
-    c.plan.layers_per_virtual_stage.front() = 7;
-    c.plan.layers_per_virtual_stage.back() = 7;
+    c.plan.training.layers_per_virtual_stage.assign(16, 8);
+    c.plan.training.layers_per_virtual_stage.front() = 7;
+    c.plan.training.layers_per_virtual_stage.back() = 7;
     return c;
 }
 

@@ -158,8 +158,8 @@ int cmd_run(const Args& a, bool validate_only) {
     const auto s = scenarios::load_scenario(one_file(a), catalog, a.sets);
     if (validate_only) {
         std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
-                  << ", dp" << s.plan.dp << " tp" << s.plan.tp << " pp" << s.plan.pp << " vp" << s.plan.vp << " cp"
-                  << s.plan.cp << ", " << s.plan.microbatches() << " micro-batches)\n";
+                  << ", dp" << s.plan.layout.dp << " tp" << s.plan.layout.tp << " pp" << s.plan.layout.pp << " vp" << s.plan.layout.vp << " cp"
+                  << s.plan.layout.cp << ", " << s.plan.microbatches() << " micro-batches)\n";
         return 0;
     }
     std::ofstream trace_file;
@@ -174,18 +174,18 @@ int cmd_run(const Args& a, bool validate_only) {
     const auto r = plans::evaluate_training(s.model, s.cluster, s.plan, opt);
     const auto& p = s.plan;
     std::printf("scenario        %s\n", s.name.c_str());
-    std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(p.seq_len) / 1e9);
+    std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(p.training.seq_len) / 1e9);
     std::printf("cluster         %d x %s (%d nodes x %d, %s, %d x %s, %s)\n", s.cluster.gpus(),
                 s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.scale_up.id.c_str(),
                 s.cluster.nics_per_node, s.cluster.nic.id.c_str(), hardware::topology_name(s.cluster.topology));
     std::printf("plan            dp %d  tp %d%s  pp %d  vp %d  cp %d  micro-batch %d  global batch %d  seq %lld  %s  zero %d  recompute %s  %s\n",
-                p.dp, p.tp, p.sequence_parallel ? "+sp" : "", p.pp, p.vp, p.cp, p.micro_batch, p.global_batch,
-                static_cast<long long>(p.seq_len), hardware::dtype_name(p.dtype), p.zero_stage,
-                workloads::recompute_name(p.recompute), p.schedule.c_str());
+                p.layout.dp, p.layout.tp, p.layout.sequence_parallel ? "+sp" : "", p.layout.pp, p.layout.vp, p.layout.cp, p.training.micro_batch, p.training.global_batch,
+                static_cast<long long>(p.training.seq_len), hardware::dtype_name(p.stack.kernels.gemm_dtype), p.training.zero_stage,
+                workloads::recompute_name(p.training.recompute), p.training.schedule.c_str());
     std::printf("\nstep time       %.4f s\n", r.step_time_s);
     std::printf("tokens/s/GPU    %.0f\n", r.tokens_per_s_per_gpu);
     std::printf("model TFLOP/s   %.1f per GPU\n", r.model_tflops_per_gpu);
-    std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu, hardware::dtype_name(p.dtype));
+    std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu, hardware::dtype_name(p.stack.kernels.gemm_dtype));
     std::printf("bubble          %.1f %% of the step (mean over stages)\n", 100 * r.bubble_fraction);
     std::printf("exposed comm    %.4f s (mean over stages)\n", r.exposed_comm_s);
     std::printf("\n%-6s %6s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "pp_s", "dp_s",

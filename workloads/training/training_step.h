@@ -1,16 +1,8 @@
 #pragma once
-// Replays one optimizer step of a training plan on the event engine and measures it.
-//
-// Symmetry: every data-parallel replica and every tensor-parallel rank does the same work, so the
-// replay simulates one representative rank per pipeline stage (one DP replica, one TP rank) and
-// charges each collective for its full group on the real topology (NetworkModel). Each stage has
-// five streams: compute, tp-comm, cp-comm, pp-comm (sends to the neighbouring stage) and dp-comm.
-// Per layer and micro-batch the replay issues the layer's compute, its TP collectives (on the
-// critical path unless tp_comm_overlap), CP key/value exchanges (concurrent with compute), ZeRO-3
-// parameter all-gathers (prefetched one layer ahead) and gradient reduce-scatters; activations
-// and gradients cross stages as send/recv tasks; gradient buckets are reduced as the last
-// micro-batch's backward produces them; the optimizer step closes the step. Overlap, bubbles and
-// exposed communication come out of the replay.
+// Predicts one optimizer step of a training plan: prices the layer programs (StepCosts), lays the
+// step on the engine (PipelineReplay), runs it with metric collectors attached, and reports the
+// step time, throughput, bubbles, exposed communication and the memory estimate
+// (training_memory.h).
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -18,8 +10,8 @@
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
-#include "models/memory/memory_model.h"
-#include "workloads/parallelism.h"
+#include "workloads/training/training_memory.h"
+#include "workloads/training/training_plan.h"
 
 namespace fathom::workloads {
 
@@ -57,9 +49,11 @@ struct StepInputs {
     const TrainingPlan& plan;
     const models::CostModel& cost;
     const hardware::NetworkModel& network;
+    const PipelineSchedule* schedule = nullptr;  // null: the plan's, from the registry
 };
 
-// Runs the replay. If `trace` is non-null, writes the Chrome trace-event timeline to it.
+// Runs the replay. `plan` must have passed plans::check_training_plan. If `trace` is non-null,
+// writes the Chrome trace-event timeline to it.
 StepReport simulate_training_step(const StepInputs& in, std::ostream* trace = nullptr);
 
 }  // namespace fathom::workloads

@@ -10,9 +10,9 @@ public:
     std::vector<PipelineSlot> order(int, int, int chunks, int microbatches) const override {
         std::vector<PipelineSlot> out;
         for (int m = 0; m < microbatches; ++m)
-            for (int c = 0; c < chunks; ++c) out.push_back({m, c, true});
+            for (int c = 0; c < chunks; ++c) out.push_back({m, c, PassKind::Forward});
         for (int m = microbatches - 1; m >= 0; --m)
-            for (int c = chunks - 1; c >= 0; --c) out.push_back({m, c, false});
+            for (int c = chunks - 1; c >= 0; --c) out.push_back({m, c, PassKind::Backward});
         return out;
     }
     std::string check(int, int chunks, int) const override {

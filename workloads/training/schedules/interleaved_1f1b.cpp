@@ -20,7 +20,7 @@ public:
             const int mb = group * p + k % p;
             int chunk = (k / p) % v;
             if (!fwd) chunk = v - 1 - chunk;
-            return PipelineSlot{mb, chunk, fwd};
+            return PipelineSlot{mb, chunk, fwd ? PassKind::Forward : PassKind::Backward};
         };
         const int warmup = std::min((p - stage - 1) * 2 + (v - 1) * p, total);
         std::vector<PipelineSlot> out;

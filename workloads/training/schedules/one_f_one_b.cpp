@@ -14,12 +14,12 @@ public:
         std::vector<PipelineSlot> out;
         const int warmup = std::min(stages - stage - 1, microbatches);
         int next_f = 0, next_b = 0;
-        for (; next_f < warmup; ++next_f) out.push_back({next_f, 0, true});
+        for (; next_f < warmup; ++next_f) out.push_back({next_f, 0, PassKind::Forward});
         while (next_f < microbatches) {
-            out.push_back({next_f++, 0, true});
-            out.push_back({next_b++, 0, false});
+            out.push_back({next_f++, 0, PassKind::Forward});
+            out.push_back({next_b++, 0, PassKind::Backward});
         }
-        while (next_b < microbatches) out.push_back({next_b++, 0, false});
+        while (next_b < microbatches) out.push_back({next_b++, 0, PassKind::Backward});
         return out;
     }
     std::string check(int, int chunks, int) const override {

@@ -17,10 +17,23 @@ const ScheduleRegistry& schedule_registry() {
     return registry;
 }
 
+const char* pass_kind_name(PassKind k) {
+    switch (k) {
+        case PassKind::Forward: return "F";
+        case PassKind::Backward: return "B";
+        case PassKind::BackwardInput: return "Bi";
+        case PassKind::BackwardWeight: return "W";
+    }
+    return "?";
+}
+
+int PipelineSchedule::virtual_stage(int stage, int chunk, int stages, int) const { return chunk * stages + stage; }
+
 int peak_in_flight(const std::vector<PipelineSlot>& order) {
     int live = 0, peak = 0;
     for (const auto& s : order) {
-        live += s.forward ? 1 : -1;
+        if (s.pass == PassKind::Forward) ++live;
+        else if (s.pass != PassKind::BackwardWeight) --live;
         peak = std::max(peak, live);
     }
     return peak;

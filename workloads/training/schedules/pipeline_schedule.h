@@ -1,11 +1,16 @@
 #pragma once
-// Pipeline schedules: the order in which one pipeline stage runs the forward and backward passes
-// of its micro-batches and model chunks. One schedule per file, registered by name.
+// Pipeline schedules: the order in which one pipeline stage runs its passes over its micro-batches
+// and model chunks. One schedule per file, registered by name.
 //
-// With `chunks` model chunks per stage (virtual pipeline, interleaving), chunk c of stage s is
-// virtual stage v = c * stages + s. Micro-batch m's forward visits virtual stages 0..V-1 in order
-// and its backward V-1..0; the schedules only order each stage's own work, and the replay adds
-// the cross-stage dependencies.
+// A schedule owns two things:
+//  - its pass kinds: a forward, and either one backward (input and weight gradients together) or
+//    a backward-input and a later backward-weight pass (zero-bubble schedules place the weight
+//    gradients in the bubbles);
+//  - its virtual-stage mapping: which model chunk (virtual stage, 0 = the first layers) chunk c of
+//    stage s holds. Interleaved schedules use c x stages + s; V-shaped ones fold the model back
+//    (chunk 1 of stage s holds virtual stage 2 x stages - 1 - s).
+// Micro-batch m's forward visits virtual stages 0..V-1 in order and its backward V-1..0; a
+// schedule only orders each stage's own work, and the replay adds the cross-stage dependencies.
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,10 +19,18 @@
 
 namespace fathom::workloads {
 
+enum class PassKind : uint8_t {
+    Forward,
+    Backward,        // input and weight gradients in one pass
+    BackwardInput,   // input gradients only (what the previous stage waits for)
+    BackwardWeight,  // weight gradients of a pass whose BackwardInput ran before
+};
+const char* pass_kind_name(PassKind k);
+
 struct PipelineSlot {
     int microbatch;
     int chunk;
-    bool forward;
+    PassKind pass;
 };
 
 class PipelineSchedule {
@@ -27,6 +40,8 @@ public:
     virtual std::vector<PipelineSlot> order(int stage, int stages, int chunks, int microbatches) const = 0;
     // Empty if the shape is allowed, else the reason (e.g. interleaving needs chunks > 1).
     virtual std::string check(int stages, int chunks, int microbatches) const = 0;
+    // The virtual stage chunk `chunk` of `stage` holds. Default: interleaved, chunk x stages + stage.
+    virtual int virtual_stage(int stage, int chunk, int stages, int chunks) const;
 };
 
 using ScheduleFactory = std::unique_ptr<PipelineSchedule> (*)();
@@ -37,8 +52,9 @@ std::unique_ptr<PipelineSchedule> make_gpipe();
 std::unique_ptr<PipelineSchedule> make_one_f_one_b();
 std::unique_ptr<PipelineSchedule> make_interleaved_1f1b();
 
-// Peak number of (micro-batch, chunk) activations alive at once in an order: +1 per forward,
-// -1 per backward.
+// Peak number of (micro-batch, chunk) activations alive at once in an order: +1 per forward, -1
+// per pass that consumes them (Backward or BackwardInput; a later BackwardWeight keeps only the
+// inputs of its GEMMs, which this count ignores).
 int peak_in_flight(const std::vector<PipelineSlot>& order);
 
 }  // namespace fathom::workloads

@@ -1,0 +1,214 @@
+#include "models/llm/dense_layer.h"
+
+#include <algorithm>
+
+namespace fathom::models {
+namespace {
+
+using hardware::Collective;
+
+constexpr double kAct = 2.0;  // bytes per activation element (bf16)
+
+// Measured kernels (tools/calibrate) the memory-bound roles run as. Roles without a kernel of their
+// own run as the measured kernel with the same memory pattern: an fp8 cast and a dropout are unary
+// elementwise passes (gelu), the cross-entropy is a row softmax over the vocabulary, the embedding
+// lookup a row copy.
+std::string norm_kernel(const ModelSpec& m) { return m.norm == Norm::RmsNorm ? "rmsnorm" : "layernorm"; }
+constexpr const char* kUnaryKernel = "gelu";
+
+// Elementwise op over `elements`, reading `reads` tensors and writing `writes` of that size.
+OpDesc elementwise(std::string name, double elements, double reads, double writes, OpRole role, std::string kernel) {
+    return memory_op(std::move(name), elements * kAct * (reads + writes), role, std::move(kernel));
+}
+
+double tokens_of(const LayerInputs& in) { return static_cast<double>(in.batch.tokens()); }
+double sp_tokens_of(const LayerInputs& in) {
+    const double t = tokens_of(in);
+    return in.shard.sequence_parallel ? t / in.shard.tp : t;
+}
+double activation_bytes(const ModelSpec& m, const LayerInputs& in) {
+    return tokens_of(in) * static_cast<double>(m.hidden) * kAct;
+}
+
+// Roles eager PyTorch runs as several kernels (norms, rotary, activation, unfused softmax and
+// dropout); residual additions and fp8 casts are single kernels either way.
+bool split_when_eager(OpRole r) {
+    return r == OpRole::Norm || r == OpRole::Rotary || r == OpRole::Activation || r == OpRole::AttentionSoftmax ||
+           r == OpRole::AttentionDropout;
+}
+
+// A TP collective with its backward conjugate; nothing when tp = 1.
+void tp_comm(LayerProgram& p, const LayerInputs& in, std::optional<Collective> fwd, std::optional<Collective> bwd,
+             double bytes) {
+    if (in.shard.tp <= 1) return;
+    CommStep c;
+    c.collective = fwd;
+    c.backward = bwd;
+    c.bytes = bytes;
+    c.group = GroupKind::tp;
+    p.comm(c);
+}
+
+// Before a column-parallel GEMM: all-gather the sequence shards (backward: reduce-scatter), or
+// without sequence parallelism the f operator (identity; backward: all-reduce).
+void tp_enter(LayerProgram& p, const LayerInputs& in, double bytes) {
+    if (in.shard.sequence_parallel) tp_comm(p, in, Collective::AllGather, Collective::ReduceScatter, bytes);
+    else tp_comm(p, in, std::nullopt, Collective::AllReduce, bytes);
+}
+// After a row-parallel GEMM: reduce-scatter (backward: all-gather), or the g operator (all-reduce;
+// backward: identity).
+void tp_exit(LayerProgram& p, const LayerInputs& in, double bytes) {
+    if (in.shard.sequence_parallel) tp_comm(p, in, Collective::ReduceScatter, Collective::AllGather, bytes);
+    else tp_comm(p, in, Collective::AllReduce, std::nullopt, bytes);
+}
+
+void attention(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64_t q_heads, int64_t kv_heads) {
+    const int64_t dh = m.dim_head();
+    AttentionShape a;
+    a.heads = q_heads;
+    a.kv_heads = kv_heads;
+    a.head_dim = dh;
+    a.causal = true;
+    a.slices = in.batch.slices;
+    if (in.shard.cp > 1) {
+        // Ring attention exchanges the K and V of every shard: an all-gather of [b, s, kv, d] twice
+        // (K and V) forward; backward re-gathers K, V and reduce-scatters dK, dV.
+        const double kv = static_cast<double>(in.batch.kv_tokens()) * static_cast<double>(kv_heads * dh) * 2.0;
+        CommStep c;
+        c.collective = Collective::AllGather;
+        c.backward = Collective::ReduceScatter;
+        c.bytes = 2 * kv;
+        c.group = GroupKind::cp;
+        c.regather_in_backward = true;
+        p.comm(c);
+    }
+    if (in.kernels.flash_attention) {
+        p.compute(attention_op(false, a, Dtype::bf16));
+        return;
+    }
+    const Dtype d16 = in.kernels.gemm_dtype == Dtype::fp8 ? Dtype::bf16 : in.kernels.gemm_dtype;
+    for (const SequenceSlice& x : a.slices) {
+        const int64_t bh = x.count * q_heads;
+        const double scores = static_cast<double>(bh) * static_cast<double>(x.q_len) * static_cast<double>(x.kv_len);
+        p.compute(gemm_op("attention_scores", x.q_len, x.kv_len, dh, d16, bh, OpRole::AttentionScores));
+        p.compute(elementwise("scale_mask_softmax", scores, 1, 1, OpRole::AttentionSoftmax, "softmax"));
+        // read, write, 1-byte mask
+        p.compute(memory_op("attention_dropout", scores * (kAct * 2 + 1), OpRole::AttentionDropout, kUnaryKernel));
+        p.compute(gemm_op("attention_values", x.q_len, dh, x.kv_len, d16, bh, OpRole::AttentionValues));
+    }
+}
+
+}  // namespace
+
+LayerProgram dense_layer_forward(const ModelSpec& m, const LayerInputs& in) {
+    const int64_t t = in.batch.tokens();
+    const double tf = static_cast<double>(t);
+    const double sp_tokens = sp_tokens_of(in);
+    const double act = activation_bytes(m, in);
+    const int tp = in.shard.tp;
+    const int64_t h = m.hidden;
+    const double hd = static_cast<double>(h);
+    const int64_t dh = m.dim_head();
+    const int64_t q_heads = m.heads / tp;
+    const int64_t kv_heads = std::max<int64_t>(1, m.kv_heads / tp);
+    const int64_t qkv_out = (q_heads + 2 * kv_heads) * dh;
+    const int64_t ffn = m.ffn / tp;
+    const bool gated = is_gated(m.activation);
+    const Dtype gd = in.kernels.gemm_dtype;
+    const bool fp8 = gd == Dtype::fp8;
+    const std::string norm = m.norm == Norm::RmsNorm ? "rmsnorm" : "layernorm";
+
+    LayerProgram p;
+    p.compute(elementwise(norm + "_attn", sp_tokens * hd, 1, 1, OpRole::Norm, norm_kernel(m)));
+    tp_enter(p, in, act);
+    if (fp8) p.compute(memory_op("fp8_cast_qkv", tf * hd * 3, OpRole::Fp8Cast, kUnaryKernel));  // read bf16, write fp8
+    p.compute(gemm_op("qkv", t, qkv_out, h, gd, 1, OpRole::QkvProjection));
+    if (m.position == PositionEmbedding::Rope)
+        p.compute(elementwise("rotary", tf * static_cast<double>((q_heads + kv_heads) * dh), 1, 1, OpRole::Rotary, "rotary"));
+    attention(p, m, in, q_heads, kv_heads);
+    if (fp8) p.compute(memory_op("fp8_cast_proj", tf * static_cast<double>(q_heads * dh) * 3, OpRole::Fp8Cast, kUnaryKernel));
+    p.compute(gemm_op("attn_proj", t, h, q_heads * dh, gd, 1, OpRole::OutProjection));
+    tp_exit(p, in, act);
+    p.compute(elementwise("residual_attn", sp_tokens * hd, 2, 1, OpRole::Residual, "residual_add"));
+    p.compute(elementwise(norm + "_mlp", sp_tokens * hd, 1, 1, OpRole::Norm, norm_kernel(m)));
+    tp_enter(p, in, act);
+    if (fp8) p.compute(memory_op("fp8_cast_fc1", tf * hd * 3, OpRole::Fp8Cast, kUnaryKernel));
+    p.compute(gemm_op("fc1", t, gated ? 2 * ffn : ffn, h, gd, 1, OpRole::MlpUp));
+    const double act_elems = tf * static_cast<double>(ffn);
+    p.compute(elementwise(activation_name(m.activation), act_elems, gated ? 2 : 1, 1, OpRole::Activation,
+                          gated ? "swiglu" : "gelu"));
+    if (fp8) p.compute(memory_op("fp8_cast_fc2", act_elems * 3, OpRole::Fp8Cast, kUnaryKernel));
+    p.compute(gemm_op("fc2", t, h, ffn, gd, 1, OpRole::MlpDown));
+    tp_exit(p, in, act);
+    p.compute(elementwise("residual_mlp", sp_tokens * hd, 2, 1, OpRole::Residual, "residual_add"));
+
+    if (!in.kernels.fused_elementwise) {
+        // Eager mode: norms, activation, rotary (and unfused softmax/dropout) run as several kernels.
+        LayerProgram eager;
+        for (const auto& s : p.steps) {
+            const int copies = s.kind == ProgramStep::Kind::Compute && s.op.kind == OpKind::MemoryBound &&
+                                       split_when_eager(s.op.role)
+                                   ? static_cast<int>(kEagerPasses)
+                                   : 1;
+            for (int i = 0; i < copies; ++i) eager.steps.push_back(s);
+        }
+        p = std::move(eager);
+    }
+    return p;
+}
+
+LayerProgram dense_layer_backward(const ModelSpec& m, const LayerInputs& in) {
+    return backward_program(dense_layer_forward(m, in));
+}
+
+LayerProgram embedding_forward(const ModelSpec& m, const LayerInputs& in) {
+    LayerProgram p;
+    // Lookup writes T x h; the vocab-parallel embedding masks and sums its partial rows over tp.
+    p.compute(elementwise("embedding", tokens_of(in) * static_cast<double>(m.hidden), 1, 1, OpRole::Embedding,
+                          "memcpy_d2d"));
+    tp_comm(p, in, in.shard.sequence_parallel ? Collective::ReduceScatter : Collective::AllReduce, std::nullopt,
+            activation_bytes(m, in));
+    return p;
+}
+
+LayerProgram embedding_backward(const ModelSpec& m, const LayerInputs& in) {
+    LayerProgram p;
+    // Scatter-add of the gradient rows into the table: read the gradient, read and write the rows.
+    p.compute(elementwise("embedding_bwd", sp_tokens_of(in) * static_cast<double>(m.hidden), 1, 2, OpRole::Embedding,
+                          "memcpy_d2d"),
+              GradKind::Weight);
+    return p;
+}
+
+LayerProgram head_forward(const ModelSpec& m, const LayerInputs& in) {
+    const int64_t t = in.batch.tokens();
+    const double tf = static_cast<double>(t);
+    const int64_t v = m.vocab / in.shard.tp;
+    LayerProgram p;
+    tp_enter(p, in, activation_bytes(m, in));
+    p.compute(elementwise(m.norm == Norm::RmsNorm ? "rmsnorm_final" : "layernorm_final",
+                          sp_tokens_of(in) * static_cast<double>(m.hidden), 1, 1, OpRole::Norm, norm_kernel(m)));
+    // The output layer stays in bf16 under fp8 recipes (Transformer Engine keeps it out of fp8).
+    p.compute(gemm_op("logits", t, v, m.hidden, Dtype::bf16, 1, OpRole::Logits));
+    // Fused softmax cross-entropy over the vocab shard: read logits, write fp32 softmax.
+    p.compute(memory_op("cross_entropy", tf * static_cast<double>(v) * (2.0 + 4.0), OpRole::CrossEntropy, "softmax"));
+    return p;
+}
+
+LayerProgram head_backward(const ModelSpec& m, const LayerInputs& in) { return backward_program(head_forward(m, in)); }
+
+LayerProgram selective_recompute(const LayerProgram& forward) {
+    LayerProgram out;
+    for (const auto& s : forward.steps) {
+        if (s.kind != ProgramStep::Kind::Compute || s.op.kind != OpKind::MemoryBound) continue;
+        if (s.op.role == OpRole::Residual || s.op.role == OpRole::Rotary) continue;  // kept, not recomputed
+        out.steps.push_back(s);
+    }
+    return out;
+}
+
+double stage_boundary_bytes(const ModelSpec& m, const LayerInputs& in) {
+    return activation_bytes(m, in) / in.shard.tp;
+}
+
+}  // namespace fathom::models

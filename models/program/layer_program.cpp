@@ -1,0 +1,112 @@
+#include "models/program/layer_program.h"
+
+namespace fathom::models {
+
+const char* group_kind_name(GroupKind g) {
+    switch (g) {
+        case GroupKind::tp: return "tp";
+        case GroupKind::cp: return "cp";
+        case GroupKind::ep: return "ep";
+        case GroupKind::dp: return "dp";
+        case GroupKind::pp: return "pp";
+    }
+    return "?";
+}
+
+TokenBatch TokenBatch::uniform(int64_t sequences, int64_t q_len, int64_t kv_len) {
+    TokenBatch b;
+    b.slices.push_back(SequenceSlice{sequences, q_len, kv_len});
+    return b;
+}
+
+int64_t TokenBatch::tokens() const {
+    int64_t t = 0;
+    for (const auto& s : slices) t += s.count * s.q_len;
+    return t;
+}
+
+int64_t TokenBatch::sequences() const {
+    int64_t n = 0;
+    for (const auto& s : slices) n += s.count;
+    return n;
+}
+
+int64_t TokenBatch::kv_tokens() const {
+    int64_t t = 0;
+    for (const auto& s : slices) t += s.count * s.kv_len;
+    return t;
+}
+
+void LayerProgram::compute(OpDesc op, GradKind grad) {
+    ProgramStep s;
+    s.kind = ProgramStep::Kind::Compute;
+    s.grad = grad;
+    s.op = std::move(op);
+    steps.push_back(std::move(s));
+}
+
+void LayerProgram::comm(const CommStep& c, GradKind grad) {
+    ProgramStep s;
+    s.kind = ProgramStep::Kind::Comm;
+    s.grad = grad;
+    s.comm = c;
+    steps.push_back(std::move(s));
+}
+
+std::vector<OpDesc> LayerProgram::ops() const {
+    std::vector<OpDesc> out;
+    for (const auto& s : steps)
+        if (s.kind == ProgramStep::Kind::Compute) out.push_back(s.op);
+    return out;
+}
+
+LayerProgram LayerProgram::only(std::initializer_list<GradKind> grads) const {
+    LayerProgram out;
+    for (const auto& s : steps)
+        for (GradKind g : grads)
+            if (s.grad == g) {
+                out.steps.push_back(s);
+                break;
+            }
+    return out;
+}
+
+LayerProgram backward_program(const LayerProgram& forward) {
+    LayerProgram out;
+    out.steps.reserve(forward.steps.size() * 2);
+    for (auto it = forward.steps.rbegin(); it != forward.steps.rend(); ++it) {
+        if (it->kind == ProgramStep::Kind::Comm) {
+            const CommStep& c = it->comm;
+            if (c.regather_in_backward && c.collective) {
+                CommStep again = c;
+                again.backward.reset();
+                again.regather_in_backward = false;
+                out.comm(again, GradKind::Input);
+            }
+            if (c.backward) {
+                CommStep b;
+                b.collective = c.backward;
+                b.bytes = c.bytes;
+                b.group = c.group;
+                out.comm(b, GradKind::Input);
+            }
+            continue;
+        }
+        const OpDesc& f = it->op;
+        if (f.role == OpRole::Embedding) continue;
+        switch (f.kind) {
+            case OpKind::Gemm:
+                out.compute(gemm_op(f.name + "_dgrad", f.m, f.k, f.n, f.dtype, f.batch, f.role), GradKind::Input);
+                out.compute(gemm_op(f.name + "_wgrad", f.k, f.n, f.m, f.dtype, f.batch, f.role), GradKind::Weight);
+                break;
+            case OpKind::AttentionFwd: out.compute(attention_op(true, f.attn, f.dtype), GradKind::Input); break;
+            case OpKind::MemoryBound:
+                out.compute(memory_op(f.name + "_bwd", 2 * f.bytes, f.role, f.kernel), GradKind::Input);
+                break;
+            default: break;
+        }
+    }
+    return out;
+}
+
+}  // namespace fathom::models

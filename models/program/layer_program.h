@@ -1,0 +1,108 @@
+#pragma once
+// Layer programs: what one layer (or the input embedding, or the output head) does in one pass on
+// one rank, as an ordered list of steps. A step is either a compute op (models/ops/op.h, with its
+// typed role) or a collective the layer implies, {collective, bytes, group kind}, on the stream of
+// that group kind. All knowledge of which collectives a layer issues under tensor, sequence,
+// context and expert parallelism lives in the program builders (models/llm/), none in the replay.
+//
+// A program is built from three inputs split by meaning:
+//   Sharding     how the layer is split over ranks (tp, sequence parallelism, cp, ep);
+//   TokenBatch   the tokens one rank processes in this pass: a ragged list of sequence slices
+//                (a training micro-batch is one slice repeated; a serving iteration mixes prefill
+//                chunks and decodes, each with its own context length);
+//   KernelStack  the kernels the software stack runs (GEMM dtype, flash or unfused attention,
+//                fused or eager elementwise ops).
+//
+// Forward programs are built alone. A forward comm step also names its conjugate in the backward
+// pass (Megatron's f/g operators: an all-gather of an input becomes a reduce-scatter of its
+// gradient, an all-reduce of an output becomes nothing, the identity before a column-parallel GEMM
+// becomes an all-reduce), so the backward program is derived from the forward one
+// (backward_program). Backward steps are tagged with the gradient they compute, input or weight,
+// so zero-bubble schedules can run the weight-gradient work apart.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hardware/collectives/collective.h"
+#include "models/ops/op.h"
+
+namespace fathom::models {
+
+// The communicator a collective runs on, relative to the rank (the workload maps it to ranks).
+enum class GroupKind : uint8_t { tp, cp, ep, dp, pp };
+inline constexpr int kGroupKinds = 5;
+const char* group_kind_name(GroupKind g);
+
+struct Sharding {
+    int tp = 1;
+    bool sequence_parallel = false;  // norms, dropouts and residuals see 1/tp of the tokens
+    int cp = 1;
+    int ep = 1;
+};
+
+struct TokenBatch {
+    std::vector<SequenceSlice> slices;
+
+    // `sequences` sequences of `q_len` tokens each attending to `kv_len` keys.
+    static TokenBatch uniform(int64_t sequences, int64_t q_len, int64_t kv_len);
+    int64_t tokens() const;     // sum of count x q_len: the rows every GEMM of the layer sees
+    int64_t sequences() const;  // sum of count
+    int64_t kv_tokens() const;  // sum of count x kv_len: the keys and values attention reads
+};
+
+struct KernelStack {
+    Dtype gemm_dtype = Dtype::bf16;  // fp8: GEMMs in fp8 with bf16 activations around them
+    // false: unfused attention as in Megatron-LM 2021 (batched QK^T GEMM, fused scale-mask-softmax
+    // over the full s x s scores, attention dropout, batched PV GEMM); scores are materialized.
+    bool flash_attention = true;
+    // false: eager PyTorch without torch.compile, where each normalization, activation and rotary
+    // embedding is several kernels (kEagerPasses times the fused op's memory traffic and launches).
+    bool fused_elementwise = true;
+};
+
+struct LayerInputs {
+    Sharding shard;
+    TokenBatch batch;
+    KernelStack kernels;
+};
+
+struct CommStep {
+    // The collective this pass runs (none: the identity half of a conjugate pair) and the one the
+    // backward pass runs in its place (none: nothing). `bytes` is the nccl-tests size of both.
+    std::optional<hardware::Collective> collective;
+    std::optional<hardware::Collective> backward;
+    double bytes = 0;
+    GroupKind group = GroupKind::tp;
+    // The backward pass gathers the same data again before its conjugate (the forward did not keep
+    // the gathered tensor: ring attention's keys and values).
+    bool regather_in_backward = false;
+};
+
+struct ProgramStep {
+    enum class Kind : uint8_t { Compute, Comm };
+    Kind kind = Kind::Compute;
+    GradKind grad = GradKind::None;
+    OpDesc op;      // Kind::Compute
+    CommStep comm;  // Kind::Comm
+};
+
+struct LayerProgram {
+    std::vector<ProgramStep> steps;
+
+    void compute(OpDesc op, GradKind grad = GradKind::None);
+    void comm(const CommStep& c, GradKind grad = GradKind::None);
+    // The compute ops in order (optionally only those computing `grad`).
+    std::vector<OpDesc> ops() const;
+    // A copy holding only the steps tagged with one of `grads`.
+    LayerProgram only(std::initializer_list<GradKind> grads) const;
+};
+
+// The backward program of a forward program: steps in reverse order; a GEMM becomes its data
+// gradient [M,K] = dY[M,N] W^T (input) and weight gradient [K,N] = X^T dY (weight), of equal FLOPs;
+// flash attention becomes its backward kernel (2.5x forward FLOPs, input); a memory-bound op moves
+// twice its bytes (input); a comm step becomes its conjugate (input). Ops with role Embedding are
+// skipped: their gradient is a scatter the embedding builder writes itself.
+LayerProgram backward_program(const LayerProgram& forward);
+
+}  // namespace fathom::models

@@ -1,0 +1,54 @@
+#include "workloads/replay/pass_chain.h"
+
+#include "sim/error.h"
+
+namespace fathom::workloads {
+
+using models::GroupKind;
+
+sim::StreamId StageStreams::of(GroupKind g) const {
+    const auto& s = comm[static_cast<size_t>(g)];
+    FATHOM_CHECK(s.has_value(), std::string("no ") + models::group_kind_name(g) + "-comm stream on this device");
+    return *s;
+}
+
+StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group, std::initializer_list<GroupKind> kinds) {
+    StageStreams s;
+    s.compute = graph.add_stream("compute", group);
+    for (GroupKind g : kinds) s.comm[static_cast<size_t>(g)] = graph.add_stream(std::string(models::group_kind_name(g)) + "-comm", group);
+    return s;
+}
+
+sim::TaskId PassChain::add(sim::StreamId stream, double seconds, uint16_t tag, int label_a, int label_b) {
+    return graph_.add_task(stream, sim::Time::from_seconds(seconds), (*style_.names)[tag], tag, label_a, label_b);
+}
+
+sim::TaskId PassChain::add_comm(GroupKind g, double seconds, int label_a, int label_b) {
+    return add(streams_.of(g), seconds, style_.comm_tag[static_cast<size_t>(g)], label_a, label_b);
+}
+
+void PassChain::chain(sim::TaskId t) {
+    if (last_) graph_.add_dependency(*last_, t);
+    else if (input_) graph_.add_dependency(*input_, t);
+    last_ = t;
+}
+
+void PassChain::segment(const PassCost& c, int label_a, int label_b) {
+    auto comms = [&](const std::array<double, models::kGroupKinds>& lumps) {
+        for (size_t g = 0; g < lumps.size(); ++g)
+            if (lumps[g] > 0) chain(add_comm(static_cast<GroupKind>(g), lumps[g], label_a, label_b));
+    };
+    comms(c.lead);
+    chain(add_compute(c.compute, label_a, label_b));
+    comms(c.trail);
+}
+
+sim::TaskId PassChain::finish(GroupKind join_stream, int label_a) {
+    FATHOM_CHECK(last_.has_value(), "a pass ended without tasks");
+    if (overlapped_.empty()) return *last_;
+    const sim::TaskId join = add_comm(join_stream, 0.0, label_a, -1);
+    graph_.add_dependency(*last_, join);
+    return join;
+}
+
+}  // namespace fathom::workloads

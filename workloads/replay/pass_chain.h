@@ -1,0 +1,75 @@
+#pragma once
+// Laying costed programs onto one device's streams (sim/task_graph.h), shared by every workload.
+//
+// A device (a pipeline stage of a training replica, a stage of a serving replica) has a compute
+// stream and one communication stream per group kind it uses. A PassChain lays one pass on them as
+// a chain: each task waits for the previous link, the first for the pass's input (from another
+// device). Collectives either sit on the chain (blocking: the next compute op waits) or run beside
+// it (overlapped: only the end of the pass waits for them).
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/program/layer_program.h"
+#include "sim/task_graph.h"
+#include "workloads/replay/program_cost.h"
+
+namespace fathom::workloads {
+
+struct StageStreams {
+    sim::StreamId compute = 0;
+    std::array<std::optional<sim::StreamId>, models::kGroupKinds> comm;
+    sim::StreamId of(models::GroupKind g) const;  // the stream of a kind the device has
+};
+
+// Adds a compute stream and one "<kind>-comm" stream per kind, in that order, as timeline group
+// `group` (e.g. "stage 3").
+StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group,
+                               std::initializer_list<models::GroupKind> kinds);
+
+// How a workload labels its tasks: a tag (and its interned name) for compute tasks and one per
+// communication kind.
+struct TaskStyle {
+    uint16_t compute_tag = 0;
+    std::array<uint16_t, models::kGroupKinds> comm_tag{};
+    const std::vector<uint32_t>* names = nullptr;  // interned name of each tag
+};
+
+class PassChain {
+public:
+    PassChain(sim::TaskGraph& graph, const StageStreams& streams, const TaskStyle& style, std::optional<sim::TaskId> input)
+        : graph_(graph), streams_(streams), style_(style), input_(input) {}
+
+    // A task on `stream` with `tag`, not yet linked to anything.
+    sim::TaskId add(sim::StreamId stream, double seconds, uint16_t tag, int label_a, int label_b);
+    sim::TaskId add_compute(double seconds, int label_a, int label_b) {
+        return add(streams_.compute, seconds, style_.compute_tag, label_a, label_b);
+    }
+    sim::TaskId add_comm(models::GroupKind g, double seconds, int label_a, int label_b);
+    // `t` waits for the previous link (or the input) and becomes the last link.
+    void chain(sim::TaskId t);
+    // Replaces the last link without a dependency (a blocking collective already waiting for it).
+    void advance(sim::TaskId t) { last_ = t; }
+    // A whole segment on the chain: its lead collectives, its compute (always a task, possibly
+    // empty), its trail collectives; zero-length collectives are left out.
+    void segment(const PassCost& c, int label_a, int label_b);
+    // A collective running beside the chain; the pass ends only after it.
+    void overlap(sim::TaskId comm) { overlapped_.push_back(comm); }
+    // The end of the pass: the last link, or a zero-length task on `join_stream` after the
+    // overlapped collectives (an in-order stream, so after its last one) joined with the last link.
+    sim::TaskId finish(models::GroupKind join_stream, int label_a);
+
+    std::optional<sim::TaskId> input() const { return input_; }
+    std::optional<sim::TaskId> last() const { return last_; }
+
+private:
+    sim::TaskGraph& graph_;
+    const StageStreams& streams_;
+    const TaskStyle& style_;
+    std::optional<sim::TaskId> input_;
+    std::optional<sim::TaskId> last_;
+    std::vector<sim::TaskId> overlapped_;
+};
+
+}  // namespace fathom::workloads

@@ -1,0 +1,46 @@
+#pragma once
+// Prices layer programs (models/program/layer_program.h) for a replay at layer granularity: one
+// task for all of a program's compute ops, and one task per stream for its collectives of each
+// group kind, those before the first compute op (lead) apart from the rest (trail).
+#include <array>
+#include <set>
+#include <string>
+
+#include "hardware/network/network_model.h"
+#include "models/cost/cost_model.h"
+#include "models/program/layer_program.h"
+#include "workloads/parallelism.h"
+
+namespace fathom::workloads {
+
+struct PassCost {
+    double compute = 0;                                  // seconds on the compute stream
+    std::array<double, models::kGroupKinds> lead{};      // collectives before the first compute op
+    std::array<double, models::kGroupKinds> trail{};     // collectives after it
+
+    double lead_of(models::GroupKind g) const { return lead[static_cast<size_t>(g)]; }
+    double trail_of(models::GroupKind g) const { return trail[static_cast<size_t>(g)]; }
+    // Adds `o` stream by stream (a recomputed forward joining a backward pass).
+    PassCost& operator+=(const PassCost& o);
+};
+
+class ProgramCoster {
+public:
+    ProgramCoster(const models::CostModel& cost, const hardware::NetworkModel& network, const ParallelLayout& layout)
+        : cost_(cost), network_(network), layout_(layout) {}
+
+    PassCost cost(const models::LayerProgram& program);
+    double seconds(const models::OpDesc& op);
+    // One collective of `bytes` on the rank's group of `kind` (0 for a group of one).
+    double collective(hardware::Collective op, double bytes, models::GroupKind kind) const;
+    // Names of the ops priced outside the calibrated range of a cost table (sorted, unique).
+    const std::set<std::string>& uncalibrated() const { return uncalibrated_; }
+
+private:
+    const models::CostModel& cost_;
+    const hardware::NetworkModel& network_;
+    const ParallelLayout& layout_;
+    std::set<std::string> uncalibrated_;
+};
+
+}  // namespace fathom::workloads

@@ -1,0 +1,196 @@
+#include "workloads/training/pipeline_replay.h"
+
+#include "sim/error.h"
+#include "workloads/training/training_tags.h"
+
+namespace fathom::workloads {
+
+using models::GroupKind;
+
+namespace {
+
+uint16_t compute_tag(PassKind k) {
+    switch (k) {
+        case PassKind::Forward: return kForward;
+        case PassKind::Backward: return kBackward;
+        case PassKind::BackwardInput: return kBackwardInput;
+        case PassKind::BackwardWeight: return kBackwardWeight;
+    }
+    return kForward;
+}
+
+bool produces_gradients(PassKind k) { return k == PassKind::Backward || k == PassKind::BackwardWeight; }
+
+}  // namespace
+
+PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule,
+                               const StageMap& map, const StepCosts& costs, ProgramCoster& coster)
+    : graph_(graph), plan_(plan), schedule_(schedule), map_(map), costs_(costs),
+      names_([&graph] {
+          std::vector<uint32_t> n;
+          for (uint16_t t = 0; t < kTrainingTags; ++t) n.push_back(graph.intern(training_tag_name(t)));
+          return n;
+      }()),
+      styles_([this] {
+          std::vector<TaskStyle> s(kPassKinds);
+          for (int k = 0; k < kPassKinds; ++k) {
+              s[static_cast<size_t>(k)].compute_tag = compute_tag(static_cast<PassKind>(k));
+              s[static_cast<size_t>(k)].comm_tag = {kTpComm, kCpComm, kTpComm, kDpGradSync, kPpComm};  // tp cp ep dp pp
+              s[static_cast<size_t>(k)].names = &names_;
+          }
+          return s;
+      }()),
+      streams_([&graph, &map] {
+          std::vector<StageStreams> s;
+          for (int st = 0; st < map.stages(); ++st)
+              s.push_back(add_stage_streams(graph, "stage " + std::to_string(st),
+                                            {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp}));
+          return s;
+      }()),
+      sync_(graph, plan, map, costs, coster, streams_, styles_[0]) {}
+
+void PipelineReplay::build() {
+    const int P = map_.stages(), V = map_.virtual_stages(), M = plan_.microbatches();
+    for (int s = 0; s < P; ++s) orders_.push_back(schedule_.order(s, P, map_.chunks(), M));
+    forward_done_.assign(static_cast<size_t>(M * V), 0);
+    backward_done_.assign(static_cast<size_t>(M * V), 0);
+    forward_last_.assign(static_cast<size_t>(M * V), 0);
+    last_gradient_pass_.assign(static_cast<size_t>(P), 0);
+    sync_.issue_parameter_gathers();
+
+    // The last gradient-producing pass of each chunk on each stage (its gradients are complete).
+    std::vector<std::vector<bool>> last_of_chunk(static_cast<size_t>(P));
+    for (int s = 0; s < P; ++s) {
+        const auto& ord = orders_[static_cast<size_t>(s)];
+        last_of_chunk[static_cast<size_t>(s)].assign(ord.size(), false);
+        std::vector<bool> seen(static_cast<size_t>(map_.chunks()), false);
+        for (size_t i = ord.size(); i-- > 0;) {
+            if (produces_gradients(ord[i].pass) && !seen[static_cast<size_t>(ord[i].chunk)]) {
+                seen[static_cast<size_t>(ord[i].chunk)] = true;
+                last_of_chunk[static_cast<size_t>(s)][i] = true;
+            }
+        }
+    }
+
+    // Emit in a global order that respects every stage's schedule: round-robin over stages,
+    // advancing a stage only when the inputs of its next pass from other stages exist.
+    std::vector<size_t> next(static_cast<size_t>(P), 0);
+    std::vector<bool> fwd_emitted(static_cast<size_t>(M * V), false), bwd_emitted(static_cast<size_t>(M * V), false);
+    size_t remaining = 0;
+    for (const auto& o : orders_) remaining += o.size();
+    while (remaining > 0) {
+        bool progress = false;
+        for (int s = 0; s < P; ++s) {
+            auto& i = next[static_cast<size_t>(s)];
+            const auto& ord = orders_[static_cast<size_t>(s)];
+            while (i < ord.size()) {
+                const PipelineSlot& slot = ord[i];
+                const int v = map_.virtual_stage(s, slot.chunk);
+                const size_t k = key(slot.microbatch, v);
+                bool ready;
+                switch (slot.pass) {
+                    case PassKind::Forward: ready = v == 0 || fwd_emitted[k - 1]; break;
+                    case PassKind::BackwardWeight: ready = bwd_emitted[k]; break;
+                    default: ready = v == V - 1 ? fwd_emitted[k] : bwd_emitted[k + 1]; break;
+                }
+                if (!ready) break;
+                emit(s, slot, last_of_chunk[static_cast<size_t>(s)][i]);
+                if (slot.pass == PassKind::Forward) fwd_emitted[k] = true;
+                else if (slot.pass != PassKind::BackwardWeight) bwd_emitted[k] = true;
+                ++i;
+                --remaining;
+                progress = true;
+            }
+        }
+        FATHOM_CHECK(progress, "pipeline schedule deadlocks (cyclic cross-stage dependencies)");
+    }
+    for (int s = 0; s < P; ++s) sync_.finish(s, last_gradient_pass_[static_cast<size_t>(s)]);
+}
+
+void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk) {
+    const int V = map_.virtual_stages();
+    const int v = map_.virtual_stage(s, slot.chunk);
+    const int mb = slot.microbatch;
+    const size_t k = key(mb, v);
+    const bool forward = slot.pass == PassKind::Forward;
+    const size_t pass = pass_index(slot.pass);
+
+    // Input from another pass: the previous virtual stage's send (forward), the next one's
+    // (backward), this pass's own backward-input pass (weight gradients).
+    std::optional<sim::TaskId> input;
+    if (forward && v > 0) input = forward_done_[k - 1];
+    else if (slot.pass == PassKind::BackwardWeight) input = backward_done_[k];
+    else if (!forward) input = v == V - 1 ? forward_last_[k] : backward_done_[k + 1];
+    PassChain chain(graph_, streams_[static_cast<size_t>(s)], styles_[pass], input);
+
+    // The embedding (first virtual stage) comes before a forward's layers and after a backward's;
+    // the head (last virtual stage) after a forward's layers and before a backward's.
+    const auto& before = forward ? (v == 0 ? costs_.embedding[pass] : std::nullopt)
+                                 : (v == V - 1 ? costs_.head[pass] : std::nullopt);
+    const auto& after = forward ? (v == V - 1 ? costs_.head[pass] : std::nullopt)
+                                : (v == 0 ? costs_.embedding[pass] : std::nullopt);
+    if (before) chain.segment(*before, mb, -1);
+    if (produces_gradients(slot.pass)) sync_.begin_gradient_pass(last_of_chunk);
+    emit_layers(s, v, slot, chain);
+    if (after) chain.segment(*after, mb, -1);
+
+    sim::TaskId end = chain.finish(GroupKind::tp, mb);
+    if (produces_gradients(slot.pass)) last_gradient_pass_[static_cast<size_t>(s)] = end;
+    if (forward) forward_last_[k] = end;
+    // Send to the neighbouring virtual stage when it sits on another stage.
+    if (slot.pass != PassKind::BackwardWeight) {
+        const int to = forward ? v + 1 : v - 1;
+        if (to >= 0 && to < V && map_.owner(to) != s && costs_.p2p > 0) {
+            const sim::TaskId send = chain.add_comm(GroupKind::pp, costs_.p2p, mb, -1);
+            graph_.add_dependency(end, send);
+            end = send;
+        }
+        (forward ? forward_done_ : backward_done_)[k] = end;
+    } else {
+        backward_done_[k] = end;  // nothing waits for it across stages
+    }
+}
+
+void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassChain& chain) {
+    const bool forward = slot.pass == PassKind::Forward;
+    const bool weights_only = slot.pass == PassKind::BackwardWeight;
+    const int mb = slot.microbatch;
+    const int n = map_.layers(v);
+    const PassCost& c = costs_.layer[pass_index(slot.pass)];
+    const double tp = c.lead_of(GroupKind::tp) + c.trail_of(GroupKind::tp);
+    const double cp = c.lead_of(GroupKind::cp) + c.trail_of(GroupKind::cp);
+    const bool gather = sync_.zero3() && !weights_only;  // weight gradients do not read the weights
+    std::vector<sim::TaskId> gathers(static_cast<size_t>(n), 0), computes(static_cast<size_t>(n), 0);
+    for (int i = 0; i < n; ++i) {
+        const int layer = forward ? i : n - 1 - i;
+        // ZeRO-3: gather this layer's parameters, prefetched one layer ahead (it may start once the
+        // layer two back has finished computing).
+        if (gather) {
+            gathers[static_cast<size_t>(i)] = sync_.layer_gather(s, mb, layer);
+            if (i >= 2) graph_.add_dependency(computes[static_cast<size_t>(i - 2)], gathers[static_cast<size_t>(i)]);
+        }
+        const sim::TaskId comp = chain.add_compute(c.compute, mb, layer);
+        computes[static_cast<size_t>(i)] = comp;
+        chain.chain(comp);
+        if (gather) graph_.add_dependency(gathers[static_cast<size_t>(i)], comp);
+        if (forward && mb == 0)
+            if (const auto g = sync_.parameter_gather(v, layer)) graph_.add_dependency(*g, comp);
+        if (cp > 0) {
+            // The key/value exchange starts when the previous layer's compute ends; this layer's
+            // compute waits for it.
+            const sim::TaskId x = chain.add_comm(GroupKind::cp, cp, mb, layer);
+            if (i == 0 && chain.input()) graph_.add_dependency(*chain.input(), x);
+            else if (i > 0) graph_.add_dependency(computes[static_cast<size_t>(i - 1)], x);
+            graph_.add_dependency(x, comp);
+        }
+        if (tp > 0) {
+            const sim::TaskId t = chain.add_comm(GroupKind::tp, tp, mb, layer);
+            graph_.add_dependency(comp, t);
+            if (plan_.stack.tp_comm_overlap) chain.overlap(t);
+            else chain.advance(t);
+        }
+        if (produces_gradients(slot.pass)) sync_.layer_gradients(s, comp, mb, layer, i, n);
+    }
+}
+
+}  // namespace fathom::workloads

@@ -1,0 +1,56 @@
+#pragma once
+// Lays one training step's passes onto the stages' streams (sim/task_graph.h): every stage's
+// schedule order (workloads/training/schedules/), each pass as a chain of its layers' tasks
+// (workloads/replay/pass_chain.h), activations and gradients sent between stages, and the
+// data-parallel traffic of each layer (GradientSync).
+//
+// Symmetry: every data-parallel replica and every tensor-parallel rank does the same work, so the
+// replay builds one representative rank per pipeline stage and charges each collective for its full
+// group (the costs come from StepCosts). Per layer and pass: the compute task; its TP collectives on
+// the chain (or beside it with tp_comm_overlap); its CP key/value exchange on the cp stream, issued
+// when the previous layer's compute ends and awaited by this layer's compute; ZeRO-3 gathers
+// prefetched one layer ahead.
+#include <vector>
+
+#include "sim/task_graph.h"
+#include "workloads/replay/pass_chain.h"
+#include "workloads/training/gradient_sync.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
+#include "workloads/training/stage_map.h"
+#include "workloads/training/step_costs.h"
+
+namespace fathom::workloads {
+
+class PipelineReplay {
+public:
+    PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule, const StageMap& map,
+                   const StepCosts& costs, ProgramCoster& coster);
+
+    // Adds every task of the step to the graph.
+    void build();
+    const std::vector<StageStreams>& streams() const { return streams_; }
+    const std::vector<PipelineSlot>& order(int stage) const { return orders_[static_cast<size_t>(stage)]; }
+
+private:
+    void emit(int stage, const PipelineSlot& slot, bool last_gradient_pass_of_chunk);
+    void emit_layers(int stage, int v, const PipelineSlot& slot, PassChain& chain);
+    size_t key(int mb, int v) const { return static_cast<size_t>(mb * map_.virtual_stages() + v); }
+
+    sim::TaskGraph& graph_;
+    const TrainingPlan& plan_;
+    const PipelineSchedule& schedule_;
+    const StageMap& map_;
+    const StepCosts& costs_;
+    std::vector<uint32_t> names_;                 // interned name of each TrainingTag
+    std::vector<TaskStyle> styles_;               // per pass kind
+    std::vector<StageStreams> streams_;           // per stage
+    std::vector<std::vector<PipelineSlot>> orders_;
+    GradientSync sync_;
+
+    // Ends of each (micro-batch, virtual stage) pass: forward (its send, or its last task on the
+    // last virtual stage), backward input (its send), and the last forward task before any send.
+    std::vector<sim::TaskId> forward_done_, backward_done_, forward_last_;
+    std::vector<sim::TaskId> last_gradient_pass_;  // per stage
+};
+
+}  // namespace fathom::workloads

@@ -1,0 +1,41 @@
+#include "workloads/training/stage_map.h"
+
+#include "sim/error.h"
+
+namespace fathom::workloads {
+
+StageMap::StageMap(const models::ModelSpec& model, const TrainingPlan& plan, const PipelineSchedule& schedule)
+    : model_(model), stages_(plan.layout.pp), chunks_(plan.layout.vp), tp_(plan.layout.tp), seq_len_(plan.training.seq_len) {
+    const int V = stages_ * chunks_;
+    vstage_.assign(static_cast<size_t>(V), -1);
+    owner_.assign(static_cast<size_t>(V), -1);
+    for (int s = 0; s < stages_; ++s)
+        for (int c = 0; c < chunks_; ++c) {
+            const int v = schedule.virtual_stage(s, c, stages_, chunks_);
+            FATHOM_CHECK(v >= 0 && v < V && owner_[static_cast<size_t>(v)] < 0, "schedule maps two chunks to one virtual stage");
+            vstage_[static_cast<size_t>(s * chunks_ + c)] = v;
+            owner_[static_cast<size_t>(v)] = s;
+        }
+    layers_ = plan.training.layers_per_virtual_stage;
+    if (layers_.empty()) layers_.assign(static_cast<size_t>(V), static_cast<int>(model.layers / V));
+}
+
+int StageMap::stage_layers(int stage) const {
+    int n = 0;
+    for (int c = 0; c < chunks_; ++c) n += layers(virtual_stage(stage, c));
+    return n;
+}
+
+double StageMap::stage_params(int stage) const {
+    double n = 0;
+    for (int c = 0; c < chunks_; ++c) n += layers(virtual_stage(stage, c)) * (model_.layer_params() / tp_);
+    if (holds_embedding(stage)) n += model_.embedding_params(seq_len_) / tp_;
+    if (holds_head(stage)) {
+        n += model_.output_params() / tp_;
+        if (model_.tied_embeddings && !holds_embedding(stage))
+            n += static_cast<double>(model_.vocab) * static_cast<double>(model_.hidden) / tp_;
+    }
+    return n;
+}
+
+}  // namespace fathom::workloads

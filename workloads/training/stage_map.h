@@ -1,0 +1,39 @@
+#pragma once
+// Where a training plan puts the model: which pipeline stage and chunk hold each virtual stage (by
+// the schedule's mapping), how many layers each virtual stage has, and how many parameters one
+// rank of each stage holds.
+#include <vector>
+
+#include "models/llm/model_spec.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
+#include "workloads/training/training_plan.h"
+
+namespace fathom::workloads {
+
+class StageMap {
+public:
+    // `plan` must have passed plans::check_training_plan.
+    StageMap(const models::ModelSpec& model, const TrainingPlan& plan, const PipelineSchedule& schedule);
+
+    int stages() const { return stages_; }
+    int chunks() const { return chunks_; }
+    int virtual_stages() const { return stages_ * chunks_; }
+    int virtual_stage(int stage, int chunk) const { return vstage_[static_cast<size_t>(stage * chunks_ + chunk)]; }
+    int owner(int v) const { return owner_[static_cast<size_t>(v)]; }  // the stage holding virtual stage v
+    int layers(int v) const { return layers_[static_cast<size_t>(v)]; }
+    int stage_layers(int stage) const;
+    // Parameters one rank of `stage` holds: its layers, the embedding with the first virtual stage,
+    // the output layer with the last (plus a copy of a tied embedding when the two sit on different
+    // stages), all divided by tp.
+    double stage_params(int stage) const;
+    bool holds_embedding(int stage) const { return owner(0) == stage; }
+    bool holds_head(int stage) const { return owner(virtual_stages() - 1) == stage; }
+
+private:
+    const models::ModelSpec& model_;
+    int stages_, chunks_, tp_;
+    int64_t seq_len_;
+    std::vector<int> vstage_, owner_, layers_;
+};
+
+}  // namespace fathom::workloads

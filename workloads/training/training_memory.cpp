@@ -1,0 +1,59 @@
+#include "workloads/training/training_memory.h"
+
+#include <algorithm>
+
+#include "models/memory/activation_memory.h"
+#include "workloads/training/stage_map.h"
+#include "workloads/training/step_costs.h"
+
+namespace fathom::workloads {
+
+TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardware::ClusterSpec& cluster,
+                                        const TrainingPlan& p, const PipelineSchedule* schedule) {
+    std::unique_ptr<PipelineSchedule> owned;
+    if (!schedule) {
+        owned = schedule_registry().get(p.training.schedule).factory();
+        schedule = owned.get();
+    }
+    const StageMap map(m, p, *schedule);
+    const models::LayerInputs in = microbatch_inputs(p);
+    const double full_layer = models::layer_activation_bytes(m, in);
+    const Recompute rc = p.training.recompute;
+    const double per_layer = rc == Recompute::Full        ? models::layer_input_bytes(m, in)
+                             : rc == Recompute::Selective ? models::layer_selective_activation_bytes(m, in)
+                                                          : full_layer;
+    const double tokens = static_cast<double>(in.batch.tokens());
+
+    TrainingMemory out;
+    out.capacity_bytes = cluster.accelerator.memory_capacity;
+    for (int st = 0; st < map.stages(); ++st) {
+        StageMemory sm;
+        sm.layers = map.stage_layers(st);
+        sm.peak_in_flight = peak_in_flight(schedule->order(st, map.stages(), map.chunks(), p.microbatches()));
+        models::MemoryInputs mi;
+        mi.params = map.stage_params(st);
+        mi.dp = p.layout.dp * p.layout.cp;
+        mi.zero_stage = p.training.zero_stage;
+        // bf16 weights; under fp8 the fp8 copy of a layer's weights is cast per use (transient).
+        mi.weight_bytes = 2;
+        mi.grad_bytes = p.stack.grad_bytes;
+        mi.gathered_params = 2 * (m.layer_params() / p.layout.tp);
+        // Activations per micro-batch chunk: the chunk's layers (in_flight counts chunks).
+        mi.activation_per_microbatch = per_layer * static_cast<double>(sm.layers) / p.layout.vp;
+        mi.in_flight = sm.peak_in_flight;
+        double transient = rc == Recompute::Full ? full_layer : 0.0;
+        if (map.holds_head(st)) {
+            // Logits in bf16 plus the fp32 softmax of the loss, one micro-batch.
+            transient = std::max(transient, tokens * static_cast<double>(m.vocab / p.layout.tp) * (2.0 + 4.0));
+        }
+        mi.transient = transient;
+        mi.runtime_reserved = p.stack.runtime_reserved;
+        sm.memory = models::estimate_memory(mi);
+        out.peak_bytes = std::max(out.peak_bytes, sm.memory.total());
+        out.stages.push_back(sm);
+    }
+    out.out_of_memory = out.peak_bytes > out.capacity_bytes;
+    return out;
+}
+
+}  // namespace fathom::workloads

@@ -1,0 +1,70 @@
+#pragma once
+// A training plan: how one model is laid out over the cluster (ParallelLayout, shared with
+// serving), what one optimizer step does (TrainingSettings), and how the software stack runs it
+// (TrainingStack: kernels, gradient dtype, overlap, buckets, runtime reserve). Plain data with
+// equality and a stable hash (for search caches); plans/constraints.h checks it against a model and
+// a cluster, and scenarios/ declares its keys.
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "models/program/layer_program.h"
+#include "workloads/parallelism.h"
+
+namespace fathom::workloads {
+
+enum class Recompute { None, Selective, Full };
+const char* recompute_name(Recompute r);
+
+struct TrainingSettings {
+    int64_t seq_len = 2048;
+    int micro_batch = 1;     // sequences per micro-batch per data-parallel rank
+    int global_batch = 1;    // sequences per optimizer step
+    int zero_stage = 0;      // 1: optimizer states, 2: + gradients, 3: + parameters (FSDP)
+    Recompute recompute = Recompute::None;
+    std::string schedule = "1f1b";  // pipeline schedule (workloads/training/schedules/)
+    // Layers of each virtual stage (pp x vp entries, in model order); empty = layers / (pp x vp).
+    std::vector<int> layers_per_virtual_stage;
+
+    auto tie() const { return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage); }
+};
+
+// Software-stack behaviour. The defaults are Megatron-Core's (workloads/stacks/megatron-core.yaml
+// gives each its source; a test keeps the two equal).
+struct TrainingStack {
+    models::KernelStack kernels;
+    double grad_bytes = 4;             // main-gradient element size (4 fp32, 2 bf16)
+    bool tp_comm_overlap = false;      // TP collectives overlapped with GEMMs (userbuffers, async TP)
+    bool dp_comm_overlap = true;       // gradient reduction overlapped with the backward pass
+    bool param_gather_overlap = true;  // ZeRO-1/2 parameter all-gather overlapped with the next forward
+    double bucket_params = 40e6;       // gradient bucket size, parameters
+    // Bytes outside the model's tensors. Estimate: CUDA context with cuBLAS/cuDNN workspaces
+    // (~0.5-0.7 GB on Hopper), NCCL buffers (4 MiB NCCL_BUFFSIZE x channels x peers, ~0.3-0.5 GB)
+    // and caching-allocator slack; 1.5 GB is the sum rounded.
+    double runtime_reserved = 1.5e9;
+
+    auto tie() const {
+        return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, grad_bytes, tp_comm_overlap,
+                        dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved);
+    }
+};
+
+struct TrainingPlan {
+    ParallelLayout layout;
+    TrainingSettings training;
+    TrainingStack stack;
+    std::string stack_preset;  // where `stack` came from (a preset id), for reports; not compared
+
+    int gpus() const { return layout.gpus(); }
+    int microbatches() const { return training.global_batch / (layout.dp * training.micro_batch); }
+    // Plans are equal when everything that can change a prediction is equal.
+    bool operator==(const TrainingPlan& o) const {
+        return layout.tie() == o.layout.tie() && training.tie() == o.training.tie() && stack.tie() == o.stack.tie();
+    }
+    bool operator!=(const TrainingPlan& o) const { return !(*this == o); }
+    // Stable across runs and platforms (sim/stable_hash.h); equal plans hash alike.
+    uint64_t hash() const;
+};
+
+}  // namespace fathom::workloads
