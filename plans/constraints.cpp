@@ -2,53 +2,60 @@
 
 #include <numeric>
 
+#include "plans/keys.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
 namespace fathom::plans {
+
+std::string describe(const std::vector<Violation>& violations) {
+    if (violations.empty()) return "";
+    std::string msg = "impossible plan: " + violations.front().message;
+    for (size_t i = 1; i < violations.size(); ++i) msg += "; also " + violations[i].key + ": " + violations[i].message;
+    return msg;
+}
 
 std::vector<Violation> check_training_plan(const models::ModelSpec& m, const hardware::ClusterSpec& c,
                                            const workloads::TrainingPlan& p) {
     std::vector<Violation> v;
     auto add = [&v](std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); };
     const auto str = [](auto x) { return std::to_string(x); };
-    for (auto [key, val] : {std::pair<const char*, int>{"dp", p.layout.dp}, {"tp", p.layout.tp}, {"pp", p.layout.pp}, {"vp", p.layout.vp},
-                            {"cp", p.layout.cp}, {"micro_batch_size", p.training.micro_batch}, {"global_batch_size", p.training.global_batch}}) {
-        if (val < 1) add(key, std::string(key) + " must be >= 1, got " + str(val));
+    // Every key within its declared range or choices (plans built in code skip the parser's checks).
+    for (const auto& key : training_plan_keys()) {
+        const std::string why = check_value(key.info, key.get(p));
+        if (!why.empty()) add(key.info.path, key.info.name() + " " + why);
     }
     if (!v.empty()) return v;
+    const auto& l = p.layout;
+    const auto& t = p.training;
     if (p.gpus() != c.gpus())
-        add("dp", "plan uses dp x tp x pp x cp = " + str(p.layout.dp) + " x " + str(p.layout.tp) + " x " + str(p.layout.pp) + " x " +
-                      str(p.layout.cp) + " = " + str(p.gpus()) + " GPUs but the cluster has " + str(c.gpus()));
-    if (m.heads % p.layout.tp != 0) add("tp", "tp = " + str(p.layout.tp) + " does not divide the " + str(m.heads) + " attention heads");
-    if (m.kv_heads % p.layout.tp != 0 && p.layout.tp % m.kv_heads != 0)
-        add("tp", "tp = " + str(p.layout.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
-    if (m.ffn % p.layout.tp != 0) add("tp", "tp = " + str(p.layout.tp) + " does not divide the MLP width " + str(m.ffn));
-    const long stages = static_cast<long>(p.layout.pp) * p.layout.vp;
-    if (!p.training.layers_per_virtual_stage.empty()) {
-        if (static_cast<long>(p.training.layers_per_virtual_stage.size()) != stages)
-            add("layers_per_stage", "needs pp x vp = " + str(stages) + " entries, got " +
-                                        str(p.training.layers_per_virtual_stage.size()));
-        else if (std::accumulate(p.training.layers_per_virtual_stage.begin(), p.training.layers_per_virtual_stage.end(), 0L) != m.layers)
-            add("layers_per_stage", "entries must sum to the model's " + str(m.layers) + " layers");
+        add("parallel.dp", "plan uses dp x tp x pp x cp = " + str(l.dp) + " x " + str(l.tp) + " x " + str(l.pp) + " x " +
+                               str(l.cp) + " = " + str(p.gpus()) + " GPUs but the cluster has " + str(c.gpus()));
+    if (m.heads % l.tp != 0) add("parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
+    if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
+        add("parallel.tp", "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
+    if (m.ffn % l.tp != 0) add("parallel.tp", "tp = " + str(l.tp) + " does not divide the MLP width " + str(m.ffn));
+    const long stages = static_cast<long>(l.pp) * l.vp;
+    if (!t.layers_per_virtual_stage.empty()) {
+        if (static_cast<long>(t.layers_per_virtual_stage.size()) != stages)
+            add("training.layers_per_stage",
+                "needs pp x vp = " + str(stages) + " entries, got " + str(t.layers_per_virtual_stage.size()));
+        else if (std::accumulate(t.layers_per_virtual_stage.begin(), t.layers_per_virtual_stage.end(), 0L) != m.layers)
+            add("training.layers_per_stage", "entries must sum to the model's " + str(m.layers) + " layers");
     } else if (m.layers % stages != 0) {
-        add("pp", "the model's " + str(m.layers) + " layers are not divisible by pp x vp = " + str(p.layout.pp) + " x " +
-                      str(p.layout.vp) + " = " + str(stages));
+        add("parallel.pp", "the model's " + str(m.layers) + " layers are not divisible by pp x vp = " + str(l.pp) + " x " +
+                               str(l.vp) + " = " + str(stages));
     }
-    if (p.training.global_batch % (p.layout.dp * p.training.micro_batch) != 0)
-        add("global_batch_size", "global batch " + str(p.training.global_batch) + " is not a multiple of dp x micro_batch_size = " +
-                                     str(p.layout.dp * p.training.micro_batch));
-    if (p.training.seq_len < 1) add("seq_len", "seq_len must be >= 1");
-    else if (p.training.seq_len % p.layout.cp != 0) add("cp", "cp = " + str(p.layout.cp) + " does not divide seq_len " + str(p.training.seq_len));
-    if (p.training.zero_stage < 0 || p.training.zero_stage > 3) add("zero_stage", "zero_stage must be 0, 1, 2 or 3");
-    const auto* sched = workloads::schedule_registry().find(p.training.schedule);
-    if (!sched) {
-        add("schedule", "unknown pipeline schedule '" + p.training.schedule + "'; valid: " + workloads::schedule_registry().names());
-    } else if (p.training.global_batch % (p.layout.dp * p.training.micro_batch) == 0) {
-        const std::string why = sched->factory()->check(p.layout.pp, p.layout.vp, p.microbatches());
-        if (!why.empty()) add(p.layout.vp > 1 ? "vp" : "schedule", why);
+    const bool batch_divides = t.global_batch % (l.dp * t.micro_batch) == 0;
+    if (!batch_divides)
+        add("training.global_batch_size", "global batch " + str(t.global_batch) +
+                                              " is not a multiple of dp x micro_batch_size = " + str(l.dp * t.micro_batch));
+    if (t.seq_len % l.cp != 0) add("parallel.cp", "cp = " + str(l.cp) + " does not divide seq_len " + str(t.seq_len));
+    if (batch_divides) {
+        const std::string why = workloads::schedule_registry().get(t.schedule).factory()->check(l.pp, l.vp, p.microbatches());
+        if (!why.empty()) add(l.vp > 1 ? "parallel.vp" : "training.schedule", why);
     }
     if (p.stack.kernels.gemm_dtype == hardware::Dtype::fp8 && !c.accelerator.has(hardware::Dtype::fp8))
-        add("dtype", "accelerator '" + c.accelerator.id + "' has no fp8 tensor cores");
+        add("stack.dtype", "accelerator '" + c.accelerator.id + "' has no fp8 tensor cores");
     return v;
 }
 

@@ -13,9 +13,13 @@
 namespace fathom::plans {
 
 struct Violation {
-    std::string key;      // plan key, e.g. "tp", "global_batch_size"
+    std::string key;      // dotted key path (plans/keys.h), e.g. "parallel.tp", "training.global_batch_size"
     std::string message;
 };
+
+// "impossible plan: <first violation>; also <key>: <message> ..." (for front ends that report the
+// violations as an error).
+std::string describe(const std::vector<Violation>& violations);
 
 std::vector<Violation> check_training_plan(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                            const workloads::TrainingPlan& plan);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "scenarios/schema.h"
 #include "sim/error.h"
 
 #ifndef FATHOM_DEFAULT_DATA_DIR
@@ -145,6 +146,29 @@ hardware::SsdSpec parse_ssd(const Node& n) {
     return x;
 }
 
+plans::StackPreset parse_stack(const Node& n) {
+    n.allow_only({"kind", "id", "name", "frameworks", "settings"});
+    plans::StackPreset p;
+    p.id = n.str("id");
+    p.name = n.str("name");
+    if (auto f = n.find("frameworks"))
+        for (const auto& item : f->items()) p.frameworks.push_back(item.scalar());
+    const Node settings = n.child("settings");
+    for (const std::string& key : settings.keys()) {
+        const plans::KeyInfo* info = nullptr;
+        for (const auto& k : plans::training_plan_keys())
+            if (k.info.path == key) info = &k.info;
+        if (!info) settings.fail(key, "not a training-plan key (parallel.*, training.*, stack.*)");
+        const Node entry = settings.child(key);
+        entry.allow_only({"value", "source"});
+        if (entry.str("source").empty()) entry.fail("source", "empty source");
+        plans::KeyInfo as_value = *info;
+        as_value.path = "value";  // read_value reads the entry's `value`
+        p.settings.push_back({key, read_value(entry, as_value), entry.str("source")});
+    }
+    return p;
+}
+
 template <typename T, typename F>
 void load_dir(const fs::path& dir, const char* kind, std::map<std::string, T>& out, F parse) {
     for (const auto& file : yaml_files(dir)) {
@@ -158,86 +182,35 @@ void load_dir(const fs::path& dir, const char* kind, std::map<std::string, T>& o
 
 models::ModelSpec parse_model(const Node& n, bool catalog_file) {
     if (catalog_file) {
-        n.allow_only({"kind", "id", "name", "source", "architecture", "params_b", "layers", "hidden", "heads", "kv_heads",
-                      "head_dim", "ffn", "vocab", "activation", "norm", "position_embedding", "tied_embeddings",
-                      "max_seq_len", "qkv_bias"});
+        check_section_keys(n, "model", {"kind", "id", "source", "params_b"});
         if (n.str("source").empty()) n.fail("source", "empty source");
     } else {
-        n.allow_only({"name", "architecture", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
-                      "activation", "norm", "position_embedding", "tied_embeddings", "max_seq_len", "qkv_bias"});
+        check_section_keys(n, "model");
     }
     models::ModelSpec m;
     m.id = catalog_file ? n.str("id") : "inline";
-    m.name = n.has("name") ? n.str("name") : m.id;
-    if (n.has("architecture") && n.str("architecture") != "dense")
-        n.fail("architecture", "only dense models are supported so far (got '" + n.str("architecture") + "')");
-    m.layers = n.integer("layers");
-    m.hidden = n.integer("hidden");
-    m.heads = n.integer("heads");
-    m.kv_heads = n.has("kv_heads") ? n.integer("kv_heads") : m.heads;
-    if (n.has("head_dim")) m.head_dim = n.integer("head_dim");
-    m.ffn = n.integer("ffn");
-    m.vocab = n.integer("vocab");
-    if (n.has("max_seq_len")) m.max_seq_len = n.integer("max_seq_len");
-    const std::string act = n.str("activation");
-    if (act == "gelu") m.activation = models::Activation::Gelu;
-    else if (act == "relu") m.activation = models::Activation::Relu;
-    else if (act == "squared_relu") m.activation = models::Activation::SquaredRelu;
-    else if (act == "swiglu") m.activation = models::Activation::Swiglu;
-    else if (act == "geglu") m.activation = models::Activation::Geglu;
-    else n.fail("activation", "expected gelu, relu, squared_relu, swiglu or geglu, got '" + act + "'");
-    if (n.has("norm")) {
-        const std::string norm = n.str("norm");
-        if (norm == "rmsnorm") m.norm = models::Norm::RmsNorm;
-        else if (norm == "layernorm") m.norm = models::Norm::LayerNorm;
-        else n.fail("norm", "expected layernorm or rmsnorm, got '" + norm + "'");
-    }
-    if (n.has("position_embedding")) {
-        const std::string p = n.str("position_embedding");
-        if (p == "rope") m.position = models::PositionEmbedding::Rope;
-        else if (p == "alibi") m.position = models::PositionEmbedding::Alibi;
-        else if (p == "learned") m.position = models::PositionEmbedding::Learned;
-        else if (p == "none") m.position = models::PositionEmbedding::None;
-        else n.fail("position_embedding", "expected rope, alibi, learned or none, got '" + p + "'");
-    }
-    if (n.has("tied_embeddings")) m.tied_embeddings = n.boolean("tied_embeddings");
-    if (n.has("qkv_bias")) m.bias = n.boolean("qkv_bias");
-    for (auto [key, v] : {std::pair<const char*, int64_t>{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
-                          {"kv_heads", m.kv_heads}, {"ffn", m.ffn}, {"vocab", m.vocab}})
-        if (v < 1) n.fail(key, std::string(key) + " must be >= 1");
+    m.name = m.id;
+    read_section(n, "model", plans::model_keys(), m);
+    // Derived defaults (plans/keys.h): kv_heads = heads.
+    if (!n.has("kv_heads")) m.kv_heads = m.heads;
     if (m.heads % m.kv_heads != 0) n.fail("kv_heads", "heads must be a multiple of kv_heads");
     if (m.head_dim == 0 && m.hidden % m.heads != 0) n.fail("heads", "heads must divide hidden (or give head_dim)");
     return m;
 }
 
-Catalog::Catalog(const std::string& root) {
+std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
     const fs::path hw = fs::path(root) / "hardware" / "catalog";
     if (!fs::is_directory(hw))
         throw sim::InputError("hardware catalog not found at '" + hw.string() + "' (set FATHOM_DATA_DIR to the fathom source tree)");
-    load_dir(hw / "accelerators", "accelerator", accelerators_, parse_accelerator);
-    load_dir(hw / "fabrics", "scale_up", fabrics_, parse_fabric);
-    load_dir(hw / "nics", "nic", nics_, parse_nic);
-    load_dir(hw / "pcie", "pcie", pcie_, parse_pcie);
-    load_dir(hw / "storage", "ssd", ssds_, parse_ssd);
-    load_dir(fs::path(root) / "models" / "catalog", "model", models_, [](const Node& n) { return parse_model(n, true); });
+    auto c = std::make_shared<plans::Catalog>();
+    load_dir(hw / "accelerators", "accelerator", c->accelerators(), parse_accelerator);
+    load_dir(hw / "fabrics", "scale_up", c->fabrics(), parse_fabric);
+    load_dir(hw / "nics", "nic", c->nics(), parse_nic);
+    load_dir(hw / "pcie", "pcie", c->pcies(), parse_pcie);
+    load_dir(hw / "storage", "ssd", c->ssds(), parse_ssd);
+    load_dir(fs::path(root) / "models" / "catalog", "model", c->models(), [](const Node& n) { return parse_model(n, true); });
+    load_dir(fs::path(root) / "workloads" / "stacks", "stack", c->stacks(), parse_stack);
+    return c;
 }
-
-namespace {
-template <typename T>
-const T& lookup(const std::map<std::string, T>& m, const std::string& id, const char* what) {
-    auto it = m.find(id);
-    if (it != m.end()) return it->second;
-    std::string names;
-    for (const auto& [k, v] : m) names += (names.empty() ? "" : ", ") + k;
-    throw sim::InputError(std::string("unknown ") + what + " '" + id + "'; known: " + names);
-}
-}  // namespace
-
-const hardware::AcceleratorSpec& Catalog::accelerator(const std::string& id) const { return lookup(accelerators_, id, "accelerator"); }
-const hardware::ScaleUpSpec& Catalog::fabric(const std::string& id) const { return lookup(fabrics_, id, "scale-up fabric"); }
-const hardware::NicSpec& Catalog::nic(const std::string& id) const { return lookup(nics_, id, "NIC"); }
-const hardware::PcieSpec& Catalog::pcie(const std::string& id) const { return lookup(pcie_, id, "PCIe link"); }
-const hardware::SsdSpec& Catalog::ssd(const std::string& id) const { return lookup(ssds_, id, "SSD"); }
-const models::ModelSpec& Catalog::model(const std::string& id) const { return lookup(models_, id, "model"); }
 
 }  // namespace fathom::scenarios

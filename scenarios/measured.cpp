@@ -2,9 +2,10 @@
 
 #include <cmath>
 
-#include "plans/evaluator.h"
+#include "plans/evaluate.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
+#include "workloads/training/training_memory.h"
 
 namespace fathom::scenarios {
 namespace {
@@ -90,7 +91,16 @@ double predict_metric(const YAML::Node& c, const std::string& metric, const work
     throw Unsupported{"metric '" + metric + "' is not predicted for training"};
 }
 
-CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
+// The software-stack preset of a case's framework (workloads/stacks/). A megatron-lm case that does
+// not mention sequence parallelism is taken as the 2021 stack: sequence parallelism and flash
+// attention reached Megatron-LM together (2022).
+const plans::StackPreset* case_preset(const YAML::Node& t, const std::string& fw, const plans::Catalog& cat) {
+    if (fw == "megatron-lm" && !has(t, "sequence_parallel")) return &cat.stack("megatron-lm-2021");
+    return cat.stack_for_framework(fw);
+}
+
+CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx) {
+    const plans::Catalog& cat = *ctx.catalog;
     CompareResult out;
     out.id = c["id"].as<std::string>();
     out.kind = c["kind"].as<std::string>();
@@ -108,7 +118,7 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
         if (has(t, "cpu_offload") && t["cpu_offload"].as<bool>()) throw Unsupported{"CPU offload is not modelled yet"};
         const models::ModelSpec model = case_model(c["model"]);
 
-        ClusterRequest req;
+        plans::ClusterRequest req;
         req.accelerator = accel;
         req.nodes = cl["nodes"].as<int>();
         req.gpus_per_node = cl["gpus_per_node"].as<int>();
@@ -125,101 +135,90 @@ CompareResult run_case(const YAML::Node& c, const Catalog& cat) {
         req.nic = choose_nic(so, accel, per_gpu);
         if (!has(so, "fabric") || !has(so, "gb_per_s_per_gpu")) out.assumptions.push_back("scale-out NIC: " + req.nic);
         req.nics_per_node = has(so, "nics_per_node") ? so["nics_per_node"].as<int>() : req.gpus_per_node;
-        const hardware::ClusterSpec cluster = build_cluster(req, cat);
+        const hardware::ClusterSpec cluster = plans::build_cluster(req, cat);
 
+        // The framework's stack first; what the case states overrides it.
         workloads::TrainingPlan p;
         const std::string fw = opt_str(t, "framework", "other");
-        p.layout.tp = t["tp"].as<int>();
-        p.layout.pp = t["pp"].as<int>();
-        p.layout.cp = has(t, "cp") ? t["cp"].as<int>() : 1;
-        p.layout.dp = t["dp"].as<int>();
-        p.layout.vp = has(t, "vp") ? t["vp"].as<int>() : 1;
-        p.training.seq_len = c["model"]["seq_len"].as<int64_t>();
-        p.training.global_batch = t["global_batch_size"].as<int>();
+        const plans::StackPreset* preset = case_preset(t, fw, cat);
+        if (preset) preset->apply(p);
+        out.stack = preset ? preset->id : "defaults";
+        auto& l = p.layout;
+        auto& tr = p.training;
+        l.tp = t["tp"].as<int>();
+        l.pp = t["pp"].as<int>();
+        l.cp = has(t, "cp") ? t["cp"].as<int>() : 1;
+        l.dp = t["dp"].as<int>();
+        l.vp = has(t, "vp") ? t["vp"].as<int>() : 1;
+        tr.seq_len = c["model"]["seq_len"].as<int64_t>();
+        tr.global_batch = t["global_batch_size"].as<int>();
         if (has(t, "micro_batch_size")) {
-            p.training.micro_batch = t["micro_batch_size"].as<int>();
+            tr.micro_batch = t["micro_batch_size"].as<int>();
         } else if (has(t, "batch_per_dp_rank")) {
             // torchtitan/FSDP stacks: no gradient accumulation; with pipeline parallelism the
             // local batch is split into pp micro-batches (torchtitan's default).
             const int local = t["batch_per_dp_rank"].as<int>();
-            const int pp = t["pp"].as<int>();
-            p.training.micro_batch = pp > 1 && local % pp == 0 ? local / pp : local;
-            out.assumptions.push_back("micro_batch_size = " + std::to_string(p.training.micro_batch) + " from batch_per_dp_rank");
+            tr.micro_batch = l.pp > 1 && local % l.pp == 0 ? local / l.pp : local;
+            out.assumptions.push_back("micro_batch_size = " + std::to_string(tr.micro_batch) + " from batch_per_dp_rank");
         } else {
-            p.training.micro_batch = 1;
+            tr.micro_batch = 1;
             out.assumptions.push_back("micro_batch_size = 1 (not stated)");
         }
-        std::string sched = opt_str(t, "pp_schedule", p.layout.vp > 1 ? "interleaved-1f1b" : "1f1b");
+        std::string sched = opt_str(t, "pp_schedule", l.vp > 1 ? "interleaved-1f1b" : "1f1b");
         if (sched == "interleaved-1f1b" && !has(t, "vp") && fw == "torchtitan") {
-            p.layout.vp = 2;  // torchtitan builds two stages per rank for multi-stage schedules
+            l.vp = 2;  // torchtitan builds two stages per rank for multi-stage schedules
             out.assumptions.push_back("vp = 2 (torchtitan default for interleaved schedules)");
         }
-        if (sched == "interleaved-1f1b" && p.layout.vp <= 1) {
+        if (sched == "interleaved-1f1b" && l.vp <= 1) {
             sched = "1f1b";
             out.assumptions.push_back("interleaved schedule without vp: simulated as 1f1b");
         }
-        if (p.layout.pp == 1) sched = "1f1b";
-        if (sched != "gpipe" && sched != "1f1b" && sched != "interleaved-1f1b")
+        if (l.pp == 1) sched = "1f1b";
+        if (!workloads::schedule_registry().find(sched))
             throw Unsupported{"pipeline schedule '" + sched + "' is not implemented yet"};
-        p.training.schedule = sched;
-        const bool fsdp_stack = fw == "torchtitan" || fw == "llm-foundry" || fw == "deepspeed" ||
-                                (has(t, "fsdp") && t["fsdp"].as<bool>());
-        if (has(t, "zero_stage")) p.training.zero_stage = t["zero_stage"].as<int>();
-        else {
-            p.training.zero_stage = fsdp_stack ? 3 : (fw == "nemo" || fw == "megatron-bridge" || fw == "megascale") ? 1 : 0;
-            out.assumptions.push_back("zero_stage = " + std::to_string(p.training.zero_stage) + " (" + fw + " default)");
+        tr.schedule = sched;
+        if (has(t, "zero_stage")) {
+            tr.zero_stage = t["zero_stage"].as<int>();
+        } else {
+            if (has(t, "fsdp") && t["fsdp"].as<bool>()) tr.zero_stage = 3;
+            out.assumptions.push_back("zero_stage = " + std::to_string(tr.zero_stage) + " (" + fw + " default)");
         }
-        if (has(t, "sequence_parallel")) p.layout.sequence_parallel = t["sequence_parallel"].as<bool>();
-        else p.layout.sequence_parallel = p.layout.tp > 1 && fw != "megatron-lm";
+        if (has(t, "sequence_parallel")) l.sequence_parallel = t["sequence_parallel"].as<bool>();
         const std::string rc = opt_str(t, "recompute", "none");
-        p.training.recompute = rc == "full" ? workloads::Recompute::Full
-                      : rc == "selective" ? workloads::Recompute::Selective
-                                          : workloads::Recompute::None;
+        tr.recompute = rc == "full"        ? workloads::Recompute::Full
+                       : rc == "selective" ? workloads::Recompute::Selective
+                                           : workloads::Recompute::None;
         const std::string dt = opt_str(prec, "dtype", "bf16");
         p.stack.kernels.gemm_dtype = dt == "fp8" ? hardware::Dtype::fp8 : dt == "fp16" ? hardware::Dtype::fp16 : hardware::Dtype::bf16;
-        // Software-stack constants (per framework, never per case):
-        // Megatron-Core (NeMo, MegaScale) reduces gradients in bf16 by default; Megatron-LM of
-        // 2021 and the FSDP stacks keep fp32 gradients.
-        p.stack.grad_bytes = (fw == "nemo" || fw == "megatron-bridge" || fw == "megascale") ? 2 : 4;
-        p.stack.tp_comm_overlap = has(t, "tp_comm_overlap") ? t["tp_comm_overlap"].as<bool>()
-                                                      : (fw == "nemo" || fw == "megascale");
-        // Megatron-LM of 2021 predates FlashAttention: unfused attention unless the case says otherwise.
-        // Sequence parallelism and flash attention reached Megatron-LM together (2022): a
-        // megatron-lm case that does not mention sequence parallelism is taken as the 2021 stack.
+        if (has(t, "tp_comm_overlap")) p.stack.tp_comm_overlap = t["tp_comm_overlap"].as<bool>();
         if (has(t, "flash_attention")) p.stack.kernels.flash_attention = t["flash_attention"].as<bool>();
-        else if (fw == "megatron-lm" && !has(t, "sequence_parallel")) {
-            p.stack.kernels.flash_attention = false;
-            out.assumptions.push_back("unfused attention (Megatron-LM 2021 stack)");
-        }
+        else if (!p.stack.kernels.flash_attention) out.assumptions.push_back("unfused attention (Megatron-LM 2021 stack)");
         // PyTorch-native stacks without torch.compile run norms and activations unfused.
         if (has(t, "torch_compile") && !t["torch_compile"].as<bool>() && (fw == "torchtitan" || fw == "other"))
             p.stack.kernels.fused_elementwise = false;
         if (has(t, "dp_comm_overlap")) p.stack.dp_comm_overlap = t["dp_comm_overlap"].as<bool>();
-        const long stages = static_cast<long>(p.layout.pp) * p.layout.vp;
+        const long stages = static_cast<long>(l.pp) * l.vp;
         if (model.layers % stages != 0) {
             // Uneven split: the first (layers mod stages) virtual stages take one more layer.
             const int base = static_cast<int>(model.layers / stages), rem = static_cast<int>(model.layers % stages);
-            for (long v = 0; v < stages; ++v) p.training.layers_per_virtual_stage.push_back(base + (v < rem ? 1 : 0));
+            for (long v = 0; v < stages; ++v) tr.layers_per_virtual_stage.push_back(base + (v < rem ? 1 : 0));
             out.assumptions.push_back("uneven pipeline split of " + std::to_string(model.layers) + " layers");
         }
         const auto violations = plans::check_training_plan(model, cluster, p);
         if (!violations.empty()) throw Unsupported{"plan not expressible: " + violations.front().message};
 
-        const auto table = load_cost_table(cluster.accelerator);
-        plans::EvaluateOptions eo;
-        eo.cost_table = table.get();
-        auto rep = plans::evaluate_training(model, cluster, p, eo);
-        if (rep.out_of_memory && !has(t, "recompute")) {
+        if (!has(t, "recompute") && workloads::estimate_training_memory(model, cluster, p).out_of_memory) {
             // The source ran, so some memory saving was in effect: take the least recomputation
-            // that fits (selective, then full) and say so.
+            // that fits (selective, then full) and say so. The memory estimate needs no simulation.
             for (auto r : {workloads::Recompute::Selective, workloads::Recompute::Full}) {
-                p.training.recompute = r;
-                rep = plans::evaluate_training(model, cluster, p, eo);
-                if (!rep.out_of_memory) break;
+                tr.recompute = r;
+                if (!workloads::estimate_training_memory(model, cluster, p).out_of_memory) break;
             }
-            out.assumptions.push_back(std::string("recompute not stated; ") + workloads::recompute_name(p.training.recompute) +
+            out.assumptions.push_back(std::string("recompute not stated; ") + workloads::recompute_name(tr.recompute) +
                                       " is the least that fits");
         }
+        const plans::Outcome o = plans::evaluate_training(model, cluster, p, ctx);
+        const workloads::StepReport& rep = *o.training();
         out.predicted = predict_metric(c, out.metric, rep, model, p, cluster);
         out.error = (out.predicted - out.measured) / out.measured;
         out.step_time_s = rep.step_time_s;
@@ -276,7 +275,8 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
 
 }  // namespace
 
-std::vector<CompareResult> compare_measured(const std::string& path, const Catalog& catalog, bool include_other_metrics) {
+std::vector<CompareResult> compare_measured(const std::string& path, const plans::EvaluationContext& ctx,
+                                            bool include_other_metrics) {
     const Node root = load_yaml_file(path);
     root.allow_only({"format_version", "cases"});
     if (root.integer("format_version") != 1) root.fail("format_version", "only format_version 1 is supported");
@@ -285,7 +285,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const Catal
         const YAML::Node& c = item.raw();
         if (!c.IsMap() || !c["id"] || !c["kind"] || !c["metric"] || !c["value"])
             item.fail("", "a case needs id, kind, metric and value");
-        out.push_back(run_case(c, catalog));
+        out.push_back(run_case(c, ctx));
         if (!include_other_metrics || !c["other_metrics"]) continue;
         int n = 0;
         const std::string case_id = out.back().id;
@@ -293,7 +293,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const Catal
             ++n;
             std::string described;
             const YAML::Node v = variant_case(c, entry, described);
-            CompareResult r = run_case(v, catalog);
+            CompareResult r = run_case(v, ctx);
             r.id = case_id + "#" + std::to_string(n);
             r.variant = described;
             out.push_back(std::move(r));

@@ -1,12 +1,13 @@
 #pragma once
 // Reads measurement files in measured-format v1 (shared/reference/measured-format.md) and
-// predicts each training case: the case's own model dims, cluster and plan become fathom specs;
-// settings the source omits are filled by documented per-framework defaults (listed per case as
-// assumptions). Cases fathom cannot express yet are returned with status "unsupported" and why.
+// predicts each training case: the case's own model dims, cluster and plan become fathom specs; the
+// framework's software stack is its preset (workloads/stacks/, each value with its source), and
+// what the source omits beyond it is filled by documented rules (listed per case as assumptions).
+// Cases fathom cannot express yet are returned with status "unsupported" and why.
 #include <string>
 #include <vector>
 
-#include "scenarios/catalog.h"
+#include "plans/context.h"
 
 namespace fathom::scenarios {
 
@@ -22,6 +23,7 @@ struct CompareResult {
     std::string status;  // "ok" or "unsupported"
     std::string reason;  // for unsupported
     std::vector<std::string> assumptions;
+    std::string stack;   // the stack preset used ("defaults": none for this framework)
     double step_time_s = 0;
     double peak_memory_bytes = 0;
     double memory_capacity_bytes = 0;
@@ -30,7 +32,7 @@ struct CompareResult {
 
 // Headline measurement of every case. With `include_other_metrics`, also every other_metrics entry
 // (the case's configuration with its `variant` fields applied; derived fields such as dp follow).
-std::vector<CompareResult> compare_measured(const std::string& path, const Catalog& catalog,
+std::vector<CompareResult> compare_measured(const std::string& path, const plans::EvaluationContext& context,
                                             bool include_other_metrics = false);
 
 }  // namespace fathom::scenarios

@@ -1,51 +1,26 @@
 #pragma once
-// A training scenario file -> typed specs (model, cluster, plan). The schema (every key, its
-// meaning, default) is documented in scenarios/README.md; unknown keys, values without units and
-// impossible plans are InputErrors naming file, line and key.
+// Scenario files -> typed scenarios (plans/scenario.h), with the keys plans/keys.h declares (their
+// reference is scenarios/README.md). Unknown keys, values without units, values out of range and
+// impossible plans are InputErrors naming file, line and key; keys that cannot change the result
+// are kept as warnings on the scenario.
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "hardware/spec.h"
-#include "models/cost/calibration_table.h"
-#include "models/llm/model_spec.h"
+#include "plans/context.h"
+#include "plans/scenario.h"
 #include "scenarios/catalog.h"
-#include "workloads/training/training_plan.h"
 
 namespace fathom::scenarios {
 
-struct Scenario {
-    std::string file;
-    std::string name;
-    uint64_t seed = 1;
-    models::ModelSpec model;
-    hardware::ClusterSpec cluster;
-    workloads::TrainingPlan plan;
-    // The accelerator's calibrated cost table, when its catalog entry names one.
-    std::shared_ptr<const models::CalibrationTable> cost_table;
-};
-
-// Loads the calibration table an accelerator's catalog entry names (null if none).
-std::shared_ptr<const models::CalibrationTable> load_cost_table(const hardware::AcceleratorSpec& acc);
-
 // `overrides` are "dotted.key=value" strings (the CLI's --set), applied before validation.
-Scenario load_scenario(const std::string& path, const Catalog& catalog, const std::vector<std::string>& overrides = {});
-Scenario parse_scenario(const Node& root, const Catalog& catalog);
+plans::Scenario load_scenario(const std::string& path, const plans::Catalog& catalog,
+                              const std::vector<std::string>& overrides = {});
+plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog);
 
-// Builds a cluster from catalog ids (used by scenarios and by `fathom compare`).
-struct ClusterRequest {
-    std::string accelerator;
-    int nodes = 1;
-    int gpus_per_node = 8;
-    std::string scale_up;  // empty = the accelerator's default fabric
-    std::string nic = "ib-ndr-400g";
-    int nics_per_node = 8;
-    hardware::ScaleOutTopology topology = hardware::ScaleOutTopology::RailOptimized;
-    double oversubscription = 1.0;
-    int nodes_per_leaf = 16;
-    std::string pcie = "pcie-gen5-x16";
-    std::string ssd;
-};
-hardware::ClusterSpec build_cluster(const ClusterRequest& r, const Catalog& catalog);
+// An evaluation context over `catalog` with the calibrated cost table of every accelerator whose
+// catalog entry names one (read once here).
+plans::EvaluationContext make_context(std::shared_ptr<const plans::Catalog> catalog, uint64_t seed = 1,
+                                      const std::string& collective_algorithm = "");
 
 }  // namespace fathom::scenarios

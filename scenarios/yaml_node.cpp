@@ -30,16 +30,20 @@ void Node::fail(const std::string& key, const std::string& message) const {
 }
 
 void Node::allow_only(std::initializer_list<const char*> allowed) const {
+    allow_only(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void Node::allow_only(const std::vector<std::string>& allowed) const {
     if (!node_.IsMap()) fail("", "expected a mapping");
     for (const auto& kv : node_) {
         const std::string k = kv.first.as<std::string>();
         bool ok = false;
-        for (const char* a : allowed) ok = ok || k == a;
+        for (const auto& a : allowed) ok = ok || k == a;
         if (ok) continue;
         std::string hint, all;
         size_t best = 4;
-        for (const char* a : allowed) {
-            all += (all.empty() ? "" : ", ") + std::string(a);
+        for (const auto& a : allowed) {
+            all += (all.empty() ? "" : ", ") + a;
             const size_t d = edit_distance(k, a);
             if (d < best) {
                 best = d;

@@ -17,8 +17,9 @@ class Node {
 public:
     Node(YAML::Node node, std::string file, std::string path) : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
-    // Throws if the mapping has a key outside `allowed`.
+    // Throws if the mapping has a key outside `allowed` (with a "did you mean" hint).
     void allow_only(std::initializer_list<const char*> allowed) const;
+    void allow_only(const std::vector<std::string>& allowed) const;
     bool has(const std::string& key) const;
     Node child(const std::string& key) const;           // required
     std::optional<Node> find(const std::string& key) const;

@@ -153,7 +153,7 @@ const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op) 
     return nullptr;
 }
 
-TableCost::TableCost(CalibrationTable table, const hardware::AcceleratorSpec& acc, Load load)
+TableCost::TableCost(std::shared_ptr<const CalibrationTable> table, const hardware::AcceleratorSpec& acc, Load load)
     : table_(std::move(table)), acc_(acc), roofline_(make_roofline_cost(acc, load)),
       kernel_roofline_(make_roofline_cost(acc, Load::Kernel)),
       clock_(load == Load::Sustained ? acc.calibration.sustained_clock : 1.0) {}
@@ -191,7 +191,7 @@ double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int
 }
 
 const CalibrationGroup* TableCost::group_in_range(const OpDesc& op) const {
-    const CalibrationGroup* g = find_group(table_, op);
+    const CalibrationGroup* g = find_group(*table_, op);
     if (!g) return nullptr;
     const auto c = calibration_coords(op);
     for (size_t j = 0; j < c.size() && j < g->lo.size(); ++j)

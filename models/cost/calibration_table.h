@@ -61,7 +61,10 @@ std::vector<double> calibration_coords(const OpDesc& op);
 // Cost model that uses the table inside each group's measured range and the roofline outside it.
 class TableCost final : public CostModel {
 public:
-    TableCost(CalibrationTable table, const hardware::AcceleratorSpec& acc, Load load);
+    // Shares `table` (an evaluation context's tables are never copied per call).
+    TableCost(std::shared_ptr<const CalibrationTable> table, const hardware::AcceleratorSpec& acc, Load load);
+    TableCost(CalibrationTable table, const hardware::AcceleratorSpec& acc, Load load)
+        : TableCost(std::make_shared<const CalibrationTable>(std::move(table)), acc, load) {}
     double seconds(const OpDesc& op) const override;
     bool calibrated(const OpDesc& op) const override;
     // The table's prediction for an op whose group exists, ignoring the range. `skip` >= 0 leaves
@@ -72,7 +75,7 @@ private:
     // The op's group if the op lies inside its measured range, else null.
     const CalibrationGroup* group_in_range(const OpDesc& op) const;
 
-    CalibrationTable table_;
+    std::shared_ptr<const CalibrationTable> table_;
     hardware::AcceleratorSpec acc_;
     std::unique_ptr<CostModel> roofline_;         // outside the range, at the requested load
     std::unique_ptr<CostModel> kernel_roofline_;  // parametric part of groups too small to fit

@@ -3,10 +3,11 @@
 #
 #   cmake -DCMD=<program>@@<arg>@@<arg>... -DEXPECT_CODE=<n>
 #         [-DEXPECT_STDERR=<regex>@@<regex>...] [-DEXPECT_STDOUT=<regex>@@<regex>...]
-#         [-DEXPECT_FILE=<path>] -P expect_exit.cmake
+#         [-DEXPECT_FILE=<path>] [-DEXPECT_NO_FILE=<path>] -P expect_exit.cmake
 #
 # Lists are joined with "@@" because ';' would be split by add_test. Every regex must match
-# (CMake regex syntax). EXPECT_FILE is removed before the run and must exist after it.
+# (CMake regex syntax). EXPECT_FILE is removed before the run and must exist after it;
+# EXPECT_NO_FILE is removed before the run and must not exist after it (no partial output).
 cmake_minimum_required(VERSION 3.24)
 
 foreach(var CMD EXPECT_CODE)
@@ -16,9 +17,11 @@ foreach(var CMD EXPECT_CODE)
 endforeach()
 
 string(REPLACE "@@" ";" command "${CMD}")
-if(DEFINED EXPECT_FILE)
-  file(REMOVE "${EXPECT_FILE}")
-endif()
+foreach(f EXPECT_FILE EXPECT_NO_FILE)
+  if(DEFINED ${f})
+    file(REMOVE "${${f}}")
+  endif()
+endforeach()
 
 execute_process(
   COMMAND ${command}
@@ -54,6 +57,10 @@ foreach(stream STDERR STDOUT)
 endforeach()
 if(DEFINED EXPECT_FILE AND NOT EXISTS "${EXPECT_FILE}")
   string(APPEND failures "\n  ${EXPECT_FILE} was not written")
+endif()
+
+if(DEFINED EXPECT_NO_FILE AND EXISTS "${EXPECT_NO_FILE}")
+  string(APPEND failures "\n  ${EXPECT_NO_FILE} was written by a failing command")
 endif()
 
 if(failures)

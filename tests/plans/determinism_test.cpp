@@ -1,4 +1,4 @@
-// evaluate_training is a pure function of its inputs: repeated calls, and calls from several
+// evaluate is a pure function of its inputs: repeated calls, and calls from several
 // threads at once, give bit-identical results (no global state, no data races on shared data).
 #include <catch2/catch.hpp>
 
@@ -6,19 +6,17 @@
 #include <thread>
 #include <vector>
 
-#include "plans/evaluator.h"
-#include "scenarios/catalog.h"
-#include "scenarios/scenario.h"
+#include "tests/support/fixtures.h"
 
 using namespace fathom;
 
 TEST_CASE("evaluating the GPT-3 175B example is bit-identical across calls and threads", "[plans][determinism]") {
-    const std::string source = FATHOM_SOURCE_DIR;
-    const scenarios::Catalog catalog(source);
-    const auto s = scenarios::load_scenario(source + "/scenarios/examples/gpt3-175b-128xh100.yaml", catalog);
+    const auto& ctx = testing::source_context();
+    const auto s = scenarios::load_scenario(testing::example("gpt3-175b-128xh100.yaml"), *ctx.catalog);
+    auto run = [&] { return *plans::evaluate(s, ctx).training(); };
 
-    const auto first = plans::evaluate_training(s.model, s.cluster, s.plan);
-    const auto second = plans::evaluate_training(s.model, s.cluster, s.plan);
+    const auto first = run();
+    const auto second = run();
     REQUIRE(first.step_time_s > 0);
     CHECK(second.step_time_s == first.step_time_s);  // exact, not approximate
     CHECK(second.peak_memory_bytes == first.peak_memory_bytes);
@@ -31,7 +29,7 @@ TEST_CASE("evaluating the GPT-3 175B example is bit-identical across calls and t
     std::vector<std::thread> threads;
     for (int i = 0; i < kThreads; ++i) {
         threads.emplace_back([&, i] {
-            const auto r = plans::evaluate_training(s.model, s.cluster, s.plan);
+            const auto r = run();
             step[static_cast<size_t>(i)] = r.step_time_s;
             memory[static_cast<size_t>(i)] = r.peak_memory_bytes;
             bubble[static_cast<size_t>(i)] = r.bubble_fraction;

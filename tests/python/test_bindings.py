@@ -25,10 +25,20 @@ def test_run_matches_cli_json():
 
 def test_override_changes_plan():
     base = _fathom.run(QUICKSTART)
-    tp2 = _fathom.run(QUICKSTART, ["training.tp=2"])
+    tp2 = _fathom.run(QUICKSTART, ["parallel.tp=2"])
     assert tp2["step_time_s"] != base["step_time_s"]
 
 
 def test_input_error_is_value_error():
     with pytest.raises(ValueError, match="does not divide"):
-        _fathom.run(QUICKSTART, ["training.tp=3"])
+        _fathom.run(QUICKSTART, ["parallel.tp=3"])
+
+
+def test_report_is_flat_records():
+    r = _fathom.run(QUICKSTART)
+    assert r["kind"] == "training"
+    assert r["stack"] == "nemo-24.07"
+    assert len(r["plan_hash"]) == 16
+    stage = r["stages"][0]
+    # Dotted names are single columns (DataFrame-ready); the JSON writer nests them.
+    assert stage["memory_bytes.total"] == r["peak_memory_bytes"]

@@ -13,9 +13,10 @@
 
 #include "models/cost/calibration_table.h"
 #include "scenarios/calibration_io.h"
-#include "plans/evaluator.h"
+#include "plans/evaluate.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
+#include "tests/support/fixtures.h"
 
 using namespace fathom;
 namespace fs = std::filesystem;
@@ -29,7 +30,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 TEST_CASE("committed calibration measurements are predicted within 5% median and 25% worst", "[calibration]") {
-    const scenarios::Catalog catalog(FATHOM_SOURCE_DIR);
+    const plans::Catalog& catalog = testing::source_catalog();
     const fs::path root = fs::path(FATHOM_SOURCE_DIR) / "hardware" / "calibration";
     REQUIRE(fs::is_directory(root));
     int sets = 0;
@@ -74,18 +75,21 @@ TEST_CASE("an accelerator that names a calibration table gets table costs and ra
     fs::copy(src / "hardware" / "catalog", tmp / "hardware" / "catalog", fs::copy_options::recursive);
     fs::copy(src / "hardware" / "calibration", tmp / "hardware" / "calibration", fs::copy_options::recursive);
     fs::copy(src / "models" / "catalog", tmp / "models" / "catalog", fs::copy_options::recursive);
+    fs::create_directories(tmp / "workloads");
+    fs::copy(src / "workloads" / "stacks", tmp / "workloads" / "stacks", fs::copy_options::recursive);
     {
         std::ofstream f(tmp / "hardware" / "catalog" / "accelerators" / "h100-sxm-80gb.yaml", std::ios::app);
         f << "calibration_table: hardware/calibration/h100-sxm-80gb/table.yaml\n";
     }
-    const scenarios::Catalog catalog(tmp.string());
-    REQUIRE(!catalog.accelerator("h100-sxm-80gb").calibration_table.empty());
-    const auto s = scenarios::load_scenario((src / "scenarios" / "examples" / "quickstart.yaml").string(), catalog);
-    REQUIRE(s.cost_table != nullptr);
-    plans::EvaluateOptions with_table;
-    with_table.cost_table = s.cost_table.get();
-    const auto r_table = plans::evaluate_training(s.model, s.cluster, s.plan, with_table);
-    const auto r_roof = plans::evaluate_training(s.model, s.cluster, s.plan);
+    const auto catalog = scenarios::load_catalog(tmp.string());
+    REQUIRE(!catalog->accelerator("h100-sxm-80gb").calibration_table.empty());
+    const auto s = scenarios::load_scenario((src / "scenarios" / "examples" / "quickstart.yaml").string(), *catalog);
+    const plans::EvaluationContext with_table = scenarios::make_context(catalog);
+    REQUIRE(with_table.cost_table("h100-sxm-80gb") != nullptr);
+    const plans::Outcome o_table = plans::evaluate(s, with_table);
+    CHECK(o_table.cost_model == "table");
+    const auto& r_table = *o_table.training();
+    const auto r_roof = *plans::evaluate(s, plans::EvaluationContext{}).training();
     // The public H100 set has GEMMs and attention forward only: norms, activations, attention
     // backward and the fp32 logits fall outside it and are reported.
     CHECK(std::find(r_table.uncalibrated_ops.begin(), r_table.uncalibrated_ops.end(), "rmsnorm_attn") !=

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/catalog.h"
 #include "scenarios/measured.h"
+#include "tests/support/fixtures.h"
 
 using namespace fathom;
 
@@ -21,8 +21,7 @@ TEST_CASE("training predictions match the published measurements", "[scenarios][
     const std::string source = FATHOM_SOURCE_DIR;
     const std::string path = source + "/tests/data/measured_frozen.yaml";
     REQUIRE(std::filesystem::exists(path));
-    const scenarios::Catalog catalog(source);
-    const auto results = scenarios::compare_measured(path, catalog);
+    const auto results = scenarios::compare_measured(path, testing::source_context());
 
     std::vector<double> abs_errors;
     std::string table;  // one line per simulated case, shown if a check below fails

@@ -14,7 +14,7 @@
 #include "models/llm/model_spec.h"
 #include "models/llm/dense_layer.h"
 #include "workloads/training/step_costs.h"
-#include "plans/evaluator.h"
+#include "tests/support/fixtures.h"
 #include "workloads/parallelism.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
@@ -205,7 +205,7 @@ TEST_CASE("replayed pipeline bubbles match the schedule formulas", "[workloads][
     const double t_f = 2 * layer_f, t_b = 2 * layer_b;
 
     SECTION("1F1B: step = (m + p - 1)(t_f + t_b), bubble = (p - 1) / (m + p - 1)") {
-        const auto r = plans::evaluate_training(model, cluster, pipeline_plan(1, "1f1b"));
+        const auto r = testing::predict(model, cluster, pipeline_plan(1, "1f1b"));
         const double step = (m + p - 1) * (t_f + t_b);
         const double bubble = double(p - 1) / (m + p - 1);  // 3 / 11 = 0.273
         INFO("step " << r.step_time_s << " s (formula " << step << "), bubble " << r.bubble_fraction << " (formula "
@@ -220,13 +220,13 @@ TEST_CASE("replayed pipeline bubbles match the schedule formulas", "[workloads][
         }
     }
     SECTION("GPipe has the same bubble as 1F1B") {
-        const auto r = plans::evaluate_training(model, cluster, pipeline_plan(1, "gpipe"));
+        const auto r = testing::predict(model, cluster, pipeline_plan(1, "gpipe"));
         CHECK(r.bubble_fraction == Approx(double(p - 1) / (m + p - 1)).epsilon(0.02));
     }
     SECTION("interleaving (vp = 2) shrinks the bubble by v: (p - 1) / (v m + p - 1)") {
         // Each of the v chunks is 1 layer, so a stage's fill/drain costs (p-1)(t_f + t_b) / v.
-        const auto one = plans::evaluate_training(model, cluster, pipeline_plan(1, "1f1b"));
-        const auto il = plans::evaluate_training(model, cluster, pipeline_plan(2, "interleaved-1f1b"));
+        const auto one = testing::predict(model, cluster, pipeline_plan(1, "1f1b"));
+        const auto il = testing::predict(model, cluster, pipeline_plan(2, "interleaved-1f1b"));
         const double v = 2;
         const double bubble = (p - 1) / (v * m + p - 1);  // 3 / 19 = 0.158
         INFO("interleaved bubble " << il.bubble_fraction << " (formula " << bubble << "), 1F1B " << one.bubble_fraction);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "plans/evaluator.h"
+#include "plans/evaluate.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
 #include "sim/random.h"
@@ -21,10 +21,12 @@ using namespace fathom;
 
 namespace {
 
-const scenarios::Catalog& catalog() {
-    static const scenarios::Catalog c(FATHOM_SOURCE_DIR);
+// One evaluation context for every benchmark, as a plan searcher would hold it.
+const plans::EvaluationContext& context() {
+    static const plans::EvaluationContext c = scenarios::make_context(scenarios::load_catalog(FATHOM_SOURCE_DIR));
     return c;
 }
+const plans::Catalog& catalog() { return *context().catalog; }
 
 void BM_EngineEvents(benchmark::State& state) {
     const int64_t n = state.range(0);
@@ -76,16 +78,16 @@ BENCHMARK(BM_TaskGraph)->Arg(1 << 15)->Unit(benchmark::kMillisecond);
 
 struct StepCase {
     std::string model;
-    scenarios::ClusterRequest cluster;
+    plans::ClusterRequest cluster;
     workloads::TrainingPlan plan;
 };
 
 void BM_Step(benchmark::State& state, const StepCase& c) {
     const auto& model = catalog().model(c.model);
-    const auto cluster = scenarios::build_cluster(c.cluster, catalog());
+    const auto cluster = plans::build_cluster(c.cluster, catalog());
     workloads::StepReport r;
     for (auto _ : state) {
-        r = plans::evaluate_training(model, cluster, c.plan);
+        r = *plans::evaluate_training(model, cluster, c.plan, context()).training();
         benchmark::DoNotOptimize(r.step_time_s);
     }
     state.counters["gpus"] = cluster.gpus();

@@ -12,9 +12,13 @@
 #include <string>
 #include <vector>
 
+#include <sstream>
+
 #include "hardware/collectives/collective.h"
-#include "plans/evaluator.h"
 #include "models/cost/calibration_table.h"
+#include "plans/evaluate.h"
+#include "plans/keys.h"
+#include "plans/report.h"
 #include "scenarios/calibration_io.h"
 #include "scenarios/catalog.h"
 #include "scenarios/measured.h"
@@ -35,8 +39,8 @@ commands:
       predict one training step; --json writes the metrics, --trace a Perfetto timeline
   validate SCENARIO.yaml [--set key=value ...]
       check a scenario without running it
-  list [hardware|models|schedules|collectives]
-      list catalog entries and registered algorithms
+  list [hardware|models|stacks|schedules|collectives|keys]
+      list catalog entries, registered algorithms, or every scenario key (a markdown table)
   compare MEASURED.yaml [--json FILE] [--other-metrics]
       predict every case of a measurement file (measured-format v1) and report the errors;
       --other-metrics adds each case's further measurements (with their variants), reported apart
@@ -96,10 +100,41 @@ std::string one_file(const Args& a) {
     return a.positional.front();
 }
 
-void write_json(const std::string& path, const nlohmann::json& j) {
+// Writes a whole output file at once, after the work succeeded (never a partial file).
+void write_file(const std::string& path, const std::string& text) {
     std::ofstream out(path);
     if (!out) throw sim::InputError("cannot write '" + path + "'");
-    out << j.dump(2) << "\n";
+    out << text;
+    if (!out) throw sim::InputError("cannot write '" + path + "'");
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) { write_file(path, j.dump(2) + "\n"); }
+
+nlohmann::json field_json(const plans::FieldValue& v) {
+    return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
+}
+
+// A flat record as a JSON object; dotted field names become nested objects.
+nlohmann::json record_json(const plans::Record& r) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, value] : r.fields) {
+        nlohmann::json* at = &j;
+        size_t start = 0;
+        for (size_t dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
+            at = &(*at)[name.substr(start, dot - start)];
+        (*at)[name.substr(start)] = field_json(value);
+    }
+    return j;
+}
+
+nlohmann::json report_json(const plans::Report& rep) {
+    nlohmann::json j = record_json(rep.summary);
+    for (const auto& [name, rows] : rep.tables) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& row : rows) arr.push_back(record_json(row));
+        j[name] = arr;
+    }
+    return j;
 }
 
 std::string gib(double bytes) {
@@ -108,80 +143,35 @@ std::string gib(double bytes) {
     return buf;
 }
 
-nlohmann::json report_json(const scenarios::Scenario& s, const workloads::StepReport& r) {
-    nlohmann::json j;
-    j["scenario"] = s.name;
-    j["model"] = s.model.id;
-    j["accelerator"] = s.cluster.accelerator.id;
-    j["gpus"] = s.cluster.gpus();
-    j["step_time_s"] = r.step_time_s;
-    j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
-    j["mfu"] = r.mfu;
-    j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
-    j["bubble_fraction"] = r.bubble_fraction;
-    j["exposed_comm_s"] = r.exposed_comm_s;
-    j["peak_memory_bytes"] = r.peak_memory_bytes;
-    j["memory_capacity_bytes"] = r.memory_capacity_bytes;
-    j["out_of_memory"] = r.out_of_memory;
-    j["events"] = r.events;
-    j["tasks"] = r.tasks;
-    j["cost_model"] = s.cost_table ? "table" : "roofline";
-    j["outside_calibrated_range"] = r.uncalibrated_ops;
-    nlohmann::json stages = nlohmann::json::array();
-    for (size_t i = 0; i < r.stages.size(); ++i) {
-        const auto& st = r.stages[i];
-        stages.push_back({{"stage", i},
-                          {"layers", st.layers},
-                          {"compute_s", st.compute_s},
-                          {"tp_comm_s", st.tp_comm_s},
-                          {"cp_comm_s", st.cp_comm_s},
-                          {"pp_comm_s", st.pp_comm_s},
-                          {"dp_comm_s", st.dp_comm_s},
-                          {"exposed_comm_s", st.exposed_comm_s},
-                          {"idle_s", st.idle_s},
-                          {"peak_in_flight", st.peak_in_flight},
-                          {"memory_bytes",
-                           {{"weights", st.memory.weights},
-                            {"gradients", st.memory.gradients},
-                            {"optimizer", st.memory.optimizer},
-                            {"activations", st.memory.activations},
-                            {"transient", st.memory.transient},
-                            {"reserved", st.memory.reserved},
-                            {"total", st.memory.total()}}}});
-    }
-    j["stages"] = stages;
-    return j;
-}
-
 int cmd_run(const Args& a, bool validate_only) {
-    const scenarios::Catalog catalog;
-    const auto s = scenarios::load_scenario(one_file(a), catalog, a.sets);
+    const auto catalog = scenarios::load_catalog();
+    const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
+    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
+    const workloads::TrainingPlan& p = *s.training();
     if (validate_only) {
         std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
-                  << ", dp" << s.plan.layout.dp << " tp" << s.plan.layout.tp << " pp" << s.plan.layout.pp << " vp" << s.plan.layout.vp << " cp"
-                  << s.plan.layout.cp << ", " << s.plan.microbatches() << " micro-batches)\n";
+                  << ", dp" << p.layout.dp << " tp" << p.layout.tp << " pp" << p.layout.pp << " vp" << p.layout.vp << " cp"
+                  << p.layout.cp << ", " << p.microbatches() << " micro-batches)\n";
         return 0;
     }
-    std::ofstream trace_file;
+    const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
+    std::ostringstream trace;
     plans::EvaluateOptions opt;
-    opt.collective_algorithm = a.algorithm;
-    opt.cost_table = s.cost_table.get();
-    if (!a.trace.empty()) {
-        trace_file.open(a.trace);
-        if (!trace_file) throw sim::InputError("cannot write '" + a.trace + "'");
-        opt.trace = &trace_file;
-    }
-    const auto r = plans::evaluate_training(s.model, s.cluster, s.plan, opt);
-    const auto& p = s.plan;
+    if (!a.trace.empty()) opt.trace = &trace;
+    const plans::Outcome o = plans::evaluate(s, ctx, opt);
+    if (!o.ok()) throw sim::InputError(plans::describe(o.violations), s.file);
+    const workloads::StepReport& r = *o.training();
     std::printf("scenario        %s\n", s.name.c_str());
     std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(p.training.seq_len) / 1e9);
     std::printf("cluster         %d x %s (%d nodes x %d, %s, %d x %s, %s)\n", s.cluster.gpus(),
                 s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.scale_up.id.c_str(),
                 s.cluster.nics_per_node, s.cluster.nic.id.c_str(), hardware::topology_name(s.cluster.topology));
     std::printf("plan            dp %d  tp %d%s  pp %d  vp %d  cp %d  micro-batch %d  global batch %d  seq %lld  %s  zero %d  recompute %s  %s\n",
-                p.layout.dp, p.layout.tp, p.layout.sequence_parallel ? "+sp" : "", p.layout.pp, p.layout.vp, p.layout.cp, p.training.micro_batch, p.training.global_batch,
-                static_cast<long long>(p.training.seq_len), hardware::dtype_name(p.stack.kernels.gemm_dtype), p.training.zero_stage,
+                p.layout.dp, p.layout.tp, p.layout.sharding().sequence_parallel ? "+sp" : "", p.layout.pp, p.layout.vp, p.layout.cp,
+                p.training.micro_batch, p.training.global_batch, static_cast<long long>(p.training.seq_len),
+                hardware::dtype_name(p.stack.kernels.gemm_dtype), p.training.zero_stage,
                 workloads::recompute_name(p.training.recompute), p.training.schedule.c_str());
+    std::printf("stack           %s\n", p.stack_preset.empty() ? "fathom defaults" : p.stack_preset.c_str());
     std::printf("\nstep time       %.4f s\n", r.step_time_s);
     std::printf("tokens/s/GPU    %.0f\n", r.tokens_per_s_per_gpu);
     std::printf("model TFLOP/s   %.1f per GPU\n", r.model_tflops_per_gpu);
@@ -198,23 +188,29 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("\nmemory          peak %s of %s per GPU: %s\n", gib(r.peak_memory_bytes).c_str(),
                 gib(r.memory_capacity_bytes).c_str(), r.out_of_memory ? "OUT OF MEMORY" : "fits");
     std::printf("simulated       %zu tasks, %llu events\n", r.tasks, static_cast<unsigned long long>(r.events));
-    std::printf("op costs        %s\n", s.cost_table ? ("calibrated table " + s.cluster.accelerator.calibration_table).c_str()
-                                                       : "roofline (no calibration table for this accelerator)");
+    std::printf("op costs        %s\n", o.cost_model == "table" ? ("calibrated table " + s.cluster.accelerator.calibration_table).c_str()
+                                                                  : "roofline (no calibration table for this accelerator)");
     if (!r.uncalibrated_ops.empty()) {
         std::string ops;
-        for (const auto& o : r.uncalibrated_ops) ops += (ops.empty() ? "" : ", ") + o;
+        for (const auto& x : r.uncalibrated_ops) ops += (ops.empty() ? "" : ", ") + x;
         std::fprintf(stderr, "fathom: warning: outside the calibrated range (roofline used): %s\n", ops.c_str());
     }
-    if (!a.json.empty()) write_json(a.json, report_json(s, r));
+    if (!a.trace.empty()) write_file(a.trace, trace.str());
+    if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o)));
     return 0;
 }
 
 int cmd_list(const Args& a) {
     const std::string what = a.positional.empty() ? "all" : a.positional.front();
-    const scenarios::Catalog catalog;
+    if (what == "keys") {
+        std::cout << plans::key_reference_markdown();
+        return 0;
+    }
+    const auto catalog_ptr = scenarios::load_catalog();
+    const plans::Catalog& catalog = *catalog_ptr;
     const bool all = what == "all";
-    if (!all && what != "hardware" && what != "models" && what != "schedules" && what != "collectives")
-        throw sim::InputError("list: unknown category '" + what + "'; valid: hardware, models, schedules, collectives");
+    if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "schedules" && what != "collectives")
+        throw sim::InputError("list: unknown category '" + what + "'; valid: hardware, models, stacks, schedules, collectives, keys");
     if (all || what == "hardware") {
         std::cout << "accelerators:\n";
         for (const auto& [id, x] : catalog.accelerators())
@@ -238,6 +234,15 @@ int cmd_list(const Args& a) {
                         static_cast<long long>(m.layers), static_cast<long long>(m.hidden),
                         m.total_params(m.max_seq_len > 0 ? m.max_seq_len : 2048) / 1e9);
     }
+    if (all || what == "stacks") {
+        std::cout << "software-stack presets (scenario key `stack`):\n";
+        for (const auto& [id, x] : catalog.stacks()) {
+            std::string keys;
+            for (const auto& setting : x.settings)
+                keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
+            std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
+        }
+    }
     if (all || what == "schedules") {
         std::cout << "pipeline schedules:\n";
         for (const auto& e : workloads::schedule_registry().entries())
@@ -259,8 +264,8 @@ double median_of(std::vector<double> v) {
 }
 
 int cmd_compare(const Args& a) {
-    const scenarios::Catalog catalog;
-    const auto results = scenarios::compare_measured(one_file(a), catalog, a.other_metrics);
+    const plans::EvaluationContext ctx = scenarios::make_context(scenarios::load_catalog(), 1, a.algorithm);
+    const auto results = scenarios::compare_measured(one_file(a), ctx, a.other_metrics);
     auto is_variant = [](const scenarios::CompareResult& r) { return r.id.find('#') != std::string::npos; };
     auto table = [&](bool variants) {
         std::vector<double> errs;
@@ -309,6 +314,7 @@ int cmd_compare(const Args& a) {
                 j["memory_capacity_bytes"] = r.memory_capacity_bytes;
                 j["out_of_memory"] = r.out_of_memory;
                 j["assumptions"] = r.assumptions;
+                j["stack"] = r.stack;
             } else {
                 j["status"] = "unsupported";
                 j["reason"] = r.reason;
@@ -325,8 +331,8 @@ int cmd_calibrate(const Args& a) {
     if (a.positional.size() != 2 || a.positional[0] != "fit")
         throw sim::InputError("usage: fathom calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]");
     if (a.device.empty()) throw sim::InputError("calibrate fit needs --device (an accelerator id, see `fathom list hardware`)");
-    const scenarios::Catalog catalog;
-    const auto& acc = catalog.accelerator(a.device);
+    const auto catalog = scenarios::load_catalog();
+    const auto& acc = catalog->accelerator(a.device);
     const std::string csv = a.positional[1];
     const auto file = scenarios::read_measurements_csv(csv);
     auto table = models::fit_calibration(file.rows, acc);

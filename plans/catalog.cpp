@@ -1,0 +1,59 @@
+#include "plans/catalog.h"
+
+#include <algorithm>
+
+#include "sim/error.h"
+
+namespace fathom::plans {
+namespace {
+
+template <typename T>
+const T& lookup(const std::map<std::string, T>& m, const std::string& id, const char* what) {
+    auto it = m.find(id);
+    if (it != m.end()) return it->second;
+    std::string names;
+    for (const auto& [k, v] : m) names += (names.empty() ? "" : ", ") + k;
+    throw sim::InputError(std::string("unknown ") + what + " '" + id + "'; known: " + names);
+}
+
+}  // namespace
+
+void StackPreset::apply(workloads::TrainingPlan& plan) const {
+    for (const auto& s : settings) set_training_key(plan, s.key, s.value);
+    plan.stack_preset = id;
+}
+
+const hardware::AcceleratorSpec& Catalog::accelerator(const std::string& id) const { return lookup(accelerators_, id, "accelerator"); }
+const hardware::ScaleUpSpec& Catalog::fabric(const std::string& id) const { return lookup(fabrics_, id, "scale-up fabric"); }
+const hardware::NicSpec& Catalog::nic(const std::string& id) const { return lookup(nics_, id, "NIC"); }
+const hardware::PcieSpec& Catalog::pcie(const std::string& id) const { return lookup(pcie_, id, "PCIe link"); }
+const hardware::SsdSpec& Catalog::ssd(const std::string& id) const { return lookup(ssds_, id, "SSD"); }
+const models::ModelSpec& Catalog::model(const std::string& id) const { return lookup(models_, id, "model"); }
+const StackPreset& Catalog::stack(const std::string& id) const { return lookup(stacks_, id, "stack preset"); }
+
+const StackPreset* Catalog::stack_for_framework(const std::string& framework) const {
+    for (const auto& [id, s] : stacks_)
+        if (std::find(s.frameworks.begin(), s.frameworks.end(), framework) != s.frameworks.end()) return &s;
+    return nullptr;
+}
+
+hardware::ClusterSpec build_cluster(const ClusterRequest& r, const Catalog& cat) {
+    hardware::ClusterSpec c;
+    c.accelerator = cat.accelerator(r.accelerator);
+    c.nodes = r.nodes;
+    c.gpus_per_node = r.gpus_per_node;
+    c.scale_up = cat.fabric(r.scale_up.empty() ? c.accelerator.scale_up : r.scale_up);
+    if (r.gpus_per_node > c.scale_up.max_domain_size)
+        throw sim::InputError("gpus_per_node = " + std::to_string(r.gpus_per_node) + " exceeds the " +
+                              std::to_string(c.scale_up.max_domain_size) + "-GPU domain of fabric '" + c.scale_up.id + "'");
+    c.nic = cat.nic(r.nic);
+    c.nics_per_node = r.nics_per_node;
+    c.topology = r.topology;
+    c.oversubscription = r.oversubscription;
+    c.nodes_per_leaf = r.nodes_per_leaf;
+    c.pcie = cat.pcie(r.pcie);
+    if (!r.ssd.empty()) c.ssd = cat.ssd(r.ssd);
+    return c;
+}
+
+}  // namespace fathom::plans

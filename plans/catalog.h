@@ -1,0 +1,71 @@
+#pragma once
+// The catalogs as data: accelerators, scale-up fabrics, NICs, PCIe links, SSDs, models and
+// software-stack presets, by id. Filled once by scenarios::load_catalog (from the YAML files under
+// hardware/catalog/, models/catalog/ and workloads/stacks/, every number with its source) and shared
+// read-only by every evaluation (plans/context.h).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hardware/spec.h"
+#include "models/llm/model_spec.h"
+#include "plans/keys.h"
+
+namespace fathom::plans {
+
+// A named software stack (workloads/stacks/<id>.yaml): values of plan keys, each with its source.
+// `stack.*` keys set the stack; other keys (training.zero_stage, parallel.sequence_parallel) are
+// the framework's defaults, used where a scenario or a measured case does not say.
+struct StackPreset {
+    struct Setting {
+        std::string key;  // a training-plan key path
+        KeyValue value;
+        std::string source;
+    };
+    std::string id;
+    std::string name;
+    std::vector<std::string> frameworks;  // measured-format framework names it stands for
+    std::vector<Setting> settings;
+
+    // Applies every setting to `plan` (a plan with its defaults, before the scenario's own keys).
+    void apply(workloads::TrainingPlan& plan) const;
+};
+
+class Catalog {
+public:
+    const hardware::AcceleratorSpec& accelerator(const std::string& id) const;
+    const hardware::ScaleUpSpec& fabric(const std::string& id) const;
+    const hardware::NicSpec& nic(const std::string& id) const;
+    const hardware::PcieSpec& pcie(const std::string& id) const;
+    const hardware::SsdSpec& ssd(const std::string& id) const;
+    const models::ModelSpec& model(const std::string& id) const;
+    const StackPreset& stack(const std::string& id) const;
+    // The preset standing for a measured-format framework name, or null.
+    const StackPreset* stack_for_framework(const std::string& framework) const;
+
+    std::map<std::string, hardware::AcceleratorSpec>& accelerators() { return accelerators_; }
+    std::map<std::string, hardware::ScaleUpSpec>& fabrics() { return fabrics_; }
+    std::map<std::string, hardware::NicSpec>& nics() { return nics_; }
+    std::map<std::string, hardware::PcieSpec>& pcies() { return pcie_; }
+    std::map<std::string, hardware::SsdSpec>& ssds() { return ssds_; }
+    std::map<std::string, models::ModelSpec>& models() { return models_; }
+    std::map<std::string, StackPreset>& stacks() { return stacks_; }
+    const std::map<std::string, hardware::AcceleratorSpec>& accelerators() const { return accelerators_; }
+    const std::map<std::string, hardware::ScaleUpSpec>& fabrics() const { return fabrics_; }
+    const std::map<std::string, hardware::NicSpec>& nics() const { return nics_; }
+    const std::map<std::string, hardware::PcieSpec>& pcies() const { return pcie_; }
+    const std::map<std::string, hardware::SsdSpec>& ssds() const { return ssds_; }
+    const std::map<std::string, models::ModelSpec>& models() const { return models_; }
+    const std::map<std::string, StackPreset>& stacks() const { return stacks_; }
+
+private:
+    std::map<std::string, hardware::AcceleratorSpec> accelerators_;
+    std::map<std::string, hardware::ScaleUpSpec> fabrics_;
+    std::map<std::string, hardware::NicSpec> nics_;
+    std::map<std::string, hardware::PcieSpec> pcie_;
+    std::map<std::string, hardware::SsdSpec> ssds_;
+    std::map<std::string, models::ModelSpec> models_;
+    std::map<std::string, StackPreset> stacks_;
+};
+
+}  // namespace fathom::plans

@@ -1,0 +1,29 @@
+#pragma once
+// A cluster as a scenario describes it: catalog ids and sizes (plans/keys.h declares each field).
+// build_cluster resolves it against the catalog into a hardware::ClusterSpec.
+#include <string>
+
+#include "hardware/spec.h"
+
+namespace fathom::plans {
+
+class Catalog;
+
+struct ClusterRequest {
+    std::string accelerator;
+    int nodes = 1;
+    int gpus_per_node = 8;
+    std::string scale_up;  // empty = the accelerator's default fabric
+    std::string nic = "ib-ndr-400g";
+    int nics_per_node = 8;
+    hardware::ScaleOutTopology topology = hardware::ScaleOutTopology::RailOptimized;
+    double oversubscription = 1.0;
+    int nodes_per_leaf = 16;
+    std::string pcie = "pcie-gen5-x16";
+    std::string ssd;  // empty = none
+};
+
+// Throws sim::InputError for unknown ids or a node larger than its fabric's domain.
+hardware::ClusterSpec build_cluster(const ClusterRequest& r, const Catalog& catalog);
+
+}  // namespace fathom::plans

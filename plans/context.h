@@ -1,0 +1,30 @@
+#pragma once
+// What every evaluation shares: the catalogs and the calibrated cost tables (loaded once, immutable,
+// safe to read from many threads; no evaluation copies or re-reads them), the seed of the named
+// random streams, and the collective algorithm to force (empty: the fastest per call). Built by
+// scenarios::make_context; plan searchers evaluate thousands of plans against one context.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "models/cost/calibration_table.h"
+#include "plans/catalog.h"
+
+namespace fathom::plans {
+
+struct EvaluationContext {
+    std::shared_ptr<const Catalog> catalog;
+    // By accelerator id, for accelerators whose catalog entry names a table.
+    std::map<std::string, std::shared_ptr<const models::CalibrationTable>> cost_tables;
+    uint64_t seed = 1;
+    std::string collective_algorithm;
+
+    // The table of an accelerator, or null (roofline costs).
+    std::shared_ptr<const models::CalibrationTable> cost_table(const std::string& accelerator_id) const {
+        const auto it = cost_tables.find(accelerator_id);
+        return it == cost_tables.end() ? nullptr : it->second;
+    }
+};
+
+}  // namespace fathom::plans

@@ -1,0 +1,43 @@
+#pragma once
+// evaluate(): predicts a scenario in-process and returns an outcome: the workload's report, or the
+// plan's violations as a value (an impossible plan is an expected answer for a searcher, not an
+// exception). Builds the cost and network models from the cluster and the context, and runs a fresh
+// simulation; pure and thread-safe (no shared mutable state), so equal inputs give bit-identical
+// outcomes at any thread count.
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "plans/constraints.h"
+#include "plans/context.h"
+#include "plans/scenario.h"
+#include "workloads/training/training_step.h"
+
+namespace fathom::plans {
+
+using WorkloadReport = std::variant<workloads::StepReport>;
+
+struct Outcome {
+    std::vector<Violation> violations;    // non-empty: the plan cannot run, and there is no report
+    std::optional<WorkloadReport> report;
+    std::string cost_model;               // "table" (calibrated) or "roofline"
+
+    bool ok() const { return violations.empty() && report.has_value(); }
+    const workloads::StepReport* training() const {
+        return report ? std::get_if<workloads::StepReport>(&*report) : nullptr;
+    }
+};
+
+struct EvaluateOptions {
+    std::ostream* trace = nullptr;  // Chrome/Perfetto trace output, optional
+};
+
+Outcome evaluate(const Scenario& scenario, const EvaluationContext& context, const EvaluateOptions& options = {});
+// One training plan on a model and a cluster (what evaluate() does for a training scenario).
+Outcome evaluate_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                          const workloads::TrainingPlan& plan, const EvaluationContext& context,
+                          const EvaluateOptions& options = {});
+
+}  // namespace fathom::plans

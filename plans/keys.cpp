@@ -1,0 +1,440 @@
+#include "plans/keys.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "sim/error.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
+
+namespace fathom::plans {
+namespace {
+
+using workloads::TrainingPlan;
+constexpr double kMaxInt = 2147483647.0;  // keys stored as int
+
+int64_t to_int(const KeyValue& v) { return std::get<int64_t>(v); }
+int to_int32(const KeyValue& v) { return static_cast<int>(std::get<int64_t>(v)); }
+double to_double(const KeyValue& v) {
+    return std::holds_alternative<int64_t>(v) ? static_cast<double>(std::get<int64_t>(v)) : std::get<double>(v);
+}
+bool to_bool(const KeyValue& v) { return std::get<bool>(v); }
+const std::string& to_str(const KeyValue& v) { return std::get<std::string>(v); }
+
+// A KeyInfo, built fluently.
+struct Decl {
+    KeyInfo k;
+    Decl(std::string path, KeyType type, std::string doc) {
+        k.path = std::move(path);
+        k.type = type;
+        k.doc = std::move(doc);
+        if (type == KeyType::Integer || type == KeyType::IntegerList) k.max = kMaxInt;
+    }
+    Decl& range(double lo, double hi = std::numeric_limits<double>::infinity()) {
+        k.min = lo;
+        if (hi < k.max) k.max = hi;
+        return *this;
+    }
+    Decl& choices(std::vector<std::string> c) {
+        k.choices = std::move(c);
+        return *this;
+    }
+    Decl& unit(sim::Dimension d) {
+        k.unit = d;
+        return *this;
+    }
+    Decl& required() {
+        k.required = true;
+        k.default_text = "required";
+        return *this;
+    }
+    Decl& by_default(std::string text) {
+        k.default_text = std::move(text);
+        return *this;
+    }
+    operator KeyInfo() const { return k; }
+};
+
+std::string format_quantity(double v, sim::Dimension d) {
+    char buf[64];
+    if (d == sim::Dimension::Bytes) std::snprintf(buf, sizeof buf, "%g GB", v / 1e9);
+    else std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+// Fills each key's shown default from a default-constructed target where it is a plain value.
+template <typename T>
+std::vector<Key<T>> finish(std::vector<Key<T>> keys) {
+    const T defaults{};
+    for (auto& key : keys) {
+        if (!key.info.default_text.empty()) continue;
+        const KeyValue v = key.get(defaults);
+        key.info.default_text = key.info.type == KeyType::Quantity ? format_quantity(std::get<double>(v), key.info.unit)
+                                                                   : format_value(v);
+    }
+    return keys;
+}
+
+std::vector<std::string> schedule_names() {
+    std::vector<std::string> out;
+    for (const auto& e : workloads::schedule_registry().entries()) out.push_back(e.name);
+    return out;
+}
+
+const char* dtype_choice(hardware::Dtype d) { return hardware::dtype_name(d); }
+
+}  // namespace
+
+const char* key_type_name(KeyType t) {
+    switch (t) {
+        case KeyType::Integer: return "integer";
+        case KeyType::Number: return "number";
+        case KeyType::Boolean: return "boolean";
+        case KeyType::Choice: return "choice";
+        case KeyType::Quantity: return "quantity";
+        case KeyType::Text: return "text";
+        case KeyType::IntegerList: return "integer list";
+    }
+    return "?";
+}
+
+std::string format_value(const KeyValue& v) {
+    if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+    if (const auto* d = std::get_if<double>(&v)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.15g", *d);
+        return buf;
+    }
+    if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+    if (const auto* s = std::get_if<std::string>(&v)) return s->empty() ? "none" : *s;
+    std::string out = "[";
+    for (int64_t x : std::get<std::vector<int64_t>>(v)) out += (out.size() > 1 ? ", " : "") + std::to_string(x);
+    return out + "]";
+}
+
+std::string KeyInfo::section() const {
+    const auto dot = path.rfind('.');
+    return dot == std::string::npos ? "" : path.substr(0, dot);
+}
+
+std::string KeyInfo::name() const {
+    const auto dot = path.rfind('.');
+    return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+std::string check_value(const KeyInfo& k, const KeyValue& v) {
+    auto in_range = [&k](double x) -> std::string {
+        if (!std::isfinite(x)) return "expected a finite number";
+        if (x < k.min || x > k.max) {
+            char buf[160];
+            if (std::isinf(k.max)) std::snprintf(buf, sizeof buf, "must be >= %g, got %g", k.min, x);
+            else std::snprintf(buf, sizeof buf, "must be between %g and %g, got %g", k.min, k.max, x);
+            return buf;
+        }
+        return "";
+    };
+    switch (k.type) {
+        case KeyType::Integer:
+            if (!std::holds_alternative<int64_t>(v)) return "expected an integer";
+            return in_range(static_cast<double>(std::get<int64_t>(v)));
+        case KeyType::Number:
+        case KeyType::Quantity:
+            if (!std::holds_alternative<double>(v) && !std::holds_alternative<int64_t>(v)) return "expected a number";
+            return in_range(to_double(v));
+        case KeyType::Boolean: return std::holds_alternative<bool>(v) ? "" : "expected true or false";
+        case KeyType::Text: return std::holds_alternative<std::string>(v) ? "" : "expected a string";
+        case KeyType::Choice: {
+            if (!std::holds_alternative<std::string>(v)) return "expected a string";
+            for (const auto& c : k.choices)
+                if (c == to_str(v)) return "";
+            std::string all;
+            for (size_t i = 0; i < k.choices.size(); ++i)
+                all += (i == 0 ? "" : i + 1 == k.choices.size() ? " or " : ", ") + k.choices[i];
+            return "expected " + all + ", got '" + to_str(v) + "'";
+        }
+        case KeyType::IntegerList:
+            if (!std::holds_alternative<std::vector<int64_t>>(v)) return "expected a list of integers";
+            for (int64_t x : std::get<std::vector<int64_t>>(v))
+                if (auto e = in_range(static_cast<double>(x)); !e.empty()) return "each entry " + e;
+            return "";
+    }
+    return "";
+}
+
+const std::vector<KeyInfo>& scenario_keys() {
+    static const std::vector<KeyInfo> keys = {
+        Decl("name", KeyType::Text, "label in reports").by_default("the file name"),
+        Decl("kind", KeyType::Choice, "what the scenario simulates").choices({"training"}).by_default("training"),
+        Decl("seed", KeyType::Integer, "seed of the named random streams; a training step is deterministic and ignores it")
+            .range(0, 9.2e18)
+            .by_default("1"),
+        Decl("model", KeyType::Text, "catalog id (`fathom list models`) or an inline mapping of the `model.*` keys").required(),
+        Decl("cluster", KeyType::Text, "mapping of the `cluster.*` keys").required(),
+        Decl("parallel", KeyType::Text, "mapping of the `parallel.*` keys (how the model is laid out over the GPUs)")
+            .by_default("all degrees 1"),
+        Decl("training", KeyType::Text, "mapping of the `training.*` keys (what one optimizer step does)").required(),
+        Decl("stack", KeyType::Text,
+             "software stack: a preset id (`fathom list stacks`), or a mapping of `stack.preset` and `stack.*` keys")
+            .by_default("fathom's defaults"),
+        Decl("stack.preset", KeyType::Text,
+             "preset applied first (workloads/stacks/): its stack values, and its defaults for `training.zero_stage` and "
+             "`parallel.sequence_parallel` where the scenario does not set them")
+            .by_default("none"),
+    };
+    return keys;
+}
+
+const std::vector<Key<models::ModelSpec>>& model_keys() {
+    using models::ModelSpec;
+    static const std::vector<Key<ModelSpec>> keys = finish<ModelSpec>({
+        {Decl("model.name", KeyType::Text, "display name").by_default("the id"),
+         [](ModelSpec& m, const KeyValue& v) { m.name = to_str(v); }, [](const ModelSpec& m) -> KeyValue { return m.name; }},
+        {Decl("model.architecture", KeyType::Choice, "model family (mixture-of-experts models are not simulated yet)")
+             .choices({"dense"}),
+         [](ModelSpec&, const KeyValue&) {}, [](const ModelSpec&) -> KeyValue { return std::string("dense"); }},
+        {Decl("model.layers", KeyType::Integer, "transformer layers").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.layers = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.layers; }},
+        {Decl("model.hidden", KeyType::Integer, "hidden size").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.hidden = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.hidden; }},
+        {Decl("model.heads", KeyType::Integer, "attention (query) heads").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.heads = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.heads; }},
+        {Decl("model.kv_heads", KeyType::Integer, "key/value heads (grouped-query attention)").range(1).by_default("heads"),
+         [](ModelSpec& m, const KeyValue& v) { m.kv_heads = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.kv_heads; }},
+        {Decl("model.head_dim", KeyType::Integer, "dimension of one head").range(1).by_default("hidden / heads"),
+         [](ModelSpec& m, const KeyValue& v) { m.head_dim = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.head_dim; }},
+        {Decl("model.ffn", KeyType::Integer, "MLP width").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.ffn = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.ffn; }},
+        {Decl("model.vocab", KeyType::Integer, "vocabulary size (as padded by the framework)").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.vocab = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.vocab; }},
+        {Decl("model.activation", KeyType::Choice, "MLP activation (swiglu and geglu are gated: two up projections)")
+             .choices({"gelu", "relu", "squared_relu", "swiglu", "geglu"})
+             .required(),
+         [](ModelSpec& m, const KeyValue& v) {
+             const std::string& a = to_str(v);
+             m.activation = a == "relu" ? models::Activation::Relu
+                            : a == "squared_relu" ? models::Activation::SquaredRelu
+                            : a == "swiglu" ? models::Activation::Swiglu
+                            : a == "geglu" ? models::Activation::Geglu
+                                           : models::Activation::Gelu;
+         },
+         [](const ModelSpec& m) -> KeyValue { return std::string(models::activation_name(m.activation)); }},
+        {Decl("model.norm", KeyType::Choice, "normalization").choices({"layernorm", "rmsnorm"}),
+         [](ModelSpec& m, const KeyValue& v) { m.norm = to_str(v) == "rmsnorm" ? models::Norm::RmsNorm : models::Norm::LayerNorm; },
+         [](const ModelSpec& m) -> KeyValue { return std::string(m.norm == models::Norm::RmsNorm ? "rmsnorm" : "layernorm"); }},
+        {Decl("model.position_embedding", KeyType::Choice, "position embedding").choices({"rope", "alibi", "learned", "none"}),
+         [](ModelSpec& m, const KeyValue& v) {
+             const std::string& p = to_str(v);
+             m.position = p == "alibi" ? models::PositionEmbedding::Alibi
+                          : p == "learned" ? models::PositionEmbedding::Learned
+                          : p == "none" ? models::PositionEmbedding::None
+                                        : models::PositionEmbedding::Rope;
+         },
+         [](const ModelSpec& m) -> KeyValue {
+             switch (m.position) {
+                 case models::PositionEmbedding::Alibi: return std::string("alibi");
+                 case models::PositionEmbedding::Learned: return std::string("learned");
+                 case models::PositionEmbedding::None: return std::string("none");
+                 default: return std::string("rope");
+             }
+         }},
+        {Decl("model.tied_embeddings", KeyType::Boolean, "output layer shares the input embedding"),
+         [](ModelSpec& m, const KeyValue& v) { m.tied_embeddings = to_bool(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.tied_embeddings; }},
+        {Decl("model.max_seq_len", KeyType::Integer, "context length the model was trained for (0: not stated)").range(0),
+         [](ModelSpec& m, const KeyValue& v) { m.max_seq_len = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.max_seq_len; }},
+        {Decl("model.qkv_bias", KeyType::Boolean, "linear layers carry biases"),
+         [](ModelSpec& m, const KeyValue& v) { m.bias = to_bool(v); }, [](const ModelSpec& m) -> KeyValue { return m.bias; }},
+    });
+    return keys;
+}
+
+const std::vector<Key<ClusterRequest>>& cluster_keys() {
+    using R = ClusterRequest;
+    static const std::vector<Key<R>> keys = finish<R>({
+        {Decl("cluster.accelerator", KeyType::Text, "accelerator catalog id (`fathom list hardware`)").required(),
+         [](R& r, const KeyValue& v) { r.accelerator = to_str(v); }, [](const R& r) -> KeyValue { return r.accelerator; }},
+        {Decl("cluster.nodes", KeyType::Integer, "nodes").range(1).required(),
+         [](R& r, const KeyValue& v) { r.nodes = to_int32(v); }, [](const R& r) -> KeyValue { return int64_t{r.nodes}; }},
+        {Decl("cluster.gpus_per_node", KeyType::Integer, "accelerators per node (one scale-up domain)").range(1).required(),
+         [](R& r, const KeyValue& v) { r.gpus_per_node = to_int32(v); },
+         [](const R& r) -> KeyValue { return int64_t{r.gpus_per_node}; }},
+        {Decl("cluster.scale_up", KeyType::Text, "scale-up fabric catalog id").by_default("the accelerator's fabric"),
+         [](R& r, const KeyValue& v) { r.scale_up = to_str(v); }, [](const R& r) -> KeyValue { return r.scale_up; }},
+        {Decl("cluster.pcie", KeyType::Text, "host link catalog id (no workload uses it yet: a warning says so)"),
+         [](R& r, const KeyValue& v) { r.pcie = to_str(v); }, [](const R& r) -> KeyValue { return r.pcie; }},
+        {Decl("cluster.ssd", KeyType::Text, "local SSD catalog id (no workload uses it yet: a warning says so)"),
+         [](R& r, const KeyValue& v) { r.ssd = to_str(v); }, [](const R& r) -> KeyValue { return r.ssd; }},
+        {Decl("cluster.scale_out.nic", KeyType::Text, "NIC catalog id"),
+         [](R& r, const KeyValue& v) { r.nic = to_str(v); }, [](const R& r) -> KeyValue { return r.nic; }},
+        {Decl("cluster.scale_out.nics_per_node", KeyType::Integer, "NICs per node").range(1),
+         [](R& r, const KeyValue& v) { r.nics_per_node = to_int32(v); },
+         [](const R& r) -> KeyValue { return int64_t{r.nics_per_node}; }},
+        {Decl("cluster.scale_out.topology", KeyType::Choice,
+              "scale-out network (rail-optimized and fat-tree-2 give the same results in the analytical network)")
+             .choices({"rail-optimized", "fat-tree-2", "fat-tree-3"}),
+         [](R& r, const KeyValue& v) {
+             const std::string& t = to_str(v);
+             r.topology = t == "fat-tree-2"   ? hardware::ScaleOutTopology::FatTree2
+                          : t == "fat-tree-3" ? hardware::ScaleOutTopology::FatTree3
+                                              : hardware::ScaleOutTopology::RailOptimized;
+         },
+         [](const R& r) -> KeyValue { return std::string(hardware::topology_name(r.topology)); }},
+        {Decl("cluster.scale_out.oversubscription", KeyType::Number, "leaf uplink oversubscription").range(1),
+         [](R& r, const KeyValue& v) { r.oversubscription = to_double(v); },
+         [](const R& r) -> KeyValue { return r.oversubscription; }},
+        {Decl("cluster.scale_out.nodes_per_leaf", KeyType::Integer, "nodes (or rail groups) under one leaf switch").range(1),
+         [](R& r, const KeyValue& v) { r.nodes_per_leaf = to_int32(v); },
+         [](const R& r) -> KeyValue { return int64_t{r.nodes_per_leaf}; }},
+    });
+    return keys;
+}
+
+const std::vector<Key<TrainingPlan>>& training_plan_keys() {
+    using P = TrainingPlan;
+    static const std::vector<Key<P>> keys = finish<P>({
+        {Decl("parallel.dp", KeyType::Integer, "data-parallel degree").range(1).by_default("GPUs / (tp x pp x cp)"),
+         [](P& p, const KeyValue& v) { p.layout.dp = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.dp}; }},
+        {Decl("parallel.tp", KeyType::Integer, "tensor-parallel degree").range(1),
+         [](P& p, const KeyValue& v) { p.layout.tp = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.tp}; }},
+        {Decl("parallel.pp", KeyType::Integer, "pipeline-parallel stages").range(1),
+         [](P& p, const KeyValue& v) { p.layout.pp = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.pp}; }},
+        {Decl("parallel.vp", KeyType::Integer, "model chunks (virtual stages) per pipeline rank").range(1),
+         [](P& p, const KeyValue& v) { p.layout.vp = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.vp}; }},
+        {Decl("parallel.cp", KeyType::Integer, "context-parallel degree (each sequence split over cp ranks)").range(1),
+         [](P& p, const KeyValue& v) { p.layout.cp = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.cp}; }},
+        {Decl("parallel.sequence_parallel", KeyType::Boolean,
+              "Megatron sequence parallelism with tp > 1 (norms, dropouts and residuals sharded over tp)"),
+         [](P& p, const KeyValue& v) { p.layout.sequence_parallel = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.layout.sequence_parallel; }},
+        {Decl("training.seq_len", KeyType::Integer, "tokens per sequence").range(1).required(),
+         [](P& p, const KeyValue& v) { p.training.seq_len = to_int(v); },
+         [](const P& p) -> KeyValue { return p.training.seq_len; }},
+        {Decl("training.global_batch_size", KeyType::Integer, "sequences per optimizer step").range(1).required(),
+         [](P& p, const KeyValue& v) { p.training.global_batch = to_int32(v); },
+         [](const P& p) -> KeyValue { return int64_t{p.training.global_batch}; }},
+        {Decl("training.micro_batch_size", KeyType::Integer, "sequences per micro-batch per data-parallel rank").range(1).required(),
+         [](P& p, const KeyValue& v) { p.training.micro_batch = to_int32(v); },
+         [](const P& p) -> KeyValue { return int64_t{p.training.micro_batch}; }},
+        {Decl("training.zero_stage", KeyType::Integer,
+              "ZeRO stage: 1 shards optimizer states, 2 also gradients, 3 also parameters (FSDP)")
+             .range(0, 3),
+         [](P& p, const KeyValue& v) { p.training.zero_stage = to_int32(v); },
+         [](const P& p) -> KeyValue { return int64_t{p.training.zero_stage}; }},
+        {Decl("training.recompute", KeyType::Choice,
+              "activation recomputation: selective (norms, activation function), full (whole layers)")
+             .choices({"none", "selective", "full"}),
+         [](P& p, const KeyValue& v) {
+             const std::string& r = to_str(v);
+             p.training.recompute = r == "full"        ? workloads::Recompute::Full
+                                    : r == "selective" ? workloads::Recompute::Selective
+                                                       : workloads::Recompute::None;
+         },
+         [](const P& p) -> KeyValue { return std::string(workloads::recompute_name(p.training.recompute)); }},
+        {Decl("training.schedule", KeyType::Choice, "pipeline schedule (`fathom list schedules`)")
+             .choices(schedule_names())
+             .by_default("interleaved-1f1b when vp > 1, else 1f1b"),
+         [](P& p, const KeyValue& v) { p.training.schedule = to_str(v); },
+         [](const P& p) -> KeyValue { return p.training.schedule; }},
+        {Decl("training.layers_per_stage", KeyType::IntegerList,
+              "layers of each virtual stage (pp x vp entries, in model order) for uneven splits")
+             .range(1)
+             .by_default("layers / (pp x vp) each"),
+         [](P& p, const KeyValue& v) {
+             p.training.layers_per_virtual_stage.clear();
+             for (int64_t x : std::get<std::vector<int64_t>>(v)) p.training.layers_per_virtual_stage.push_back(static_cast<int>(x));
+         },
+         [](const P& p) -> KeyValue {
+             return std::vector<int64_t>(p.training.layers_per_virtual_stage.begin(), p.training.layers_per_virtual_stage.end());
+         }},
+        {Decl("stack.dtype", KeyType::Choice, "GEMM dtype (fp8: Transformer Engine recipes, bf16 around the GEMMs)")
+             .choices({"bf16", "fp16", "fp8"}),
+         [](P& p, const KeyValue& v) { p.stack.kernels.gemm_dtype = *hardware::parse_dtype(to_str(v)); },
+         [](const P& p) -> KeyValue { return std::string(dtype_choice(p.stack.kernels.gemm_dtype)); }},
+        {Decl("stack.grad_dtype", KeyType::Choice, "main-gradient dtype (accumulation and data-parallel reduction)")
+             .choices({"fp32", "bf16"}),
+         [](P& p, const KeyValue& v) { p.stack.grad_bytes = to_str(v) == "bf16" ? 2 : 4; },
+         [](const P& p) -> KeyValue { return std::string(p.stack.grad_bytes == 2 ? "bf16" : "fp32"); }},
+        {Decl("stack.flash_attention", KeyType::Boolean, "fused flash attention; false: unfused with materialized scores"),
+         [](P& p, const KeyValue& v) { p.stack.kernels.flash_attention = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.stack.kernels.flash_attention; }},
+        {Decl("stack.fused_elementwise", KeyType::Boolean,
+              "fused norms, activation and rotary kernels; false: eager PyTorch (no torch.compile), several kernels each"),
+         [](P& p, const KeyValue& v) { p.stack.kernels.fused_elementwise = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.stack.kernels.fused_elementwise; }},
+        {Decl("stack.tp_comm_overlap", KeyType::Boolean, "TP collectives overlapped with GEMMs (userbuffers, async TP)"),
+         [](P& p, const KeyValue& v) { p.stack.tp_comm_overlap = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.stack.tp_comm_overlap; }},
+        {Decl("stack.dp_comm_overlap", KeyType::Boolean, "gradient reduction overlapped with the backward pass"),
+         [](P& p, const KeyValue& v) { p.stack.dp_comm_overlap = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.stack.dp_comm_overlap; }},
+        {Decl("stack.param_gather_overlap", KeyType::Boolean, "ZeRO-1/2 parameter all-gather overlapped with the next forward"),
+         [](P& p, const KeyValue& v) { p.stack.param_gather_overlap = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.stack.param_gather_overlap; }},
+        {Decl("stack.bucket_size", KeyType::Number, "gradient bucket, in parameters").range(1),
+         [](P& p, const KeyValue& v) { p.stack.bucket_params = to_double(v); },
+         [](const P& p) -> KeyValue { return p.stack.bucket_params; }},
+        {Decl("stack.runtime_reserved", KeyType::Quantity,
+              "device memory outside the model's tensors (CUDA context, NCCL buffers, allocator slack), with a unit")
+             .unit(sim::Dimension::Bytes)
+             .range(0),
+         [](P& p, const KeyValue& v) { p.stack.runtime_reserved = to_double(v); },
+         [](const P& p) -> KeyValue { return p.stack.runtime_reserved; }},
+    });
+    return keys;
+}
+
+std::vector<const KeyInfo*> all_keys() {
+    std::vector<const KeyInfo*> out;
+    for (const auto& k : scenario_keys()) out.push_back(&k);
+    for (const auto& k : model_keys()) out.push_back(&k.info);
+    for (const auto& k : cluster_keys()) out.push_back(&k.info);
+    for (const auto& k : training_plan_keys()) out.push_back(&k.info);
+    return out;
+}
+
+const KeyInfo* find_key(const std::string& path) {
+    for (const KeyInfo* k : all_keys())
+        if (k->path == path) return k;
+    return nullptr;
+}
+
+std::string key_reference_markdown() {
+    std::string out = "| key | type | default | meaning |\n|---|---|---|---|\n";
+    for (const KeyInfo* k : all_keys()) {
+        std::string type = key_type_name(k->type);
+        if (k->type == KeyType::Choice) {
+            type.clear();
+            for (const auto& c : k->choices) type += (type.empty() ? "" : " \\| ") + ("`" + c + "`");
+        }
+        if (k->type == KeyType::Quantity) type += std::string(" (") + sim::dimension_name(k->unit) + ", e.g. `" +
+                                                  sim::dimension_example(k->unit) + "`)";
+        if (k->type == KeyType::Integer || k->type == KeyType::Number || k->type == KeyType::IntegerList) {
+            char buf[64];
+            if (k->min > -1e300 && k->max < 1e300 && k->max < 2e9) std::snprintf(buf, sizeof buf, " %g..%g", k->min, k->max);
+            else if (k->min > -1e300) std::snprintf(buf, sizeof buf, " >= %g", k->min);
+            else buf[0] = 0;
+            type += buf;
+        }
+        out += "| `" + k->path + "` | " + type + " | " + k->default_text + " | " + k->doc + " |\n";
+    }
+    return out;
+}
+
+void set_training_key(TrainingPlan& plan, const std::string& path, const KeyValue& value) {
+    for (const auto& k : training_plan_keys()) {
+        if (k.info.path != path) continue;
+        const std::string why = check_value(k.info, value);
+        if (!why.empty()) throw sim::InputError(why, "", 0, path);
+        k.set(plan, value);
+        return;
+    }
+    throw sim::InputError("unknown training-plan key", "", 0, path);
+}
+
+KeyValue get_training_key(const TrainingPlan& plan, const std::string& path) {
+    for (const auto& k : training_plan_keys())
+        if (k.info.path == path) return k.get(plan);
+    throw sim::InputError("unknown training-plan key", "", 0, path);
+}
+
+}  // namespace fathom::plans

@@ -1,0 +1,34 @@
+#pragma once
+// Outcomes as flat records, ready to become DataFrame rows or JSON objects: a summary record (one
+// row per evaluated scenario) and named tables of records (one row per pipeline stage, ...). Field
+// names are the `fathom run --json` keys documented in the README; a dotted name ("memory_bytes.total")
+// is one column, which JSON writers nest.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "plans/evaluate.h"
+
+namespace fathom::plans {
+
+using FieldValue = std::variant<bool, int64_t, double, std::string, std::vector<std::string>>;
+
+struct Record {
+    std::vector<std::pair<std::string, FieldValue>> fields;
+
+    void add(std::string name, FieldValue v) { fields.emplace_back(std::move(name), std::move(v)); }
+    const FieldValue* find(const std::string& name) const;
+};
+
+struct Report {
+    Record summary;
+    std::vector<std::pair<std::string, std::vector<Record>>> tables;
+};
+
+// The scenario's identity (scenario, kind, model, accelerator, gpus, stack, plan_hash) followed by
+// the workload's metrics, or by `violations` when the plan cannot run.
+Report make_report(const Scenario& scenario, const Outcome& outcome);
+
+}  // namespace fathom::plans

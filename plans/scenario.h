@@ -1,0 +1,46 @@
+#pragma once
+// A scenario as typed data, whatever its front end (a YAML file through scenarios/, Python, a plan
+// searcher): a model, a cluster and the plan of one workload kind. Adding a workload (serving) means
+// adding its plan to WorkloadPlan and its evaluation to plans/evaluate.cpp; nothing here is
+// training-specific beyond that list.
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "hardware/spec.h"
+#include "models/llm/model_spec.h"
+#include "plans/cluster_request.h"
+#include "workloads/training/training_plan.h"
+
+namespace fathom::plans {
+
+// Something in the input that cannot change the result (a key no model reads yet), said once.
+struct Warning {
+    std::string file;
+    int line = 0;
+    std::string key;
+    std::string message;
+    std::string text() const;  // "file:line: key 'k': message"
+};
+
+enum class WorkloadKind { Training };
+const char* workload_kind_name(WorkloadKind k);
+
+using WorkloadPlan = std::variant<workloads::TrainingPlan>;
+
+struct Scenario {
+    std::string file;
+    std::string name;
+    uint64_t seed = 1;
+    models::ModelSpec model;
+    ClusterRequest cluster_request;  // as written (catalog ids)
+    hardware::ClusterSpec cluster;   // resolved against the catalog
+    WorkloadPlan plan;
+    std::vector<Warning> warnings;
+
+    WorkloadKind kind() const { return static_cast<WorkloadKind>(plan.index()); }
+    const workloads::TrainingPlan* training() const { return std::get_if<workloads::TrainingPlan>(&plan); }
+};
+
+}  // namespace fathom::plans
