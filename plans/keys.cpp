@@ -47,6 +47,10 @@ struct Decl {
         k.default_text = "required";
         return *this;
     }
+    Decl& shown_as(std::string type) {
+        k.shown_type = std::move(type);
+        return *this;
+    }
     Decl& by_default(std::string text) {
         k.default_text = std::move(text);
         return *this;
@@ -124,13 +128,13 @@ std::string KeyInfo::name() const {
 std::string check_value(const KeyInfo& k, const KeyValue& v) {
     auto in_range = [&k](double x) -> std::string {
         if (!std::isfinite(x)) return "expected a finite number";
-        if (x < k.min || x > k.max) {
-            char buf[160];
-            if (std::isinf(k.max)) std::snprintf(buf, sizeof buf, "must be >= %g, got %g", k.min, x);
-            else std::snprintf(buf, sizeof buf, "must be between %g and %g, got %g", k.min, k.max, x);
-            return buf;
-        }
-        return "";
+        if (x >= k.min && x <= k.max) return "";
+        char buf[160];
+        const bool bounded = k.max < kMaxInt;  // a real upper bound, not the int representation limit
+        if (bounded) std::snprintf(buf, sizeof buf, "must be between %.15g and %.15g, got %.15g", k.min, k.max, x);
+        else if (x < k.min) std::snprintf(buf, sizeof buf, "must be >= %.15g, got %.15g", k.min, x);
+        else std::snprintf(buf, sizeof buf, "is too large: at most %.15g, got %.15g", k.max, x);
+        return buf;
     };
     switch (k.type) {
         case KeyType::Integer:
@@ -167,14 +171,20 @@ const std::vector<KeyInfo>& scenario_keys() {
         Decl("seed", KeyType::Integer, "seed of the named random streams; a training step is deterministic and ignores it")
             .range(0, 9.2e18)
             .by_default("1"),
-        Decl("model", KeyType::Text, "catalog id (`fathom list models`) or an inline mapping of the `model.*` keys").required(),
-        Decl("cluster", KeyType::Text, "mapping of the `cluster.*` keys").required(),
-        Decl("parallel", KeyType::Text, "mapping of the `parallel.*` keys (how the model is laid out over the GPUs)")
+        Decl("model", KeyType::Text, "catalog id (`fathom list models`) or an inline mapping of the `model.*` keys")
+            .shown_as("text or mapping")
+            .required(),
+        Decl("cluster", KeyType::Text, "the `cluster.*` keys").shown_as("mapping").required(),
+        Decl("parallel", KeyType::Text, "the `parallel.*` keys (how the model is laid out over the GPUs)")
+            .shown_as("mapping")
             .by_default("all degrees 1"),
-        Decl("training", KeyType::Text, "mapping of the `training.*` keys (what one optimizer step does)").required(),
-        Decl("stack", KeyType::Text,
-             "software stack: a preset id (`fathom list stacks`), or a mapping of `stack.preset` and `stack.*` keys")
+        Decl("training", KeyType::Text, "the `training.*` keys (what one optimizer step does)").shown_as("mapping").required(),
+        Decl("stack", KeyType::Text, "software stack: a preset id (`fathom list stacks`), or the `stack.*` keys")
+            .shown_as("text or mapping")
             .by_default("fathom's defaults"),
+        Decl("cluster.scale_out", KeyType::Text, "the `cluster.scale_out.*` keys (the network between nodes)")
+            .shown_as("mapping")
+            .by_default("the defaults below"),
         Decl("stack.preset", KeyType::Text,
              "preset applied first (workloads/stacks/): its stack values, and its defaults for `training.zero_stage` and "
              "`parallel.sequence_parallel` where the scenario does not set them")
@@ -384,11 +394,19 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
 }
 
 std::vector<const KeyInfo*> all_keys() {
+    std::vector<const KeyInfo*> every;
+    for (const auto& k : scenario_keys()) every.push_back(&k);
+    for (const auto& k : model_keys()) every.push_back(&k.info);
+    for (const auto& k : cluster_keys()) every.push_back(&k.info);
+    for (const auto& k : training_plan_keys()) every.push_back(&k.info);
     std::vector<const KeyInfo*> out;
-    for (const auto& k : scenario_keys()) out.push_back(&k);
-    for (const auto& k : model_keys()) out.push_back(&k.info);
-    for (const auto& k : cluster_keys()) out.push_back(&k.info);
-    for (const auto& k : training_plan_keys()) out.push_back(&k.info);
+    // Section by section, in the order a scenario file reads; a sub-mapping after its section's values.
+    for (const std::string section : {"", "model", "cluster", "cluster.scale_out", "parallel", "training", "stack"})
+        for (bool mappings : {false, true})
+            for (const KeyInfo* k : every)
+                if (k->section() == section && (section.empty() || (k->shown_type == "mapping") == mappings) &&
+                    (!section.empty() || !mappings))
+                    out.push_back(k);
     return out;
 }
 
@@ -408,7 +426,8 @@ std::string key_reference_markdown() {
         }
         if (k->type == KeyType::Quantity) type += std::string(" (") + sim::dimension_name(k->unit) + ", e.g. `" +
                                                   sim::dimension_example(k->unit) + "`)";
-        if (k->type == KeyType::Integer || k->type == KeyType::Number || k->type == KeyType::IntegerList) {
+        if (!k->shown_type.empty()) type = k->shown_type;
+        else if (k->type == KeyType::Integer || k->type == KeyType::Number || k->type == KeyType::IntegerList) {
             char buf[64];
             if (k->min > -1e300 && k->max < 1e300 && k->max < 2e9) std::snprintf(buf, sizeof buf, " %g..%g", k->min, k->max);
             else if (k->min > -1e300) std::snprintf(buf, sizeof buf, " >= %g", k->min);

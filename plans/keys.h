@@ -38,6 +38,7 @@ struct KeyInfo {
     bool required = false;
     std::string default_text;  // the default as the docs show it (a value, or how it is derived)
     std::string doc;
+    std::string shown_type;    // how the reference shows a structural key's type ("mapping"); empty: from `type`
 
     std::string section() const;  // "parallel"
     std::string name() const;     // "tp"
