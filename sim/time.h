@@ -11,6 +11,8 @@
 #include <limits>
 #include <string>
 
+#include "sim/error.h"
+
 namespace fathom::sim {
 
 class Time {
@@ -19,11 +21,16 @@ public:
     static constexpr Time from_ps(int64_t ps) { return Time(ps); }
     static constexpr Time from_ns(int64_t ns) { return Time(ns * 1000); }
     static constexpr Time from_us(int64_t us) { return Time(us * 1000000); }
-    // Rounds to the nearest picosecond. Negative or non-finite input is a programmer error.
+    // Rounds to the nearest picosecond. A negative, NaN or infinite duration is a bug in a model
+    // (InternalError); a finite one beyond the range (about 106 days) comes from the input's scale
+    // (InputError: simulated time cannot represent it).
     static Time from_seconds(double s) {
-        if (!(s >= 0.0) || !std::isfinite(s)) return Time(0);
+        if (!(s >= 0.0) || !std::isfinite(s))
+            throw InternalError("Time::from_seconds: duration " + std::to_string(s) + " s is negative or not finite");
         const double ps = s * 1e12;
-        if (ps >= static_cast<double>(std::numeric_limits<int64_t>::max())) return max();
+        if (ps >= kMaxPs)
+            throw InputError("a duration of " + std::to_string(s) +
+                             " s exceeds the range of simulated time (about 106 days); check the scale of the input");
         return Time(static_cast<int64_t>(std::llround(ps)));
     }
     static constexpr Time zero() { return Time(0); }
@@ -47,6 +54,8 @@ public:
     constexpr bool operator>=(Time o) const { return ps_ >= o.ps_; }
 
 private:
+    // The largest double below 2^63 ps that rounds into int64 range.
+    static constexpr double kMaxPs = 9.2233720368547748e18;
     constexpr explicit Time(int64_t ps) : ps_(ps) {}
     int64_t ps_ = 0;
 };

@@ -208,10 +208,15 @@ bool TableCost::calibrated(const OpDesc& op) const {
 
 double TableCost::seconds(const OpDesc& op) const {
     if (ragged_attention(op)) {
-        // One varlen kernel: the slices priced apart, less the launches the table counted per slice.
-        double t = 0;
-        for (const OpDesc& one : attention_slices(op)) t += seconds(one);
-        return t - static_cast<double>(op.attn.slices.size() - 1) * acc_.launch_overhead;
+        // One varlen kernel: the slices priced apart, less the launches the table counted per slice
+        // (never below its longest slice).
+        double t = 0, longest = 0;
+        for (const OpDesc& one : attention_slices(op)) {
+            const double x = seconds(one);
+            t += x;
+            longest = std::max(longest, x);
+        }
+        return std::max(longest, t - static_cast<double>(op.attn.slices.size() - 1) * acc_.launch_overhead);
     }
     const CalibrationGroup* g = group_in_range(op);
     return g ? table_seconds(*g, op) : roofline_->seconds(op);

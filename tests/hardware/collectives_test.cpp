@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
+#include <vector>
 #include <limits>
 #include <string>
 
@@ -168,5 +170,126 @@ TEST_CASE("group layout from size and stride on 8-GPU nodes", "[hardware][networ
         const GroupLayout l = net->layout(CommGroup{4, 2});
         CHECK(l.nodes == 1);
         CHECK(l.ranks_per_node == 4);
+    }
+}
+
+namespace {
+
+// Bytes each member sends over all rounds, and checks that transfers stay inside the group.
+std::vector<double> bytes_sent(const std::vector<TransferRound>& rounds, int n) {
+    std::vector<double> sent(static_cast<size_t>(n), 0.0);
+    for (const auto& r : rounds)
+        for (const auto& t : r) {
+            REQUIRE(t.src >= 0);
+            REQUIRE(t.src < n);
+            REQUIRE(t.dst >= 0);
+            REQUIRE(t.dst < n);
+            REQUIRE(t.src != t.dst);
+            sent[static_cast<size_t>(t.src)] += t.bytes;
+        }
+    return sent;
+}
+
+}  // namespace
+
+TEST_CASE("collective algorithms list their point-to-point transfers", "[hardware][collectives]") {
+    const double S = 1 << 20;
+    GroupLayout one_node;  // 8 ranks in one node
+    one_node.ranks = 8;
+    one_node.ranks_per_node = 8;
+    one_node.nodes = 1;
+    GroupLayout four_nodes;  // 4 nodes x 8
+    four_nodes.ranks = 32;
+    four_nodes.ranks_per_node = 8;
+    four_nodes.nodes = 4;
+    const double n = 8;
+    SECTION("ring: 2(n-1) steps of S/n to the next rank for all-reduce, n-1 for all-gather") {
+        const auto ring = make_ring();
+        const auto ar = ring->transfers(Collective::AllReduce, S, one_node);
+        REQUIRE(ar.size() == 14);  // 2 (8 - 1)
+        for (const auto& r : ar) {
+            REQUIRE(r.size() == 8);
+            for (const auto& t : r) CHECK(t.dst == (t.src + 1) % 8);
+        }
+        // Each rank sends 2(n-1)/n S: the numerator of the ring's bandwidth term.
+        for (double b : bytes_sent(ar, 8)) CHECK(b == Approx(2 * (n - 1) / n * S));
+        const auto ag = ring->transfers(Collective::AllGather, S, one_node);
+        CHECK(ag.size() == 7);
+        for (double b : bytes_sent(ag, 8)) CHECK(b == Approx((n - 1) / n * S));
+    }
+    SECTION("pairwise all-to-all: every rank sends S/n to every other rank once") {
+        const auto rounds = make_pairwise()->transfers(Collective::AllToAll, S, one_node);
+        CHECK(rounds.size() == 7);
+        std::set<std::pair<int, int>> pairs;
+        for (const auto& r : rounds)
+            for (const auto& t : r) {
+                CHECK(t.bytes == S / n);
+                pairs.insert({t.src, t.dst});
+            }
+        CHECK(pairs.size() == 8 * 7);
+    }
+    SECTION("hierarchical all-reduce: rings inside nodes, then across nodes on S/g") {
+        const auto rounds = make_hierarchical()->transfers(Collective::AllReduce, S, four_nodes);
+        // (g-1) intra reduce-scatter + 2(N-1) inter all-reduce + (g-1) intra all-gather rounds.
+        CHECK(rounds.size() == 7 + 6 + 7);
+        // Per rank: 2 (g-1)/g S inside its node, and 2 (N-1)/N S/g across nodes.
+        const double g = 8, N = 4;
+        for (double b : bytes_sent(rounds, 32)) CHECK(b == Approx(2 * (g - 1) / g * S + 2 * (N - 1) / N * S / g));
+        // Inter-node rounds join ranks of equal local index.
+        for (const auto& t : rounds[7]) CHECK(t.src % 8 == t.dst % 8);
+    }
+    SECTION("tree all-reduce: chains inside nodes, two trees across the nodes' first ranks") {
+        const auto rounds = make_tree()->transfers(Collective::AllReduce, S, four_nodes);
+        // 7 chain steps up, 2 tree levels up and down (4 nodes: depth 2), 7 chain steps down.
+        CHECK(rounds.size() == 7 + 2 + 2 + 7);
+        // Across nodes every non-root node sends S/2 up each tree: 3 nodes x 2 trees x S/2, up and down.
+        double inter = 0;
+        for (const auto& r : rounds)
+            for (const auto& t : r)
+                if (t.src / 8 != t.dst / 8) inter += t.bytes;
+        CHECK(inter == Approx(2 * 3 * 2 * S / 2));
+    }
+    SECTION("send/recv is one transfer; NVLS lists none (the switch reduces)") {
+        const auto d = make_direct()->transfers(Collective::SendRecv, S, one_node);
+        REQUIRE(d.size() == 1);
+        REQUIRE(d[0].size() == 1);
+        CHECK(d[0][0].src == 0);
+        CHECK(d[0][0].dst == 1);
+        CHECK(d[0][0].bytes == S);
+        CHECK(make_nvls()->transfers(Collective::AllReduce, S, one_node).empty());
+    }
+}
+
+TEST_CASE("groups with an offset or explicit members: layouts and global ranks", "[hardware][network]") {
+    const auto net = make_analytical_network(test_cluster());  // 16 nodes x 8 GPUs
+    SECTION("an aligned strided group keeps the closed form") {
+        const GroupLayout l = net->layout(CommGroup{16, 4});  // ranks 0, 4, ..., 60: 2 per node
+        CHECK(l.ranks_per_node == 2);
+        CHECK(l.nodes == 8);
+    }
+    SECTION("a group straddling a node boundary is counted member by member") {
+        const GroupLayout l = net->layout(CommGroup{4, 1, 6});  // ranks 6, 7 | 8, 9
+        CHECK(l.nodes == 2);
+        CHECK(l.ranks_per_node == 2);
+    }
+    SECTION("explicit members: a KV-cache transfer between GPU 3 and GPU 42") {
+        const CommGroup pair = CommGroup::of({3, 42});
+        const GroupLayout l = net->layout(pair);
+        CHECK(l.ranks == 2);
+        CHECK(l.nodes == 2);
+        const auto rounds = net->transfers(Collective::SendRecv, 1e6, pair);
+        REQUIRE(rounds.size() == 1);
+        CHECK(rounds[0][0].src == 3);
+        CHECK(rounds[0][0].dst == 42);
+        // Costs like any inter-node send: L + a_inter + S / B_inter.
+        CHECK(net->collective(Collective::SendRecv, 1e6, pair).seconds == Approx(kLaunch + kInterLat + 1e6 / kInterBw));
+    }
+    SECTION("transfers map member indices to global ranks") {
+        const auto rounds = net->transfers(Collective::AllGather, 1e6, CommGroup{4, 8, 2});  // ranks 2, 10, 18, 26
+        REQUIRE(!rounds.empty());
+        std::set<int> ranks;
+        for (const auto& r : rounds)
+            for (const auto& t : r) ranks.insert(t.src);
+        CHECK(ranks == std::set<int>{2, 10, 18, 26});
     }
 }

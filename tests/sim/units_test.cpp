@@ -2,6 +2,9 @@
 // bits vs bytes, and the three error kinds (missing, wrong and unknown unit).
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "sim/time.h"
 #include "sim/units.h"
 
@@ -45,4 +48,17 @@ TEST_CASE("Time::from_seconds rounds to the nearest picosecond", "[sim][time]") 
     CHECK(Time::from_seconds(2.5e-6).ps() == 2500000);
     CHECK(Time::from_us(3) == Time::from_ns(3000));
     CHECK(fathom::sim::format_time(Time::from_us(830)) == "830 us");
+}
+
+TEST_CASE("Time::from_seconds checks its range", "[sim][time]") {
+    using fathom::sim::Time;
+    // 2^63 - 1 ps is 9,223,372 s, about 106.75 days: 9e6 s fits, 1e7 s does not.
+    CHECK(Time::from_seconds(9e6).ps() == 9000000000000000000LL);
+    CHECK_THROWS_AS(Time::from_seconds(1e7), fathom::sim::InputError);
+    CHECK_THROWS_WITH(Time::from_seconds(1e7), Catch::Contains("exceeds the range of simulated time"));
+    // Negative, NaN and infinite durations are bugs in a model, not input errors.
+    CHECK_THROWS_AS(Time::from_seconds(-1e-9), fathom::sim::InternalError);
+    CHECK_THROWS_AS(Time::from_seconds(std::nan("")), fathom::sim::InternalError);
+    CHECK_THROWS_AS(Time::from_seconds(std::numeric_limits<double>::infinity()), fathom::sim::InternalError);
+    CHECK(Time::from_seconds(0.0).ps() == 0);
 }

@@ -15,6 +15,7 @@
 #include "models/llm/dense_layer.h"
 #include "workloads/training/step_costs.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/pipeline_fixture.h"
 #include "workloads/parallelism.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
@@ -122,76 +123,9 @@ TEST_CASE("schedules reject shapes they cannot run", "[workloads][schedule]") {
     CHECK_THROWS_WITH(reg.get("zero-bubble"), Catch::Contains("valid: gpipe, 1f1b, interleaved-1f1b"));
 }
 
-namespace {
-
-// A small model whose embedding and output layer are negligible (vocab 128) and a 4-GPU node
-// whose links are so fast, and kernel launches free, that communication costs ~0. Memory
-// bandwidth is high so the optimizer step (~1 GB of states per stage) is ~0.1% of the step.
-models::ModelSpec pipeline_model() {
-    models::ModelSpec m;
-    m.id = "pipe-test";
-    m.name = "pipeline test model";
-    m.layers = 8;
-    m.hidden = 2048;
-    m.heads = 16;
-    m.kv_heads = 16;
-    m.ffn = 8192;
-    m.vocab = 128;
-    m.max_seq_len = 2048;
-    m.activation = models::Activation::Gelu;
-    m.norm = models::Norm::LayerNorm;
-    m.position = models::PositionEmbedding::Rope;
-    return m;
-}
-
-hardware::ClusterSpec pipeline_cluster() {
-    hardware::ClusterSpec c;
-    auto& a = c.accelerator;
-    a.id = "pipe-gpu";
-    a.peak_flops[hardware::Dtype::bf16] = 1000e12;
-    a.memory_capacity = 1e12;
-    a.memory_bandwidth = 30e12;
-    a.compute_units = 100;
-    a.launch_overhead = 0;
-    a.calibration.gemm_efficiency[hardware::Dtype::bf16] = 0.8;
-    a.calibration.gemm_tile_m = 128;
-    a.calibration.gemm_tile_n = 256;
-    a.calibration.gemm_k_half = 64;
-    a.calibration.memory_efficiency = 0.9;
-    a.calibration.attention_fwd_efficiency = 0.5;
-    a.calibration.attention_bwd_efficiency = 0.4;
-    a.calibration.attention_seq_half = 512;
-    c.nodes = 1;
-    c.gpus_per_node = 4;
-    c.scale_up.id = "infinite";
-    c.scale_up.bandwidth_per_gpu = 1e18;
-    c.scale_up.link_bandwidth = 1e18;
-    c.scale_up.busbw_efficiency = 1.0;
-    c.nic.id = "infinite";
-    c.nic.bandwidth = 1e18;
-    c.nic.efficiency = 1.0;
-    c.nics_per_node = 4;
-    return c;
-}
-
-workloads::TrainingPlan pipeline_plan(int vp, const std::string& schedule) {
-    workloads::TrainingPlan p;
-    p.layout.tp = 1;
-    p.layout.dp = 1;
-    p.layout.pp = 4;
-    p.layout.vp = vp;
-    p.training.micro_batch = 4;
-    p.training.global_batch = 32;  // m = 32 / (dp 1 x micro-batch 4) = 8 micro-batches
-    p.training.seq_len = 2048;
-    p.training.schedule = schedule;
-    return p;
-}
-
-}  // namespace
-
 TEST_CASE("replayed pipeline bubbles match the schedule formulas", "[workloads][replay]") {
-    const auto model = pipeline_model();
-    const auto cluster = pipeline_cluster();
+    const auto model = testing::pipeline_model();
+    const auto cluster = testing::pipeline_cluster();
     const int p = 4, m = 8;
 
     // Per-stage forward and backward time of one micro-batch: 8 layers / 4 stages = 2 layers,
@@ -205,7 +139,7 @@ TEST_CASE("replayed pipeline bubbles match the schedule formulas", "[workloads][
     const double t_f = 2 * layer_f, t_b = 2 * layer_b;
 
     SECTION("1F1B: step = (m + p - 1)(t_f + t_b), bubble = (p - 1) / (m + p - 1)") {
-        const auto r = testing::predict(model, cluster, pipeline_plan(1, "1f1b"));
+        const auto r = testing::predict(model, cluster, testing::pipeline_plan(1, "1f1b"));
         const double step = (m + p - 1) * (t_f + t_b);
         const double bubble = double(p - 1) / (m + p - 1);  // 3 / 11 = 0.273
         INFO("step " << r.step_time_s << " s (formula " << step << "), bubble " << r.bubble_fraction << " (formula "
@@ -220,13 +154,13 @@ TEST_CASE("replayed pipeline bubbles match the schedule formulas", "[workloads][
         }
     }
     SECTION("GPipe has the same bubble as 1F1B") {
-        const auto r = testing::predict(model, cluster, pipeline_plan(1, "gpipe"));
+        const auto r = testing::predict(model, cluster, testing::pipeline_plan(1, "gpipe"));
         CHECK(r.bubble_fraction == Approx(double(p - 1) / (m + p - 1)).epsilon(0.02));
     }
     SECTION("interleaving (vp = 2) shrinks the bubble by v: (p - 1) / (v m + p - 1)") {
         // Each of the v chunks is 1 layer, so a stage's fill/drain costs (p-1)(t_f + t_b) / v.
-        const auto one = testing::predict(model, cluster, pipeline_plan(1, "1f1b"));
-        const auto il = testing::predict(model, cluster, pipeline_plan(2, "interleaved-1f1b"));
+        const auto one = testing::predict(model, cluster, testing::pipeline_plan(1, "1f1b"));
+        const auto il = testing::predict(model, cluster, testing::pipeline_plan(2, "interleaved-1f1b"));
         const double v = 2;
         const double bubble = (p - 1) / (v * m + p - 1);  // 3 / 19 = 0.158
         INFO("interleaved bubble " << il.bubble_fraction << " (formula " << bubble << "), 1F1B " << one.bubble_fraction);

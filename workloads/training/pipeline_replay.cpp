@@ -146,8 +146,6 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk) {
             end = send;
         }
         (forward ? forward_done_ : backward_done_)[k] = end;
-    } else {
-        backward_done_[k] = end;  // nothing waits for it across stages
     }
 }
 

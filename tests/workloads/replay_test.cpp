@@ -1,0 +1,219 @@
+// The generic parts of the training replay, each against a hand derivation: schedules that run the
+// weight gradients apart (BackwardInput / BackwardWeight passes), schedules with their own
+// virtual-stage mapping (V shape), the pure memory estimate, and the stream-busy collector.
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hardware/network/network_model.h"
+#include "models/cost/cost_model.h"
+#include "sim/simulator.h"
+#include "sim/task_graph.h"
+#include "workloads/metrics/stream_busy.h"
+#include "workloads/training/stage_map.h"
+#include "workloads/training/step_costs.h"
+#include "workloads/training/training_memory.h"
+#include "workloads/training/training_step.h"
+#include "models/memory/activation_memory.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/pipeline_fixture.h"
+
+using namespace fathom;
+using workloads::PassKind;
+using workloads::PipelineSlot;
+
+namespace {
+
+// Two stages, one chunk, a fixed order per stage (given in the test), interleaved mapping.
+class FixedOrder final : public workloads::PipelineSchedule {
+public:
+    explicit FixedOrder(std::vector<std::vector<PipelineSlot>> orders) : orders_(std::move(orders)) {}
+    std::vector<PipelineSlot> order(int stage, int, int, int) const override { return orders_[static_cast<size_t>(stage)]; }
+    std::string check(int, int, int) const override { return ""; }
+
+private:
+    std::vector<std::vector<PipelineSlot>> orders_;
+};
+
+// Chunk 1 of stage s holds virtual stage 2P - 1 - s: the model goes down the stages and back up.
+class VShape final : public workloads::PipelineSchedule {
+public:
+    explicit VShape(std::vector<std::vector<PipelineSlot>> orders) : orders_(std::move(orders)) {}
+    std::vector<PipelineSlot> order(int stage, int, int, int) const override { return orders_[static_cast<size_t>(stage)]; }
+    std::string check(int, int chunks, int) const override { return chunks == 2 ? "" : "V shape needs 2 chunks"; }
+    int virtual_stage(int stage, int chunk, int stages, int) const override {
+        return chunk == 0 ? stage : 2 * stages - 1 - stage;
+    }
+
+private:
+    std::vector<std::vector<PipelineSlot>> orders_;
+};
+
+struct Bed {
+    models::ModelSpec model = testing::pipeline_model();
+    hardware::ClusterSpec cluster = testing::pipeline_cluster();
+    std::unique_ptr<models::CostModel> cost;
+    std::unique_ptr<hardware::NetworkModel> network;
+    explicit Bed(int gpus) {
+        cluster.gpus_per_node = gpus;
+        cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
+        network = hardware::make_analytical_network(cluster);
+    }
+    workloads::StepReport run(const workloads::TrainingPlan& p, const workloads::PipelineSchedule& s) const {
+        const workloads::StepInputs in{model, cluster, p, *cost, *network, &s};
+        return workloads::simulate_training_step(in);
+    }
+    workloads::StepCosts costs(const workloads::TrainingPlan& p) const {
+        workloads::ProgramCoster coster(*cost, *network, p.layout);
+        return workloads::cost_training_step(model, p, coster);
+    }
+};
+
+PipelineSlot F(int mb) { return {mb, 0, PassKind::Forward}; }
+PipelineSlot B(int mb) { return {mb, 0, PassKind::Backward}; }
+PipelineSlot Bi(int mb) { return {mb, 0, PassKind::BackwardInput}; }
+PipelineSlot W(int mb) { return {mb, 0, PassKind::BackwardWeight}; }
+
+}  // namespace
+
+TEST_CASE("a schedule that defers weight gradients shortens the step by what it moves off the critical path",
+          "[workloads][replay]") {
+    // Two stages of 4 layers, two micro-batches, tp = dp = 1, communication ~0. Per stage s: forward
+    // f_s, input gradients bi_s, weight gradients w_s, b_s = bi_s + w_s.
+    //   1F1B  (s0: F0 F1 B0 B1, s1: F0 B0 F1 B1): stage 0 ends last at
+    //         f0 + 2 f1 + 2 b1 + b0 = f0 + 2 f1 + 2 bi1 + 2 w1 + bi0 + w0.
+    //   split (s0: F0 F1 Bi0 Bi1 W0 W1, s1: F0 Bi0 F1 Bi1 W0 W1): stage 0's Bi1 waits for stage 1's
+    //         Bi1 (f0 + 2 f1 + 2 bi1), then runs Bi1, W0, W1: f0 + 2 f1 + 2 bi1 + bi0 + 2 w0
+    //         (stage 1 ends at f0 + 2 f1 + 2 bi1 + 2 w1, earlier as bi0 > 0).
+    // Each stage's optimizer step follows its last pass, so the difference is 2 w1 - w0.
+    const Bed bed(2);
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 2;
+    p.training.global_batch = 8;  // 8 / (dp 1 x micro-batch 4) = 2 micro-batches
+    const FixedOrder one_f_one_b({{F(0), F(1), B(0), B(1)}, {F(0), B(0), F(1), B(1)}});
+    const FixedOrder split({{F(0), F(1), Bi(0), Bi(1), W(0), W(1)}, {F(0), Bi(0), F(1), Bi(1), W(0), W(1)}});
+    const auto r1 = bed.run(p, one_f_one_b);
+    const auto r2 = bed.run(p, split);
+
+    const auto c = bed.costs(p);
+    const double w_layer = c.layer[workloads::pass_index(PassKind::BackwardWeight)].compute;
+    const double w0 = 4 * w_layer + c.embedding[workloads::pass_index(PassKind::BackwardWeight)]->compute;
+    const double w1 = 4 * w_layer + c.head[workloads::pass_index(PassKind::BackwardWeight)]->compute;
+    INFO("1F1B " << r1.step_time_s << " s, split " << r2.step_time_s << " s, w0 " << w0 << " s, w1 " << w1 << " s");
+    CHECK(r1.step_time_s - r2.step_time_s == Approx(2 * w1 - w0).epsilon(1e-6));
+    // The same work either way: each stage computes as long in both (weights split from inputs).
+    for (size_t s = 0; s < 2; ++s) CHECK(r2.stages[s].compute_s == Approx(r1.stages[s].compute_s).epsilon(1e-9));
+    // Activations are freed by the input-gradient pass: the same peak as 1F1B.
+    CHECK(r2.stages[0].peak_in_flight == 2);
+    CHECK(r2.stages[1].peak_in_flight == 1);
+}
+
+TEST_CASE("a schedule's virtual-stage mapping decides where chunks, sends and the embedding live", "[workloads][replay]") {
+    // V shape, 2 stages x 2 chunks, one micro-batch: virtual stages 0 (s0), 1 (s1), 2 (s1), 3 (s0).
+    // Every pass waits for the one before it, so the step is the serial sum
+    //   sum over v of (F_v + B_v) + the optimizer of stage 0 (it finishes last),
+    // with 2 layers per chunk, the embedding in chunk v0 and the head in v3, both on stage 0. Only
+    // v0 -> v1 and v2 -> v3 (and back) cross stages: 4 sends, none between v1 and v2.
+    const Bed bed(2);
+    workloads::TrainingPlan p = testing::pipeline_plan(2, "1f1b");
+    p.layout.pp = 2;
+    p.training.global_batch = 4;  // one micro-batch
+    const VShape v_shape({{{0, 0, PassKind::Forward}, {0, 1, PassKind::Forward}, {0, 1, PassKind::Backward}, {0, 0, PassKind::Backward}},
+                          {{0, 0, PassKind::Forward}, {0, 1, PassKind::Forward}, {0, 1, PassKind::Backward}, {0, 0, PassKind::Backward}}});
+    const workloads::StageMap map(bed.model, p, v_shape);
+    CHECK(map.owner(0) == 0);
+    CHECK(map.owner(1) == 1);
+    CHECK(map.owner(2) == 1);
+    CHECK(map.owner(3) == 0);
+    CHECK(map.holds_embedding(0));
+    CHECK(map.holds_head(0));
+    CHECK_FALSE(map.holds_head(1));
+
+    const auto r = bed.run(p, v_shape);
+    const auto c = bed.costs(p);
+    const size_t f = workloads::pass_index(PassKind::Forward), b = workloads::pass_index(PassKind::Backward);
+    const double passes = 4 * 2 * (c.layer[f].compute + c.layer[b].compute) + c.embedding[f]->compute +
+                          c.embedding[b]->compute + c.head[f]->compute + c.head[b]->compute;
+    models::OpDesc adam = models::memory_op("adam", map.stage_params(0) * (12 + 4 + 12 + 2));
+    adam.kind = models::OpKind::Optimizer;
+    // Within the four ~30 ps sends and the picosecond rounding of 26 tasks.
+    CHECK(r.step_time_s == Approx(passes + bed.cost->seconds(adam)).epsilon(1e-8));
+    // Sends: 4 pipeline sends (2 tasks per stage), each ~0 s on this network.
+    CHECK(r.tasks == static_cast<size_t>(/* compute */ 4 * 2 * 2 + 4 + /* optimizer */ 2 + /* sends */ 4));
+    // Stage 0 holds 4 layers, the embedding and the (untied) output layer.
+    const double layer = bed.model.layer_params();
+    CHECK(r.stages[0].memory.weights == Approx(2 * (4 * layer + 2 * 128.0 * 2048)).epsilon(1e-12));
+    CHECK(r.stages[1].memory.weights == Approx(2 * 4 * layer).epsilon(1e-12));
+}
+
+TEST_CASE("the memory estimate needs no simulation and matches the closed form", "[workloads][memory]") {
+    // One stage (pp 1), 8 micro-batches of 4 x 2048 tokens, no ZeRO, fp32 gradients: with 1F1B on one
+    // stage one micro-batch is in flight. With P parameters (8 layers, embedding, output layer):
+    //   weights 2P, gradients 4P, Adam 12P, activations 8 x one layer's (models/memory), transient
+    //   the logits + fp32 softmax: T x vocab x (2 + 4), reserved the stack's 1.5 GB.
+    const auto model = testing::pipeline_model();
+    auto cluster = testing::pipeline_cluster();
+    cluster.gpus_per_node = 1;
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 1;
+    const auto m = workloads::estimate_training_memory(model, cluster, p);
+    REQUIRE(m.stages.size() == 1);
+    const double P = 8 * model.layer_params() + 2 * 128.0 * 2048;
+    const auto& mem = m.stages[0].memory;
+    CHECK(m.stages[0].peak_in_flight == 1);
+    CHECK(mem.weights == Approx(2 * P));
+    CHECK(mem.gradients == Approx(4 * P));
+    CHECK(mem.optimizer == Approx(12 * P));
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(4, 2048, 2048);
+    CHECK(mem.activations == Approx(8 * models::layer_activation_bytes(model, in)));
+    CHECK(mem.transient == Approx(4 * 2048.0 * 128 * 6));
+    CHECK(mem.reserved == 1.5e9);
+    CHECK(m.peak_bytes == Approx(mem.total()));
+    CHECK_FALSE(m.out_of_memory);
+    // The simulated report carries the same estimate.
+    const auto r = testing::predict(model, cluster, p);
+    CHECK(r.peak_memory_bytes == m.peak_bytes);
+    // ZeRO-3 over 4 ranks shards weights, gradients and optimizer states by 4 and adds two gathered
+    // layers of bf16 weights.
+    cluster.gpus_per_node = 4;
+    p.layout.dp = 4;
+    p.training.global_batch = 128;
+    p.training.zero_stage = 3;
+    const auto z = workloads::estimate_training_memory(model, cluster, p).stages[0].memory;
+    CHECK(z.weights == Approx(2 * P / 4 + 2 * 2 * model.layer_params()));
+    CHECK(z.gradients == Approx(4 * P / 4));
+    CHECK(z.optimizer == Approx(12 * P / 4));
+}
+
+TEST_CASE("the stream-busy collector measures busy, idle and exposed communication", "[workloads][metrics]") {
+    // compute: [0, 2] and [5, 6]; comm: [1, 4] (starts after a 1 us task on its stream).
+    //   busy: compute 3, comm 3 (+1 for the lead task) -> union of everything [0, 4] + [5, 6] = 5
+    //   idle = makespan 6 - 5 = 1; exposed = 5 - compute's 3 = 2.
+    sim::Simulator sim;
+    sim::TaskGraph g(sim);
+    const auto compute = g.add_stream("compute", "dev"), comm = g.add_stream("comm", "dev");
+    const uint32_t n = g.intern("t");
+    const auto us = [](int64_t x) { return sim::Time::from_us(x); };
+    const auto c1 = g.add_task(compute, us(2), n);
+    g.add_task(comm, us(1), n);
+    const auto m1 = g.add_task(comm, us(3), n);
+    const auto c2 = g.add_task(compute, us(1), n);
+    g.add_dependency(m1, c2);  // starts at 4... plus a gap task on its own stream:
+    const auto gap = g.add_stream("gap", "other");
+    const auto wait = g.add_task(gap, us(5), n);
+    g.add_dependency(wait, c2);  // c2 starts at 5
+    (void)c1;
+    const workloads::StreamBusyCollector busy(g);
+    g.start();
+    sim.run();
+    CHECK(busy.makespan_s() == Approx(6e-6));
+    CHECK(busy.busy_s(compute) == Approx(3e-6));
+    CHECK(busy.busy_s(comm) == Approx(4e-6));
+    const auto u = workloads::device_utilization(busy, compute, {comm});
+    CHECK(u.busy_s == std::vector<double>{busy.busy_s(compute), busy.busy_s(comm)});
+    CHECK(u.idle_s == Approx(1e-6));
+    CHECK(u.exposed_comm_s == Approx(2e-6));
+}
