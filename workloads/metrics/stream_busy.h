@@ -18,6 +18,7 @@ public:
     double makespan_s() const { return makespan_; }       // end of the last task
     double busy_s(sim::StreamId stream) const;            // total busy time of one stream
     double union_s(const std::vector<sim::StreamId>& streams) const;  // time any of them was busy
+    // (Streams run their tasks in order, so each stream's intervals arrive disjoint and sorted.)
 
 private:
     std::vector<std::vector<std::pair<double, double>>> busy_;  // per stream, [start, end) in seconds
