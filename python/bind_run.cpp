@@ -46,7 +46,7 @@ py::dict run_scenario(const std::string& path, const std::vector<std::string>& o
 }  // namespace
 
 PYBIND11_MODULE(_fathom, m) {
-    m.doc() = "fathom: predict LLM training steps on simulated clusters";
+    m.doc() = "fathom: predict LLM workloads on simulated clusters";
     py::register_exception<sim::InputError>(m, "InputError", PyExc_ValueError);
     m.def("run", &run_scenario, py::arg("scenario"), py::arg("overrides") = std::vector<std::string>{},
           "Predict a scenario file; overrides are 'key=value' strings like the CLI's --set. Returns the report as a "
