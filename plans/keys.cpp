@@ -401,12 +401,11 @@ std::vector<const KeyInfo*> all_keys() {
     for (const auto& k : training_plan_keys()) every.push_back(&k.info);
     std::vector<const KeyInfo*> out;
     // Section by section, in the order a scenario file reads; a sub-mapping after its section's values.
+    auto sub_mapping = [](const KeyInfo* k) { return !k->section().empty() && k->shown_type == "mapping"; };
     for (const std::string section : {"", "model", "cluster", "cluster.scale_out", "parallel", "training", "stack"})
         for (bool mappings : {false, true})
             for (const KeyInfo* k : every)
-                if (k->section() == section && (section.empty() || (k->shown_type == "mapping") == mappings) &&
-                    (!section.empty() || !mappings))
-                    out.push_back(k);
+                if (k->section() == section && sub_mapping(k) == mappings) out.push_back(k);
     return out;
 }
 
