@@ -84,8 +84,6 @@ std::vector<std::string> schedule_names() {
     return out;
 }
 
-const char* dtype_choice(hardware::Dtype d) { return hardware::dtype_name(d); }
-
 }  // namespace
 
 const char* key_type_name(KeyType t) {
@@ -359,7 +357,7 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
         {Decl("stack.dtype", KeyType::Choice, "GEMM dtype (fp8: Transformer Engine recipes, bf16 around the GEMMs)")
              .choices({"bf16", "fp16", "fp8"}),
          [](P& p, const KeyValue& v) { p.stack.kernels.gemm_dtype = *hardware::parse_dtype(to_str(v)); },
-         [](const P& p) -> KeyValue { return std::string(dtype_choice(p.stack.kernels.gemm_dtype)); }},
+         [](const P& p) -> KeyValue { return std::string(hardware::dtype_name(p.stack.kernels.gemm_dtype)); }},
         {Decl("stack.grad_dtype", KeyType::Choice, "main-gradient dtype (accumulation and data-parallel reduction)")
              .choices({"fp32", "bf16"}),
          [](P& p, const KeyValue& v) { p.stack.grad_bytes = to_str(v) == "bf16" ? 2 : 4; },

@@ -34,8 +34,7 @@ struct Scenario {
     std::string name;
     uint64_t seed = 1;
     models::ModelSpec model;
-    ClusterRequest cluster_request;  // as written (catalog ids)
-    hardware::ClusterSpec cluster;   // resolved against the catalog
+    hardware::ClusterSpec cluster;  // resolved against the catalog
     WorkloadPlan plan;
     std::vector<Warning> warnings;
 

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "plans/evaluate.h"
-#include "scenarios/scenario.h"
+#include "scenarios/yaml_node.h"
 #include "sim/error.h"
 #include "workloads/training/training_memory.h"
 
@@ -142,6 +142,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         const std::string fw = opt_str(t, "framework", "other");
         const plans::StackPreset* preset = case_preset(t, fw, cat);
         if (preset) preset->apply(p);
+        else out.assumptions.push_back("no stack preset for framework '" + fw + "': fathom's defaults");
         out.stack = preset ? preset->id : "defaults";
         auto& l = p.layout;
         auto& tr = p.training;
@@ -180,8 +181,9 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         if (has(t, "zero_stage")) {
             tr.zero_stage = t["zero_stage"].as<int>();
         } else {
-            if (has(t, "fsdp") && t["fsdp"].as<bool>()) tr.zero_stage = 3;
-            out.assumptions.push_back("zero_stage = " + std::to_string(tr.zero_stage) + " (" + fw + " default)");
+            const bool fsdp = has(t, "fsdp") && t["fsdp"].as<bool>();
+            if (fsdp) tr.zero_stage = 3;
+            out.assumptions.push_back("zero_stage = " + std::to_string(tr.zero_stage) + " (" + (fsdp ? "fsdp" : fw + " default") + ")");
         }
         if (has(t, "sequence_parallel")) l.sequence_parallel = t["sequence_parallel"].as<bool>();
         const std::string rc = opt_str(t, "recompute", "none");

@@ -55,8 +55,9 @@ void apply_override(YAML::Node root, const std::string& assignment) {
     root.fail(path, message);
 }
 
-hardware::ClusterSpec parse_cluster(const Node& n, const plans::Catalog& cat, plans::ClusterRequest& r) {
+hardware::ClusterSpec parse_cluster(const Node& n, const plans::Catalog& cat) {
     check_section_keys(n, "cluster", {"scale_out"});
+    plans::ClusterRequest r;
     read_section(n, "cluster", plans::cluster_keys(), r);
     if (auto so = n.find("scale_out")) {
         check_section_keys(*so, "cluster.scale_out");
@@ -144,12 +145,9 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     check_section_keys(root, "");
     plans::Scenario s;
     s.file = root.file();
-    for (const auto& k : plans::scenario_keys()) {
-        if (k.path == "name" && root.has("name")) s.name = std::get<std::string>(read_value(root, k));
-        if (k.path == "kind" && root.has("kind")) read_value(root, k);  // one kind so far: training
-        if (k.path == "seed" && root.has("seed")) s.seed = static_cast<uint64_t>(std::get<int64_t>(read_value(root, k)));
-    }
-    if (s.name.empty()) s.name = root.file();
+    s.name = root.has("name") ? std::get<std::string>(read_value(root, *plans::find_key("name"))) : root.file();
+    if (root.has("kind")) read_value(root, *plans::find_key("kind"));  // one kind so far: training
+    if (root.has("seed")) s.seed = static_cast<uint64_t>(std::get<int64_t>(read_value(root, *plans::find_key("seed"))));
     const Node model = root.child("model");
     if (model.is_scalar()) {
         try {
@@ -160,7 +158,7 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     } else {
         s.model = parse_model(model, false);
     }
-    s.cluster = parse_cluster(root.child("cluster"), catalog, s.cluster_request);
+    s.cluster = parse_cluster(root.child("cluster"), catalog);
     workloads::TrainingPlan plan = parse_training(root, catalog, s.cluster.gpus());
     const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
     if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));

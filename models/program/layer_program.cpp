@@ -25,12 +25,6 @@ int64_t TokenBatch::tokens() const {
     return t;
 }
 
-int64_t TokenBatch::sequences() const {
-    int64_t n = 0;
-    for (const auto& s : slices) n += s.count;
-    return n;
-}
-
 int64_t TokenBatch::kv_tokens() const {
     int64_t t = 0;
     for (const auto& s : slices) t += s.count * s.kv_len;

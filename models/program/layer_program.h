@@ -47,7 +47,6 @@ struct TokenBatch {
     // `sequences` sequences of `q_len` tokens each attending to `kv_len` keys.
     static TokenBatch uniform(int64_t sequences, int64_t q_len, int64_t kv_len);
     int64_t tokens() const;     // sum of count x q_len: the rows every GEMM of the layer sees
-    int64_t sequences() const;  // sum of count
     int64_t kv_tokens() const;  // sum of count x kv_len: the keys and values attention reads
 };
 

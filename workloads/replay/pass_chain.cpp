@@ -45,7 +45,7 @@ void PassChain::segment(const PassCost& c, int label_a, int label_b) {
 
 sim::TaskId PassChain::finish(GroupKind join_stream, int label_a) {
     FATHOM_CHECK(last_.has_value(), "a pass ended without tasks");
-    if (overlapped_.empty()) return *last_;
+    if (!overlapped_) return *last_;
     const sim::TaskId join = add_comm(join_stream, 0.0, label_a, -1);
     graph_.add_dependency(*last_, join);
     return join;

@@ -54,14 +54,14 @@ public:
     // A whole segment on the chain: its lead collectives, its compute (always a task, possibly
     // empty), its trail collectives; zero-length collectives are left out.
     void segment(const PassCost& c, int label_a, int label_b);
-    // A collective running beside the chain; the pass ends only after it.
-    void overlap(sim::TaskId comm) { overlapped_.push_back(comm); }
-    // The end of the pass: the last link, or a zero-length task on `join_stream` after the
-    // overlapped collectives (an in-order stream, so after its last one) joined with the last link.
+    // A collective running beside the chain (on the stream finish() joins); the pass ends only
+    // after it.
+    void overlap() { overlapped_ = true; }
+    // The end of the pass: the last link, or, after overlapped collectives, a zero-length task on
+    // their (in-order) stream `join_stream`, so after the last of them, joined with the last link.
     sim::TaskId finish(models::GroupKind join_stream, int label_a);
 
     std::optional<sim::TaskId> input() const { return input_; }
-    std::optional<sim::TaskId> last() const { return last_; }
 
 private:
     sim::TaskGraph& graph_;
@@ -69,7 +69,7 @@ private:
     const TaskStyle& style_;
     std::optional<sim::TaskId> input_;
     std::optional<sim::TaskId> last_;
-    std::vector<sim::TaskId> overlapped_;
+    bool overlapped_ = false;
 };
 
 }  // namespace fathom::workloads

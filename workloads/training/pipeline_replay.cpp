@@ -184,7 +184,7 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         if (tp > 0) {
             const sim::TaskId t = chain.add_comm(GroupKind::tp, tp, mb, layer);
             graph_.add_dependency(comp, t);
-            if (plan_.stack.tp_comm_overlap) chain.overlap(t);
+            if (plan_.stack.tp_comm_overlap) chain.overlap();
             else chain.advance(t);
         }
         if (produces_gradients(slot.pass)) sync_.layer_gradients(s, comp, mb, layer, i, n);

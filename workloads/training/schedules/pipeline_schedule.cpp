@@ -17,16 +17,6 @@ const ScheduleRegistry& schedule_registry() {
     return registry;
 }
 
-const char* pass_kind_name(PassKind k) {
-    switch (k) {
-        case PassKind::Forward: return "F";
-        case PassKind::Backward: return "B";
-        case PassKind::BackwardInput: return "Bi";
-        case PassKind::BackwardWeight: return "W";
-    }
-    return "?";
-}
-
 int PipelineSchedule::virtual_stage(int stage, int chunk, int stages, int) const { return chunk * stages + stage; }
 
 int peak_in_flight(const std::vector<PipelineSlot>& order) {

@@ -25,7 +25,6 @@ enum class PassKind : uint8_t {
     BackwardInput,   // input gradients only (what the previous stage waits for)
     BackwardWeight,  // weight gradients of a pass whose BackwardInput ran before
 };
-const char* pass_kind_name(PassKind k);
 
 struct PipelineSlot {
     int microbatch;
