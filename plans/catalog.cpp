@@ -23,6 +23,19 @@ void StackPreset::apply(workloads::TrainingPlan& plan) const {
     plan.stack_preset = id;
 }
 
+void StackPreset::apply(workloads::serving::ServingPlan& plan) const {
+    for (const auto& s : settings) set_serving_key(plan, s.key, s.value);
+    plan.engine.preset = id;
+}
+
+const StackPreset& Catalog::engine(const std::string& id) const { return lookup(engines_, id, "serving engine"); }
+
+const StackPreset* Catalog::engine_for(const std::string& engine) const {
+    for (const auto& [id, s] : engines_)
+        if (id == engine || std::find(s.frameworks.begin(), s.frameworks.end(), engine) != s.frameworks.end()) return &s;
+    return nullptr;
+}
+
 const hardware::AcceleratorSpec& Catalog::accelerator(const std::string& id) const { return lookup(accelerators_, id, "accelerator"); }
 const hardware::ScaleUpSpec& Catalog::fabric(const std::string& id) const { return lookup(fabrics_, id, "scale-up fabric"); }
 const hardware::NicSpec& Catalog::nic(const std::string& id) const { return lookup(nics_, id, "NIC"); }

@@ -13,7 +13,8 @@
 
 namespace fathom::plans {
 
-// A named software stack (workloads/stacks/<id>.yaml): values of plan keys, each with its source.
+// A named software stack (workloads/stacks/<id>.yaml, training) or serving engine
+// (workloads/engines/<id>.yaml): values of plan keys, each with its source.
 // `stack.*` keys set the stack; other keys (training.zero_stage, parallel.sequence_parallel) are
 // the framework's defaults, used where a scenario or a measured case does not say.
 struct StackPreset {
@@ -24,11 +25,13 @@ struct StackPreset {
     };
     std::string id;
     std::string name;
-    std::vector<std::string> frameworks;  // measured-format framework names it stands for
+    std::vector<std::string> frameworks;  // measured-format framework (or serving engine) names it stands for
     std::vector<Setting> settings;
 
     // Applies every setting to `plan` (a plan with its defaults, before the scenario's own keys).
     void apply(workloads::TrainingPlan& plan) const;
+    // Serving engines: sets serving keys (the scenario's own keys are read afterwards).
+    void apply(workloads::serving::ServingPlan& plan) const;
 };
 
 class Catalog {
@@ -40,6 +43,9 @@ public:
     const hardware::SsdSpec& ssd(const std::string& id) const;
     const models::ModelSpec& model(const std::string& id) const;
     const StackPreset& stack(const std::string& id) const;
+    const StackPreset& engine(const std::string& id) const;
+    // The engine preset standing for a measured-format engine name, or null.
+    const StackPreset* engine_for(const std::string& engine) const;
     // The preset standing for a measured-format framework name, or null.
     const StackPreset* stack_for_framework(const std::string& framework) const;
 
@@ -50,6 +56,7 @@ public:
     std::map<std::string, hardware::SsdSpec>& ssds() { return ssds_; }
     std::map<std::string, models::ModelSpec>& models() { return models_; }
     std::map<std::string, StackPreset>& stacks() { return stacks_; }
+    std::map<std::string, StackPreset>& engines() { return engines_; }
     const std::map<std::string, hardware::AcceleratorSpec>& accelerators() const { return accelerators_; }
     const std::map<std::string, hardware::ScaleUpSpec>& fabrics() const { return fabrics_; }
     const std::map<std::string, hardware::NicSpec>& nics() const { return nics_; }
@@ -57,6 +64,7 @@ public:
     const std::map<std::string, hardware::SsdSpec>& ssds() const { return ssds_; }
     const std::map<std::string, models::ModelSpec>& models() const { return models_; }
     const std::map<std::string, StackPreset>& stacks() const { return stacks_; }
+    const std::map<std::string, StackPreset>& engines() const { return engines_; }
 
 private:
     std::map<std::string, hardware::AcceleratorSpec> accelerators_;
@@ -66,6 +74,7 @@ private:
     std::map<std::string, hardware::SsdSpec> ssds_;
     std::map<std::string, models::ModelSpec> models_;
     std::map<std::string, StackPreset> stacks_;
+    std::map<std::string, StackPreset> engines_;
 };
 
 }  // namespace fathom::plans

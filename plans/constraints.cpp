@@ -60,3 +60,52 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
 }
 
 }  // namespace fathom::plans
+
+namespace fathom::plans {
+
+std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hardware::ClusterSpec& c,
+                                          const workloads::serving::ServingPlan& p) {
+    using namespace workloads::serving;
+    std::vector<Violation> v;
+    auto add = [&v](std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); };
+    const auto str = [](auto x) { return std::to_string(x); };
+    auto pool = [&](const PoolLayout& l, const std::string& prefix) {
+        if (m.heads % l.tp != 0) add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
+        else if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
+            add(prefix + ".tp", "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
+        if (l.pp > m.layers) add(prefix + ".pp", "pp = " + str(l.pp) + " exceeds the model's " + str(m.layers) + " layers");
+        if (l.tp > c.gpus_per_node && l.tp % c.gpus_per_node != 0)
+            add(prefix + ".tp", "tp = " + str(l.tp) + " spans nodes of " + str(c.gpus_per_node) + " GPUs unevenly");
+        if (p.kernels.gemm_dtype == hardware::Dtype::fp8 && !l.accelerator.has(hardware::Dtype::fp8))
+            add("serving.dtype", "accelerator '" + l.accelerator.id + "' has no fp8 tensor cores");
+    };
+    if (p.disaggregated()) {
+        pool(*p.prefill, "serving.disaggregation.prefill");
+        pool(*p.decode, "serving.disaggregation.decode");
+    } else {
+        pool(p.replica, "serving");
+    }
+    if (p.gpus() > c.gpus())
+        add(p.disaggregated() ? "serving.disaggregation.decode.replicas" : "serving.replicas",
+            "the plan needs " + str(p.gpus()) + " GPUs (replicas x tp x pp" + std::string(p.disaggregated() ? ", both pools" : "") +
+                ") but the cluster has " + str(c.gpus()));
+    const auto& t = p.traffic;
+    if (t.trace.empty()) {
+        if (t.synthetic.num_requests < 1) add("traffic.num_requests", "missing: how many requests to generate");
+        if (t.mode == ArrivalMode::Closed && t.concurrency < 1) add("traffic.concurrency", "missing: the number of clients");
+        const auto& a = t.synthetic.arrival;
+        if (t.mode == ArrivalMode::Open && a.kind != ArrivalKind::Offline) {
+            if (!(a.rate > 0)) add("traffic.rate", "missing: the request rate of " + std::string(arrival_kind_name(a.kind)) + " arrivals");
+            else if (auto why = a.check(); !why.empty()) add("traffic", why);
+        }
+        if (auto why = t.synthetic.prompt.check(); !why.empty()) add("traffic.prompt", why);
+        if (auto why = t.synthetic.output.check(); !why.empty()) add("traffic.output", why);
+    } else if (t.mode == ArrivalMode::Closed) {
+        add("traffic.trace", "a trace gives arrival times; it cannot drive a closed loop (arrival: concurrency)");
+    }
+    if (p.batching.max_model_len == 0 && m.max_seq_len == 0)
+        add("serving.max_model_len", "missing: the model states no context length");
+    return v;
+}
+
+}  // namespace fathom::plans

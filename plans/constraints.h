@@ -8,6 +8,7 @@
 
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
+#include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
 namespace fathom::plans {
@@ -20,6 +21,11 @@ struct Violation {
 // "impossible plan: <first violation>; also <key>: <message> ..." (for front ends that report the
 // violations as an error).
 std::string describe(const std::vector<Violation>& violations);
+
+// Serving: layout against the model and the cluster's GPUs, traffic parameters, fp8 support. Whether
+// the weights fit the devices is checked by evaluate (it needs the memory model): a violation too.
+std::vector<Violation> check_serving_plan(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                                          const workloads::serving::ServingPlan& plan);
 
 std::vector<Violation> check_training_plan(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                            const workloads::TrainingPlan& plan);

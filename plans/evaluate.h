@@ -13,11 +13,14 @@
 #include "plans/constraints.h"
 #include "plans/context.h"
 #include "plans/scenario.h"
+#include <functional>
+
+#include "workloads/serving/serving_sim.h"
 #include "workloads/training/training_step.h"
 
 namespace fathom::plans {
 
-using WorkloadReport = std::variant<workloads::StepReport>;
+using WorkloadReport = std::variant<workloads::StepReport, workloads::serving::ServingReport>;
 
 struct Outcome {
     std::vector<Violation> violations;    // non-empty: the plan cannot run, and there is no report
@@ -28,10 +31,15 @@ struct Outcome {
     const workloads::StepReport* training() const {
         return report ? std::get_if<workloads::StepReport>(&*report) : nullptr;
     }
+    const workloads::serving::ServingReport* serving() const {
+        return report ? std::get_if<workloads::serving::ServingReport>(&*report) : nullptr;
+    }
 };
 
 struct EvaluateOptions {
     std::ostream* trace = nullptr;  // Chrome/Perfetto trace output, optional
+    bool keep_records = false;      // serving: per-request records in the report
+    std::function<void(int64_t, int64_t)> progress;  // serving: (requests finished, expected or 0)
 };
 
 Outcome evaluate(const Scenario& scenario, const EvaluationContext& context, const EvaluateOptions& options = {});
@@ -39,5 +47,11 @@ Outcome evaluate(const Scenario& scenario, const EvaluationContext& context, con
 Outcome evaluate_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                           const workloads::TrainingPlan& plan, const EvaluationContext& context,
                           const EvaluateOptions& options = {});
+
+// One serving plan under its traffic (what evaluate() does for a serving scenario); `seed` drives
+// the traffic generator.
+Outcome evaluate_serving(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                         const workloads::serving::ServingPlan& plan, const EvaluationContext& context, uint64_t seed,
+                         const EvaluateOptions& options = {});
 
 }  // namespace fathom::plans

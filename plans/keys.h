@@ -18,6 +18,7 @@
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
 #include "sim/units.h"
+#include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
 namespace fathom::plans {
@@ -58,6 +59,10 @@ const std::vector<KeyInfo>& scenario_keys();
 const std::vector<Key<models::ModelSpec>>& model_keys();
 const std::vector<Key<ClusterRequest>>& cluster_keys();
 const std::vector<Key<workloads::TrainingPlan>>& training_plan_keys();
+// The serving plan: `serving` (layout, engine, batching, KV cache; `serving.disaggregation.prefill`
+// and `.decode` pools), `traffic` (arrivals and lengths: `traffic.prompt`, `traffic.output`,
+// `traffic.shared_prefix`, `traffic.sessions`) and `slo`.
+const std::vector<Key<workloads::serving::ServingPlan>>& serving_plan_keys();
 
 // Every declared key, in reference order.
 std::vector<const KeyInfo*> all_keys();
@@ -69,5 +74,7 @@ std::string key_reference_markdown();
 // path or an unsuitable value throws sim::InputError naming the key.
 void set_training_key(workloads::TrainingPlan& plan, const std::string& path, const KeyValue& value);
 KeyValue get_training_key(const workloads::TrainingPlan& plan, const std::string& path);
+void set_serving_key(workloads::serving::ServingPlan& plan, const std::string& path, const KeyValue& value);
+KeyValue get_serving_key(const workloads::serving::ServingPlan& plan, const std::string& path);
 
 }  // namespace fathom::plans

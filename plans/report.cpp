@@ -2,6 +2,9 @@
 
 #include <cstdio>
 
+#include "plans/keys.h"
+#include "sim/stable_hash.h"
+
 namespace fathom::plans {
 namespace {
 
@@ -46,6 +49,70 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
     rep.tables.emplace_back("stages", std::move(stages));
 }
 
+void add_percentiles(Record& s, const std::string& name, const workloads::serving::Percentiles& p, double scale) {
+    s.add(name + ".mean", p.mean * scale);
+    s.add(name + ".p50", p.p50 * scale);
+    s.add(name + ".p90", p.p90 * scale);
+    s.add(name + ".p95", p.p95 * scale);
+    s.add(name + ".p99", p.p99 * scale);
+    s.add(name + ".max", p.max * scale);
+}
+
+void add_serving(Report& rep, const Outcome& o, const workloads::serving::ServingReport& r) {
+    Record& s = rep.summary;
+    s.add("requests", r.requests);
+    s.add("warmup_requests", r.warmup_requests);
+    s.add("duration_s", r.duration_s);
+    s.add("requests_per_s", r.requests_per_s);
+    s.add("input_tokens_per_s", r.input_tokens_per_s);
+    s.add("output_tokens_per_s", r.output_tokens_per_s);
+    s.add("total_tokens_per_s", r.total_tokens_per_s);
+    const double g = r.gpus > 0 ? r.gpus : 1;
+    s.add("output_tokens_per_s_per_gpu", r.output_tokens_per_s / g);
+    s.add("total_tokens_per_s_per_gpu", r.total_tokens_per_s / g);
+    s.add("serving_gpus", static_cast<int64_t>(r.gpus));
+    add_percentiles(s, "ttft_ms", r.ttft_s, 1e3);
+    add_percentiles(s, "ttft_service_ms", r.ttft_service_s, 1e3);
+    add_percentiles(s, "queue_ms", r.queue_s, 1e3);
+    add_percentiles(s, "tpot_ms", r.tpot_s, 1e3);
+    add_percentiles(s, "itl_ms", r.itl_s, 1e3);
+    add_percentiles(s, "e2e_latency_s", r.e2e_s, 1.0);
+    if (r.kv_transfer_s.max > 0) add_percentiles(s, "kv_transfer_ms", r.kv_transfer_s, 1e3);
+    s.add("latency_conventions", std::string("ttft: arrival to first token, queueing included (ttft_service: from first "
+                                             "scheduled); tpot: per request, (e2e - ttft) / (output tokens - 1); itl: every "
+                                             "gap between consecutive tokens; e2e: arrival to last token"));
+    s.add("slo.ttft_ms", r.slo_ttft_s * 1e3);
+    s.add("slo.tpot_ms", r.slo_tpot_s * 1e3);
+    s.add("slo_attainment", r.slo_attainment);
+    s.add("goodput_requests_per_s", r.goodput_requests_per_s);
+    s.add("preemptions", r.preemptions);
+    s.add("prefix_hit_tokens", r.prefix_hit_tokens);
+    s.add("prefix_hit_rate", r.prefix_hit_rate);
+    s.add("kv_utilization_mean", r.kv_utilization_mean);
+    s.add("kv_utilization_max", r.kv_utilization_max);
+    s.add("kv_blocks_per_replica", r.kv_blocks_per_replica);
+    s.add("kv_tokens_per_replica", r.kv_tokens_per_replica);
+    s.add("weight_bytes_per_gpu", r.weight_bytes_per_gpu);
+    s.add("batch_size_mean", r.batch_size_mean);
+    s.add("batch_tokens_mean", r.batch_tokens_mean);
+    s.add("iterations", r.iterations);
+    s.add("events", static_cast<int64_t>(r.events));
+    s.add("cost_cache_entries", r.cost_cache_entries);
+    s.add("cost_model", o.cost_model);
+}
+
+// Stable across runs and platforms: every serving key's value, in declaration order.
+uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
+    sim::StableHash h;
+    for (const auto& k : serving_plan_keys()) {
+        if (k.info.path.rfind("serving.disaggregation.prefill.", 0) == 0 && !p.prefill) continue;
+        if (k.info.path.rfind("serving.disaggregation.decode.", 0) == 0 && !p.decode) continue;
+        h.add(k.info.path);
+        h.add(format_value(k.get(p)));
+    }
+    return h.value();
+}
+
 }  // namespace
 
 const FieldValue* Record::find(const std::string& name) const {
@@ -62,14 +129,17 @@ Report make_report(const Scenario& scenario, const Outcome& outcome) {
     s.add("model", scenario.model.id);
     s.add("accelerator", scenario.cluster.accelerator.id);
     s.add("gpus", static_cast<int64_t>(scenario.cluster.gpus()));
-    std::visit(
-        [&s](const auto& plan) {
-            char hash[24];
-            std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(plan.hash()));
-            s.add("stack", plan.stack_preset.empty() ? std::string("defaults") : plan.stack_preset);
-            s.add("plan_hash", std::string(hash));
-        },
-        scenario.plan);
+    char hash[24];
+    if (const auto* t = scenario.training()) {
+        std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(t->hash()));
+        s.add("stack", t->stack_preset.empty() ? std::string("defaults") : t->stack_preset);
+    } else {
+        const auto& p = *scenario.serving();
+        std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(serving_hash(p)));
+        s.add("engine", p.engine.preset.empty() ? std::string("defaults") : p.engine.preset);
+        s.add("policy", p.batching.policy);
+    }
+    s.add("plan_hash", std::string(hash));
     if (!outcome.violations.empty()) {
         std::vector<std::string> v;
         for (const auto& x : outcome.violations) v.push_back(x.key + ": " + x.message);
@@ -77,6 +147,7 @@ Report make_report(const Scenario& scenario, const Outcome& outcome) {
         return rep;
     }
     if (const auto* r = outcome.training()) add_training(rep, outcome, *r);
+    if (const auto* r = outcome.serving()) add_serving(rep, outcome, *r);
     return rep;
 }
 

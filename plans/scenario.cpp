@@ -12,6 +12,7 @@ std::string Warning::text() const {
 const char* workload_kind_name(WorkloadKind k) {
     switch (k) {
         case WorkloadKind::Training: return "training";
+        case WorkloadKind::Serving: return "serving";
     }
     return "?";
 }

@@ -11,6 +11,7 @@
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
+#include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
 namespace fathom::plans {
@@ -24,10 +25,10 @@ struct Warning {
     std::string text() const;  // "file:line: key 'k': message"
 };
 
-enum class WorkloadKind { Training };
+enum class WorkloadKind { Training, Serving };
 const char* workload_kind_name(WorkloadKind k);
 
-using WorkloadPlan = std::variant<workloads::TrainingPlan>;
+using WorkloadPlan = std::variant<workloads::TrainingPlan, workloads::serving::ServingPlan>;
 
 struct Scenario {
     std::string file;
@@ -40,6 +41,7 @@ struct Scenario {
 
     WorkloadKind kind() const { return static_cast<WorkloadKind>(plan.index()); }
     const workloads::TrainingPlan* training() const { return std::get_if<workloads::TrainingPlan>(&plan); }
+    const workloads::serving::ServingPlan* serving() const { return std::get_if<workloads::serving::ServingPlan>(&plan); }
 };
 
 }  // namespace fathom::plans

@@ -146,19 +146,23 @@ hardware::SsdSpec parse_ssd(const Node& n) {
     return x;
 }
 
-plans::StackPreset parse_stack(const Node& n) {
-    n.allow_only({"kind", "id", "name", "frameworks", "settings"});
+// A preset of plan keys: training stacks (keys of training_plan_keys, listed under `frameworks`) or
+// serving engines (keys of serving_plan_keys, listed under `engines`).
+template <typename Plan>
+plans::StackPreset parse_preset(const Node& n, const std::vector<plans::Key<Plan>>& keys, const char* names_key,
+                                const char* what) {
+    n.allow_only({"kind", "id", "name", names_key, "settings"});
     plans::StackPreset p;
     p.id = n.str("id");
     p.name = n.str("name");
-    if (auto f = n.find("frameworks"))
+    if (auto f = n.find(names_key))
         for (const auto& item : f->items()) p.frameworks.push_back(item.scalar());
     const Node settings = n.child("settings");
     for (const std::string& key : settings.keys()) {
         const plans::KeyInfo* info = nullptr;
-        for (const auto& k : plans::training_plan_keys())
+        for (const auto& k : keys)
             if (k.info.path == key) info = &k.info;
-        if (!info) settings.fail(key, "not a training-plan key (parallel.*, training.*, stack.*)");
+        if (!info) settings.fail(key, what);
         const Node entry = settings.child(key);
         entry.allow_only({"value", "source"});
         if (entry.str("source").empty()) entry.fail("source", "empty source");
@@ -209,7 +213,12 @@ std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
     load_dir(hw / "pcie", "pcie", c->pcies(), parse_pcie);
     load_dir(hw / "storage", "ssd", c->ssds(), parse_ssd);
     load_dir(fs::path(root) / "models" / "catalog", "model", c->models(), [](const Node& n) { return parse_model(n, true); });
-    load_dir(fs::path(root) / "workloads" / "stacks", "stack", c->stacks(), parse_stack);
+    load_dir(fs::path(root) / "workloads" / "stacks", "stack", c->stacks(), [](const Node& n) {
+        return parse_preset(n, plans::training_plan_keys(), "frameworks", "not a training-plan key (parallel.*, training.*, stack.*)");
+    });
+    load_dir(fs::path(root) / "workloads" / "engines", "serving-engine", c->engines(), [](const Node& n) {
+        return parse_preset(n, plans::serving_plan_keys(), "engines", "not a serving key (serving.*)");
+    });
     return c;
 }
 

@@ -3,18 +3,15 @@
 #include <cmath>
 
 #include "plans/evaluate.h"
+#include "scenarios/measured_case.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
 #include "workloads/training/training_memory.h"
 
 namespace fathom::scenarios {
-namespace {
+namespace detail {
 
-struct Unsupported {
-    std::string reason;
-};
-
-std::string opt_str(const YAML::Node& n, const char* key, const std::string& fallback = "") {
+std::string opt_str(const YAML::Node& n, const char* key, const std::string& fallback) {
     return n && n[key] ? n[key].as<std::string>() : fallback;
 }
 bool has(const YAML::Node& n, const char* key) { return n && n[key]; }
@@ -57,8 +54,15 @@ models::ModelSpec case_model(const YAML::Node& m) {
                  : pos == "none"  ? models::PositionEmbedding::None
                                   : models::PositionEmbedding::Rope;
     if (has(m, "tied_embeddings")) s.tied_embeddings = m["tied_embeddings"].as<bool>();
+    if (has(m, "max_seq_len")) s.max_seq_len = m["max_seq_len"].as<int64_t>();
     return s;
 }
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
 
 // Predicts the value of `metric` from a step report; throws Unsupported for metrics a training
 // step does not give.
@@ -109,6 +113,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
     out.measured = c["value"].as<double>();
     out.status = "unsupported";
     try {
+        if (out.kind == "serving") return predict_serving_case(c, ctx, out);
         if (out.kind != "training") throw Unsupported{out.kind + " cases are not simulated yet"};
         const YAML::Node hw = c["hardware"], cl = c["cluster"], t = c["training"], prec = c["precision"];
         const std::string accel = hw["accelerator"].as<std::string>();

@@ -1,5 +1,6 @@
 #include "scenarios/scenario.h"
 
+#include <filesystem>
 #include <set>
 
 #include "plans/constraints.h"
@@ -30,6 +31,13 @@ void apply_override(YAML::Node root, const std::string& assignment) {
         if (!next.IsDefined() || next.IsNull()) {
             chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
             next = chain.back()[parts[i]];
+        } else if (next.IsScalar() && (parts[i] == "prompt" || parts[i] == "output")) {
+            // `prompt: 512` becomes `prompt: {distribution: fixed, value: 512}` so a key can be added.
+            const std::string v = next.Scalar();
+            chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
+            next = chain.back()[parts[i]];
+            next["distribution"] = "fixed";
+            next["value"] = v;
         } else if (next.IsScalar() && parts[i] == "stack") {
             // `stack: <preset>` becomes `stack: {preset: <preset>}` so a stack key can be added.
             const std::string preset = next.Scalar();
@@ -115,6 +123,112 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
     return p;
 }
 
+// The `serving`, `traffic`, `slo` and `capacity` sections. The engine preset first (its values are
+// defaults the scenario's own keys override).
+workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Catalog& cat, const hardware::ClusterSpec& cluster) {
+    using namespace workloads::serving;
+    ServingPlan p;
+    std::set<std::string> given;
+    const auto& keys = plans::serving_plan_keys();
+    const Node sv = root.child("serving");
+    check_section_keys(sv, "serving", {"disaggregation"});
+    if (sv.has("engine")) {
+        const std::string id = std::get<std::string>(read_value(sv, *plans::find_key("serving.engine")));
+        try {
+            cat.engine(id).apply(p);
+        } catch (const sim::InputError& e) {
+            sv.fail("engine", e.bare_message());
+        }
+    }
+    read_section(sv, "serving", keys, p, &given);
+    if (auto d = sv.find("disaggregation")) {
+        check_section_keys(*d, "serving.disaggregation", {"prefill", "decode"});
+        for (const char* pool : {"prefill", "decode"}) {
+            const Node n = d->child(pool);
+            const std::string prefix = std::string("serving.disaggregation.") + pool;
+            check_section_keys(n, prefix);
+            (pool[0] == 'p' ? p.prefill : p.decode).emplace();
+            read_section(n, prefix, keys, p, &given);
+        }
+        for (const char* k : {"tp", "pp", "replicas"})
+            if (sv.has(k)) sv.fail(k, "with serving.disaggregation the layout lives in its prefill and decode pools");
+    }
+    const Node tr = root.child("traffic");
+    check_section_keys(tr, "traffic", {"prompt", "output", "shared_prefix", "sessions"});
+    read_section(tr, "traffic", keys, p, &given);
+    for (const char* which : {"prompt", "output"}) {
+        const std::string prefix = std::string("traffic.") + which;
+        LengthDistribution& dist = which[0] == 'p' ? p.traffic.synthetic.prompt : p.traffic.synthetic.output;
+        const bool needed = p.traffic.trace.empty();
+        if (!tr.has(which)) {
+            if (needed) tr.fail("", std::string("missing required key '") + which + "'");
+            continue;
+        }
+        const Node n = tr.child(which);
+        if (n.is_scalar()) {
+            dist.kind = LengthKind::Fixed;
+            dist.value = tr.integer(which);
+            if (dist.value < 1) tr.fail(which, "must be >= 1 token");
+            continue;
+        }
+        check_section_keys(n, prefix);
+        read_section(n, prefix, keys, p, &given);
+        if (auto why = dist.check(); !why.empty()) n.fail("", why);
+    }
+    for (const char* sub : {"shared_prefix", "sessions"})
+        if (auto n = tr.find(sub)) {
+            check_section_keys(*n, std::string("traffic.") + sub);
+            read_section(*n, std::string("traffic.") + sub, keys, p, &given);
+        }
+    if (given.count("traffic.arrival") && std::get<std::string>(read_value(tr, *plans::find_key("traffic.arrival"))) == "trace") {
+        if (!given.count("traffic.trace")) tr.fail("arrival", "arrival: trace needs traffic.trace (a .csv or .jsonl file)");
+    } else if (given.count("traffic.trace")) {
+        tr.fail("trace", "a trace file needs arrival: trace");
+    }
+    if (!p.traffic.trace.empty()) {
+        // Relative to the scenario file.
+        std::filesystem::path t(p.traffic.trace);
+        if (t.is_relative()) t = std::filesystem::path(root.file()).parent_path() / t;
+        p.traffic.trace = t.lexically_normal().string();
+        if (!std::filesystem::is_regular_file(t)) tr.fail("trace", "no such file '" + p.traffic.trace + "'");
+    }
+    if (auto slo = root.find("slo")) {
+        check_section_keys(*slo, "slo");
+        read_section(*slo, "slo", keys, p, &given);
+    }
+    if (auto cap = root.find("capacity")) {
+        check_section_keys(*cap, "capacity");
+        read_section(*cap, "capacity", keys, p, &given);
+    }
+    // Derived defaults and the pools' accelerators.
+    if (!p.disaggregated() && !given.count("serving.replicas")) {
+        const int per = p.replica.tp * p.replica.pp;
+        if (cluster.gpus() % per != 0)
+            fail_at(root, "serving.tp", "tp x pp = " + std::to_string(per) + " does not divide the cluster's " +
+                                            std::to_string(cluster.gpus()) + " GPUs; give serving.replicas");
+        p.replica.replicas = cluster.gpus() / per;
+    }
+    auto resolve = [&](PoolLayout& pool, const std::string& key) {
+        if (pool.accelerator_id.empty()) {
+            pool.accelerator = cluster.accelerator;
+            return;
+        }
+        try {
+            pool.accelerator = cat.accelerator(pool.accelerator_id);
+        } catch (const sim::InputError& e) {
+            fail_at(root, key, e.bare_message());
+        }
+    };
+    if (p.disaggregated()) {
+        resolve(*p.prefill, "serving.disaggregation.prefill.accelerator");
+        resolve(*p.decode, "serving.disaggregation.decode.accelerator");
+    } else {
+        resolve(p.replica, "serving.accelerator");
+    }
+    if (!given.count("serving.kv_dtype")) p.kernels.kv_dtype = p.kv.dtype;
+    return p;
+}
+
 // Keys the scenario sets that no model reads yet, or whose values cannot differ in the result.
 void collect_warnings(const Node& root, plans::Scenario& s) {
     auto warn = [&s](const Node& n, const std::string& key, const std::string& message) {
@@ -146,7 +260,16 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     plans::Scenario s;
     s.file = root.file();
     s.name = root.has("name") ? std::get<std::string>(read_value(root, *plans::find_key("name"))) : root.file();
-    if (root.has("kind")) read_value(root, *plans::find_key("kind"));  // one kind so far: training
+    const std::string kind = root.has("kind") ? std::get<std::string>(read_value(root, *plans::find_key("kind"))) : "training";
+    const char* const own[2][4] = {{"parallel", "training", "stack", ""}, {"serving", "traffic", "slo", "capacity"}};
+    for (int k = 0; k < 2; ++k) {
+        const bool mine = (kind == "serving") == (k == 1);
+        if (mine) continue;
+        for (const char* key : own[k])
+            if (*key && root.has(key))
+                root.fail(key, std::string("key '") + key + "' belongs to " + (k == 1 ? "serving" : "training") +
+                                   " scenarios (this one is kind: " + kind + ")");
+    }
     if (root.has("seed")) s.seed = static_cast<uint64_t>(std::get<int64_t>(read_value(root, *plans::find_key("seed"))));
     const Node model = root.child("model");
     if (model.is_scalar()) {
@@ -159,6 +282,14 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
         s.model = parse_model(model, false);
     }
     s.cluster = parse_cluster(root.child("cluster"), catalog);
+    if (kind == "serving") {
+        workloads::serving::ServingPlan plan = parse_serving(root, catalog, s.cluster);
+        const auto violations = plans::check_serving_plan(s.model, s.cluster, plan);
+        if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
+        s.plan = std::move(plan);
+        collect_warnings(root, s);
+        return s;
+    }
     workloads::TrainingPlan plan = parse_training(root, catalog, s.cluster.gpus());
     const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
     if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));

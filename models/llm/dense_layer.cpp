@@ -83,7 +83,7 @@ void attention(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
         p.comm(c);
     }
     if (in.kernels.flash_attention) {
-        p.compute(attention_op(false, a, Dtype::bf16));
+        p.compute(attention_op(false, a, in.kernels.kv_dtype));
         return;
     }
     const Dtype d16 = in.kernels.gemm_dtype == Dtype::fp8 ? Dtype::bf16 : in.kernels.gemm_dtype;

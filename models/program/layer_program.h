@@ -58,6 +58,9 @@ struct KernelStack {
     // false: eager PyTorch without torch.compile, where each normalization, activation and rotary
     // embedding is several kernels (kEagerPasses times the fused op's memory traffic and launches).
     bool fused_elementwise = true;
+    // Storage type of the keys and values flash attention reads (serving: an fp8 KV cache halves
+    // the bytes a decode step reads; training keeps bf16).
+    Dtype kv_dtype = Dtype::bf16;
 };
 
 struct LayerInputs {

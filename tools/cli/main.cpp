@@ -13,9 +13,12 @@
 #include <vector>
 
 #include <sstream>
+#include <chrono>
+#include <unistd.h>
 
 #include "hardware/collectives/collective.h"
 #include "models/cost/calibration_table.h"
+#include "plans/capacity.h"
 #include "plans/evaluate.h"
 #include "plans/keys.h"
 #include "plans/report.h"
@@ -25,6 +28,8 @@
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "sim/units.h"
+#include "workloads/serving/batching/policy.h"
+#include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
 namespace po = boost::program_options;
@@ -35,11 +40,14 @@ namespace {
 constexpr const char* kUsage = R"(usage: fathom <command> [options]
 
 commands:
-  run SCENARIO.yaml [--json FILE] [--trace FILE] [--set key=value ...]
-      predict one training step; --json writes the metrics, --trace a Perfetto timeline
+  run SCENARIO.yaml [--json FILE] [--trace FILE] [--requests FILE] [--set key=value ...]
+      predict one training step, or serve a scenario's traffic (kind: serving); --json writes the
+      metrics, --trace a Perfetto timeline, --requests (serving) the per-request CSV
+  capacity SERVING.yaml [--json FILE] [--set key=value ...]
+      the highest request rate whose SLO attainment meets slo.target (bisection, several seeds)
   validate SCENARIO.yaml [--set key=value ...]
       check a scenario without running it
-  list [hardware|models|stacks|schedules|collectives|keys]
+  list [hardware|models|stacks|engines|schedules|collectives|policies|routers|keys]
       list catalog entries, registered algorithms, or every scenario key (a markdown table)
   compare MEASURED.yaml [--json FILE] [--other-metrics]
       predict every case of a measurement file (measured-format v1) and report the errors;
@@ -52,7 +60,7 @@ commands:
 struct Args {
     std::string command;
     std::vector<std::string> positional;
-    std::string json, trace, algorithm, device, out;
+    std::string json, trace, algorithm, device, out, requests;
     bool other_metrics = false;
     std::vector<std::string> sets;
 };
@@ -61,6 +69,7 @@ Args parse_args(int argc, char** argv) {
     po::options_description opts("options");
     opts.add_options()("json", po::value<std::string>(), "write metrics as JSON")(
         "trace", po::value<std::string>(), "write a Chrome/Perfetto trace")(
+        "requests", po::value<std::string>(), "serving: write the per-request CSV")(
         "set", po::value<std::vector<std::string>>()->composing(), "override a scenario field: key=value")(
         "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
         "device", po::value<std::string>(), "accelerator id (calibrate)")(
@@ -87,6 +96,7 @@ Args parse_args(int argc, char** argv) {
     }
     if (vm.count("json")) a.json = vm["json"].as<std::string>();
     if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
+    if (vm.count("requests")) a.requests = vm["requests"].as<std::string>();
     if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
     if (vm.count("collective-algorithm")) a.algorithm = vm["collective-algorithm"].as<std::string>();
     a.other_metrics = vm.count("other-metrics") > 0;
@@ -143,10 +153,125 @@ std::string gib(double bytes) {
     return buf;
 }
 
+// A progress bar with ETA on stderr when it is a terminal; silent otherwise.
+class Progress {
+public:
+    explicit Progress(std::string what) : what_(std::move(what)), tty_(isatty(STDERR_FILENO) == 1), start_(clock::now()) {}
+    ~Progress() {
+        if (shown_) std::fprintf(stderr, "\r\033[K");
+    }
+    void operator()(int64_t done, int64_t total) {
+        if (!tty_) return;
+        const double elapsed = std::chrono::duration<double>(clock::now() - start_).count();
+        if (elapsed < 0.5 || elapsed - last_ < 0.1) return;
+        last_ = elapsed;
+        shown_ = true;
+        if (total <= 0) {
+            std::fprintf(stderr, "\r\033[K%s: %lld done, %.0f s", what_.c_str(), static_cast<long long>(done), elapsed);
+            return;
+        }
+        const double f = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
+        const int width = 30, fill = static_cast<int>(f * width);
+        const double eta = f > 0 ? elapsed * (1 - f) / f : 0;
+        std::fprintf(stderr, "\r\033[K%s [%s%s] %3.0f%% %lld/%lld, ETA %.0f s", what_.c_str(), std::string(fill, '#').c_str(),
+                     std::string(width - fill, '.').c_str(), 100 * f, static_cast<long long>(done),
+                     static_cast<long long>(total), eta);
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    std::string what_;
+    bool tty_;
+    clock::time_point start_;
+    double last_ = 0;
+    bool shown_ = false;
+};
+
+std::string ms(double seconds) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", seconds * 1e3);
+    return buf;
+}
+
+void print_serving_plan(const plans::Scenario& s) {
+    const auto& p = *s.serving();
+    auto pool = [](const workloads::serving::PoolLayout& l) {
+        return std::to_string(l.replicas) + " x (tp " + std::to_string(l.tp) + " pp " + std::to_string(l.pp) + ") " + l.accelerator.id;
+    };
+    std::printf("scenario        %s\n", s.name.c_str());
+    std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(0) / 1e9);
+    if (p.disaggregated())
+        std::printf("layout          prefill %s, decode %s\n", pool(*p.prefill).c_str(), pool(*p.decode).c_str());
+    else
+        std::printf("layout          %s\n", pool(p.replica).c_str());
+    std::printf("engine          %s, policy %s, router %s, max_num_seqs %lld, max_num_batched_tokens %lld, %s weights, %s KV%s\n",
+                p.engine.preset.empty() ? "fathom defaults" : p.engine.preset.c_str(), p.batching.policy.c_str(),
+                p.router.c_str(), static_cast<long long>(p.batching.max_num_seqs),
+                static_cast<long long>(p.batching.max_num_batched_tokens), hardware::dtype_name(p.kernels.gemm_dtype),
+                hardware::dtype_name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
+}
+
+int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx) {
+    const auto& p = *s.serving();
+    if (validate_only) {
+        std::cout << s.file << ": OK (" << s.model.name << ", serving on " << p.gpus() << " of " << s.cluster.gpus() << " x "
+                  << s.cluster.accelerator.id << ", policy " << p.batching.policy << ")\n";
+        return 0;
+    }
+    std::ostringstream trace;
+    plans::EvaluateOptions opt;
+    if (!a.trace.empty()) opt.trace = &trace;
+    opt.keep_records = !a.requests.empty();
+    Progress bar("serving");
+    opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
+    const plans::Outcome o = plans::evaluate(s, ctx, opt);
+    if (!o.ok()) throw sim::InputError(plans::describe(o.violations), s.file);
+    const auto& r = *o.serving();
+    print_serving_plan(s);
+    std::printf("\nrequests        %lld measured (%lld warm-up) over %.2f s\n", static_cast<long long>(r.requests),
+                static_cast<long long>(r.warmup_requests), r.duration_s);
+    std::printf("throughput      %.2f requests/s, %.0f input + %.0f output tokens/s (%.0f output tokens/s per GPU)\n",
+                r.requests_per_s, r.input_tokens_per_s, r.output_tokens_per_s, r.output_tokens_per_s / r.gpus);
+    std::printf("\n%-26s %10s %10s %10s %10s %10s %10s\n", "latency (ms)", "mean", "p50", "p90", "p95", "p99", "max");
+    auto row = [](const char* name, const workloads::serving::Percentiles& x, double scale) {
+        std::printf("%-26s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", name, x.mean * scale, x.p50 * scale, x.p90 * scale,
+                    x.p95 * scale, x.p99 * scale, x.max * scale);
+    };
+    row("ttft (queueing included)", r.ttft_s, 1e3);
+    row("queueing", r.queue_s, 1e3);
+    row("tpot (first token out)", r.tpot_s, 1e3);
+    row("itl (every gap)", r.itl_s, 1e3);
+    row("e2e", r.e2e_s, 1e3);
+    if (r.kv_transfer_s.max > 0) row("kv transfer", r.kv_transfer_s, 1e3);
+    if (r.slo_ttft_s > 0 || r.slo_tpot_s > 0)
+        std::printf("\nSLO             ttft <= %s ms, tpot <= %s ms: %.1f %% attained, goodput %.2f requests/s\n",
+                    r.slo_ttft_s > 0 ? ms(r.slo_ttft_s).c_str() : "-", r.slo_tpot_s > 0 ? ms(r.slo_tpot_s).c_str() : "-",
+                    100 * r.slo_attainment, r.goodput_requests_per_s);
+    std::printf("\nKV cache        %lld blocks (%.0f tokens) per replica, %.1f %% used on average, %.1f %% at most\n",
+                static_cast<long long>(r.kv_blocks_per_replica), r.kv_tokens_per_replica, 100 * r.kv_utilization_mean,
+                100 * r.kv_utilization_max);
+    std::printf("batches         %.1f sequences, %.0f tokens per iteration on average; %lld preemptions\n", r.batch_size_mean,
+                r.batch_tokens_mean, static_cast<long long>(r.preemptions));
+    if (p.kv.prefix_caching) std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
+    std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n", static_cast<long long>(r.iterations),
+                static_cast<unsigned long long>(r.events), static_cast<long long>(r.cost_cache_entries));
+    std::printf("op costs        %s\n", o.cost_model == "table" ? "calibrated table" : o.cost_model == "mixed" ? "table and roofline" : "roofline");
+    if (!a.trace.empty()) write_file(a.trace, trace.str());
+    if (!a.requests.empty()) {
+        std::string csv = workloads::serving::request_csv_header();
+        for (const auto& rec : r.records) csv += workloads::serving::request_csv_row(rec);
+        write_file(a.requests, csv);
+    }
+    if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o)));
+    return 0;
+}
+
 int cmd_run(const Args& a, bool validate_only) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
+    if (s.serving()) return cmd_run_serving(a, s, validate_only, scenarios::make_context(catalog, s.seed, a.algorithm));
+    if (!a.requests.empty()) throw sim::InputError("--requests is for serving scenarios");
     const workloads::TrainingPlan& p = *s.training();
     if (validate_only) {
         std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
@@ -209,8 +334,10 @@ int cmd_list(const Args& a) {
     const auto catalog_ptr = scenarios::load_catalog();
     const plans::Catalog& catalog = *catalog_ptr;
     const bool all = what == "all";
-    if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "schedules" && what != "collectives")
-        throw sim::InputError("list: unknown category '" + what + "'; valid: hardware, models, stacks, schedules, collectives, keys");
+    if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "engines" && what != "schedules" &&
+        what != "collectives" && what != "policies" && what != "routers")
+        throw sim::InputError("list: unknown category '" + what +
+                              "'; valid: hardware, models, stacks, engines, schedules, collectives, policies, routers, keys");
     if (all || what == "hardware") {
         std::cout << "accelerators:\n";
         for (const auto& [id, x] : catalog.accelerators())
@@ -242,6 +369,25 @@ int cmd_list(const Args& a) {
                 keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
             std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
         }
+    }
+    if (all || what == "engines") {
+        std::cout << "serving-engine presets (scenario key `serving.engine`):\n";
+        for (const auto& [id, x] : catalog.engines()) {
+            std::string keys;
+            for (const auto& setting : x.settings)
+                keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
+            std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
+        }
+    }
+    if (all || what == "policies") {
+        std::cout << "batching policies (serving.policy):\n";
+        for (const auto& e : workloads::serving::policy_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    }
+    if (all || what == "routers") {
+        std::cout << "routers (serving.router):\n";
+        for (const auto& e : workloads::serving::router_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
     }
     if (all || what == "schedules") {
         std::cout << "pipeline schedules:\n";
@@ -327,6 +473,44 @@ int cmd_compare(const Args& a) {
 }
 
 
+int cmd_capacity(const Args& a) {
+    const auto catalog = scenarios::load_catalog();
+    const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
+    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
+    if (!s.serving()) throw sim::InputError("capacity is for serving scenarios (kind: serving)", s.file);
+    const auto& p = *s.serving();
+    const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
+    plans::CapacityResult c;
+    {
+        Progress bar("capacity");
+        try {
+            c = plans::find_capacity(s.model, s.cluster, p, ctx, s.seed, [&bar](int64_t d, int64_t t) { bar(d, t); });
+        } catch (const sim::InputError& e) {
+            throw sim::InputError(e.bare_message(), s.file, 0, e.key());
+        }
+    }
+    print_serving_plan(s);
+    std::printf("\nSLO             ttft <= %s ms, tpot <= %s ms, for %.0f %% of requests\n",
+                p.slo.ttft_s > 0 ? ms(p.slo.ttft_s).c_str() : "-", p.slo.tpot_s > 0 ? ms(p.slo.tpot_s).c_str() : "-",
+                100 * p.slo.target_attainment);
+    std::printf("offline         %.2f requests/s (all requests at time 0)\n", c.offline_requests_per_s);
+    std::printf("capacity        %s%.3f requests/s (median of %zu seeds; spread %.3f .. %.3f)%s\n", c.above_max ? ">= " : "",
+                c.rate, c.per_seed.size(), c.rate_min, c.rate_max,
+                c.below_min ? "  -- even capacity.min_rate misses the SLOs" : "");
+    std::printf("per GPU         %.4f requests/s\n", c.rate / p.gpus());
+    std::printf("simulations     %zu\n", c.probes.size() + 1);
+    if (!a.json.empty()) {
+        nlohmann::json probes = nlohmann::json::array();
+        for (const auto& x : c.probes)
+            probes.push_back({{"seed", x.seed}, {"rate", x.rate}, {"slo_attainment", x.attainment}, {"goodput", x.goodput}});
+        write_json(a.json, {{"scenario", s.name}, {"capacity_requests_per_s", c.rate}, {"capacity_min", c.rate_min},
+                            {"capacity_max", c.rate_max}, {"per_seed", c.per_seed}, {"below_min_rate", c.below_min},
+                            {"above_max_rate", c.above_max}, {"offline_requests_per_s", c.offline_requests_per_s},
+                            {"slo_target", p.slo.target_attainment}, {"probes", probes}});
+    }
+    return 0;
+}
+
 int cmd_calibrate(const Args& a) {
     if (a.positional.size() != 2 || a.positional[0] != "fit")
         throw sim::InputError("usage: fathom calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]");
@@ -381,6 +565,7 @@ int main(int argc, char** argv) {
         if (a.command == "validate") return cmd_run(a, true);
         if (a.command == "list") return cmd_list(a);
         if (a.command == "compare") return cmd_compare(a);
+        if (a.command == "capacity") return cmd_capacity(a);
         if (a.command == "calibrate") return cmd_calibrate(a);
         throw sim::InputError("unknown command '" + a.command + "'\n" + kUsage);
     } catch (const sim::InputError& e) {

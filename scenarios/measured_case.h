@@ -1,0 +1,27 @@
+#pragma once
+// Pieces of scenarios/measured.cpp shared by the training and serving comparisons (internal).
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+#include "models/llm/model_spec.h"
+#include "plans/context.h"
+#include "scenarios/measured.h"
+
+namespace fathom::scenarios::detail {
+
+// A case fathom cannot express yet, and why.
+struct Unsupported {
+    std::string reason;
+};
+
+std::string opt_str(const YAML::Node& n, const char* key, const std::string& fallback = "");
+bool has(const YAML::Node& n, const char* key);
+// The case's `model` block as a ModelSpec (Unsupported for mixture-of-experts and MLA models).
+models::ModelSpec case_model(const YAML::Node& m);
+
+// A serving case (scenarios/measured_serving.cpp): fills `out` with the prediction, or throws
+// Unsupported.
+CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationContext& ctx, CompareResult out);
+
+}  // namespace fathom::scenarios::detail

@@ -1,0 +1,121 @@
+#include "workloads/serving/iteration_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/llm/dense_layer.h"
+#include "sim/error.h"
+
+namespace fathom::workloads::serving {
+
+using models::GroupKind;
+
+int64_t IterationShape::tokens() const {
+    int64_t t = decodes;
+    for (const auto& p : prefills) t += p.tokens;
+    return t;
+}
+
+double IterationCost::total() const {
+    double t = 0;
+    for (double s : stage_s) t += s;
+    return t + p2p_s * static_cast<double>(stage_s.size() - 1);
+}
+
+int64_t bucket_tokens(int64_t n) {
+    if (n <= 256) return n;
+    int e = 0;
+    for (int64_t x = n; x > 1; x >>= 1) ++e;  // floor(log2 n)
+    const int64_t step = int64_t{1} << (e - 7);
+    return (n + step / 2) / step * step;
+}
+
+size_t IterationCoster::KeyHash::operator()(const std::vector<int64_t>& k) const {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int64_t x : k) h = (h ^ static_cast<uint64_t>(x)) * 0x100000001b3ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+}
+
+IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayout& pool, const models::KernelStack& kernels,
+                                 const EngineSettings& engine, const models::CostModel& cost,
+                                 const hardware::NetworkModel& network)
+    : model_(model), pool_(pool), kernels_(kernels), engine_(engine), coster_(cost, network, layout_) {
+    layout_.tp = pool.tp;
+    layout_.pp = pool.pp;
+    // Layers split as evenly as possible, the remainder on the first stages (vLLM get_pp_indices).
+    const int pp = pool.pp;
+    const int base = static_cast<int>(model.layers / pp), rem = static_cast<int>(model.layers % pp);
+    for (int s = 0; s < pp; ++s) layers_per_stage_.push_back(base + (s < rem ? 1 : 0));
+}
+
+IterationCost IterationCoster::exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens) {
+    FATHOM_CHECK(shape.tokens() > 0, "an iteration without tokens");
+    models::LayerInputs in;
+    in.shard.tp = pool_.tp;
+    in.kernels = kernels_;
+    for (const auto& p : shape.prefills) in.batch.slices.push_back({1, p.tokens, p.context + p.tokens});
+    if (shape.decodes > 0) {
+        if (decode_kv_lens) {
+            FATHOM_CHECK(static_cast<int64_t>(decode_kv_lens->size()) == shape.decodes, "decode KV lengths");
+            for (int64_t kv : *decode_kv_lens) in.batch.slices.push_back({1, 1, kv});
+        } else {
+            // The decodes at their mean KV length; the remainder spread one key each so that the
+            // keys read add up to decode_kv exactly.
+            const int64_t mean = shape.decode_kv / shape.decodes, extra = shape.decode_kv % shape.decodes;
+            if (extra > 0) in.batch.slices.push_back({extra, 1, mean + 1});
+            if (shape.decodes - extra > 0) in.batch.slices.push_back({shape.decodes - extra, 1, mean});
+        }
+    }
+    auto pass_seconds = [](const PassCost& c) {
+        double t = c.compute;
+        for (size_t g = 0; g < c.lead.size(); ++g) t += c.lead[g] + c.trail[g];
+        return t;  // no overlap: an inference engine waits for each TP all-reduce
+    };
+    const double layer = pass_seconds(coster_.cost(models::dense_layer_forward(model_, in)));
+    const double embedding = pass_seconds(coster_.cost(models::embedding_forward(model_, in)));
+    double head = 0;
+    if (shape.samples > 0) {
+        models::LayerInputs hin = in;
+        hin.batch = models::TokenBatch::uniform(shape.samples, 1, 1);
+        head = pass_seconds(coster_.cost(models::head_forward(model_, hin)));
+        // vLLM gathers the vocab-parallel logits of the sampling rows on one rank (fp32).
+        head += coster_.collective(hardware::Collective::AllGather,
+                                   static_cast<double>(shape.samples) * static_cast<double>(model_.vocab) * 4.0, GroupKind::tp);
+    }
+    IterationCost c;
+    const int pp = pool_.pp;
+    for (int s = 0; s < pp; ++s) {
+        double t = layer * layers_per_stage_[static_cast<size_t>(s)];
+        if (s == 0) {
+            t += embedding + engine_.iteration_overhead_s +
+                 engine_.per_sequence_overhead_s * static_cast<double>(std::max(shape.sequences, shape.samples));
+        }
+        if (s == pp - 1) t += head;
+        c.stage_s.push_back(t);
+    }
+    if (pp > 1) c.p2p_s = coster_.collective(hardware::Collective::SendRecv, models::stage_boundary_bytes(model_, in), GroupKind::pp);
+    return c;
+}
+
+const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
+    key_.clear();
+    key_.push_back(shape.decodes);
+    key_.push_back(shape.decodes > 0 ? bucket_tokens(shape.decode_kv) : 0);
+    key_.push_back(shape.samples);
+    key_.push_back(shape.sequences);
+    for (const auto& p : shape.prefills) {
+        key_.push_back(bucket_tokens(p.tokens));
+        key_.push_back(bucket_tokens(p.context));
+    }
+    auto it = cache_.find(key_);
+    if (it != cache_.end()) return it->second;
+    IterationShape rep;
+    rep.decodes = key_[0];
+    rep.decode_kv = std::max(key_[1], rep.decodes);
+    rep.samples = key_[2];
+    rep.sequences = key_[3];
+    for (size_t i = 4; i + 1 < key_.size(); i += 2) rep.prefills.push_back({key_[i], key_[i + 1]});
+    return cache_.emplace(key_, exact(rep)).first->second;
+}
+
+}  // namespace fathom::workloads::serving

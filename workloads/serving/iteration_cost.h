@@ -1,0 +1,91 @@
+#pragma once
+// The duration of one serving iteration (one forward pass of a batch through a replica), from the
+// same layer programs, op costs and network model as a training step:
+//  - the batch is a ragged TokenBatch: each prefill chunk is one sequence slice of `tokens` queries
+//    attending to its context plus itself (chunked prefill attends to the earlier chunks), each
+//    decode one query attending to its own KV length; GEMMs see the iteration's total token count
+//    (skinny decode GEMMs come out weight-read bound from the roofline's memory term), and decode
+//    attention is the memory-bound read of each sequence's KV cache (GQA heads, KV dtype);
+//  - TP all-reduces after the attention output projection and FC2 of every layer (NetworkModel),
+//    on the critical path (inference engines do not overlap them);
+//  - the first pipeline stage adds the embedding lookup, the last the final norm, the logits of the
+//    sequences that sample a token, their all-gather over TP and the sampling softmax;
+//  - the engine's CPU time per iteration and per running sequence (EngineSettings).
+//
+// Speed: seconds() caches costs by shape bucket. Token counts up to 256 are exact; above, they are
+// rounded to 128 steps per octave (a relative step below 0.8%, so an error below 0.4% in a term
+// linear in them); decode KV lengths enter through their sum (decode attention is memory bound, so
+// its time is linear in the bytes read). exact() prices the shape as given, each decode at its own
+// KV length. A test bounds the difference on a sweep of shapes.
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "hardware/network/network_model.h"
+#include "models/cost/cost_model.h"
+#include "models/llm/model_spec.h"
+#include "workloads/parallelism.h"
+#include "workloads/replay/program_cost.h"
+#include "workloads/serving/serving_plan.h"
+
+namespace fathom::workloads::serving {
+
+struct PrefillChunk {
+    int64_t tokens = 0;   // prompt tokens computed in this iteration
+    int64_t context = 0;  // tokens of the same sequence already in the KV cache before them
+};
+
+struct IterationShape {
+    std::vector<PrefillChunk> prefills;
+    int64_t decodes = 0;       // sequences generating one token each
+    int64_t decode_kv = 0;     // sum over decodes of the keys each attends to (its KV length + 1)
+    int64_t samples = 0;       // sequences sampling a token: decodes + prefills that finish their prompt
+    int64_t sequences = 0;     // running sequences the engine's CPU handles this iteration
+
+    int64_t tokens() const;
+};
+
+// Seconds of one iteration on each pipeline stage (the pipeline replays them), and the transfer of
+// the activations between consecutive stages.
+struct IterationCost {
+    std::vector<double> stage_s;  // pp entries, compute + TP collectives (+ CPU overhead on stage 0)
+    double p2p_s = 0;             // one stage boundary
+    double total() const;         // sum of stages and boundaries: the latency of the iteration
+};
+
+class IterationCoster {
+public:
+    // A replica's TP group is tp consecutive devices, priced as the first replica's (replicas are
+    // placed so that a TP group never straddles nodes when tp divides the GPUs per node).
+    IterationCoster(const models::ModelSpec& model, const PoolLayout& pool, const models::KernelStack& kernels,
+                    const EngineSettings& engine, const models::CostModel& cost, const hardware::NetworkModel& network);
+    IterationCoster(const IterationCoster&) = delete;  // its ProgramCoster refers to layout_
+    IterationCoster& operator=(const IterationCoster&) = delete;
+
+    // Priced as given; `decode_kv_lens` (optional) lists each decode's KV length, whose sum must be
+    // shape.decode_kv; without it the decodes attend to their mean.
+    IterationCost exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens = nullptr);
+    // Cached by shape bucket.
+    const IterationCost& seconds(const IterationShape& shape);
+    size_t cache_size() const { return cache_.size(); }
+
+private:
+    struct KeyHash {
+        size_t operator()(const std::vector<int64_t>& k) const;
+    };
+    const models::ModelSpec& model_;
+    PoolLayout pool_;
+    models::KernelStack kernels_;
+    EngineSettings engine_;
+    ParallelLayout layout_;
+    ProgramCoster coster_;
+    std::vector<int> layers_per_stage_;
+    std::unordered_map<std::vector<int64_t>, IterationCost, KeyHash> cache_;
+    std::vector<int64_t> key_;  // reused
+};
+
+// Rounds a token count to its bucket (exact up to 256, then 128 steps per octave).
+int64_t bucket_tokens(int64_t n);
+
+}  // namespace fathom::workloads::serving

@@ -1,0 +1,147 @@
+#include "workloads/serving/replica_state.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/error.h"
+
+namespace fathom::workloads::serving {
+
+ReplicaState::ReplicaState(int id, const BatchingSettings& batching, const KvSettings& kv, int64_t kv_blocks,
+                           double block_bytes)
+    : id_(id), batching_(batching), kv_(kv), kv_cache_(kv_blocks, kv.block_size, kv.prefix_caching), block_bytes_(block_bytes) {}
+
+int64_t ReplicaState::blocks_needed(const Sequence& s, int64_t tokens) const {
+    const int64_t need = KvCache::blocks_for(tokens, kv_.block_size) - s.kv_blocks - s.cached_blocks;
+    return std::max<int64_t>(0, need);
+}
+
+int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
+    FATHOM_CHECK(!waiting.empty(), "admitting from an empty queue");
+    Sequence& s = *waiting.front();
+    const int64_t bs = kv_.block_size;
+    // Prefix cache: the full cached blocks of the prompt (never the whole prompt: its last token
+    // must be computed to sample from it, as vLLM recomputes the last block on a full hit).
+    int64_t hit = 0;
+    if (kv_.prefix_caching && s.computed == 0) {
+        if (s.block_ids.empty()) s.block_ids = shareable_blocks(s.req, s.prefill_target, bs);
+        const int64_t usable = std::min<int64_t>(static_cast<int64_t>(s.block_ids.size()), (s.prefill_target - 1) / bs);
+        std::vector<uint64_t> probe(s.block_ids.begin(), s.block_ids.begin() + usable);
+        hit = kv_cache_.lookup(probe, ++clock_);
+        s.cached_blocks = hit;
+        s.computed = hit * bs;
+    }
+    const int64_t chunk = std::min(max_chunk, s.prefill_target - s.computed);
+    const int64_t tokens = std::max(reserve_tokens, s.computed + chunk);
+    const int64_t need = blocks_needed(s, tokens);
+    const int64_t watermark = static_cast<int64_t>(std::ceil(kv_.watermark * static_cast<double>(kv_cache_.capacity())));
+    if (kv_cache_.available() - need < watermark || !kv_cache_.allocate(need)) {
+        if (hit > 0) {
+            kv_cache_.unreference(s.block_ids, hit, clock_);
+            s.cached_blocks = 0;
+            s.computed = 0;
+        }
+        return 0;
+    }
+    s.kv_blocks += need;
+    if (s.preemptions == 0 && s.generated == 0) s.hit_tokens = hit * bs;
+    s.phase = Phase::Running;
+    s.admit_order = ++admissions_;
+    waiting.pop_front();
+    running.push_back(&s);
+    return chunk;
+}
+
+int64_t ReplicaState::running_count() const {
+    int64_t n = 0;
+    for (const Sequence* s : running) n += s->phase == Phase::Running ? 1 : 0;
+    return n;
+}
+
+bool ReplicaState::grow(Sequence& s, int64_t tokens) {
+    const int64_t need = blocks_needed(s, tokens);
+    if (need == 0) return true;
+    if (!kv_cache_.allocate(need)) return false;
+    s.kv_blocks += need;
+    return true;
+}
+
+void ReplicaState::publish(Sequence& s) {
+    if (!kv_.prefix_caching) return;
+    const int64_t bs = kv_.block_size;
+    if (static_cast<int64_t>(s.block_ids.size()) * bs < s.computed) s.block_ids = shareable_blocks(s.req, s.computed, bs);
+    const int64_t full = std::min<int64_t>(static_cast<int64_t>(s.block_ids.size()), s.computed / bs);
+    const int64_t fresh = std::min(full - s.cached_blocks, s.kv_blocks);
+    if (fresh > 0) {
+        const int64_t ins = kv_cache_.insert(s.block_ids, s.cached_blocks, fresh);
+        s.kv_blocks -= ins;
+        s.cached_blocks += ins;
+    }
+}
+
+void ReplicaState::release(Sequence& s) {
+    // Full shareable blocks the sequence computed stay in the prefix cache (as vLLM keeps freed
+    // blocks with their hashes); the rest are freed.
+    if (kv_.prefix_caching) {
+        publish(s);
+        kv_cache_.unreference(s.block_ids, s.cached_blocks, ++clock_);
+    }
+    kv_cache_.release(s.kv_blocks);
+    s.kv_blocks = 0;
+    s.cached_blocks = 0;
+}
+
+void ReplicaState::preempt(Sequence& s, Batch& out) {
+    FATHOM_CHECK(!s.in_flight && s.phase == Phase::Running, "preempting a sequence that is not running");
+    ++s.preemptions;
+    if (kv_.preemption == Preemption::Swap && !s.prefilling()) {
+        out.swap_bytes += static_cast<double>(s.kv_blocks + s.cached_blocks) * block_bytes_;
+        // The swapped copy holds all its KV privately on the host.
+        if (kv_.prefix_caching) kv_cache_.unreference(s.block_ids, s.cached_blocks, ++clock_);
+        kv_cache_.release(s.kv_blocks);
+        s.kv_blocks = 0;
+        s.cached_blocks = 0;
+        s.phase = Phase::Swapped;
+        swapped.push_back(&s);
+        return;
+    }
+    release(s);
+    s.computed = 0;
+    s.prefill_target = s.req.prompt_tokens + s.generated;
+    s.phase = Phase::Waiting;
+    waiting.push_front(&s);
+}
+
+void ReplicaState::resume_swapped(Batch& out) {
+    while (!swapped.empty()) {
+        Sequence& s = *swapped.front();
+        const int64_t need = KvCache::blocks_for(s.computed + 1, kv_.block_size);
+        if (static_cast<int64_t>(running.size()) >= batching_.max_num_seqs || !kv_cache_.allocate(need)) return;
+        s.kv_blocks = need;
+        out.swap_bytes += static_cast<double>(need) * block_bytes_;
+        s.phase = Phase::Running;
+        s.admit_order = ++admissions_;
+        running.push_back(&s);
+        swapped.pop_front();
+    }
+}
+
+Sequence* ReplicaState::newest_running() {
+    Sequence* best = nullptr;
+    for (Sequence* s : running)
+        if (s->phase == Phase::Running && !s->in_flight && (!best || s->admit_order > best->admit_order)) best = s;
+    return best;
+}
+
+void ReplicaState::compact_running() {
+    running.erase(std::remove_if(running.begin(), running.end(), [](const Sequence* s) { return s->phase != Phase::Running; }),
+                  running.end());
+}
+
+int64_t ReplicaState::in_flight_sequences() const {
+    int64_t n = 0;
+    for (const Sequence* s : running) n += s->in_flight ? 1 : 0;
+    return n;
+}
+
+}  // namespace fathom::workloads::serving

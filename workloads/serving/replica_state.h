@@ -1,0 +1,69 @@
+#pragma once
+// A replica's scheduling state as batching policies see it: the waiting queue, the running and
+// swapped sequences, and the KV cache, with the operations every policy needs (admit, grow,
+// preempt). Times are seconds.
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "workloads/serving/batching/policy.h"
+#include "workloads/serving/kv_cache.h"
+#include "workloads/serving/sequence.h"
+#include "workloads/serving/serving_plan.h"
+
+namespace fathom::workloads::serving {
+
+class ReplicaState {
+public:
+    ReplicaState(int id, const BatchingSettings& batching, const KvSettings& kv, int64_t kv_blocks, double block_bytes);
+
+    int id() const { return id_; }
+    const BatchingSettings& batching() const { return batching_; }
+    const KvSettings& kv_settings() const { return kv_; }
+    KvCache& kv() { return kv_cache_; }
+    const KvCache& kv() const { return kv_cache_; }
+    double block_bytes() const { return block_bytes_; }  // one block on one device
+
+    std::deque<Sequence*> waiting;   // arrival order; preempted sequences return to the front
+    std::vector<Sequence*> running;  // admission order
+    std::deque<Sequence*> swapped;   // preempted by swapping, resumed before new admissions
+    double now = 0;
+
+    // Admits the front of `waiting`: prefix-cache lookup, then blocks for the prompt tokens it
+    // prefills first (at most `max_chunk`), which it returns. Refused (returns 0, nothing changes)
+    // when the blocks would leave fewer than the watermark free; with `reserve_tokens` > 0 the
+    // blocks of that many tokens are allocated up front (orca, static: KV for the whole sequence).
+    int64_t admit_front(int64_t max_chunk, int64_t reserve_tokens = 0);
+    // Running sequences (not swapped, not finished).
+    int64_t running_count() const;
+    // Ensures the KV blocks for `tokens` tokens of `s`.
+    bool grow(Sequence& s, int64_t tokens);
+    // Preempts `s` (running, not in flight): recompute drops its KV and requeues it at the front of
+    // `waiting`; swap moves its blocks to host memory (bytes counted in `out`).
+    void preempt(Sequence& s, Batch& out);
+    // Resumes swapped sequences (oldest first) while their blocks fit; bytes counted in `out`.
+    void resume_swapped(Batch& out);
+    // The newest running sequence not in flight (the preemption victim), or null.
+    Sequence* newest_running();
+    // Blocks `s` would need for `tokens` tokens beyond what it holds.
+    int64_t blocks_needed(const Sequence& s, int64_t tokens) const;
+    // Prefix caching: the full shareable blocks `s` has computed become cached (still referenced by
+    // it), so requests admitted from now on hit them (vLLM hashes a block as soon as it is full).
+    void publish(Sequence& s);
+    // Releases everything `s` holds (finished or dropped); full shareable blocks stay cached.
+    void release(Sequence& s);
+    // Removes finished and preempted sequences from `running` (keeps admission order).
+    void compact_running();
+    int64_t in_flight_sequences() const;
+
+private:
+    int id_;
+    BatchingSettings batching_;
+    KvSettings kv_;
+    KvCache kv_cache_;
+    double block_bytes_;
+    uint64_t admissions_ = 0;
+    uint64_t clock_ = 0;  // LRU clock of the prefix cache
+};
+
+}  // namespace fathom::workloads::serving

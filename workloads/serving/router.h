@@ -1,0 +1,40 @@
+#pragma once
+// Routers: which replica of a pool serves a request. One per file, behind Router, registered by
+// name: round-robin, least-outstanding (fewest requests queued or running), least-kv (lowest KV
+// cache use), prefix-affinity (requests of the same session or shared-prefix group go to the
+// replica that served the last one, so its prefix cache hits, unless that replica has twice the
+// outstanding requests of the least loaded one plus a slack; SGLang's cache-aware router balances
+// the same way).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/registry.h"
+#include "workloads/serving/request.h"
+
+namespace fathom::workloads::serving {
+
+struct ReplicaLoad {
+    int64_t outstanding = 0;  // requests routed there and not finished
+    double kv_used = 0;       // share of its KV blocks in use by sequences
+};
+
+class Router {
+public:
+    virtual ~Router() = default;
+    virtual int route(const Request& r, const std::vector<ReplicaLoad>& replicas) = 0;
+};
+
+using RouterFactory = std::unique_ptr<Router> (*)();
+using RouterRegistry = sim::Registry<RouterFactory>;
+const RouterRegistry& router_registry();
+
+std::unique_ptr<Router> make_round_robin_router();
+std::unique_ptr<Router> make_least_outstanding_router();
+std::unique_ptr<Router> make_least_kv_router();
+std::unique_ptr<Router> make_prefix_affinity_router();
+
+// The replica with the fewest outstanding requests (lowest index on ties).
+int least_outstanding(const std::vector<ReplicaLoad>& replicas);
+
+}  // namespace fathom::workloads::serving

@@ -1,0 +1,25 @@
+#include "workloads/serving/router.h"
+
+namespace fathom::workloads::serving {
+
+const RouterRegistry& router_registry() {
+    static const RouterRegistry r = [] {
+        RouterRegistry reg("router");
+        reg.add("round-robin", "replicas in turn", make_round_robin_router);
+        reg.add("least-outstanding", "fewest requests queued or running", make_least_outstanding_router);
+        reg.add("least-kv", "lowest KV-cache use", make_least_kv_router);
+        reg.add("prefix-affinity", "same session or prefix group to the same replica, balanced by load",
+                make_prefix_affinity_router);
+        return reg;
+    }();
+    return r;
+}
+
+int least_outstanding(const std::vector<ReplicaLoad>& replicas) {
+    int best = 0;
+    for (size_t i = 1; i < replicas.size(); ++i)
+        if (replicas[i].outstanding < replicas[static_cast<size_t>(best)].outstanding) best = static_cast<int>(i);
+    return best;
+}
+
+}  // namespace fathom::workloads::serving

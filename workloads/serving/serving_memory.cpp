@@ -1,0 +1,56 @@
+#include "workloads/serving/serving_memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fathom::workloads::serving {
+
+std::string ReplicaMemory::why_not() const {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "the model does not fit the replica's devices: weights %.1f GB + activations %.1f GB + runtime %.1f GB "
+                  "leave %.1f GB of the %.1f GB usable per device (capacity x gpu_memory_utilization) for the KV cache",
+                  weight_bytes / 1e9, activation_bytes / 1e9, reserved_bytes / 1e9, kv_bytes / 1e9, usable_bytes / 1e9);
+    return buf;
+}
+
+ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool, const models::KernelStack& kernels,
+                             const KvSettings& kv, const BatchingSettings& batching, const EngineSettings& engine) {
+    ReplicaMemory r;
+    const double tp = pool.tp;
+    const int pp = pool.pp;
+    const double wbytes = hardware::dtype_bytes(kernels.gemm_dtype == hardware::Dtype::fp8 ? hardware::Dtype::fp8
+                                                                                            : hardware::Dtype::bf16);
+    // The fullest stage: the first stage gets the remainder layers and the embedding; the last the
+    // output layer (kept in bf16). With one stage, both.
+    const int64_t layers0 = (m.layers + pp - 1) / pp;
+    const double emb = m.embedding_params(0) * 2.0 / tp, out = m.output_params() * 2.0 / tp;
+    const double layer_w = m.layer_params() * wbytes / tp;
+    const double first = static_cast<double>(layers0) * layer_w + emb + (pp == 1 ? out : 0);
+    const double last = static_cast<double>(m.layers / pp) * layer_w + out;
+    r.weight_bytes = std::max(first, last);
+    // Activations of one layer's forward at max_num_batched_tokens (bf16): the residual stream and
+    // norm output, QKV, attention output and the (gated) MLP intermediate, which vLLM's profiling
+    // pass holds at once at most, plus fp32 logits of max_num_seqs rows (1/tp of the vocabulary,
+    // then gathered).
+    const double t = static_cast<double>(batching.max_num_batched_tokens);
+    const double dh = static_cast<double>(m.dim_head());
+    const double qkv = (static_cast<double>(m.heads) + 2.0 * static_cast<double>(m.kv_heads)) * dh / tp;
+    const double ffn = static_cast<double>(m.ffn) * (models::is_gated(m.activation) ? 3.0 : 2.0) / tp;
+    r.activation_bytes = t * (4.0 * static_cast<double>(m.hidden) + qkv + ffn) * 2.0 +
+                         static_cast<double>(std::min(batching.max_num_seqs, batching.max_num_batched_tokens)) *
+                             static_cast<double>(m.vocab) * 4.0 * (1.0 + 1.0 / tp);
+    r.reserved_bytes = engine.runtime_reserved_bytes;
+    r.capacity_bytes = pool.accelerator.memory_capacity;
+    r.usable_bytes = r.capacity_bytes * kv.gpu_memory_utilization;
+    r.kv_bytes = r.usable_bytes - r.weight_bytes - r.activation_bytes - r.reserved_bytes;
+    const double kv_heads_per_rank = std::max(1.0, static_cast<double>(m.kv_heads) / tp);
+    const double per_token_per_layer = 2.0 * kv_heads_per_rank * dh * hardware::dtype_bytes(kv.dtype);
+    r.block_bytes = static_cast<double>(kv.block_size) * static_cast<double>(layers0) * per_token_per_layer;
+    r.kv_bytes_per_token = per_token_per_layer * tp * static_cast<double>(m.layers);
+    r.kv_blocks = r.kv_bytes > 0 ? static_cast<int64_t>(std::floor(r.kv_bytes / r.block_bytes)) : 0;
+    return r;
+}
+
+}  // namespace fathom::workloads::serving

@@ -1,0 +1,88 @@
+#include "workloads/serving/serving_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fathom::workloads::serving {
+namespace {
+
+constexpr double kLo = 1e-7, kHi = 1e4;
+const double kStep = std::log1p(1e-3);  // 0.1% relative bin width
+int bin_count() { return static_cast<int>(std::ceil(std::log(kHi / kLo) / kStep)) + 1; }
+
+double interpolate(const std::vector<double>& v, double q) {
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const size_t i = static_cast<size_t>(std::floor(pos));
+    const double f = pos - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] + f * (v[i + 1] - v[i]) : v[i];
+}
+
+}  // namespace
+
+Percentiles percentiles(std::vector<double>& v) {
+    Percentiles p;
+    if (v.empty()) return p;
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (double x : v) sum += x;
+    p.mean = sum / static_cast<double>(v.size());
+    p.p50 = interpolate(v, 0.50);
+    p.p90 = interpolate(v, 0.90);
+    p.p95 = interpolate(v, 0.95);
+    p.p99 = interpolate(v, 0.99);
+    p.max = v.back();
+    return p;
+}
+
+LogHistogram::LogHistogram() : bins_(static_cast<size_t>(bin_count()), 0) {}
+
+void LogHistogram::add(double x, int64_t count) {
+    if (count <= 0) return;
+    const double c = std::clamp(x, kLo, kHi);
+    const auto i = static_cast<size_t>(std::log(c / kLo) / kStep);
+    bins_[std::min(i, bins_.size() - 1)] += count;
+    count_ += count;
+    sum_ += x * static_cast<double>(count);
+    max_ = std::max(max_, x);
+}
+
+double LogHistogram::quantile(double q) const {
+    if (count_ == 0) return 0;
+    // The bin holding the order statistic at rank q (count - 1), reported at its geometric centre.
+    const double rank = q * static_cast<double>(count_ - 1);
+    int64_t seen = 0;
+    for (size_t i = 0; i < bins_.size(); ++i) {
+        seen += bins_[i];
+        if (static_cast<double>(seen) > rank) return std::min(max_, kLo * std::exp((static_cast<double>(i) + 0.5) * kStep));
+    }
+    return max_;
+}
+
+Percentiles LogHistogram::summary() const {
+    Percentiles p;
+    p.mean = mean();
+    p.p50 = quantile(0.5);
+    p.p90 = quantile(0.9);
+    p.p95 = quantile(0.95);
+    p.p99 = quantile(0.99);
+    p.max = max_;
+    return p;
+}
+
+std::string request_csv_header() {
+    return "id,replica,decode_replica,slo_class,arrival_s,queue_s,ttft_s,ttft_service_s,tpot_s,e2e_s,max_itl_s,"
+           "kv_transfer_s,prompt_tokens,output_tokens,generated_tokens,prefix_hit_tokens,preemptions,slo_met\n";
+}
+
+std::string request_csv_row(const RequestRecord& r) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%lld,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%lld,%lld,%lld,%lld,%d,%d\n",
+                  static_cast<long long>(r.id), r.replica, r.decode_replica, r.slo_class, r.arrival_s, r.queue_s, r.ttft_s,
+                  r.ttft_service_s, r.tpot_s, r.e2e_s, r.max_itl_s, r.kv_transfer_s, static_cast<long long>(r.prompt_tokens),
+                  static_cast<long long>(r.output_tokens), static_cast<long long>(r.generated_tokens), static_cast<long long>(r.prefix_hit_tokens), r.preemptions,
+                  r.slo_met ? 1 : 0);
+    return buf;
+}
+
+}  // namespace fathom::workloads::serving

@@ -1,0 +1,98 @@
+#pragma once
+// A serving plan: how a model is served on a cluster (replicas of TP x PP devices, optionally split
+// into prefill and decode pools), by which engine and batching policy, under which traffic and
+// SLOs. Plain data, filled by scenarios/ from the `serving`, `traffic` and `slo` sections.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hardware/spec.h"
+#include "models/program/layer_program.h"
+#include "workloads/serving/traffic/traffic.h"
+
+namespace fathom::workloads::serving {
+
+// One pool of identical replicas (engine instances), each a model on tp x pp devices.
+struct PoolLayout {
+    int tp = 1;
+    int pp = 1;
+    int replicas = 1;
+    std::string accelerator_id;             // "" = the cluster's accelerator
+    hardware::AcceleratorSpec accelerator;  // resolved from accelerator_id by the scenario loader
+
+    int gpus() const { return tp * pp * replicas; }
+};
+
+enum class Preemption { Recompute, Swap };
+const char* preemption_name(Preemption p);
+
+// Properties of the serving engine (catalog: workloads/engines/*.yaml, each value with its source).
+struct EngineSettings {
+    std::string preset;                   // engine id the values came from ("" = fathom defaults)
+    double iteration_overhead_s = 0;      // CPU scheduling and launch time per iteration
+    double per_sequence_overhead_s = 0;   // CPU time per running sequence per iteration
+    double runtime_reserved_bytes = 0;    // per device: CUDA context, NCCL buffers, CUDA graphs
+};
+
+struct BatchingSettings {
+    std::string policy = "sarathi";       // registry name (batching/policy.h)
+    int64_t max_num_seqs = 256;           // running sequences at most
+    int64_t max_num_batched_tokens = 8192;// tokens per iteration at most (the chunked-prefill budget)
+    int64_t chunk_size = 512;             // splitfuse: prefill tokens of one prompt per iteration at most
+    int64_t max_model_len = 0;            // longest prompt + output admitted (0: the model's context)
+};
+
+struct KvSettings {
+    int64_t block_size = 16;              // tokens per paged KV block
+    double gpu_memory_utilization = 0.9;  // share of device memory the engine may use
+    double watermark = 0.01;              // share of blocks kept free when admitting new requests
+    hardware::Dtype dtype = hardware::Dtype::bf16;
+    Preemption preemption = Preemption::Recompute;
+    bool prefix_caching = false;          // reuse cached blocks of shared prompt prefixes (radix tree, LRU)
+    bool shared_prefix_attention = false; // decode attention reads a prefix shared in the batch once
+};
+
+enum class ArrivalMode { Open, Closed };  // open: the source's arrival times; closed: N clients
+
+struct TrafficPlan {
+    ArrivalMode mode = ArrivalMode::Open;
+    SyntheticTraffic synthetic;
+    std::string trace;                    // a trace file replaces the generator when set
+    int64_t concurrency = 0;              // closed loop: clients
+    double think_time_s = 0;              // closed loop: pause between a reply and the next request
+    int64_t warmup_requests = 0;          // requests excluded from the aggregates (their load counts)
+};
+
+struct SloSettings {
+    double ttft_s = 0;                    // 0: no TTFT constraint
+    double tpot_s = 0;                    // 0: no TPOT constraint
+    double target_attainment = 0.9;       // capacity: share of requests that must meet both
+};
+
+// `fathom capacity`: the highest request rate whose SLO attainment meets slo.target_attainment,
+// found by bisection between min_rate and max_rate, every rate simulated with `seeds` seeds.
+struct CapacitySettings {
+    double min_rate = 0.1;                // requests/s
+    double max_rate = 0;                  // 0: from the replicas' offline throughput
+    int seeds = 3;
+    double tolerance = 0.02;              // stop when the bracket is this narrow (relative)
+};
+
+struct ServingPlan {
+    PoolLayout replica;                   // aggregated serving: `replicas` replicas of tp x pp
+    std::optional<PoolLayout> prefill;    // disaggregated: prefill and decode pools (replica unused)
+    std::optional<PoolLayout> decode;
+    models::KernelStack kernels;          // GEMM (weight) dtype; attention reads the KV dtype
+    EngineSettings engine;
+    BatchingSettings batching;
+    KvSettings kv;
+    std::string router = "round-robin";   // registry name (router.h)
+    TrafficPlan traffic;
+    SloSettings slo;
+    CapacitySettings capacity;
+
+    bool disaggregated() const { return prefill.has_value(); }
+    int gpus() const { return disaggregated() ? prefill->gpus() + decode->gpus() : replica.gpus(); }
+};
+
+}  // namespace fathom::workloads::serving
