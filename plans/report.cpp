@@ -108,7 +108,10 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
         if (k.info.path.rfind("serving.disaggregation.prefill.", 0) == 0 && !p.prefill) continue;
         if (k.info.path.rfind("serving.disaggregation.decode.", 0) == 0 && !p.decode) continue;
         h.add(k.info.path);
-        h.add(format_value(k.get(p)));
+        std::string v = format_value(k.get(p));
+        // A trace is named by its file name: where the scenario was loaded from must not matter.
+        if (k.info.path == "traffic.trace") v = v.substr(v.find_last_of('/') + 1);
+        h.add(v);
     }
     return h.value();
 }

@@ -56,3 +56,25 @@ TEST_CASE("training predictions match the published measurements", "[scenarios][
     CHECK(n >= 25);
     CHECK(median < 0.055);
 }
+
+TEST_CASE("serving predictions match the published measurements", "[scenarios][compare][serving]") {
+    // Every serving case of the frozen copy: the 26 dense cases with request lengths in the file
+    // are simulated (MoE, per-pool disaggregated and dataset-length cases are unsupported), and the
+    // median absolute error stays at the 12.2% reached when serving landed (the issue's bound is
+    // 15%). tests/golden pins each number.
+    const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml",
+                                                     testing::source_context());
+    std::vector<double> errs;
+    for (const auto& r : results) {
+        if (r.kind != "serving" || r.status != "ok") continue;
+        INFO(r.id << " measured " << r.measured << " predicted " << r.predicted);
+        CHECK(std::isfinite(r.error));
+        errs.push_back(std::fabs(r.error));
+    }
+    std::sort(errs.begin(), errs.end());
+    REQUIRE(errs.size() >= 26);
+    const size_t n = errs.size();
+    const double median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
+    WARN("serving cases: " << n << " simulated; median |error| " << 100 * median << "%");
+    CHECK(median <= 0.13);
+}

@@ -3,7 +3,10 @@
 //   BM_TaskGraph      a task DAG on 8 streams with cross-stream dependencies (tasks/s)
 //   BM_Step/...       wall time to predict one training step of a large published-scale plan;
 //                     the predicted step time and task/event counts are reported as counters.
-// Run: build/fathom_bench [--benchmark_filter=Step]
+//   BM_Serving/...    wall time to simulate a serving run: 100,000 Poisson requests of Llama 3.1
+//                     70B on 8 TP4 H100 replicas with chunked prefill (Sarathi, 512-token budget)
+//                     near saturation; requests_per_s = simulated requests per wall second.
+// Run: build/fathom_bench [--benchmark_filter=Step|Serving]
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -162,5 +165,29 @@ BENCHMARK_CAPTURE(BM_Step, llama31_405b_16384xH100_tp8_pp16_dp128, llama405_1638
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
+
+// The serving benchmark: 100k Poisson requests, 1024 prompt / 256 output tokens, Llama 3.1
+// 70B on 8 replicas of TP4 H100, Sarathi-Serve with a 512-token budget, at 90% of the rate the
+// replicas sustain offline (65 requests/s: `fathom run` with arrival: offline), i.e. 58 requests/s.
+void BM_Serving(benchmark::State& state) {
+    const std::string yaml =
+        "kind: serving\nmodel: llama3-70b\ncluster: {accelerator: h100-sxm-80gb, nodes: 4, gpus_per_node: 8}\n"
+        "serving: {engine: vllm, tp: 4, replicas: 8, policy: sarathi, max_num_batched_tokens: 512, router: least-outstanding}\n"
+        "traffic: {arrival: poisson, rate: " + std::to_string(state.range(0)) +
+        ", num_requests: 100000, prompt: 1024, output: 256}\n";
+    const plans::Scenario s = scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "bench"), catalog());
+    int64_t requests = 0;
+    workloads::serving::ServingReport last;
+    for (auto _ : state) {
+        const plans::Outcome o = plans::evaluate(s, context());
+        last = *o.serving();
+        requests += last.all_requests;
+    }
+    state.counters["requests_per_s"] = benchmark::Counter(static_cast<double>(requests), benchmark::Counter::kIsRate);
+    state.counters["iterations"] = static_cast<double>(last.iterations);
+    state.counters["sim_output_tok_s"] = last.output_tokens_per_s;
+    state.counters["ttft_p99_ms"] = last.ttft_s.p99 * 1e3;
+}
+BENCHMARK(BM_Serving)->Arg(58)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_MAIN();
