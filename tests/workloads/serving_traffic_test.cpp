@@ -1,21 +1,29 @@
 // Serving traffic: arrival processes and length distributions against their closed-form moments,
-// seeded determinism, shared prefixes and sessions, and strict streaming trace readers.
+// seeded determinism, shared prefixes and sessions built exactly as defined, and the strict
+// streaming trace readers (every bad row named by file, line and field).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "sim/error.h"
 #include "workloads/serving/traffic/traffic.h"
 
 using namespace fathom::workloads::serving;
+using fathom::sim::InputError;
+using fathom::sim::RandomStream;
 
 namespace {
 
 const std::string kTraces = std::string(FATHOM_SOURCE_DIR) + "/tests/data/traces/";
 
+// Traffic of n requests with fixed lengths (prompt 100, output 10) and the given arrivals.
 SyntheticTraffic traffic(ArrivalKind kind, double rate, int64_t n) {
     SyntheticTraffic t;
     t.arrival.kind = kind;
@@ -26,8 +34,14 @@ SyntheticTraffic traffic(ArrivalKind kind, double rate, int64_t n) {
     return t;
 }
 
-// Mean and coefficient of variation of the gaps between consecutive arrivals.
-std::pair<double, double> gaps(RequestSource& s) {
+std::vector<Request> all(RequestSource& s) {
+    std::vector<Request> out;
+    while (auto r = s.next()) out.push_back(*r);
+    return out;
+}
+
+// Mean and coefficient of variation of the gaps between consecutive arrivals (the first gap from 0).
+std::pair<double, double> gap_moments(RequestSource& s) {
     double prev = 0, n = 0, s1 = 0, s2 = 0;
     while (auto r = s.next()) {
         const double g = r->arrival_s - prev;
@@ -40,183 +54,607 @@ std::pair<double, double> gaps(RequestSource& s) {
     return {mean, std::sqrt(s2 / n - mean * mean) / mean};
 }
 
+// P(Z > z) for a standard normal Z.
+double upper_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+// A scratch directory for generated traces, one per process (test cases may run in parallel),
+// removed when the process exits.
+std::filesystem::path scratch() {
+    struct Dir {
+        std::filesystem::path path =
+            std::filesystem::temp_directory_path() / ("fathom-traffic-test-" + std::to_string(::getpid()));
+        Dir() { std::filesystem::create_directories(path); }
+        ~Dir() {
+            std::error_code ec;
+            std::filesystem::remove_all(path, ec);
+        }
+    };
+    static const Dir dir;
+    return dir.path;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+    const auto path = scratch() / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+}
+
+// Reads a trace to its end; the InputError's text, or "no error".
+std::string first_error(const std::string& path) {
+    try {
+        auto s = open_trace(path);
+        while (s->next()) {
+        }
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
 }  // namespace
 
-TEST_CASE("arrival processes have the gap moments they are defined by", "[traffic]") {
-    // Poisson: exponential gaps, mean 1/rate and CV 1. Gamma(k = 1/cv^2, scale 1/(rate k)): mean
-    // 1/rate, CV cv. Constant: every gap exactly 1/rate. 200k draws give about 0.5% noise.
+// ---- arrival processes ---------------------------------------------------------------------------
+
+TEST_CASE("Poisson arrivals have exponential gaps of mean 1/rate", "[traffic]") {
+    // Exponential gaps: mean 1/rate = 0.25 s and CV exactly 1. Over 200k gaps the sample mean's
+    // relative standard error is 1/sqrt(200000) = 0.22% and the CV's about 0.3%, well inside 2%.
     auto p = make_synthetic_source(traffic(ArrivalKind::Poisson, 4, 200000), 1);
-    auto [pm, pcv] = gaps(*p);
-    CHECK(pm == Approx(0.25).epsilon(0.02));
-    CHECK(pcv == Approx(1.0).epsilon(0.02));
-    for (double cv : {0.5, 2.0}) {
+    const auto [mean, cv] = gap_moments(*p);
+    CHECK(mean == Approx(0.25).epsilon(0.02));
+    CHECK(cv == Approx(1.0).epsilon(0.02));
+}
+
+TEST_CASE("Gamma arrivals have the requested coefficient of variation", "[traffic]") {
+    // Gaps Gamma(k = 1/cv^2, scale 1/(rate k)): mean k / (rate k) = 1/rate, standard deviation
+    // sqrt(k) / (rate k) = cv / rate, so CV = cv. cv 0.5 uses Marsaglia-Tsang directly (k = 4),
+    // cv 2 its k < 1 boost (k = 1/4), cv 1 is the exponential (k = 1). 200k gaps: noise < 1%.
+    for (double cv : {0.5, 1.0, 2.0}) {
         SyntheticTraffic t = traffic(ArrivalKind::Gamma, 4, 200000);
         t.arrival.cv = cv;
+        REQUIRE(t.check().empty());
         auto g = make_synthetic_source(t, 3);
-        auto [gm, gcv] = gaps(*g);
-        CHECK(gm == Approx(0.25).epsilon(0.02));
-        CHECK(gcv == Approx(cv).epsilon(0.03));
+        const auto [mean, sample_cv] = gap_moments(*g);
+        INFO("cv " << cv);
+        CHECK(mean == Approx(0.25).epsilon(0.02));
+        CHECK(sample_cv == Approx(cv).epsilon(0.03));
     }
+}
+
+TEST_CASE("constant arrivals are exactly 1/rate apart, offline ones all at 0", "[traffic]") {
+    // Request i arrives at i / rate. With rate 8 every i / 8 is exact in binary floating point, so
+    // each gap is exactly 0.125 s; with rate 3 the times are exactly the doubles i / 3.0.
     auto c = make_synthetic_source(traffic(ArrivalKind::Constant, 8, 1000), 1);
+    const auto rs = all(*c);
+    REQUIRE(rs.size() == 1000);
+    CHECK(rs[0].arrival_s == 0);
+    for (size_t i = 1; i < rs.size(); ++i) REQUIRE(rs[i].arrival_s - rs[i - 1].arrival_s == 0.125);
+    auto c3 = make_synthetic_source(traffic(ArrivalKind::Constant, 3, 100), 1);
     int64_t i = 0;
-    while (auto r = c->next()) CHECK(r->arrival_s == Approx(static_cast<double>(i++) / 8).margin(1e-12));
+    while (auto r = c3->next()) REQUIRE(r->arrival_s == static_cast<double>(i++) / 3.0);
+    // Offline: every request is there at time 0.
     auto o = make_synthetic_source(traffic(ArrivalKind::Offline, 0, 100), 1);
-    while (auto r = o->next()) CHECK(r->arrival_s == 0);
+    int64_t n = 0;
+    while (auto r = o->next()) {
+        REQUIRE(r->arrival_s == 0);
+        ++n;
+    }
+    CHECK(n == 100);
 }
 
 TEST_CASE("bursty arrivals average rate x on / (on + off)", "[traffic]") {
-    // Poisson at 10/s during on periods (mean 2 s), nothing during off periods (mean 6 s): the
-    // long-run rate is 10 x 2 / 8 = 2.5/s.
+    // Poisson at 10/s during on periods (mean 2 s), nothing during off periods (mean 6 s): by the
+    // renewal-reward theorem the long-run rate is 10 x 2 / (2 + 6) = 2.5/s. 200k arrivals span
+    // about 10k on/off cycles; the cycle lengths' CV is about 0.8, so the rate's relative noise is
+    // about 0.8 / sqrt(10000) = 0.8%, inside 3%.
     SyntheticTraffic t = traffic(ArrivalKind::Bursty, 10, 200000);
     t.arrival.on_s = 2;
     t.arrival.off_s = 6;
+    REQUIRE(t.check().empty());
     auto s = make_synthetic_source(t, 5);
     double last = 0;
     int64_t n = 0;
+    bool ordered = true;
     while (auto r = s->next()) {
+        ordered = ordered && r->arrival_s >= last;
         last = r->arrival_s;
         ++n;
     }
+    CHECK(ordered);
     CHECK(static_cast<double>(n) / last == Approx(2.5).epsilon(0.03));
 }
 
-TEST_CASE("length distributions match their expected values", "[traffic]") {
-    std::vector<LengthDistribution> ds(5);
-    ds[0].kind = LengthKind::Uniform;
-    ds[0].min = 10;
-    ds[0].max = 90;  // mean 50
-    ds[1].kind = LengthKind::Normal;
-    ds[1].mean = 500;
-    ds[1].stddev = 100;
-    ds[2].kind = LengthKind::Lognormal;
-    ds[2].mean = 300;
-    ds[2].stddev = 200;
-    ds[3].kind = LengthKind::Zipf;
-    ds[3].min = 1;
-    ds[3].max = 1000;
-    ds[3].zipf_s = 1.2;
-    ds[4].kind = LengthKind::Histogram;
-    ds[4].bins = {10, 100, 1000};
-    ds[4].weights = {1, 2, 1};  // mean (10 + 200 + 1000) / 4 = 302.5
-    CHECK(ds[0].expected() == 50);
-    CHECK(ds[4].expected() == 302.5);
-    CHECK(ds[2].expected() == Approx(300).epsilon(0.02));  // lognormal parameters reproduce the given mean
-    for (const auto& d : ds) {
+// ---- length distributions ------------------------------------------------------------------------
+
+TEST_CASE("length distributions draw their expected values within their bounds", "[traffic]") {
+    auto make = [](LengthKind kind) {
+        LengthDistribution d;
+        d.kind = kind;
+        return d;
+    };
+    std::vector<std::pair<LengthDistribution, double>> cases;  // distribution, its mean by derivation
+    {
+        auto d = make(LengthKind::Fixed);
+        d.value = 700;
+        d.max = 512;  // clamped: always 512
+        cases.push_back({d, 512});
+    }
+    {
+        auto d = make(LengthKind::Uniform);
+        d.min = 10;
+        d.max = 90;  // (10 + 90) / 2
+        cases.push_back({d, 50});
+    }
+    {
+        // Mean 500, sd 100: the clamp at 1 cuts P(X < 1) = Q(4.99) ~ 3e-7 of the mass, moving the
+        // mean by less than 1e-4; rounding to the nearest integer is symmetric about 500.
+        auto d = make(LengthKind::Normal);
+        d.mean = 500;
+        d.stddev = 100;
+        cases.push_back({d, 500});
+    }
+    {
+        // Clamped to [2, 8] around mean 5: the clamp range and the rounding are symmetric about 5.
+        auto d = make(LengthKind::Normal);
+        d.mean = 5;
+        d.stddev = 3;
+        d.min = 2;
+        d.max = 8;
+        cases.push_back({d, 5});
+    }
+    {
+        // sd 0.2 around 10.3: Y = 10 unless X >= 10.5 (Y = 11, probability Q(1)) or X < 9.5 (Y = 9,
+        // probability Q(4)); X outside [8.5, 11.5) has probability < 1e-9. E[Y] = 10 + Q(1) - Q(4).
+        auto d = make(LengthKind::Normal);
+        d.mean = 10.3;
+        d.stddev = 0.2;
+        cases.push_back({d, 10 + upper_tail(1) - upper_tail(4)});
+    }
+    {
+        // sigma^2 = ln(1 + (200/300)^2) and mu = ln 300 - sigma^2/2 give E[X] = e^(mu + sigma^2/2)
+        // = 300; the clamp at 1 (P(X < 1) ~ 1e-13) and the rounding change it by < 1e-6.
+        auto d = make(LengthKind::Lognormal);
+        d.mean = 300;
+        d.stddev = 200;
+        cases.push_back({d, 300});
+    }
+    {
+        // Zipf s = 1 on [1, 3]: p(k) proportional to 1, 1/2, 1/3 (sum 11/6), so
+        // E = (1 + 2/2 + 3/3) / (11/6) = 18/11.
+        auto d = make(LengthKind::Zipf);
+        d.min = 1;
+        d.max = 3;
+        d.zipf_s = 1;
+        cases.push_back({d, 18.0 / 11.0});
+    }
+    {
+        // Zipf s = 1.2 on [5, 1000]: E = sum k^(1-s) / sum k^-s, summed here from the pmf.
+        auto d = make(LengthKind::Zipf);
+        d.min = 5;
+        d.max = 1000;
+        d.zipf_s = 1.2;
+        double num = 0, den = 0;
+        for (int k = 5; k <= 1000; ++k) {
+            num += std::pow(k, 1 - 1.2);
+            den += std::pow(k, -1.2);
+        }
+        cases.push_back({d, num / den});
+    }
+    {
+        // Weights 1:2:1 (one zero-weight bin never drawn): (10 + 2 x 100 + 1000) / 4 = 302.5.
+        auto d = make(LengthKind::Histogram);
+        d.bins = {10, 100, 5000, 1000};
+        d.weights = {1, 2, 0, 1};
+        cases.push_back({d, 302.5});
+    }
+    for (const auto& [d, mean] : cases) {
+        INFO(length_kind_name(d.kind) << " mean " << d.mean << " sd " << d.stddev << " [" << d.min << ", " << d.max
+                                      << "]");
         REQUIRE(d.check().empty());
-        fathom::sim::RandomStream r(11);
-        double s = 0;
+        const double expected = d.expected();
+        CHECK(expected == Approx(mean).epsilon(1e-6).margin(1e-4));
+        // 100k draws: the sample mean's noise is at most sd / sqrt(1e5) = 0.3% of sd, inside 2%.
+        RandomStream r(11);
         const int n = 100000;
+        double sum = 0;
         for (int i = 0; i < n; ++i) {
             const int64_t x = d.sample(r);
             REQUIRE(x >= std::max<int64_t>(1, d.min));
             if (d.max > 0) REQUIRE(x <= d.max);
-            s += static_cast<double>(x);
+            if (d.kind == LengthKind::Histogram) REQUIRE(x != 5000);
+            sum += static_cast<double>(x);
         }
-        CHECK(s / n == Approx(d.expected()).epsilon(0.02));
+        CHECK(sum / n == Approx(expected).epsilon(0.02));
     }
-    LengthDistribution bad;
-    bad.kind = LengthKind::Histogram;
-    bad.bins = {1, 2};
-    bad.weights = {1};
-    CHECK_THAT(bad.check(), Catch::Contains("equal length"));
 }
 
+TEST_CASE("the expected value of a clamped, rounded lognormal is the exact pmf sum", "[traffic]") {
+    // E[Y] for Y = clamp(round(X), 1, 1024), ln X ~ N(mu, sigma): sum over n of n P(Y = n), with
+    // P(Y = n) = F(n + 1/2) - F(n - 1/2) inside and the tails lumped onto 1 and 1024.
+    LengthDistribution d;
+    d.kind = LengthKind::Lognormal;
+    d.mean = 256;
+    d.stddev = 128;
+    d.max = 1024;
+    const double s2 = std::log1p(0.25), mu = std::log(256.0) - s2 / 2, sigma = std::sqrt(s2);
+    auto cdf = [&](double x) { return 1 - upper_tail((std::log(x) - mu) / sigma); };
+    double e = 0;
+    for (int n = 1; n <= 1024; ++n) {
+        const double below = n == 1 ? 0 : cdf(n - 0.5), upto = n == 1024 ? 1 : cdf(n + 0.5);
+        e += n * (upto - below);
+    }
+    CHECK(d.expected() == Approx(e).epsilon(1e-9));
+    CHECK(d.expected() < 256);  // the clamp at 1024 removes part of the right tail
+}
+
+TEST_CASE("a Zipf table follows its parameters and is not shared by copies", "[traffic]") {
+    LengthDistribution d;
+    d.kind = LengthKind::Zipf;
+    d.min = 1;
+    d.max = 10;
+    RandomStream r0(5), r1(3), r2(3);
+    d.sample(r0);  // builds the table
+    const LengthDistribution copy = d;
+    // The same draws from the copy (which builds its own table) and from the original.
+    for (int i = 0; i < 100; ++i) REQUIRE(copy.sample(r1) == d.sample(r2));
+    d.max = 4;  // a new range rebuilds the table: nothing above 4
+    for (int i = 0; i < 1000; ++i) REQUIRE(d.sample(r1) <= 4);
+}
+
+TEST_CASE("parameter checks name the field", "[traffic]") {
+    LengthDistribution d;
+    d.kind = LengthKind::Normal;
+    d.mean = 100;
+    d.stddev = -1;
+    CHECK_THAT(d.check(), Catch::Contains("stddev must be >= 0"));
+    d.stddev = 1;
+    d.min = 0;
+    CHECK_THAT(d.check(), Catch::Contains("min must be >= 1"));
+    d.min = 10;
+    d.max = 5;
+    CHECK_THAT(d.check(), Catch::Contains("max must be >= min"));
+    d.max = 0;
+    CHECK(d.check().empty());
+    d.kind = LengthKind::Uniform;
+    CHECK_THAT(d.check(), Catch::Contains("max must be set"));
+    d.kind = LengthKind::Zipf;
+    d.max = 100;
+    d.zipf_s = 0;
+    CHECK_THAT(d.check(), Catch::Contains("zipf_s must be > 0"));
+    d.kind = LengthKind::Histogram;
+    d.bins = {1, 2};
+    d.weights = {1};
+    CHECK_THAT(d.check(), Catch::Contains("histogram needs bins and weights of equal length"));
+    d.weights = {0, 0};
+    CHECK_THAT(d.check(), Catch::Contains("weights must be >= 0 with a positive sum"));
+    d.weights = {1, -1};
+    CHECK_THAT(d.check(), Catch::Contains("weights must be >= 0"));
+    d.kind = LengthKind::Fixed;
+    CHECK_THAT(d.check(), Catch::Contains("value must be >= 1"));
+
+    ArrivalProcess a;
+    CHECK_THAT(a.check(), Catch::Contains("rate must be > 0"));
+    a.kind = ArrivalKind::Offline;
+    CHECK(a.check().empty());
+    a.kind = ArrivalKind::Gamma;
+    a.rate = 1;
+    a.cv = 0;
+    CHECK_THAT(a.check(), Catch::Contains("cv must be > 0"));
+    a.kind = ArrivalKind::Bursty;
+    a.off_s = 1;
+    CHECK_THAT(a.check(), Catch::Contains("on_s must be > 0"));
+    a.on_s = 1;
+    a.off_s = 0;
+    CHECK_THAT(a.check(), Catch::Contains("off_s must be > 0"));
+
+    SyntheticTraffic t = traffic(ArrivalKind::Poisson, 1, 0);
+    CHECK_THAT(t.check(), Catch::Contains("num_requests must be >= 1"));
+    t.num_requests = 10;
+    CHECK(t.check().empty());
+    t.prompt.min = 0;
+    CHECK_THAT(t.check(), Catch::Contains("prompt: min must be >= 1"));
+    t.prompt.min = 1;
+    t.shared_prefix.groups = 2;
+    CHECK_THAT(t.check(), Catch::Contains("shared_prefix.prefix_tokens"));
+    t.shared_prefix.prefix_tokens = 10;
+    t.sessions.turns = 2;
+    t.sessions.concurrent = 0;
+    CHECK_THAT(t.check(), Catch::Contains("sessions.concurrent must be >= 1"));
+}
+
+// ---- generated traffic ---------------------------------------------------------------------------
+
 TEST_CASE("generated traffic is a function of the seed", "[traffic]") {
-    SyntheticTraffic t = traffic(ArrivalKind::Poisson, 3, 50);
+    SyntheticTraffic t = traffic(ArrivalKind::Gamma, 3, 2000);
+    t.arrival.cv = 1.5;
     t.prompt.kind = LengthKind::Lognormal;
     t.prompt.mean = 400;
     t.prompt.stddev = 300;
+    t.output.kind = LengthKind::Zipf;
+    t.output.min = 1;
+    t.output.max = 500;
+    t.shared_prefix = {4, 32};
+    t.sessions = {3, 5};
+    REQUIRE(t.check().empty());
     auto a = make_synthetic_source(t, 9), b = make_synthetic_source(t, 9), c = make_synthetic_source(t, 10);
+    CHECK(a->slo_classes() == std::vector<std::string>{"default"});
     bool differs = false;
+    int64_t n = 0;
     while (auto x = a->next()) {
         auto y = b->next();
         auto z = c->next();
         REQUIRE(y);
-        CHECK(x->arrival_s == y->arrival_s);
-        CHECK(x->prompt_tokens == y->prompt_tokens);
-        differs = differs || x->prompt_tokens != z->prompt_tokens;
+        REQUIRE(z);
+        REQUIRE(x->id == n++);
+        REQUIRE(x->arrival_s == y->arrival_s);  // bit-identical
+        REQUIRE(x->prompt_tokens == y->prompt_tokens);
+        REQUIRE(x->output_tokens == y->output_tokens);
+        REQUIRE(x->prefix_group == y->prefix_group);
+        REQUIRE(x->session == y->session);
+        REQUIRE(x->session_tokens == y->session_tokens);
+        differs = differs || x->arrival_s != z->arrival_s || x->prompt_tokens != z->prompt_tokens ||
+                  x->output_tokens != z->output_tokens || x->prefix_group != z->prefix_group;
     }
+    CHECK(n == 2000);
+    CHECK(!b->next());
     CHECK(differs);
 }
 
-TEST_CASE("shared prefixes and sessions build prompts from their parts", "[traffic]") {
-    // Each conversation's turn t carries the whole history after the prefix: the previous turn's
-    // prompt (minus the prefix) and output.
-    SyntheticTraffic t = traffic(ArrivalKind::Poisson, 1, 12);
-    t.shared_prefix.groups = 3;
-    t.shared_prefix.prefix_tokens = 64;
-    t.sessions.turns = 3;
-    t.sessions.concurrent = 2;
-    auto s = make_synthetic_source(t, 2);
-    std::map<uint64_t, std::pair<int64_t, int64_t>> last;  // session -> (prompt - prefix, output)
-    int64_t n = 0;
+TEST_CASE("shared prefixes: a uniform group per request, the prefix ahead of the drawn prompt", "[traffic]") {
+    // Groups uniform on 1..4: each holds 1/4 of 40k requests, standard error
+    // sqrt(0.25 x 0.75 / 40000) = 0.2% absolute, so within 0.25 +- 0.01.
+    SyntheticTraffic t = traffic(ArrivalKind::Poisson, 1, 40000);
+    t.prompt.kind = LengthKind::Uniform;
+    t.prompt.min = 20;
+    t.prompt.max = 80;
+    t.shared_prefix = {4, 64};
+    REQUIRE(t.check().empty());
+    auto s = make_synthetic_source(t, 4);
+    std::map<uint64_t, int64_t> per_group;
     while (auto r = s->next()) {
-        ++n;
-        CHECK(r->prefix_group >= 1);
-        CHECK(r->prefix_group <= 3);
-        CHECK(r->prefix_tokens == 64);
-        REQUIRE(r->session != 0);
-        const auto it = last.find(r->session);
-        CHECK(r->session_tokens == (it == last.end() ? 0 : it->second.first + it->second.second));
-        CHECK(r->prompt_tokens == 64 + r->session_tokens + 100);
-        last[r->session] = {r->prompt_tokens - 64, r->output_tokens};
+        REQUIRE(r->prefix_group >= 1);
+        REQUIRE(r->prefix_group <= 4);
+        REQUIRE(r->prefix_tokens == 64);
+        REQUIRE(r->session == 0);
+        REQUIRE(r->session_tokens == 0);
+        // prompt = prefix + the drawn (unique) part, which lies in [20, 80].
+        REQUIRE(r->prompt_tokens - 64 >= 20);
+        REQUIRE(r->prompt_tokens - 64 <= 80);
+        ++per_group[r->prefix_group];
     }
-    CHECK(n == 12);
-    CHECK(last.size() == 4);  // 12 requests in conversations of 3 turns
+    REQUIRE(per_group.size() == 4);
+    for (const auto& [g, n] : per_group) CHECK(static_cast<double>(n) / 40000 == Approx(0.25).margin(0.01));
 }
+
+TEST_CASE("sessions rotate over open conversations and carry their whole history", "[traffic]") {
+    // 3 turns, 2 open conversations: request i goes to slot i % 2. Slot 0 opens session 1 at
+    // request 0 (turns at 0, 2, 4), slot 1 session 2 at request 1 (1, 3, 5); after three turns
+    // each closes: session 3 takes slot 0 (6, 8, 10), session 4 slot 1 (7, 9, 11).
+    SyntheticTraffic t = traffic(ArrivalKind::Poisson, 1, 12);
+    t.prompt.kind = LengthKind::Uniform;
+    t.prompt.min = 10;
+    t.prompt.max = 500;
+    t.output.kind = LengthKind::Uniform;
+    t.output.min = 1;
+    t.output.max = 300;
+    t.shared_prefix = {3, 64};
+    t.sessions = {3, 2};
+    REQUIRE(t.check().empty());
+    const auto rs = all(*make_synthetic_source(t, 2));
+    REQUIRE(rs.size() == 12);
+    const std::vector<uint64_t> sessions = {1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4};
+    std::map<uint64_t, Request> previous;  // the session's last turn
+    for (const auto& r : rs) {
+        INFO("request " << r.id);
+        CHECK(r.session == sessions[static_cast<size_t>(r.id)]);
+        CHECK(r.prefix_group >= 1);
+        CHECK(r.prefix_group <= 3);
+        CHECK(r.prefix_tokens == 64);
+        const auto it = previous.find(r.session);
+        if (it == previous.end()) {
+            CHECK(r.session_tokens == 0);  // a first turn has no history
+        } else {
+            // Turn t > 1: the previous prompt after the prefix plus the previous output, and the
+            // prefix group of the conversation's first turn.
+            CHECK(r.session_tokens == it->second.prompt_tokens - it->second.prefix_tokens + it->second.output_tokens);
+            CHECK(r.prefix_group == it->second.prefix_group);
+        }
+        // prompt = prefix + history + a new user message drawn from [10, 500].
+        const int64_t fresh = r.prompt_tokens - r.prefix_tokens - r.session_tokens;
+        CHECK(fresh >= 10);
+        CHECK(fresh <= 500);
+        previous[r.session] = r;
+    }
+    // The third turn's history holds both earlier turns: more than 2 x (10 + 1) tokens.
+    CHECK(rs[4].session_tokens >= 22);
+
+    // Sessions without shared prefixes: no group, the history starts right at the prompt's start.
+    t.shared_prefix = {};
+    for (const auto& r : all(*make_synthetic_source(t, 2))) {
+        CHECK(r.prefix_group == 0);
+        CHECK(r.prefix_tokens == 0);
+        CHECK(r.session != 0);
+    }
+}
+
+// ---- traces --------------------------------------------------------------------------------------
 
 TEST_CASE("traces stream from CSV and JSONL", "[traffic]") {
     auto csv = open_trace(kTraces + "good.csv");
-    auto r0 = csv->next();
-    REQUIRE(r0);
-    CHECK(r0->prefix_group == 1);
-    CHECK(r0->prefix_tokens == 64);
-    auto r1 = csv->next();
-    REQUIRE(r1);
-    CHECK(r1->arrival_s == 0.5);
-    CHECK(r1->prefix_group == 0);
-    CHECK(csv->slo_classes()[static_cast<size_t>(r1->slo_class)] == "batch");
-    CHECK(csv->next());
-    CHECK(!csv->next());
+    CHECK(csv->slo_classes() == std::vector<std::string>{"default"});  // nothing read yet
+    const auto c = all(*csv);
+    REQUIRE(c.size() == 3);
+    CHECK(c[0].id == 0);
+    CHECK(c[0].arrival_s == 0);
+    CHECK(c[0].prompt_tokens == 100);
+    CHECK(c[0].output_tokens == 10);
+    CHECK(c[0].prefix_group == 1);
+    CHECK(c[0].prefix_tokens == 64);
+    CHECK(c[1].id == 1);
+    CHECK(c[1].arrival_s == 0.5);
+    CHECK(c[1].prefix_group == 0);  // empty optional cells: none
+    CHECK(c[1].prefix_tokens == 0);
+    CHECK(c[2].arrival_s == 0.5);  // equal times are allowed
+    // SLO classes in order of first appearance after "default".
+    CHECK(csv->slo_classes() == std::vector<std::string>{"default", "chat", "batch"});
+    CHECK(c[0].slo_class == 1);
+    CHECK(c[1].slo_class == 2);
+    CHECK(c[2].slo_class == 1);
+
+    // Columns in another order, arrival_ms, quoted cells, a blank line, the largest uint64 key.
+    const auto q = all(*open_trace(kTraces + "good_quoted.csv"));
+    REQUIRE(q.size() == 3);
+    CHECK(q[0].arrival_s == 0);
+    CHECK(q[0].prompt_tokens == 120);
+    CHECK(q[0].session == 5);
+    CHECK(q[1].arrival_s == 0.25);  // 250 ms
+    CHECK(q[1].session_tokens == 30);
+    CHECK(q[1].prefix_group == 18446744073709551615ull);
+    CHECK(q[1].prefix_tokens == 16);
+    CHECK(q[2].id == 2);
+    CHECK(q[2].session == 0);
+    CHECK(q[2].slo_class == 0);  // no slo_class: default
+    auto quoted = open_trace(kTraces + "good_quoted.csv");
+    all(*quoted);
+    CHECK(quoted->slo_classes() == std::vector<std::string>{"default", "interactive", "batch, \"low\" priority"});
+
     auto js = open_trace(kTraces + "good.jsonl");
-    js->next();
-    auto j1 = js->next();
-    REQUIRE(j1);
-    CHECK(j1->arrival_s == 0.25);
-    CHECK(j1->session == 7);
-    CHECK(j1->session_tokens == 20);
-    CHECK(!js->next());
+    const auto j = all(*js);  // a blank line between the two rows
+    REQUIRE(j.size() == 2);
+    CHECK(j[0].arrival_s == 0);
+    CHECK(j[1].arrival_s == 0.25);  // 250 ms
+    CHECK(j[1].session == 7);
+    CHECK(j[1].session_tokens == 20);
+    CHECK(js->slo_classes() == std::vector<std::string>{"default"});
+
+    // 100.0 is an integral number, null is absent, the largest uint64 session key.
+    auto full = open_trace(kTraces + "good_full.jsonl");
+    const auto f = all(*full);
+    REQUIRE(f.size() == 2);
+    CHECK(f[0].prompt_tokens == 100);
+    CHECK(f[0].prefix_group == 3);
+    CHECK(f[0].prefix_tokens == 40);
+    CHECK(f[0].slo_class == 1);
+    CHECK(f[1].arrival_s == 1.25);
+    CHECK(f[1].prefix_group == 0);
+    CHECK(f[1].session == 18446744073709551615ull);
+    CHECK(full->slo_classes() == std::vector<std::string>{"default", "chat"});
+}
+
+TEST_CASE("empty traces yield nothing; CRLF line ends and a byte order mark are read", "[traffic]") {
+    CHECK(all(*open_trace(write_file("empty.csv", ""))).empty());
+    CHECK(all(*open_trace(write_file("header_only.csv", "arrival_s,prompt_tokens,output_tokens\n"))).empty());
+    CHECK(all(*open_trace(write_file("empty.jsonl", "\n\n"))).empty());
+    const auto r = all(*open_trace(write_file("crlf.CSV",
+                                              "\xEF\xBB\xBF"
+                                              "arrival_s,prompt_tokens,output_tokens\r\n1.5,7,3\r\n")));
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].arrival_s == 1.5);
+    CHECK(r[0].prompt_tokens == 7);
+    CHECK(r[0].output_tokens == 3);
 }
 
 TEST_CASE("bad trace rows name the file, the line and the field", "[traffic]") {
-    auto first_error = [](const std::string& file) -> std::string {
-        try {
-            auto s = open_trace(kTraces + file);
-            while (s->next()) {
-            }
-        } catch (const fathom::sim::InputError& e) {
-            return e.what();
-        }
-        return "no error";
+    struct Bad {
+        std::string name, text;
+        int line;
+        std::string field, says;  // field: "key '<name>'", or the text naming the columns
     };
-    CHECK_THAT(first_error("bad_number.csv"), Catch::Contains("bad_number.csv:3") && Catch::Contains("prompt_tokens") &&
-                                                  Catch::Contains("16abc"));
-    CHECK_THAT(first_error("bad_order.csv"), Catch::Contains("bad_order.csv:3") && Catch::Contains("arrival_s") &&
-                                                 Catch::Contains("must not decrease"));
-    CHECK_THAT(first_error("bad_negative.csv"), Catch::Contains("bad_negative.csv:2") && Catch::Contains(">= 0"));
-    CHECK_THAT(first_error("bad_column.csv"), Catch::Contains("unknown column 'colour'"));
-    CHECK_THAT(first_error("bad_json.jsonl"), Catch::Contains("bad_json.jsonl:2") && Catch::Contains("malformed JSON"));
-    CHECK_THAT(first_error("good.txt"), Catch::Contains(".csv or .jsonl"));
+    const std::string h = "arrival_s,prompt_tokens,output_tokens\n";
+    const std::string hp = "arrival_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens,session,session_tokens\n";
+    const std::vector<Bad> bad = {
+        {"not_a_number.csv", h + "0,100,10\nabc,100,10\n", 3, "key 'arrival_s'", "expected a number, got 'abc'"},
+        {"trailing_text.csv", h + "0,100,10\n1,16abc,10\n", 3, "key 'prompt_tokens'",
+         "expected an integer, got '16abc'"},
+        {"not_integer.csv", h + "0,100,1.5\n", 2, "key 'output_tokens'", "expected an integer, got '1.5'"},
+        {"negative_time.csv", h + "-1,100,10\n", 2, "key 'arrival_s'", "must be >= 0"},
+        {"nan_time.csv", h + "nan,100,10\n", 2, "key 'arrival_s'", "finite"},
+        {"inf_time.csv", "arrival_ms,prompt_tokens,output_tokens\n0,1,1\ninf,100,10\n", 3, "key 'arrival_ms'",
+         "finite"},
+        {"decreasing.csv", h + "1.0,100,10\n\n0.5,100,10\n", 4, "key 'arrival_s'", "must not decrease"},
+        {"zero_prompt.csv", h + "0,0,10\n", 2, "key 'prompt_tokens'", "must be >= 1"},
+        {"zero_output.csv", h + "0,10,-2\n", 2, "key 'output_tokens'", "must be >= 1"},
+        {"missing_value.csv", h + "0,,10\n", 2, "key 'prompt_tokens'", "missing value"},
+        {"overflow.csv", h + "0,9223372036854775808,10\n", 2, "key 'prompt_tokens'", "does not fit a 64-bit integer"},
+        {"key_overflow.csv", hp + "0,100,10,18446744073709551616,10,,\n", 2, "key 'prefix_group'", "does not fit"},
+        {"negative_key.csv", hp + "0,100,10,,,-1,0\n", 2, "key 'session'", "expected an integer >= 0"},
+        {"prefix_too_long.csv", hp + "0,100,10,1,101,,\n", 2, "key 'prefix_tokens'", "exceed prompt_tokens (100)"},
+        {"history_too_long.csv", hp + "0,100,10,1,60,4,41\n", 2, "key 'session_tokens'", "exceed prompt_tokens (100)"},
+        {"prefix_no_group.csv", hp + "0,100,10,0,10,,\n", 2, "key 'prefix_tokens'", "needs a prefix_group"},
+        {"too_many_cells.csv", h + "0,100,10\n1,100,10,5\n", 3, "arrival_s, prompt_tokens, output_tokens", "got 4"},
+        {"too_few_cells.csv", h + "0,100\n", 2, "arrival_s, prompt_tokens, output_tokens", "got 2"},
+        {"unknown_column.csv", "arrival_s,prompt_tokens,output_tokens,colour\n0,1,1,red\n", 1, "key 'colour'",
+         "unknown column 'colour'"},
+        {"twice.csv", "arrival_s,prompt_tokens,output_tokens,prompt_tokens\n", 1, "key 'prompt_tokens'",
+         "appears twice"},
+        {"no_output.csv", "arrival_s,prompt_tokens\n0,1\n", 1, "key 'output_tokens'", "missing column output_tokens"},
+        {"two_times.csv", "arrival_s,arrival_ms,prompt_tokens,output_tokens\n", 1, "key 'arrival_s'", "not both"},
+        {"unterminated.csv", "arrival_s,prompt_tokens,output_tokens,slo_class\n0,1,1,\"chat\n", 2, "key 'slo_class'",
+         "unterminated quote in column 4"},
+        {"malformed.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1}\n{\"arrival_s\": 1,\n", 2,
+         "JSON", "malformed JSON"},
+        {"unknown_field.jsonl", "\n{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1, \"colour\": 1}\n", 2,
+         "key 'colour'", "unknown field 'colour'"},
+        {"string_number.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": \"100\", \"output_tokens\": 1}\n", 1,
+         "key 'prompt_tokens'", "expected a number, got string"},
+        {"not_object.jsonl", "[0, 100, 10]\n", 1, "JSON", "must be a JSON object"},
+        {"missing_field.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 100}\n", 1, "key 'output_tokens'",
+         "missing value"},
+        {"no_time.jsonl", "{\"prompt_tokens\": 100, \"output_tokens\": 1}\n", 1, "key 'arrival_s'", "missing value"},
+        {"fraction.jsonl", "{\"arrival_ms\": 5, \"prompt_tokens\": 100.5, \"output_tokens\": 1}\n", 1,
+         "key 'prompt_tokens'", "expected an integer, got '100.5'"},
+        {"decreasing.jsonl",
+         "{\"arrival_ms\": 5, \"prompt_tokens\": 1, \"output_tokens\": 1}\n"
+         "{\"arrival_ms\": 4, \"prompt_tokens\": 1, \"output_tokens\": 1}\n",
+         2, "key 'arrival_ms'", "must not decrease"},
+        {"both_times.jsonl", "{\"arrival_s\": 0, \"arrival_ms\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1}\n", 1,
+         "key 'arrival_s'", "not both"},
+        {"boolean.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": true}\n", 1,
+         "key 'output_tokens'", "expected a number, got boolean"},
+        {"huge.jsonl", "{\"arrival_s\": 1e400, \"prompt_tokens\": 1, \"output_tokens\": 1}\n", 1, "JSON",
+         "number overflow"},
+        {"huge_time.csv", h + "1e400,1,1\n", 2, "key 'arrival_s'", "out of range"},
+        {"slo_number.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1, \"slo_class\": 2}\n", 1,
+         "key 'slo_class'", "expected a name"},
+    };
+    for (const auto& b : bad) {
+        INFO(b.name);
+        const std::string what = first_error(write_file(b.name, b.text));
+        CHECK_THAT(what, Catch::Contains(b.name + ":" + std::to_string(b.line) + ": ") && Catch::Contains(b.field) &&
+                             Catch::Contains(b.says));
+    }
+    // The committed bad traces (the CLI tests use bad_order.csv).
+    CHECK_THAT(first_error(kTraces + "bad_number.csv"),
+               Catch::Contains("bad_number.csv:3: key 'prompt_tokens'") && Catch::Contains("16abc"));
+    CHECK_THAT(first_error(kTraces + "bad_order.csv"),
+               Catch::Contains("bad_order.csv:3: key 'arrival_s'") && Catch::Contains("must not decrease"));
+    CHECK_THAT(first_error(kTraces + "bad_negative.csv"),
+               Catch::Contains("bad_negative.csv:2: key 'arrival_s'") && Catch::Contains(">= 0"));
+    CHECK_THAT(first_error(kTraces + "bad_column.csv"),
+               Catch::Contains("bad_column.csv:1: key 'colour'") && Catch::Contains("unknown column 'colour'"));
+    CHECK_THAT(first_error(kTraces + "bad_json.jsonl"),
+               Catch::Contains("bad_json.jsonl:2: ") && Catch::Contains("malformed JSON"));
+    // A file that is not there, or not a trace by its extension.
+    REQUIRE_THROWS_WITH(open_trace(kTraces + "no_such_trace.csv"),
+                        Catch::Contains("no_such_trace.csv") && Catch::Contains("cannot open"));
+    REQUIRE_THROWS_WITH(open_trace(kTraces + "good.txt"),
+                        Catch::Contains("good.txt") && Catch::Contains(".csv or .jsonl"));
+    // Errors come row by row: the good rows before a bad one are delivered first.
+    auto s = open_trace(write_file("late_error.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n1,1,1\n2,x,1\n"));
+    CHECK(s->next());
+    CHECK(s->next());
+    CHECK_THROWS_AS(s->next(), InputError);
 }
 
-TEST_CASE("a long trace streams without holding it", "[traffic]") {
-    const auto path = std::filesystem::temp_directory_path() / "fathom_trace_200k.csv";
+TEST_CASE("a long trace streams row by row", "[traffic]") {
+    // 200k rows: request i arrives at i ms with prompt 100 + i % 7 and output 1 + i % 5. Times are
+    // written in milliseconds (integers) so every row reads back exactly.
+    const std::string path = (scratch() / "long_200k.csv").string();
     {
         std::ofstream f(path);
-        f << "arrival_s,prompt_tokens,output_tokens\n";
-        for (int i = 0; i < 200000; ++i) f << i * 0.001 << "," << 100 + i % 7 << ",10\n";
+        f << "arrival_ms,prompt_tokens,output_tokens\n";
+        for (int i = 0; i < 200000; ++i) f << i << ',' << 100 + i % 7 << ',' << 1 + i % 5 << '\n';
     }
-    auto s = open_trace(path.string());
+    auto s = open_trace(path);
     int64_t n = 0;
     Request last;
     while (auto r = s->next()) {
@@ -225,6 +663,8 @@ TEST_CASE("a long trace streams without holding it", "[traffic]") {
     }
     CHECK(n == 200000);
     CHECK(last.id == 199999);
+    CHECK(last.arrival_s == 199999 / 1e3);
     CHECK(last.prompt_tokens == 100 + 199999 % 7);
+    CHECK(last.output_tokens == 1 + 199999 % 5);
     std::filesystem::remove(path);
 }

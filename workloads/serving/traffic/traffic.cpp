@@ -1,13 +1,31 @@
+// Synthetic serving traffic: length distributions, arrival processes and the lazy generator.
+// Every distribution is written out here from the uniform and exponential draws of
+// sim::RandomStream (never std::*_distribution), so a seed gives the same requests everywhere.
 #include "workloads/serving/traffic/traffic.h"
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
+#include <limits>
 
 namespace fathom::workloads::serving {
+
+// Zipf's cumulative weights over [min, max] and the parameters they were built for.
+struct LengthDistribution::ZipfTable::Cdf {
+    int64_t min = 0, max = 0;
+    double s = 0;
+    std::vector<double> cumulative;  // cumulative[i] = sum of k^-s for k = min .. min + i
+};
+
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// The upper clamp of a length with no max: far beyond any context, exactly representable.
+constexpr int64_t kNoMax = int64_t{1} << 53;
+// Widest Zipf range (values in [min, max]); its table is 8 bytes a value.
+constexpr int64_t kZipfMaxValues = 1000000;
+// Terms of the exact rounding sum in expected() (see clamped_rounded_mean).
+constexpr int64_t kExactTerms = 200000;
 
 // Standard normal by Box-Muller (the cosine branch; one draw per call keeps streams simple).
 double standard_normal(sim::RandomStream& r) {
@@ -17,7 +35,9 @@ double standard_normal(sim::RandomStream& r) {
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
 }
 
-// Gamma(shape k, scale 1) by Marsaglia and Tsang (2000); k < 1 through Gamma(k + 1) U^(1/k).
+// Gamma(shape k, scale 1) by Marsaglia and Tsang (2000): d = k - 1/3, c = 1/sqrt(9d), accept
+// d (1 + c x)^3 for a standard normal x by the squeeze, then the exact log test. Shapes below 1
+// use the boost Gamma(k) = Gamma(k + 1) U^(1/k).
 double gamma_unit(sim::RandomStream& r, double k) {
     if (k < 1) {
         double u = r.uniform();
@@ -38,30 +58,127 @@ double gamma_unit(sim::RandomStream& r, double k) {
     }
 }
 
-int64_t clamp_len(const LengthDistribution& d, double x) {
-    int64_t n = static_cast<int64_t>(std::llround(x));
-    n = std::max(n, std::max<int64_t>(1, d.min));
-    if (d.max > 0) n = std::min(n, d.max);
-    return n;
+int64_t lower_bound_of(const LengthDistribution& d) { return std::max<int64_t>(1, d.min); }
+int64_t upper_bound_of(const LengthDistribution& d) { return d.max > 0 ? d.max : kNoMax; }
+
+// An integer length clamped to [max(1, min), max].
+int64_t clamp_tokens(const LengthDistribution& d, int64_t n) {
+    return std::clamp(n, lower_bound_of(d), std::max(lower_bound_of(d), upper_bound_of(d)));
 }
 
-// Zipf pmf weights k^-s on [min, max].
-std::vector<double> zipf_cdf(const LengthDistribution& d) {
-    std::vector<double> cdf;
-    double acc = 0;
-    for (int64_t k = d.min; k <= d.max; ++k) {
-        acc += std::pow(static_cast<double>(k), -d.zipf_s);
-        cdf.push_back(acc);
+// A continuous draw rounded to the nearest integer (halves away from zero), then clamped. The
+// clamp comes first in floating point so that huge or infinite draws never reach llround.
+int64_t clamp_round(const LengthDistribution& d, double x) {
+    const int64_t lo = lower_bound_of(d), hi = upper_bound_of(d);
+    if (!(x < static_cast<double>(hi))) return hi;
+    if (x < static_cast<double>(lo)) return lo;
+    return clamp_tokens(d, static_cast<int64_t>(std::llround(x)));
+}
+
+// Lognormal parameters of a length whose tokens have the given mean and standard deviation:
+// sigma^2 = ln(1 + (sd/mean)^2), mu = ln(mean) - sigma^2 / 2.
+struct LogParams {
+    double mu, sigma2;
+};
+LogParams log_params(const LengthDistribution& d) {
+    const double s2 = std::log1p((d.stddev / d.mean) * (d.stddev / d.mean));
+    return {std::log(d.mean) - s2 / 2, s2};
+}
+
+// Index of the first cumulative weight above u x total (a draw by inversion; zero weights are
+// never picked).
+size_t pick(const std::vector<double>& cumulative, sim::RandomStream& r) {
+    const double u = r.uniform() * cumulative.back();
+    const size_t i =
+        static_cast<size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+    return std::min(i, cumulative.size() - 1);
+}
+
+// ---- expected value of a rounded, clamped normal or lognormal --------------------------------
+
+// P(Z > z) for a standard normal Z, and P(za < Z <= zb) without cancellation in either tail.
+double upper_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+double between(double za, double zb) {
+    return za > 0 ? upper_tail(za) - upper_tail(zb) : upper_tail(-zb) - upper_tail(-za);
+}
+double std_density(double z) { return std::isinf(z) ? 0.0 : std::exp(-0.5 * z * z) / std::sqrt(2.0 * kPi); }
+
+// The continuous X behind a normal (X ~ N(mu, sigma)) or lognormal (ln X ~ N(mu, sigma)) length.
+struct Continuous {
+    bool log;
+    double mu, sigma;
+
+    // S(x) = P(X > x).
+    double survival(double x) const {
+        if (log) return x <= 0 ? 1.0 : upper_tail((std::log(x) - mu) / sigma);
+        return upper_tail((x - mu) / sigma);
     }
-    return cdf;
-}
+    // E[X; a < X <= b] for a < b (b may be infinite).
+    double partial_mean(double a, double b) const {
+        if (log) {
+            // x f(x) is e^(mu + sigma^2/2) times the density of a lognormal with mu + sigma^2.
+            const double shift = mu + sigma * sigma;
+            const double za = a <= 0 ? -kInf : (std::log(a) - shift) / sigma, zb = (std::log(b) - shift) / sigma;
+            return std::exp(mu + 0.5 * sigma * sigma) * between(za, zb);
+        }
+        const double za = (a - mu) / sigma, zb = (b - mu) / sigma;
+        return mu * between(za, zb) + sigma * (std_density(za) - std_density(zb));
+    }
+    // Integral of S(x) over [a, b] = b S(b) - a S(a) + E[X; a < X <= b] (by parts).
+    double survival_integral(double a, double b) const {
+        if (!(b > a)) return 0;
+        const double tail_b = std::isinf(b) ? 0.0 : b * survival(b);
+        return tail_b - a * survival(a) + partial_mean(a, b);
+    }
+};
 
-int64_t sample_cdf(const std::vector<double>& cdf, sim::RandomStream& r) {
-    const double u = r.uniform() * cdf.back();
-    return static_cast<int64_t>(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+// E[Y] for Y = clamp(round(X), lo, hi), lo >= 1. Y is an integer in [lo, hi], so
+//   E[Y] = lo + sum_{n = lo}^{hi - 1} P(Y > n) = lo + sum_{n = lo}^{hi - 1} S(n + 1/2)
+// (Y > n exactly when X >= n + 1/2). The sum is the midpoint rule for the integral of S over
+// [lo, hi], which has a closed form; the two differ only where S bends on the scale of one token,
+// so over a window around the bulk of X (8 sigma, or its logarithm's) the sum is taken term by
+// term and the integral replaced there. Outside the window the midpoint error is about
+// (f(left) - f(right)) / 24 for the density f, negligible (f < 1e-14 there, or < 1e-5 / sigma when
+// the window is cut at kExactTerms terms).
+double clamped_rounded_mean(const Continuous& x, int64_t lo, int64_t hi, bool unbounded) {
+    const double lo_d = static_cast<double>(lo), hi_d = unbounded ? kInf : static_cast<double>(hi);
+    double mean = lo_d + x.survival_integral(lo_d, hi_d);
+    const double from = x.log ? std::exp(x.mu - 8 * x.sigma) : x.mu - 8 * x.sigma;
+    const double to = x.log ? std::exp(x.mu + 8 * x.sigma) : x.mu + 8 * x.sigma;
+    // Window [a, b] of integers within [lo, hi], at most kExactTerms wide.
+    const auto to_int = [&](double v) {
+        return v <= lo_d ? lo : v >= static_cast<double>(hi) ? hi : static_cast<int64_t>(std::floor(v));
+    };
+    const int64_t a = to_int(from), b = std::min(to_int(std::ceil(to)), a + kExactTerms);
+    if (b > a) {
+        double exact = 0;
+        for (int64_t n = a; n < b; ++n) exact += x.survival(static_cast<double>(n) + 0.5);
+        mean += exact - x.survival_integral(static_cast<double>(a), static_cast<double>(b));
+    }
+    return mean;
 }
 
 }  // namespace
+
+std::shared_ptr<const LengthDistribution::ZipfTable::Cdf> LengthDistribution::ZipfTable::get(int64_t lo, int64_t hi,
+                                                                                             double s) const {
+    std::shared_ptr<const Cdf> t = std::atomic_load(&cdf_);
+    if (t && t->min == lo && t->max == hi && !(t->s < s) && !(t->s > s)) return t;
+    auto fresh = std::make_shared<Cdf>();
+    fresh->min = lo;
+    fresh->max = hi;
+    fresh->s = s;
+    fresh->cumulative.reserve(static_cast<size_t>(hi - lo + 1));
+    double acc = 0;
+    for (int64_t k = lo; k <= hi; ++k) {
+        acc += std::pow(static_cast<double>(k), -s);
+        fresh->cumulative.push_back(acc);
+    }
+    t = fresh;
+    // Two threads racing here build equal tables; whichever is stored, each caller keeps its own.
+    std::atomic_store(&cdf_, t);
+    return t;
+}
 
 const char* length_kind_name(LengthKind k) {
     switch (k) {
@@ -88,34 +205,36 @@ const char* arrival_kind_name(ArrivalKind k) {
 
 std::string LengthDistribution::check() const {
     if (min < 1) return "min must be >= 1";
+    if (max < 0) return "max must be >= min (or 0: no upper clamp)";
     if (max != 0 && max < min) return "max must be >= min";
     switch (kind) {
         case LengthKind::Fixed:
-            if (value < 1) return "value must be >= 1 (tokens)";
+            if (value < 1) return "value must be >= 1";
             break;
         case LengthKind::Uniform:
-            if (max < min || max == 0) return "uniform needs max >= min";
+            if (max == 0) return "max must be set for uniform (the range is [min, max])";
             break;
         case LengthKind::Normal:
         case LengthKind::Lognormal:
-            if (!(mean >= 1)) return "mean must be >= 1";
+            if (!(mean >= 1) || !std::isfinite(mean)) return "mean must be >= 1";
             if (!(stddev >= 0) || !std::isfinite(stddev)) return "stddev must be >= 0";
             break;
         case LengthKind::Zipf:
-            if (max == 0) return "zipf needs max";
-            if (max - min > 10000000) return "zipf range too wide (at most 10^7 values)";
-            if (!(zipf_s > 0)) return "zipf_s must be > 0";
+            if (max == 0) return "max must be set for zipf (the range is [min, max])";
+            if (max - min >= kZipfMaxValues) return "max - min must be < 1000000 for zipf (the range is tabulated)";
+            if (!(zipf_s > 0) || !std::isfinite(zipf_s)) return "zipf_s must be > 0";
             break;
         case LengthKind::Histogram: {
-            if (bins.empty() || bins.size() != weights.size()) return "histogram needs bins and weights of equal length";
+            if (bins.empty() || bins.size() != weights.size())
+                return "histogram needs bins and weights of equal length (at least one bin)";
             double sum = 0;
             for (double w : weights) {
                 if (!(w >= 0) || !std::isfinite(w)) return "weights must be >= 0 with a positive sum";
                 sum += w;
             }
-            if (!(sum > 0)) return "weights must be >= 0 with a positive sum";
+            if (!(sum > 0) || !std::isfinite(sum)) return "weights must be >= 0 with a positive sum";
             for (int64_t b : bins)
-                if (b < 1) return "bins must be >= 1 token";
+                if (b < 1) return "bins must be >= 1 (tokens)";
             break;
         }
     }
@@ -124,25 +243,32 @@ std::string LengthDistribution::check() const {
 
 int64_t LengthDistribution::sample(sim::RandomStream& r) const {
     switch (kind) {
-        case LengthKind::Fixed: return value;
-        case LengthKind::Uniform:
-            return min + static_cast<int64_t>(r.uniform() * static_cast<double>(max - min + 1));
-        case LengthKind::Normal: return clamp_len(*this, mean + stddev * standard_normal(r));
+        case LengthKind::Fixed: return clamp_tokens(*this, value);
+        case LengthKind::Uniform: {
+            // floor(u n) for u in [0, 1) is uniform on 0 .. n - 1 (the min() only guards rounding).
+            const int64_t n = max - min + 1;
+            return min + std::min(n - 1, static_cast<int64_t>(r.uniform() * static_cast<double>(n)));
+        }
+        case LengthKind::Normal: return clamp_round(*this, mean + stddev * standard_normal(r));
         case LengthKind::Lognormal: {
-            const double s2 = std::log1p((stddev / mean) * (stddev / mean));
-            const double mu = std::log(mean) - s2 / 2;
-            return clamp_len(*this, std::exp(mu + std::sqrt(s2) * standard_normal(r)));
+            const LogParams p = log_params(*this);
+            return clamp_round(*this, std::exp(p.mu + std::sqrt(p.sigma2) * standard_normal(r)));
         }
         case LengthKind::Zipf: {
-            // Inverse CDF over the (at most 10^7) values; rebuilt per call would be slow, so the
-            // generator keeps a table (below); a bare sample() recomputes it.
-            return min + sample_cdf(zipf_cdf(*this), r);
+            const auto table = zipf_table.get(min, max, zipf_s);
+            return min + static_cast<int64_t>(pick(table->cumulative, r));
         }
         case LengthKind::Histogram: {
-            std::vector<double> cdf;
+            // The same inversion as pick(), walking the weights (histograms are short; no table).
+            double total = 0;
+            for (double w : weights) total += w;
+            const double u = r.uniform() * total;
             double acc = 0;
-            for (double w : weights) cdf.push_back(acc += w);
-            return bins[static_cast<size_t>(sample_cdf(cdf, r))];
+            for (size_t i = 0; i < weights.size(); ++i) {
+                acc += weights[i];
+                if (u < acc) return clamp_tokens(*this, bins[i]);
+            }
+            return clamp_tokens(*this, bins.back());
         }
     }
     return value;
@@ -150,32 +276,34 @@ int64_t LengthDistribution::sample(sim::RandomStream& r) const {
 
 double LengthDistribution::expected() const {
     switch (kind) {
-        case LengthKind::Fixed: return static_cast<double>(value);
-        case LengthKind::Uniform: return 0.5 * static_cast<double>(min + max);
+        case LengthKind::Fixed: return static_cast<double>(clamp_tokens(*this, value));
+        case LengthKind::Uniform: return 0.5 * (static_cast<double>(min) + static_cast<double>(max));
         case LengthKind::Zipf: {
-            double n = 0, s = 0;
+            // sum k p(k) with p(k) = k^-s / sum_j j^-s over [min, max].
+            double norm = 0, sum = 0;
             for (int64_t k = min; k <= max; ++k) {
                 const double p = std::pow(static_cast<double>(k), -zipf_s);
-                n += p;
-                s += p * static_cast<double>(k);
+                norm += p;
+                sum += p * static_cast<double>(k);
             }
-            return s / n;
+            return sum / norm;
         }
         case LengthKind::Histogram: {
-            double n = 0, s = 0;
-            for (size_t i = 0; i < bins.size(); ++i) {
-                n += weights[i];
-                s += weights[i] * static_cast<double>(bins[i]);
+            double norm = 0, sum = 0;
+            for (size_t i = 0; i < bins.size() && i < weights.size(); ++i) {
+                norm += weights[i];
+                sum += weights[i] * static_cast<double>(clamp_tokens(*this, bins[i]));
             }
-            return s / n;
+            return sum / norm;
         }
         case LengthKind::Normal:
         case LengthKind::Lognormal: {
-            // The clamped, rounded distribution's mean by a deterministic average over 20000 draws.
-            sim::RandomStream r(0x5EEDull);
-            double s = 0;
-            for (int i = 0; i < 20000; ++i) s += static_cast<double>(sample(r));
-            return s / 20000;
+            const bool log = kind == LengthKind::Lognormal;
+            const LogParams p = log ? log_params(*this) : LogParams{mean, stddev * stddev};
+            // A zero spread is a point mass at what sample() returns.
+            if (!(p.sigma2 > 0)) return static_cast<double>(clamp_round(*this, log ? std::exp(p.mu) : mean));
+            const Continuous x{log, p.mu, std::sqrt(p.sigma2)};
+            return clamped_rounded_mean(x, lower_bound_of(*this), upper_bound_of(*this), max <= 0);
         }
     }
     return 0;
@@ -183,18 +311,25 @@ double LengthDistribution::expected() const {
 
 std::string ArrivalProcess::check() const {
     if (kind == ArrivalKind::Offline) return "";
-    if (!(rate > 0) || !std::isfinite(rate)) return "rate must be > 0 requests/s";
-    if (kind == ArrivalKind::Gamma && !(cv > 0)) return "cv must be > 0";
-    if (kind == ArrivalKind::Bursty && (!(on_s > 0) || !(off_s > 0))) return "bursty needs on and off periods > 0";
+    if (!(rate > 0) || !std::isfinite(rate)) return "rate must be > 0 (requests/s)";
+    if (kind == ArrivalKind::Gamma && (!(cv > 0) || !std::isfinite(cv))) return "cv must be > 0";
+    if (kind == ArrivalKind::Bursty) {
+        if (!(on_s > 0) || !std::isfinite(on_s)) return "on_s must be > 0 (mean on period, s)";
+        if (!(off_s > 0) || !std::isfinite(off_s)) return "off_s must be > 0 (mean off period, s)";
+    }
     return "";
 }
 
 std::string SyntheticTraffic::check() const {
     if (num_requests < 1) return "num_requests must be >= 1";
-    if (auto w = arrival.check(); !w.empty()) return w;
-    if (auto w = prompt.check(); !w.empty()) return "prompt: " + w;
-    if (auto w = output.check(); !w.empty()) return "output: " + w;
-    if (shared_prefix.groups < 0 || shared_prefix.prefix_tokens < 0) return "shared_prefix must be >= 0";
+    if (auto why = arrival.check(); !why.empty()) return why;
+    if (auto why = prompt.check(); !why.empty()) return "prompt: " + why;
+    if (auto why = output.check(); !why.empty()) return "output: " + why;
+    if (shared_prefix.groups < 0) return "shared_prefix.groups must be >= 0";
+    if (shared_prefix.prefix_tokens < 0) return "shared_prefix.prefix_tokens must be >= 0";
+    if (shared_prefix.groups > 0 && shared_prefix.prefix_tokens < 1)
+        return "shared_prefix.prefix_tokens must be >= 1 when shared_prefix.groups > 0";
+    if (sessions.turns < 0) return "sessions.turns must be >= 0";
     if (sessions.turns >= 2 && sessions.concurrent < 1) return "sessions.concurrent must be >= 1";
     return "";
 }
@@ -204,11 +339,10 @@ namespace {
 class SyntheticSource final : public RequestSource {
 public:
     SyntheticSource(const SyntheticTraffic& t, uint64_t seed)
-        : t_(t), streams_(seed), arrival_(streams_.stream("serving.arrival")), prompt_(streams_.stream("serving.prompt")),
-          output_(streams_.stream("serving.output")), prefix_(streams_.stream("serving.prefix")) {
-        if (t.prompt.kind == LengthKind::Zipf) prompt_cdf_ = zipf_cdf(t.prompt);
-        if (t.output.kind == LengthKind::Zipf) output_cdf_ = zipf_cdf(t.output);
-        if (t.arrival.kind == ArrivalKind::Bursty) on_end_ = arrival_.exponential(1.0 / t.arrival.on_s);
+        : t_(t), arrivals_(named(seed, "serving.arrival")), prompt_(named(seed, "serving.prompt")),
+          output_(named(seed, "serving.output")), prefix_(named(seed, "serving.prefix")) {
+        // Bursty traffic starts at t = 0 in an on period.
+        if (t.arrival.kind == ArrivalKind::Bursty) on_end_ = arrivals_.exponential(1.0 / t.arrival.on_s);
     }
 
     std::optional<Request> next() override {
@@ -216,13 +350,14 @@ public:
         Request r;
         r.id = issued_;
         r.arrival_s = next_arrival();
-        const int64_t user = draw(t_.prompt, prompt_cdf_, prompt_);
-        r.output_tokens = draw(t_.output, output_cdf_, output_);
+        const int64_t fresh = std::max<int64_t>(1, t_.prompt.sample(prompt_));  // the request's own tokens
+        r.output_tokens = std::max<int64_t>(1, t_.output.sample(output_));
         uint64_t group = 0;
         if (t_.sessions.turns >= 2) {
-            // Conversation i % concurrent; its history is its last prompt (after the prefix) and output.
-            if (open_.empty()) open_.resize(static_cast<size_t>(t_.sessions.concurrent));
-            Conversation& c = open_[static_cast<size_t>(issued_ % t_.sessions.concurrent)];
+            // Slots are first visited in order 0, 1, 2, ..., so they are opened one by one.
+            const auto slot = static_cast<size_t>(issued_ % t_.sessions.concurrent);
+            if (slot == open_.size()) open_.emplace_back();
+            Conversation& c = open_[slot];
             if (c.key == 0 || c.turns >= t_.sessions.turns) {
                 c = Conversation{};
                 c.key = ++sessions_;
@@ -232,7 +367,8 @@ public:
             r.session_tokens = c.history;
             group = c.group;
             ++c.turns;
-            c.history += user + r.output_tokens;
+            // The next turn's history: this prompt after the prefix (history + fresh) and the output.
+            c.history += fresh + r.output_tokens;
         } else {
             group = pick_group();
         }
@@ -240,7 +376,7 @@ public:
             r.prefix_group = group;
             r.prefix_tokens = t_.shared_prefix.prefix_tokens;
         }
-        r.prompt_tokens = r.prefix_tokens + r.session_tokens + user;
+        r.prompt_tokens = r.prefix_tokens + r.session_tokens + fresh;
         ++issued_;
         return r;
     }
@@ -249,41 +385,43 @@ public:
 
 private:
     struct Conversation {
-        uint64_t key = 0;
-        uint64_t group = 0;
-        int64_t turns = 0;
-        int64_t history = 0;
+        uint64_t key = 0;     // session key (0: the slot has not been opened)
+        uint64_t group = 0;   // prefix group, kept for all turns
+        int64_t turns = 0;    // turns issued so far
+        int64_t history = 0;  // session_tokens of the next turn
     };
 
-    uint64_t pick_group() {
-        if (t_.shared_prefix.groups <= 0) return 0;
-        return 1 + static_cast<uint64_t>(prefix_.uniform() * static_cast<double>(t_.shared_prefix.groups));
-    }
+    static sim::RandomStream named(uint64_t seed, const char* name) { return sim::RandomStreams(seed).stream(name); }
 
-    static int64_t draw(const LengthDistribution& d, const std::vector<double>& cdf, sim::RandomStream& r) {
-        if (d.kind == LengthKind::Zipf) return d.min + sample_cdf(cdf, r);
-        return std::max<int64_t>(1, d.sample(r));
+    // A group uniform on 1..groups, or 0 without shared prefixes.
+    uint64_t pick_group() {
+        const int64_t g = t_.shared_prefix.groups;
+        if (g <= 0) return 0;
+        return 1 + std::min<uint64_t>(static_cast<uint64_t>(g - 1),
+                                      static_cast<uint64_t>(prefix_.uniform() * static_cast<double>(g)));
     }
 
     double next_arrival() {
         const auto& a = t_.arrival;
         switch (a.kind) {
             case ArrivalKind::Offline: return 0;
+            // i / rate rather than a running sum: no drift over millions of requests.
             case ArrivalKind::Constant: return static_cast<double>(issued_) / a.rate;
-            case ArrivalKind::Poisson: return now_ += arrival_.exponential(a.rate);
+            case ArrivalKind::Poisson: return now_ += arrivals_.exponential(a.rate);
             case ArrivalKind::Gamma: {
+                // Gamma(k, 1) / (rate k) has mean 1/rate and CV 1/sqrt(k) = cv.
                 const double k = 1.0 / (a.cv * a.cv);
-                return now_ += gamma_unit(arrival_, k) / (a.rate * k);
+                return now_ += gamma_unit(arrivals_, k) / (a.rate * k);
             }
             case ArrivalKind::Bursty: {
-                // Poisson arrivals while on; an arrival that would fall past the on period moves,
-                // by memorylessness, to the next on period.
-                double t = now_ + arrival_.exponential(a.rate);
+                // Poisson arrivals while on. A gap that runs past the end of the on period is cut
+                // there; by memorylessness the arrival is then a fresh exponential gap into the next
+                // on period (after an off period).
+                double t = now_ + arrivals_.exponential(a.rate);
                 while (t > on_end_) {
-                    const double off = arrival_.exponential(1.0 / a.off_s);
-                    const double on_start = on_end_ + off;
-                    on_end_ = on_start + arrival_.exponential(1.0 / a.on_s);
-                    t = on_start + arrival_.exponential(a.rate);
+                    const double on_start = on_end_ + arrivals_.exponential(1.0 / a.off_s);
+                    on_end_ = on_start + arrivals_.exponential(1.0 / a.on_s);
+                    t = on_start + arrivals_.exponential(a.rate);
                 }
                 return now_ = t;
             }
@@ -292,11 +430,9 @@ private:
     }
 
     SyntheticTraffic t_;
-    sim::RandomStreams streams_;
-    sim::RandomStream &arrival_, &prompt_, &output_, &prefix_;
-    std::vector<double> prompt_cdf_, output_cdf_;
-    std::vector<Conversation> open_;
-    uint64_t sessions_ = 0;
+    sim::RandomStream arrivals_, prompt_, output_, prefix_;
+    std::vector<Conversation> open_;  // open conversations by slot (at most `concurrent`)
+    uint64_t sessions_ = 0;           // session keys issued
     int64_t issued_ = 0;
     double now_ = 0, on_end_ = 0;
     std::vector<std::string> classes_{"default"};

@@ -11,6 +11,11 @@
 //
 // Closed-loop traffic (a fixed concurrency of clients) uses a generator with ArrivalKind::Offline:
 // the simulator ignores arrival_s and sets it when a client's previous request completes.
+//
+// Prompt composition of a generated request (Request's order: prefix, session history, the rest):
+//   prompt_tokens = prefix_tokens + session_tokens + a fresh draw from `prompt`
+// so `prompt` describes the part unique to the request (a single-turn request without a shared
+// prefix: the whole prompt). `output` is the number of tokens generated. Both draws are >= 1.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -34,7 +39,9 @@ public:
 enum class LengthKind { Fixed, Uniform, Normal, Lognormal, Zipf, Histogram };
 const char* length_kind_name(LengthKind k);
 
-// Token counts, always integers in [min, max] (draws outside are clamped; min >= 1).
+// Token counts, always integers in [min, max] (draws outside are clamped; min >= 1). Normal and
+// lognormal draws are rounded to the nearest integer, then clamped; a fixed value and histogram
+// bins are clamped too. Uniform and Zipf draw from [min, max] itself (both need max).
 struct LengthDistribution {
     LengthKind kind = LengthKind::Fixed;
     int64_t value = 0;           // Fixed
@@ -45,15 +52,43 @@ struct LengthDistribution {
     std::vector<int64_t> bins;   // Histogram: bin values (tokens)...
     std::vector<double> weights; // ...and their relative weights (>= 0, sum > 0)
 
+    // One draw (parameters must pass check()). Zipf inverts a cumulative table over [min, max]
+    // (binary search), built by the first draw and kept in `zipf_table`.
     int64_t sample(sim::RandomStream& r) const;
-    double expected() const;     // mean of the (clamped) distribution, exact or by numeric sum
+    // Mean of the distribution sample() draws from, clamped and rounded: exact for fixed, uniform,
+    // Zipf and histogram; for normal and lognormal a numeric evaluation of the same quantity
+    // (closed-form clamped moments plus the exact rounding correction near the bulk; error below
+    // 1e-6 tokens for any realistic parameters).
+    double expected() const;
     // Empty when the parameters make sense, else why not (names the field).
     std::string check() const;
+
+    // Zipf's cumulative table, a cache rather than a parameter: a copy starts without it (so copies
+    // never share mutable state), a change of min, max or zipf_s rebuilds it, and concurrent
+    // sample() calls on one object are safe.
+    class ZipfTable {
+    public:
+        struct Cdf;
+        ZipfTable() = default;
+        ZipfTable(const ZipfTable&) {}
+        ZipfTable& operator=(const ZipfTable&) { return *this; }
+        // The table for these parameters (built on first use).
+        std::shared_ptr<const Cdf> get(int64_t lo, int64_t hi, double s) const;
+
+    private:
+        mutable std::shared_ptr<const Cdf> cdf_;
+    };
+    ZipfTable zipf_table;
 };
 
 enum class ArrivalKind { Offline, Poisson, Gamma, Bursty, Constant };
 const char* arrival_kind_name(ArrivalKind k);
 
+// Arrival times of consecutive requests. Offline: all at 0. Poisson: exponential gaps of mean
+// 1/rate. Gamma: gaps Gamma(shape 1/cv^2, scale cv^2/rate), mean 1/rate and coefficient of
+// variation cv. Constant: request i at exactly i/rate. Bursty: starts in an on period at t = 0;
+// on and off periods alternate with exponential lengths of means on_s and off_s, and arrivals are
+// Poisson at `rate` during on periods only (long-run rate: rate x on_s / (on_s + off_s)).
 struct ArrivalProcess {
     ArrivalKind kind = ArrivalKind::Poisson;
     double rate = 0;    // requests/s (Poisson, Gamma, Constant; Bursty: the rate while on)
@@ -63,11 +98,19 @@ struct ArrivalProcess {
     std::string check() const;
 };
 
+// Each request (with sessions: each conversation, for all its turns) picks a group uniformly from
+// 1..groups; prefix_group is that group (never 0), prefix_tokens = this prefix_tokens.
 struct SharedPrefix {
     int64_t groups = 0;         // 0: no shared prefixes
-    int64_t prefix_tokens = 0;  // tokens of each group's prefix (part of the prompt)
+    int64_t prefix_tokens = 0;  // tokens of each group's prefix (part of the prompt; >= 1 with groups)
 };
 
+// Multi-turn conversations. `concurrent` conversations are open at a time; request i goes to open
+// conversation i % concurrent. A conversation's first turn has session_tokens 0; turn t > 1 has
+// session_tokens = the previous turn's (prompt_tokens - prefix_tokens) + output_tokens (the whole
+// history after the prefix) and a newly drawn user message on top. After `turns` turns the
+// conversation closes and a new one, with a new session key (1, 2, 3, ... never 0), takes its slot.
+// Session keys are assigned in order, so sessions draw nothing from "serving.session".
 struct Sessions {
     int64_t turns = 0;          // 0 or 1: no sessions; else requests come in conversations of `turns` turns
     int64_t concurrent = 1;     // conversations open at a time; consecutive requests rotate over them
@@ -79,9 +122,13 @@ struct SyntheticTraffic {
     int64_t num_requests = 0;
     SharedPrefix shared_prefix;
     Sessions sessions;
+    // Empty when everything (arrival, prompt, output, shared_prefix, sessions, num_requests) makes
+    // sense, else why not (names the field, e.g. "prompt: min must be >= 1").
     std::string check() const;
 };
 
+// Generates the requests lazily, one per next(); slo_classes() is {"default"}. The traffic should
+// pass check(); the source does not validate it again.
 std::unique_ptr<RequestSource> make_synthetic_source(const SyntheticTraffic& traffic, uint64_t seed);
 
 // A CSV (header row required) or JSONL trace, chosen by the file's extension (.csv, .jsonl).
@@ -89,6 +136,18 @@ std::unique_ptr<RequestSource> make_synthetic_source(const SyntheticTraffic& tra
 // prefix_group, prefix_tokens, session, session_tokens, slo_class (a name). Read lazily; any bad
 // row (non-numeric, negative or decreasing times, missing field, prefix longer than the prompt)
 // throws sim::InputError naming the file, the row (line) and the field.
+//
+// Details: the CSV header names columns in any order (unknown or repeated names, both or neither
+// of arrival_s / arrival_ms, or a missing prompt_tokens / output_tokens are errors on line 1);
+// cells may be double-quoted; an empty optional cell means "none". JSONL has one object per line,
+// unknown fields are errors, null means absent, and slo_class must be a string. Blank lines are
+// skipped. Integers are parsed strictly ("16abc", "1.5" and overflow are errors; JSON numbers
+// such as 100.0 with an integral value are accepted): token counts must fit int64, prefix_group
+// and session uint64 (0 = none), and prefix_tokens / session_tokens need their key to be non-zero.
+// Times must be finite, >= 0 and non-decreasing. Request ids count rows from 0.
+// slo_classes() starts as {"default"} (index 0, also for rows without slo_class) and grows with
+// each new name in order of first appearance, so read it after the last next(). An empty file or
+// one with only a header yields no requests (the caller decides whether that is an error).
 std::unique_ptr<RequestSource> open_trace(const std::string& path);
 
 }  // namespace fathom::workloads::serving
