@@ -103,6 +103,9 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     } else if (t.mode == ArrivalMode::Closed) {
         add("traffic.trace", "a trace gives arrival times; it cannot drive a closed loop (arrival: concurrency)");
     }
+    if (p.kv.shared_prefix_attention && !p.kv.prefix_caching)
+        add("serving.shared_prefix_attention",
+            "needs serving.prefix_caching: true (the shared prefix is read from its one cached copy)");
     if (p.batching.max_model_len == 0 && m.max_seq_len == 0)
         add("serving.max_model_len", "missing: the model states no context length");
     return v;

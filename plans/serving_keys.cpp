@@ -102,6 +102,11 @@ const std::vector<Key<ServingPlan>>& serving_plan_keys() {
         k.push_back({Decl("serving.prefix_caching", KeyType::Boolean, "reuse cached KV blocks of shared prompt prefixes"),
                      [](ServingPlan& p, const KeyValue& v) { p.kv.prefix_caching = to_bool(v); },
                      [](const ServingPlan& p) -> KeyValue { return p.kv.prefix_caching; }});
+        k.push_back({Decl("serving.shared_prefix_attention", KeyType::Boolean,
+                          "decode attention reads a prefix shared by several sequences of a batch once (Hydragen, "
+                          "RelayAttention); needs prefix_caching"),
+                     [](ServingPlan& p, const KeyValue& v) { p.kv.shared_prefix_attention = to_bool(v); },
+                     [](const ServingPlan& p) -> KeyValue { return p.kv.shared_prefix_attention; }});
         k.push_back({Decl("serving.router", KeyType::Choice, "how requests are spread over replicas (`fathom list routers`)")
                          .choices(registry_names(workloads::serving::router_registry())),
                      [](ServingPlan& p, const KeyValue& v) { p.router = to_str(v); },

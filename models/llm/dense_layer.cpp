@@ -82,6 +82,21 @@ void attention(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
         c.regather_in_backward = true;
         p.comm(c);
     }
+    if (!in.batch.shared_prefix.empty()) {
+        // Hydragen's decomposition: the shared prefix in one batched, non-causal attention (its KV
+        // read once per group, the queries of the group as one matrix), the suffixes as usual, then
+        // the two partial outputs merged by their log-sum-exp: read both, write one.
+        AttentionShape shared = a;
+        shared.causal = false;
+        shared.slices = in.batch.shared_prefix;
+        OpDesc op = attention_op(false, shared, in.kernels.kv_dtype);
+        op.name = "attention_shared_prefix";
+        p.compute(std::move(op));
+        double queries = 0;
+        for (const SequenceSlice& x : in.batch.shared_prefix) queries += static_cast<double>(x.count * x.q_len);
+        p.compute(elementwise("attention_merge", queries * static_cast<double>(q_heads * dh), 2, 1, OpRole::Attention,
+                              "residual_add"));
+    }
     if (in.kernels.flash_attention) {
         p.compute(attention_op(false, a, in.kernels.kv_dtype));
         return;

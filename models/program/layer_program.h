@@ -43,6 +43,12 @@ struct Sharding {
 
 struct TokenBatch {
     std::vector<SequenceSlice> slices;
+    // Shared-prefix attention (Hydragen, RelayAttention): queries of sequences already in `slices`
+    // that share a key prefix attend to it together, in one non-causal attention whose keys and
+    // values are read once. One slice per group of sharing sequences: q_len = the group's queries,
+    // kv_len = the prefix's keys. Those sequences' own slices then hold only the keys after the
+    // prefix. Adds no GEMM rows (tokens() ignores it); empty when nothing is shared.
+    std::vector<SequenceSlice> shared_prefix;
 
     // `sequences` sequences of `q_len` tokens each attending to `kv_len` keys.
     static TokenBatch uniform(int64_t sequences, int64_t q_len, int64_t kv_len);

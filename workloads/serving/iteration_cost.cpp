@@ -48,7 +48,8 @@ IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayou
     for (int s = 0; s < pp; ++s) layers_per_stage_.push_back(base + (s < rem ? 1 : 0));
 }
 
-IterationCost IterationCoster::exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens) {
+IterationCost IterationCoster::exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens,
+                                     const std::vector<SharedPrefixGroup>* groups) {
     FATHOM_CHECK(shape.tokens() > 0, "an iteration without tokens");
     models::LayerInputs in;
     in.shard.tp = pool_.tp;
@@ -65,6 +66,26 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
             if (extra > 0) in.batch.slices.push_back({extra, 1, mean + 1});
             if (shape.decodes - extra > 0) in.batch.slices.push_back({shape.decodes - extra, 1, mean});
         }
+    }
+    if (groups) {
+        int64_t q = 0, k = 0, w = 0;
+        for (const auto& g : *groups) {
+            in.batch.shared_prefix.push_back({1, g.queries, g.keys});
+            q += g.queries;
+            k += g.keys;
+            w += g.queries * g.keys;
+        }
+        FATHOM_CHECK(static_cast<int64_t>(groups->size()) == shape.shared_groups && q == shape.shared_queries &&
+                         k == shape.shared_keys && w == shape.shared_work,
+                     "shared-prefix groups");
+    } else if (shape.shared_groups > 0) {
+        // Equal groups: the keys (bytes read) add up exactly, queries per group chosen so that
+        // groups x queries x keys matches the FLOPs (shared_work) up to rounding.
+        const int64_t g = shape.shared_groups;
+        const int64_t keys = std::max<int64_t>(1, (shape.shared_keys + g / 2) / g);
+        const int64_t queries =
+            std::max<int64_t>(2, static_cast<int64_t>(std::llround(static_cast<double>(shape.shared_work) / static_cast<double>(g * keys))));
+        in.batch.shared_prefix.push_back({g, queries, keys});
     }
     auto pass_seconds = [](const PassCost& c) {
         double t = c.compute;
@@ -103,6 +124,9 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     key_.push_back(shape.decodes > 0 ? bucket_tokens(shape.decode_kv) : 0);
     key_.push_back(shape.samples);
     key_.push_back(shape.sequences);
+    key_.push_back(shape.shared_groups);
+    key_.push_back(shape.shared_groups > 0 ? bucket_tokens(shape.shared_keys) : 0);
+    key_.push_back(shape.shared_groups > 0 ? bucket_tokens(shape.shared_work) : 0);
     for (const auto& p : shape.prefills) {
         key_.push_back(bucket_tokens(p.tokens));
         key_.push_back(bucket_tokens(p.context));
@@ -114,7 +138,10 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     rep.decode_kv = std::max(key_[1], rep.decodes);
     rep.samples = key_[2];
     rep.sequences = key_[3];
-    for (size_t i = 4; i + 1 < key_.size(); i += 2) rep.prefills.push_back({key_[i], key_[i + 1]});
+    rep.shared_groups = key_[4];
+    rep.shared_keys = key_[5];
+    rep.shared_work = key_[6];
+    for (size_t i = 7; i + 1 < key_.size(); i += 2) rep.prefills.push_back({key_[i], key_[i + 1]});
     return cache_.emplace(key_, exact(rep)).first->second;
 }
 

@@ -15,7 +15,8 @@
 // Speed: seconds() caches costs by shape bucket. Token counts up to 256 are exact; above, they are
 // rounded to 128 steps per octave (a relative step below 0.8%, so an error below 0.4% in a term
 // linear in them); decode KV lengths enter through their sum (decode attention is memory bound, so
-// its time is linear in the bytes read). exact() prices the shape as given, each decode at its own
+// its time is linear in the bytes read); shared-prefix groups through their count and the sums of
+// their keys (bytes) and of queries x keys (FLOPs). exact() prices the shape as given, each decode at its own
 // KV length. A test bounds the difference on a sweep of shapes.
 #include <cstdint>
 #include <memory>
@@ -42,8 +43,20 @@ struct IterationShape {
     int64_t decode_kv = 0;     // sum over decodes of the keys each attends to (its KV length + 1)
     int64_t samples = 0;       // sequences sampling a token: decodes + prefills that finish their prompt
     int64_t sequences = 0;     // running sequences the engine's CPU handles this iteration
+    // Shared-prefix attention (KvSettings::shared_prefix_attention): decodes grouped by the prefix
+    // they share. decode_kv then counts, for a grouped decode, only its keys after the prefix.
+    int64_t shared_groups = 0;   // groups of >= 2 decodes sharing a prefix
+    int64_t shared_queries = 0;  // decodes in those groups
+    int64_t shared_keys = 0;     // sum over groups of the prefix's keys (read once per group)
+    int64_t shared_work = 0;     // sum over groups of queries x prefix keys (the prefix attention's FLOPs)
 
     int64_t tokens() const;
+};
+
+// One group of decodes sharing a prefix, for IterationCoster::exact.
+struct SharedPrefixGroup {
+    int64_t queries = 0;  // decodes in the group
+    int64_t keys = 0;     // tokens of the shared prefix
 };
 
 // Seconds of one iteration on each pipeline stage (the pipeline replays them), and the transfer of
@@ -64,8 +77,12 @@ public:
     IterationCoster& operator=(const IterationCoster&) = delete;
 
     // Priced as given; `decode_kv_lens` (optional) lists each decode's KV length, whose sum must be
-    // shape.decode_kv; without it the decodes attend to their mean.
-    IterationCost exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens = nullptr);
+    // shape.decode_kv; without it the decodes attend to their mean. `groups` (optional) lists the
+    // shared-prefix groups, which must add up to the shape's shared_* totals; without it the groups
+    // are priced as shared_groups equal groups (prefix shared_keys / shared_groups, and as many
+    // queries each as keep shared_work, the FLOPs, exact up to rounding).
+    IterationCost exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens = nullptr,
+                        const std::vector<SharedPrefixGroup>* groups = nullptr);
     // Cached by shape bucket.
     const IterationCost& seconds(const IterationShape& shape);
     size_t cache_size() const { return cache_.size(); }

@@ -20,6 +20,36 @@ enum class Role { Aggregated, Prefill, Decode };
 
 class Cluster;
 
+// Shared-prefix attention (Hydragen): the batch's decodes grouped by the shared-prefix group blocks
+// they reference in the prefix cache, identified by the last such block (equal identities mean
+// equal prefixes). A group of two or more decodes reads its prefix once; each member's own
+// attention keeps the keys after the prefix. A prefix shorter than one full block, or a request
+// whose prefix blocks are private copies (admitted before the prefix was cached), is not shared.
+void group_shared_prefixes(const Batch& b, int64_t block_size, IterationShape& shape) {
+    std::vector<std::pair<uint64_t, int64_t>> members;  // (identity of the last shared block, blocks)
+    auto add = [&](const Sequence* s) {
+        const int64_t blocks = std::min(s->cached_blocks, s->req.prefix_tokens / block_size);
+        if (blocks > 0) members.emplace_back(s->block_ids[static_cast<size_t>(blocks - 1)], blocks);
+    };
+    for (const Sequence* s : b.decode) add(s);
+    for (const Sequence* s : b.padding) add(s);
+    std::sort(members.begin(), members.end());
+    for (size_t i = 0; i < members.size();) {
+        size_t j = i;
+        while (j < members.size() && members[j].first == members[i].first) ++j;
+        const int64_t n = static_cast<int64_t>(j - i);
+        if (n >= 2) {
+            const int64_t keys = members[i].second * block_size;
+            ++shape.shared_groups;
+            shape.shared_queries += n;
+            shape.shared_keys += keys;
+            shape.shared_work += n * keys;
+            shape.decode_kv -= n * keys;
+        }
+        i = j;
+    }
+}
+
 // One engine instance: its scheduling state, policy, iteration costs and pipeline.
 class Replica {
 public:
@@ -215,6 +245,7 @@ void Replica::try_launch() {
         s->in_flight = true;
     }
     shape.decodes = static_cast<int64_t>(b.decode.size() + b.padding.size());
+    if (state.kv_settings().shared_prefix_attention) group_shared_prefixes(b, state.kv().block_size(), shape);
     shape.samples += shape.decodes;
     shape.sequences = static_cast<int64_t>(b.prefill.size()) + shape.decodes;
     const IterationCost& cost = coster.seconds(shape);
