@@ -103,6 +103,8 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     } else if (t.mode == ArrivalMode::Closed) {
         add("traffic.trace", "a trace gives arrival times; it cannot drive a closed loop (arrival: concurrency)");
     }
+    if (t.trace.empty() && !p.slo.classes.empty())
+        add("slo.classes", "generated traffic has only the default class; classes come from a trace's slo_class column");
     if (p.kv.shared_prefix_attention && !p.kv.prefix_caching)
         add("serving.shared_prefix_attention",
             "needs serving.prefix_caching: true (the shared prefix is read from its one cached copy)");

@@ -85,6 +85,22 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     s.add("slo.tpot_ms", r.slo_tpot_s * 1e3);
     s.add("slo_attainment", r.slo_attainment);
     s.add("goodput_requests_per_s", r.goodput_requests_per_s);
+    if (!r.slo_classes.empty()) {
+        std::vector<Record> rows;
+        for (const auto& k : r.slo_classes) {
+            Record c;
+            c.add("name", k.name);
+            c.add("requests", k.requests);
+            c.add("slo.ttft_ms", k.slo_ttft_s * 1e3);
+            c.add("slo.tpot_ms", k.slo_tpot_s * 1e3);
+            c.add("slo_attainment", k.slo_attainment);
+            c.add("goodput_requests_per_s", k.goodput_requests_per_s);
+            add_percentiles(c, "ttft_ms", k.ttft_s, 1e3);
+            add_percentiles(c, "tpot_ms", k.tpot_s, 1e3);
+            rows.push_back(std::move(c));
+        }
+        rep.tables.emplace_back("slo_classes", std::move(rows));
+    }
     s.add("preemptions", r.preemptions);
     s.add("prefix_hit_tokens", r.prefix_hit_tokens);
     s.add("prefix_hit_rate", r.prefix_hit_rate);
@@ -112,6 +128,11 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
         // A trace is named by its file name: where the scenario was loaded from must not matter.
         if (k.info.path == "traffic.trace") v = v.substr(v.find_last_of('/') + 1);
         h.add(v);
+    }
+    for (const auto& c : p.slo.classes) {
+        h.add("slo.classes." + c.name);
+        h.add(format_value(c.ttft_s));
+        h.add(format_value(c.tpot_s));
     }
     return h.value();
 }

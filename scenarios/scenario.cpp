@@ -193,8 +193,22 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
         if (!std::filesystem::is_regular_file(t)) tr.fail("trace", "no such file '" + p.traffic.trace + "'");
     }
     if (auto slo = root.find("slo")) {
-        check_section_keys(*slo, "slo");
+        check_section_keys(*slo, "slo", {"classes"});
         read_section(*slo, "slo", keys, p, &given);
+        if (auto classes = slo->find("classes")) {
+            // slo.classes: {NAME: {ttft: T, tpot: T}, ...}; a missing ttft or tpot: not constrained.
+            if (!classes->is_map()) slo->fail("classes", "expected a mapping of class names to {ttft, tpot}");
+            for (const std::string& name : classes->keys()) {
+                const Node c = classes->child(name);
+                if (!c.is_map()) classes->fail(name, "expected a mapping with ttft and/or tpot");
+                c.allow_only({"ttft", "tpot"});
+                SloClass k;
+                k.name = name;
+                if (c.has("ttft")) k.ttft_s = std::get<double>(read_value(c, *plans::find_key("slo.ttft")));
+                if (c.has("tpot")) k.tpot_s = std::get<double>(read_value(c, *plans::find_key("slo.tpot")));
+                p.slo.classes.push_back(std::move(k));
+            }
+        }
     }
     if (auto cap = root.find("capacity")) {
         check_section_keys(*cap, "capacity");

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 
 #include "tests/support/fixtures.h"
@@ -396,4 +398,44 @@ TEST_CASE("KV capacity follows vLLM's memory accounting", "[serving]") {
     CHECK(m.kv_bytes_per_token == 131072);
     const double tokens = static_cast<double>(m.kv_blocks) * 16;
     CHECK(tokens == Approx((72e9 - m.weight_bytes - m.activation_bytes) / 131072).epsilon(0.001));
+}
+
+TEST_CASE("per-class SLOs: each request is held to its class's targets", "[serving]") {
+    // A trace of 40 requests: rows 0, 2, 4, ... of class "tight", rows 1, 5, 9, ... "loose" and
+    // rows 3, 7, 11, ... without a class (held to the scenario's default SLO). "tight" asks for a TTFT of 1 us, which no request
+    // can meet (a prefill of 200 tokens takes milliseconds); "loose" has no constraint; the default
+    // class asks for 10 s, which an idle GPU meets. So attainment is 0 for "tight", 1 for the
+    // others, and overall (10 loose + 10 default) / 40 = 0.5; goodput is the met requests / s.
+    const auto dir = std::filesystem::temp_directory_path() / "fathom_slo_classes_test";
+    std::filesystem::create_directories(dir);
+    const auto trace = dir / "classes.csv";
+    {
+        std::ofstream f(trace);
+        f << "arrival_s,prompt_tokens,output_tokens,slo_class\n";
+        for (int i = 0; i < 40; ++i)
+            f << 0.5 * i << ",200,20," << (i % 4 == 3 ? "" : i % 2 == 0 ? "tight" : "loose") << "\n";
+    }
+    const std::string yaml = "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
+                             "serving: {tp: 1}\ntraffic: {arrival: trace, trace: " + trace.string() + "}\n"
+                             "slo:\n  ttft: 10 s\n  classes:\n    tight: {ttft: 1 us}\n    loose: {}\n    unused: {tpot: 1 ms}\n";
+    const ServingReport r = serve(scenario(yaml), true);
+    REQUIRE(r.requests == 40);
+    CHECK(r.slo_attainment == Approx(0.5));
+    CHECK(r.goodput_requests_per_s == Approx(20.0 / r.duration_s));
+    REQUIRE(r.slo_classes.size() == 4);  // default (rows without a class), tight, loose, then unused
+    CHECK(r.slo_classes[0].name == "default");
+    CHECK(r.slo_classes[0].requests == 10);
+    CHECK(r.slo_classes[0].slo_attainment == 1);
+    CHECK(r.slo_classes[1].name == "tight");
+    CHECK(r.slo_classes[1].requests == 20);
+    CHECK(r.slo_classes[1].slo_attainment == 0);
+    CHECK(r.slo_classes[2].name == "loose");
+    CHECK(r.slo_classes[2].requests == 10);
+    CHECK(r.slo_classes[2].slo_attainment == 1);
+    CHECK(r.slo_classes[2].slo_ttft_s == 0);
+    CHECK(r.slo_classes[3].name == "unused");
+    CHECK(r.slo_classes[3].requests == 0);
+    CHECK(r.slo_classes[3].slo_tpot_s == Approx(1e-3));
+    for (const auto& rec : r.records) CHECK(rec.slo_met == (r.slo_class_names[static_cast<size_t>(rec.slo_class)] != "tight"));
+    std::filesystem::remove_all(dir);
 }

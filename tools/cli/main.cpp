@@ -247,6 +247,15 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
         std::printf("\nSLO             ttft <= %s ms, tpot <= %s ms: %.1f %% attained, goodput %.2f requests/s\n",
                     r.slo_ttft_s > 0 ? ms(r.slo_ttft_s).c_str() : "-", r.slo_tpot_s > 0 ? ms(r.slo_tpot_s).c_str() : "-",
                     100 * r.slo_attainment, r.goodput_requests_per_s);
+    if (!r.slo_classes.empty()) {
+        std::printf("\n%-16s %9s %10s %10s %10s %10s %12s %12s\n", "SLO class", "requests", "ttft SLO", "tpot SLO",
+                    "attained", "goodput", "ttft p99 ms", "tpot p99 ms");
+        for (const auto& k : r.slo_classes)
+            std::printf("%-16s %9lld %10s %10s %9.1f%% %10.2f %12.1f %12.1f\n", k.name.c_str(), static_cast<long long>(k.requests),
+                        k.slo_ttft_s > 0 ? (ms(k.slo_ttft_s) + " ms").c_str() : "-",
+                        k.slo_tpot_s > 0 ? (ms(k.slo_tpot_s) + " ms").c_str() : "-", 100 * k.slo_attainment,
+                        k.goodput_requests_per_s, 1e3 * k.ttft_s.p99, 1e3 * k.tpot_s.p99);
+    }
     std::printf("\nKV cache        %lld blocks (%.0f tokens) per replica, %.1f %% used on average, %.1f %% at most\n",
                 static_cast<long long>(r.kv_blocks_per_replica), r.kv_tokens_per_replica, 100 * r.kv_utilization_mean,
                 100 * r.kv_utilization_max);
@@ -259,7 +268,7 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     if (!a.trace.empty()) write_file(a.trace, trace.str());
     if (!a.requests.empty()) {
         std::string csv = workloads::serving::request_csv_header();
-        for (const auto& rec : r.records) csv += workloads::serving::request_csv_row(rec);
+        for (const auto& rec : r.records) csv += workloads::serving::request_csv_row(rec, r.slo_class_names);
         write_file(a.requests, csv);
     }
     if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o)));

@@ -75,10 +75,23 @@ std::string request_csv_header() {
            "kv_transfer_s,prompt_tokens,output_tokens,generated_tokens,prefix_hit_tokens,preemptions,slo_met\n";
 }
 
-std::string request_csv_row(const RequestRecord& r) {
+namespace {
+// A CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_cell(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+}  // namespace
+
+std::string request_csv_row(const RequestRecord& r, const std::vector<std::string>& classes) {
+    const std::string cls = r.slo_class >= 0 && static_cast<size_t>(r.slo_class) < classes.size()
+                                ? csv_cell(classes[static_cast<size_t>(r.slo_class)])
+                                : std::to_string(r.slo_class);
     char buf[512];
-    std::snprintf(buf, sizeof buf, "%lld,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%lld,%lld,%lld,%lld,%d,%d\n",
-                  static_cast<long long>(r.id), r.replica, r.decode_replica, r.slo_class, r.arrival_s, r.queue_s, r.ttft_s,
+    std::snprintf(buf, sizeof buf, "%lld,%d,%d,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%lld,%lld,%lld,%lld,%d,%d\n",
+                  static_cast<long long>(r.id), r.replica, r.decode_replica, cls.c_str(), r.arrival_s, r.queue_s, r.ttft_s,
                   r.ttft_service_s, r.tpot_s, r.e2e_s, r.max_itl_s, r.kv_transfer_s, static_cast<long long>(r.prompt_tokens),
                   static_cast<long long>(r.output_tokens), static_cast<long long>(r.generated_tokens), static_cast<long long>(r.prefix_hit_tokens), r.preemptions,
                   r.slo_met ? 1 : 0);

@@ -53,6 +53,16 @@ struct RequestRecord {
     bool slo_met = true;
 };
 
+// The requests of one SLO class (a trace's slo_class), against that class's SLOs.
+struct SloClassReport {
+    std::string name;
+    double slo_ttft_s = 0, slo_tpot_s = 0;  // 0: not constrained
+    int64_t requests = 0;
+    double slo_attainment = 0;
+    double goodput_requests_per_s = 0;      // over the run's duration
+    Percentiles ttft_s, tpot_s;
+};
+
 struct ServingReport {
     int64_t requests = 0;          // measured requests (after the warm-up ones)
     int64_t warmup_requests = 0;
@@ -61,7 +71,7 @@ struct ServingReport {
     double requests_per_s = 0, input_tokens_per_s = 0, output_tokens_per_s = 0, total_tokens_per_s = 0;
     Percentiles ttft_s, ttft_service_s, queue_s, tpot_s, itl_s, e2e_s, kv_transfer_s;
     double slo_ttft_s = 0, slo_tpot_s = 0;
-    double slo_attainment = 1;     // share of measured requests meeting both SLOs
+    double slo_attainment = 1;     // share of measured requests meeting both SLOs (each its class's)
     double goodput_requests_per_s = 0;
     int64_t preemptions = 0;
     int64_t prefix_hit_tokens = 0;
@@ -79,11 +89,17 @@ struct ServingReport {
     int64_t kv_blocks_per_replica = 0;  // aggregated or decode pool
     double kv_tokens_per_replica = 0;
     double weight_bytes_per_gpu = 0;
+    // Per class, in the order the traffic names them, then the classes of slo.classes no request
+    // had; a class without requests is listed only if slo.classes names it. Present when the
+    // traffic names a class other than "default" or the scenario gives slo.classes.
+    std::vector<SloClassReport> slo_classes;
+    std::vector<std::string> slo_class_names;  // the traffic's class names, by RequestRecord::slo_class
     std::vector<RequestRecord> records;  // all requests in id order, when asked for
 };
 
 // The per-request CSV (`fathom run --requests FILE`).
+// `classes` names the slo_class indices (the traffic's slo_classes()).
 std::string request_csv_header();
-std::string request_csv_row(const RequestRecord& r);
+std::string request_csv_row(const RequestRecord& r, const std::vector<std::string>& classes);
 
 }  // namespace fathom::workloads::serving

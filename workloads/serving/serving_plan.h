@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hardware/spec.h"
 #include "models/program/layer_program.h"
@@ -63,10 +64,20 @@ struct TrafficPlan {
     int64_t warmup_requests = 0;          // requests excluded from the aggregates (their load counts)
 };
 
+// SLOs of one class of requests (a trace's slo_class column names the class of each row).
+struct SloClass {
+    std::string name;
+    double ttft_s = 0;                    // 0: no TTFT constraint for this class
+    double tpot_s = 0;                    // 0: no TPOT constraint for this class
+};
+
 struct SloSettings {
     double ttft_s = 0;                    // 0: no TTFT constraint
     double tpot_s = 0;                    // 0: no TPOT constraint
     double target_attainment = 0.9;       // capacity: share of requests that must meet both
+    // Per-class SLOs (slo.classes); a request of a class not listed here (or of the default class)
+    // is held to ttft_s / tpot_s above.
+    std::vector<SloClass> classes;
 };
 
 // `fathom capacity`: the highest request rate whose SLO attainment meets slo.target_attainment,

@@ -142,6 +142,14 @@ private:
         in_system_t_ = t;
         in_system_ += delta;
     }
+    // Per SLO class index (the source's slo_classes()): its SLOs and measured requests.
+    struct ClassStats {
+        double ttft_s = 0, tpot_s = 0;
+        int64_t requests = 0, met = 0;
+        std::vector<double> ttft, tpot;
+    };
+    std::vector<ClassStats> classes_;
+    ClassStats& class_stats(int32_t index);
     int64_t in_tokens_ = 0, out_tokens_ = 0, met_ = 0, measured_ = 0, preemptions_ = 0, hit_tokens_ = 0, prompt_tokens_ = 0;
 };
 
@@ -459,6 +467,23 @@ void Cluster::prefilled(Replica& from, Sequence* s) {
     });
 }
 
+Cluster::ClassStats& Cluster::class_stats(int32_t index) {
+    const auto& names = source_.slo_classes();
+    while (classes_.size() < names.size()) {
+        ClassStats c;
+        c.ttft_s = plan_.slo.ttft_s;
+        c.tpot_s = plan_.slo.tpot_s;
+        for (const SloClass& k : plan_.slo.classes)
+            if (k.name == names[classes_.size()]) {
+                c.ttft_s = k.ttft_s;
+                c.tpot_s = k.tpot_s;
+            }
+        classes_.push_back(std::move(c));
+    }
+    FATHOM_CHECK(index >= 0 && static_cast<size_t>(index) < classes_.size(), "SLO class index");
+    return classes_[static_cast<size_t>(index)];
+}
+
 void Cluster::finished(Sequence* s) {
     ++done_;
     count_in_system(-1);
@@ -478,9 +503,13 @@ void Cluster::finished(Sequence* s) {
         queue_.push_back(s->scheduled - s->arrival);
         e2e_.push_back(e2e);
         if (tpot >= 0) tpot_.push_back(tpot);
-        const auto& slo = plan_.slo;
-        const bool met = (slo.ttft_s <= 0 || ttft <= slo.ttft_s) && (slo.tpot_s <= 0 || tpot <= slo.tpot_s);
+        ClassStats& cls = class_stats(s->req.slo_class);
+        const bool met = (cls.ttft_s <= 0 || ttft <= cls.ttft_s) && (cls.tpot_s <= 0 || tpot < 0 || tpot <= cls.tpot_s);
         met_ += met ? 1 : 0;
+        ++cls.requests;
+        cls.met += met ? 1 : 0;
+        cls.ttft.push_back(ttft);
+        if (tpot >= 0) cls.tpot.push_back(tpot);
         if (options_.keep_records) {
             RequestRecord r;
             r.id = s->req.id;
@@ -537,6 +566,39 @@ ServingReport Cluster::run() {
     rep.slo_tpot_s = plan_.slo.tpot_s;
     rep.slo_attainment = measured_ ? static_cast<double>(met_) / static_cast<double>(measured_) : 0;
     rep.goodput_requests_per_s = static_cast<double>(met_) / d;
+    const auto& names = source_.slo_classes();
+    rep.slo_class_names = names;
+    if (names.size() > 1 || !plan_.slo.classes.empty()) {
+        if (!names.empty()) class_stats(static_cast<int32_t>(names.size() - 1));  // every named class has its SLOs
+        auto add = [&](const std::string& name, ClassStats* c) {
+            SloClassReport k;
+            k.name = name;
+            if (c) {
+                k.slo_ttft_s = c->ttft_s;
+                k.slo_tpot_s = c->tpot_s;
+                k.requests = c->requests;
+                k.slo_attainment = c->requests ? static_cast<double>(c->met) / static_cast<double>(c->requests) : 0;
+                k.goodput_requests_per_s = static_cast<double>(c->met) / d;
+                k.ttft_s = percentiles(c->ttft);
+                k.tpot_s = percentiles(c->tpot);
+            }
+            rep.slo_classes.push_back(std::move(k));
+        };
+        auto listed = [&](const std::string& name) {
+            for (const SloClass& k : plan_.slo.classes)
+                if (k.name == name) return true;
+            return false;
+        };
+        for (size_t i = 0; i < names.size(); ++i)
+            if (classes_[i].requests > 0 || listed(names[i])) add(names[i], &classes_[i]);
+        // Classes the scenario gives SLOs for that no request had.
+        for (const SloClass& k : plan_.slo.classes)
+            if (std::find(names.begin(), names.end(), k.name) == names.end()) {
+                add(k.name, nullptr);
+                rep.slo_classes.back().slo_ttft_s = k.ttft_s;
+                rep.slo_classes.back().slo_tpot_s = k.tpot_s;
+            }
+    }
     rep.preemptions = preemptions_;
     rep.prefix_hit_tokens = hit_tokens_;
     rep.prefix_hit_rate = prompt_tokens_ ? static_cast<double>(hit_tokens_) / static_cast<double>(prompt_tokens_) : 0;
