@@ -5,26 +5,6 @@
 
 namespace fathom::plans {
 
-Outcome evaluate_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
-                          const workloads::TrainingPlan& plan, const EvaluationContext& context,
-                          const EvaluateOptions& options) {
-    Outcome out;
-    out.violations = check_training_plan(model, cluster, plan);
-    if (!out.violations.empty()) return out;
-    std::unique_ptr<models::CostModel> cost;
-    if (auto table = context.cost_table(cluster.accelerator.id)) {
-        cost = std::make_unique<models::TableCost>(std::move(table), cluster.accelerator, models::Load::Sustained);
-        out.cost_model = "table";
-    } else {
-        cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
-        out.cost_model = "roofline";
-    }
-    const auto network = hardware::make_analytical_network(cluster, context.collective_algorithm);
-    const workloads::StepInputs in{model, cluster, plan, *cost, *network};
-    out.report = workloads::simulate_training_step(in, options.trace);
-    return out;
-}
-
 namespace {
 
 std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& acc, const EvaluationContext& context,
@@ -38,6 +18,19 @@ std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpe
 }
 
 }  // namespace
+
+Outcome evaluate_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                          const workloads::TrainingPlan& plan, const EvaluationContext& context,
+                          const EvaluateOptions& options) {
+    Outcome out;
+    out.violations = check_training_plan(model, cluster, plan);
+    if (!out.violations.empty()) return out;
+    const auto cost = cost_model_for(cluster.accelerator, context, out.cost_model);
+    const auto network = hardware::make_analytical_network(cluster, context.collective_algorithm);
+    const workloads::StepInputs in{model, cluster, plan, *cost, *network};
+    out.report = workloads::simulate_training_step(in, options.trace);
+    return out;
+}
 
 Outcome evaluate_serving(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                          const workloads::serving::ServingPlan& plan, const EvaluationContext& context, uint64_t seed,
