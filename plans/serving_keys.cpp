@@ -88,6 +88,12 @@ const std::vector<Key<ServingPlan>>& serving_plan_keys() {
                          .range(0.01, 1),
                      [](ServingPlan& p, const KeyValue& v) { p.kv.gpu_memory_utilization = to_double(v); },
                      [](const ServingPlan& p) -> KeyValue { return p.kv.gpu_memory_utilization; }});
+        k.push_back({Decl("serving.memory_fraction_of", KeyType::Choice,
+                          "what gpu_memory_utilization is a share of: the device (vLLM) or the memory free after "
+                          "weights, activations and runtime (TensorRT-LLM free_gpu_memory_fraction), all KV")
+                         .choices({"device", "free"}),
+                     [](ServingPlan& p, const KeyValue& v) { p.kv.fraction_of_free = to_str(v) == "free"; },
+                     [](const ServingPlan& p) -> KeyValue { return std::string(p.kv.fraction_of_free ? "free" : "device"); }});
         k.push_back({Decl("serving.watermark", KeyType::Number, "share of KV blocks kept free when admitting requests").range(0, 0.5),
                      [](ServingPlan& p, const KeyValue& v) { p.kv.watermark = to_double(v); },
                      [](const ServingPlan& p) -> KeyValue { return p.kv.watermark; }});
@@ -107,6 +113,11 @@ const std::vector<Key<ServingPlan>>& serving_plan_keys() {
                           "RelayAttention); needs prefix_caching"),
                      [](ServingPlan& p, const KeyValue& v) { p.kv.shared_prefix_attention = to_bool(v); },
                      [](const ServingPlan& p) -> KeyValue { return p.kv.shared_prefix_attention; }});
+        k.push_back({Decl("serving.reserve_output", KeyType::Boolean,
+                          "admission reserves KV for prompt + output tokens (TensorRT-LLM GUARANTEED_NO_EVICT): no "
+                          "preemption, fewer sequences admitted"),
+                     [](ServingPlan& p, const KeyValue& v) { p.kv.reserve_output = to_bool(v); },
+                     [](const ServingPlan& p) -> KeyValue { return p.kv.reserve_output; }});
         k.push_back({Decl("serving.router", KeyType::Choice, "how requests are spread over replicas (`fathom list routers`)")
                          .choices(registry_names(workloads::serving::router_registry())),
                      [](ServingPlan& p, const KeyValue& v) { p.router = to_str(v); },

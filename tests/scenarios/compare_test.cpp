@@ -60,8 +60,10 @@ TEST_CASE("training predictions match the published measurements", "[scenarios][
 TEST_CASE("serving predictions match the published measurements", "[scenarios][compare][serving]") {
     // Every serving case of the frozen copy: the 26 dense cases with request lengths in the file
     // are simulated (MoE, per-pool disaggregated and dataset-length cases are unsupported), and the
-    // median absolute error stays at the 12.2% reached when serving landed (the issue's bound is
-    // 15%). tests/golden pins each number.
+    // median absolute error stays at the 13.7% reached (the issue's bound is 15%). tests/golden pins
+    // each number. History: 12.2% when serving landed; 13.7% once the TensorRT-LLM preset took its
+    // documented KV defaults (free_gpu_memory_fraction of the free memory, GUARANTEED_NO_EVICT
+    // reservation), which lowered the mean |error| from 14.2% to 12.5% while moving the median.
     const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml",
                                                      testing::source_context());
     std::vector<double> errs;
@@ -76,5 +78,5 @@ TEST_CASE("serving predictions match the published measurements", "[scenarios][c
     const size_t n = errs.size();
     const double median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
     WARN("serving cases: " << n << " simulated; median |error| " << 100 * median << "%");
-    CHECK(median <= 0.13);
+    CHECK(median <= 0.14);
 }

@@ -439,3 +439,39 @@ TEST_CASE("per-class SLOs: each request is held to its class's targets", "[servi
     for (const auto& rec : r.records) CHECK(rec.slo_met == (r.slo_class_names[static_cast<size_t>(rec.slo_class)] != "tight"));
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("KV capacity as TensorRT-LLM sizes it: a share of the memory free after loading", "[serving]") {
+    // Same model and device as above with memory_fraction_of: free. TensorRT-LLM gives the KV cache
+    // free_gpu_memory_fraction (0.9) of what is left once weights and activations are loaded:
+    // (80 GB - 16.06 GB - activations) x 0.9 = ~57.5 GB less 0.9 x activations, more than vLLM's
+    // 72 GB - 16.06 GB - activations = ~55.9 GB less the activations.
+    const auto& cat = testing::source_catalog();
+    PoolLayout pool;
+    pool.accelerator = cat.accelerator("h100-sxm-80gb");
+    KvSettings kv;
+    kv.fraction_of_free = true;
+    const ReplicaMemory m = replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, kv, BatchingSettings{},
+                                           EngineSettings{});
+    const double tokens = static_cast<double>(m.kv_blocks) * 16;
+    CHECK(tokens == Approx((80e9 - m.weight_bytes - m.activation_bytes) * 0.9 / 131072).epsilon(0.001));
+    const ReplicaMemory v = replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, KvSettings{},
+                                           BatchingSettings{}, EngineSettings{});
+    CHECK(m.kv_blocks > v.kv_blocks);
+}
+
+TEST_CASE("reserving prompt + output at admission never preempts (GUARANTEED_NO_EVICT)", "[serving]") {
+    // The oversubscribed workload of the preemption test: with reserve_output a request is admitted
+    // only when blocks for all its 1024 + 512 tokens are free, so a running sequence never runs
+    // out of KV: no preemption, every request finishes with its 512 tokens, and fewer run at once.
+    const auto run = [](bool reserve) {
+        return serve(scenario(one_gpu(std::string("  gpu_memory_utilization: 0.25\n  reserve_output: ") + (reserve ? "true" : "false") + "\n",
+                                      "  arrival: offline\n  num_requests: 64\n  prompt: 1024\n  output: 512\n")),
+                     true);
+    };
+    const ServingReport r = run(true), on_demand = run(false);
+    CHECK(r.preemptions == 0);
+    CHECK(on_demand.preemptions > 0);
+    REQUIRE(r.records.size() == 64);
+    for (const auto& rec : r.records) CHECK(rec.generated_tokens == 512);
+    CHECK(r.batch_size_mean < on_demand.batch_size_mean);
+}

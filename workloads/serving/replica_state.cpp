@@ -32,6 +32,7 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         s.computed = hit * bs;
     }
     const int64_t chunk = std::min(max_chunk, s.prefill_target - s.computed);
+    if (kv_.reserve_output) reserve_tokens = std::max(reserve_tokens, s.req.prompt_tokens + s.req.output_tokens);
     const int64_t tokens = std::max(reserve_tokens, s.computed + chunk);
     const int64_t need = blocks_needed(s, tokens);
     const int64_t watermark = static_cast<int64_t>(std::ceil(kv_.watermark * static_cast<double>(kv_cache_.capacity())));

@@ -32,7 +32,8 @@ public:
     // Admits the front of `waiting`: prefix-cache lookup, then blocks for the prompt tokens it
     // prefills first (at most `max_chunk`), which it returns. Refused (returns 0, nothing changes)
     // when the blocks would leave fewer than the watermark free; with `reserve_tokens` > 0 the
-    // blocks of that many tokens are allocated up front (orca, static: KV for the whole sequence).
+    // blocks of that many tokens are allocated up front (orca, static: KV for the whole sequence;
+    // KvSettings::reserve_output: prompt + output for every policy).
     int64_t admit_front(int64_t max_chunk, int64_t reserve_tokens = 0);
     // Running sequences (not swapped, not finished).
     int64_t running_count() const;

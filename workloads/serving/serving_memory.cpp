@@ -43,8 +43,15 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
                              static_cast<double>(m.vocab) * 4.0 * (1.0 + 1.0 / tp);
     r.reserved_bytes = engine.runtime_reserved_bytes;
     r.capacity_bytes = pool.accelerator.memory_capacity;
-    r.usable_bytes = r.capacity_bytes * kv.gpu_memory_utilization;
-    r.kv_bytes = r.usable_bytes - r.weight_bytes - r.activation_bytes - r.reserved_bytes;
+    if (kv.fraction_of_free) {
+        // TensorRT-LLM: the KV cache takes the fraction of what is free once the engine is loaded.
+        r.usable_bytes = r.capacity_bytes;
+        const double free = r.usable_bytes - r.weight_bytes - r.activation_bytes - r.reserved_bytes;
+        r.kv_bytes = free > 0 ? free * kv.gpu_memory_utilization : free;
+    } else {
+        r.usable_bytes = r.capacity_bytes * kv.gpu_memory_utilization;
+        r.kv_bytes = r.usable_bytes - r.weight_bytes - r.activation_bytes - r.reserved_bytes;
+    }
     const double kv_heads_per_rank = std::max(1.0, static_cast<double>(m.kv_heads) / tp);
     const double per_token_per_layer = 2.0 * kv_heads_per_rank * dh * hardware::dtype_bytes(kv.dtype);
     r.block_bytes = static_cast<double>(kv.block_size) * static_cast<double>(layers0) * per_token_per_layer;

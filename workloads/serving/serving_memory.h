@@ -16,7 +16,7 @@ namespace fathom::workloads::serving {
 
 struct ReplicaMemory {
     double capacity_bytes = 0;     // per device
-    double usable_bytes = 0;       // capacity x gpu_memory_utilization
+    double usable_bytes = 0;       // capacity x gpu_memory_utilization (fraction_of_free: capacity)
     double weight_bytes = 0;       // the fullest device's weights
     double activation_bytes = 0;
     double reserved_bytes = 0;

@@ -46,11 +46,18 @@ struct BatchingSettings {
 struct KvSettings {
     int64_t block_size = 16;              // tokens per paged KV block
     double gpu_memory_utilization = 0.9;  // share of device memory the engine may use
+    // true: gpu_memory_utilization is the KV cache's share of the memory left after weights,
+    // activations and the runtime reserve (TensorRT-LLM's free_gpu_memory_fraction).
+    bool fraction_of_free = false;
     double watermark = 0.01;              // share of blocks kept free when admitting new requests
     hardware::Dtype dtype = hardware::Dtype::bf16;
     Preemption preemption = Preemption::Recompute;
     bool prefix_caching = false;          // reuse cached blocks of shared prompt prefixes (radix tree, LRU)
     bool shared_prefix_attention = false; // decode attention reads a prefix shared in the batch once
+    // Admission reserves the blocks of the whole request, prompt + output (TensorRT-LLM's
+    // GUARANTEED_NO_EVICT capacity scheduler): running sequences never run out of KV, so never get
+    // preempted, at the price of fewer admitted. false: blocks allocated as tokens are computed.
+    bool reserve_output = false;
 };
 
 enum class ArrivalMode { Open, Closed };  // open: the source's arrival times; closed: N clients
