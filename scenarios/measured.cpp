@@ -16,6 +16,20 @@ std::string opt_str(const YAML::Node& n, const char* key, const std::string& fal
 }
 bool has(const YAML::Node& n, const char* key) { return n && n[key]; }
 
+int positive_int(const YAML::Node& section, const std::string& where, const char* key) {
+    const YAML::Node n = section[key];
+    const int line = n ? n.Mark().line + 1 : section.Mark().line + 1;
+    long long v = 0;
+    try {
+        v = n.as<long long>();
+    } catch (const YAML::Exception&) {
+        throw BadCase{where + "." + key, "expected a positive integer", line};
+    }
+    if (v < 1 || v > 2147483647LL)
+        throw BadCase{where + "." + key, "must be an integer from 1 to 2147483647, got " + std::to_string(v), line};
+    return static_cast<int>(v);
+}
+
 // The NIC of a case: named by the fabric id where it fixes the generation; otherwise the
 // 200 Gb/s generation when the case gives <= 25 GB/s per GPU, or gives nothing on an A100 (the
 // A100 generation's NIC), else the 400 Gb/s generation; RoCE or InfiniBand by the fabric id.
@@ -125,9 +139,9 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
 
         plans::ClusterRequest req;
         req.accelerator = accel;
-        req.nodes = cl["nodes"].as<int>();
-        req.gpus_per_node = cl["gpus_per_node"].as<int>();
-        const int gpus = cl["gpus"].as<int>();
+        req.nodes = positive_int(cl, "cluster", "nodes");
+        req.gpus_per_node = positive_int(cl, "cluster", "gpus_per_node");
+        const int gpus = positive_int(cl, "cluster", "gpus");
         if (gpus != req.nodes * req.gpus_per_node) {
             if (req.nodes != 1) throw Unsupported{"gpus != nodes x gpus_per_node"};
             req.gpus_per_node = gpus;  // a single node using fewer GPUs than it has
@@ -151,19 +165,19 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         out.stack = preset ? preset->id : "defaults";
         auto& l = p.layout;
         auto& tr = p.training;
-        l.tp = t["tp"].as<int>();
-        l.pp = t["pp"].as<int>();
-        l.cp = has(t, "cp") ? t["cp"].as<int>() : 1;
-        l.dp = t["dp"].as<int>();
-        l.vp = has(t, "vp") ? t["vp"].as<int>() : 1;
+        l.tp = positive_int(t, "training", "tp");
+        l.pp = positive_int(t, "training", "pp");
+        l.cp = has(t, "cp") ? positive_int(t, "training", "cp") : 1;
+        l.dp = positive_int(t, "training", "dp");
+        l.vp = has(t, "vp") ? positive_int(t, "training", "vp") : 1;
         tr.seq_len = c["model"]["seq_len"].as<int64_t>();
-        tr.global_batch = t["global_batch_size"].as<int>();
+        tr.global_batch = positive_int(t, "training", "global_batch_size");
         if (has(t, "micro_batch_size")) {
-            tr.micro_batch = t["micro_batch_size"].as<int>();
+            tr.micro_batch = positive_int(t, "training", "micro_batch_size");
         } else if (has(t, "batch_per_dp_rank")) {
             // torchtitan/FSDP stacks: no gradient accumulation; with pipeline parallelism the
             // local batch is split into pp micro-batches (torchtitan's default).
-            const int local = t["batch_per_dp_rank"].as<int>();
+            const int local = positive_int(t, "training", "batch_per_dp_rank");
             tr.micro_batch = l.pp > 1 && local % l.pp == 0 ? local / l.pp : local;
             out.assumptions.push_back("micro_batch_size = " + std::to_string(tr.micro_batch) + " from batch_per_dp_rank");
         } else {
@@ -275,7 +289,7 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
         const int cp = v["training"]["cp"] ? v["training"]["cp"].as<int>() : 1;
         if (!dp_set && tp * pp * cp > 0 && gpus % (tp * pp * cp) == 0) v["training"]["dp"] = gpus / (tp * pp * cp);
         const int per_node = v["cluster"]["gpus_per_node"].as<int>();
-        if (!nodes_set && gpus % per_node == 0) v["cluster"]["nodes"] = std::max(1, gpus / per_node);
+        if (!nodes_set && per_node > 0 && gpus % per_node == 0) v["cluster"]["nodes"] = std::max(1, gpus / per_node);
     }
     return v;
 }
@@ -292,7 +306,14 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
         const YAML::Node& c = item.raw();
         if (!c.IsMap() || !c["id"] || !c["kind"] || !c["metric"] || !c["value"])
             item.fail("", "a case needs id, kind, metric and value");
-        out.push_back(run_case(c, ctx));
+        auto run = [&](const YAML::Node& which) {
+            try {
+                return run_case(which, ctx);
+            } catch (const BadCase& b) {
+                throw sim::InputError(b.message, path, b.line, b.key);
+            }
+        };
+        out.push_back(run(c));
         if (!include_other_metrics || !c["other_metrics"]) continue;
         int n = 0;
         const std::string case_id = out.back().id;
@@ -300,7 +321,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
             ++n;
             std::string described;
             const YAML::Node v = variant_case(c, entry, described);
-            CompareResult r = run_case(v, ctx);
+            CompareResult r = run(v);
             r.id = case_id + "#" + std::to_string(n);
             r.variant = described;
             out.push_back(std::move(r));

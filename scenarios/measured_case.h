@@ -15,6 +15,16 @@ struct Unsupported {
     std::string reason;
 };
 
+// A case whose input is wrong (not merely unsupported): compare stops with an error naming the
+// file, this line and key (exit 2).
+struct BadCase {
+    std::string key;
+    std::string message;
+    int line = 0;
+};
+// `section[key]` as an integer >= 1 (BadCase otherwise; `where` names the section, e.g. "training").
+int positive_int(const YAML::Node& section, const std::string& where, const char* key);
+
 std::string opt_str(const YAML::Node& n, const char* key, const std::string& fallback = "");
 bool has(const YAML::Node& n, const char* key);
 // The case's `model` block as a ModelSpec (Unsupported for mixture-of-experts and MLA models).

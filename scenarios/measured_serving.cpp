@@ -56,8 +56,8 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
 
     plans::ClusterRequest req;
     req.accelerator = accel;
-    req.gpus_per_node = cl["gpus_per_node"] ? cl["gpus_per_node"].as<int>() : 8;
-    const int gpus = cl["gpus"].as<int>();
+    req.gpus_per_node = cl["gpus_per_node"] ? positive_int(cl, "cluster", "gpus_per_node") : 8;
+    const int gpus = positive_int(cl, "cluster", "gpus");
     req.nodes = std::max(1, (gpus + req.gpus_per_node - 1) / req.gpus_per_node);
     if (gpus < req.gpus_per_node && req.nodes == 1) req.gpus_per_node = std::max(gpus, 1);
     const hardware::ClusterSpec cluster = plans::build_cluster(req, cat);
@@ -77,10 +77,10 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
         out.stack = "defaults";
         out.assumptions.push_back("engine '" + engine + "' has no preset: fathom's defaults");
     }
-    p.replica.tp = sv["tp"] ? sv["tp"].as<int>() : 0;
-    if (p.replica.tp == 0) throw Unsupported{"the case does not give the tensor-parallel degree"};
-    p.replica.pp = sv["pp"] ? sv["pp"].as<int>() : 1;
-    p.replica.replicas = sv["dp"] ? sv["dp"].as<int>() : std::max(1, gpus / (p.replica.tp * p.replica.pp));
+    if (!sv["tp"]) throw Unsupported{"the case does not give the tensor-parallel degree"};
+    p.replica.tp = positive_int(sv, "serving", "tp");
+    p.replica.pp = sv["pp"] ? positive_int(sv, "serving", "pp") : 1;
+    p.replica.replicas = sv["dp"] ? positive_int(sv, "serving", "dp") : std::max(1, gpus / (p.replica.tp * p.replica.pp));
     p.replica.accelerator = cluster.accelerator;
     const std::string dtype = opt_str(prec, "dtype", "bf16");
     p.kernels.gemm_dtype = dtype == "fp8" ? hardware::Dtype::fp8 : hardware::Dtype::bf16;

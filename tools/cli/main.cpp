@@ -528,6 +528,8 @@ int cmd_calibrate(const Args& a) {
     const auto& acc = catalog->accelerator(a.device);
     const std::string csv = a.positional[1];
     const auto file = scenarios::read_measurements_csv(csv);
+    if (file.rows.empty())
+        throw sim::InputError("no measurement rows to fit (only a header, or only launch-overhead rows)", csv, 1);
     auto table = models::fit_calibration(file.rows, acc);
     table.source = "fathom calibrate fit " + csv;
     const models::TableCost tcost(table, acc, models::Load::Kernel);
