@@ -43,6 +43,25 @@ std::string one_gpu(const std::string& serving, const std::string& traffic) {
            "serving:\n  tp: 1\n" + serving + "traffic:\n" + traffic;
 }
 
+// One tp-1 replica of `model_id` on an H100 with roofline costs and the analytical network.
+struct OneH100 {
+    explicit OneH100(const char* model_id, int gpus = 1)
+        : model(testing::source_catalog().model(model_id)),
+          cluster(h100s(gpus)),
+          cost(models::make_roofline_cost(cluster.accelerator, models::Load::Sustained)),
+          net(hardware::make_analytical_network(cluster)) {
+        pool.accelerator = cluster.accelerator;
+    }
+    std::unique_ptr<IterationCoster> coster(const EngineSettings& engine = EngineSettings{}) const {
+        return std::make_unique<IterationCoster>(model, pool, models::KernelStack{}, engine, *cost, *net);
+    }
+    const models::ModelSpec& model;
+    hardware::ClusterSpec cluster;
+    PoolLayout pool;
+    std::unique_ptr<models::CostModel> cost;
+    std::unique_ptr<hardware::NetworkModel> net;
+};
+
 }  // namespace
 
 TEST_CASE("bucketed iteration costs stay within 1% of the exact ones", "[serving]") {
@@ -143,14 +162,11 @@ TEST_CASE("decode iterations are bound by reading the weights and the KV cache",
     // 32 layers x 2 (K, V) x 8 heads x 128 x 2 bytes = 131072 bytes, so 64 x 2048 tokens read
     // 17.2 GB. The iteration takes at least (weights + KV) / peak HBM bandwidth, and at the
     // catalog's streaming efficiency (plus the small activations and launches) well under 1.6x it.
-    const auto& cat = testing::source_catalog();
-    const auto& model = cat.model("llama3-8b");
-    hardware::ClusterSpec cluster = h100s(1);
-    PoolLayout pool;
-    pool.accelerator = cluster.accelerator;
-    const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
-    const auto net = hardware::make_analytical_network(cluster);
-    IterationCoster c(model, pool, models::KernelStack{}, EngineSettings{}, *cost, *net);
+    const OneH100 h("llama3-8b");
+    const auto& model = h.model;
+    const auto& cluster = h.cluster;
+    const auto coster = h.coster();
+    IterationCoster& c = *coster;
     IterationShape shape;
     shape.decodes = 64;
     shape.decode_kv = 64 * 2048;
@@ -173,14 +189,10 @@ TEST_CASE("shared-prefix attention reads the shared prefix once per group", "[se
     // catalog's achievable bandwidth, less what the decomposition adds per layer: two kernel
     // launches (the prefix attention and the merge of the two partial outputs; the merge moves
     // 16 x 32 x 128 x 3 x 2 B = 0.4 MB, negligible). Within 3%.
-    const auto& cat = testing::source_catalog();
-    const auto& model = cat.model("llama3-8b");
-    hardware::ClusterSpec cluster = h100s(1);
-    PoolLayout pool;
-    pool.accelerator = cluster.accelerator;
-    const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
-    const auto net = hardware::make_analytical_network(cluster);
-    IterationCoster c(model, pool, models::KernelStack{}, EngineSettings{}, *cost, *net);
+    const OneH100 h("llama3-8b");
+    const auto& cluster = h.cluster;
+    const auto coster = h.coster();
+    IterationCoster& c = *coster;
     IterationShape plain;
     plain.decodes = plain.samples = plain.sequences = 16;
     plain.decode_kv = 16 * (4096 + 100);
