@@ -10,6 +10,7 @@
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/replica_state.h"
+#include "workloads/serving/request_metrics.h"
 #include "workloads/serving/router.h"
 #include "workloads/serving/serving_memory.h"
 
@@ -101,7 +102,7 @@ public:
     bool later(double t) const { return sim::Time::from_seconds(std::max(0.0, t)) > sim.now(); }
     void at(double t, sim::Simulator::Handler h) { sim.schedule_at(sim::Time::from_seconds(std::max(t, now())), std::move(h)); }
     void token(Sequence* s, double gap) {
-        if (s->req.id >= warmup_) itl_.add(gap);
+        if (s->req.id >= warmup_) metrics_.token_gap(gap);
     }
     void prefilled(Replica& from, Sequence* s);  // disaggregated: first token out of the prefill pool
     void finished(Sequence* s);
@@ -129,10 +130,7 @@ private:
     bool closed_ = false;
     bool source_done_ = false;
     int64_t max_len_ = 0;
-    LogHistogram itl_;
-    std::vector<double> ttft_, ttft_service_, queue_, tpot_, e2e_, transfer_;
-    std::vector<RequestRecord> records_;
-    double first_arrival_ = -1, last_finish_ = 0;
+    RequestMetrics metrics_;  // of the measured requests (ids from warmup_ on)
     double start_ = -1, in_system_area_ = 0, in_system_t_ = 0;  // Little's law: requests in the system over time
     int64_t in_system_ = 0;
     void count_in_system(int delta) {
@@ -142,15 +140,6 @@ private:
         in_system_t_ = t;
         in_system_ += delta;
     }
-    // Per SLO class index (the source's slo_classes()): its SLOs and measured requests.
-    struct ClassStats {
-        double ttft_s = 0, tpot_s = 0;
-        int64_t requests = 0, met = 0;
-        std::vector<double> ttft, tpot;
-    };
-    std::vector<ClassStats> classes_;
-    ClassStats& class_stats(int32_t index);
-    int64_t in_tokens_ = 0, out_tokens_ = 0, met_ = 0, measured_ = 0, preemptions_ = 0, hit_tokens_ = 0, prompt_tokens_ = 0;
 };
 
 // ---- Replica -------------------------------------------------------------------------------------
@@ -334,7 +323,11 @@ void Replica::complete(size_t slot) {
 std::unique_ptr<Router> make_router(const std::string& name) { return router_registry().get(name).factory(); }
 
 Cluster::Cluster(const ServingInputs& inputs, RequestSource& source, const ServingOptions& options)
-    : in(inputs), source_(source), options_(options), plan_(inputs.plan) {
+    : in(inputs),
+      source_(source),
+      options_(options),
+      plan_(inputs.plan),
+      metrics_(inputs.plan.slo, source.slo_classes(), options.keep_records) {
     const ServingPlan& p = plan_;
     warmup_ = p.traffic.warmup_requests;
     closed_ = p.traffic.mode == ArrivalMode::Closed;
@@ -400,7 +393,7 @@ void Cluster::arrive(const Request& req) {
     s->req = req;
     s->arrival = now();
     s->prefill_target = req.prompt_tokens;
-    if (req.id >= warmup_ && first_arrival_ < 0) first_arrival_ = now();
+    if (req.id >= warmup_) metrics_.arrived(now());
     const int64_t whole = KvCache::blocks_for(req.prompt_tokens + req.output_tokens, plan_.kv.block_size);
     for (size_t i = 0; i < entry_.size(); ++i) loads_[i] = entry_[i]->load();
     std::vector<ReplicaLoad> loads(loads_.begin(), loads_.begin() + static_cast<std::ptrdiff_t>(entry_.size()));
@@ -458,7 +451,7 @@ void Cluster::prefilled(Replica& from, Sequence* s) {
     at(start + seconds, [this, &from, &to, s, start] {
         from.release_sent(s);
         s->kv_transfer = now() - start;
-        if (s->req.id >= warmup_) transfer_.push_back(s->kv_transfer);
+        if (s->req.id >= warmup_) metrics_.kv_transfer(s->kv_transfer);
         s->replica = from.id();
         s->decode_replica = to.id();
         s->phase = Phase::Waiting;
@@ -467,72 +460,11 @@ void Cluster::prefilled(Replica& from, Sequence* s) {
     });
 }
 
-Cluster::ClassStats& Cluster::class_stats(int32_t index) {
-    const auto& names = source_.slo_classes();
-    while (classes_.size() < names.size()) {
-        ClassStats c;
-        c.ttft_s = plan_.slo.ttft_s;
-        c.tpot_s = plan_.slo.tpot_s;
-        for (const SloClass& k : plan_.slo.classes)
-            if (k.name == names[classes_.size()]) {
-                c.ttft_s = k.ttft_s;
-                c.tpot_s = k.tpot_s;
-            }
-        classes_.push_back(std::move(c));
-    }
-    FATHOM_CHECK(index >= 0 && static_cast<size_t>(index) < classes_.size(), "SLO class index");
-    return classes_[static_cast<size_t>(index)];
-}
-
 void Cluster::finished(Sequence* s) {
     ++done_;
     count_in_system(-1);
     const double t = now();
-    if (s->req.id >= warmup_) {
-        ++measured_;
-        last_finish_ = std::max(last_finish_, t);
-        in_tokens_ += s->req.prompt_tokens;
-        out_tokens_ += s->req.output_tokens;
-        prompt_tokens_ += s->req.prompt_tokens;
-        hit_tokens_ += s->hit_tokens;
-        preemptions_ += s->preemptions;
-        const double ttft = s->first_token - s->arrival, e2e = t - s->arrival;
-        const double tpot = s->req.output_tokens > 1 ? (t - s->first_token) / static_cast<double>(s->req.output_tokens - 1) : -1;
-        ttft_.push_back(ttft);
-        ttft_service_.push_back(s->first_token - s->scheduled);
-        queue_.push_back(s->scheduled - s->arrival);
-        e2e_.push_back(e2e);
-        if (tpot >= 0) tpot_.push_back(tpot);
-        ClassStats& cls = class_stats(s->req.slo_class);
-        const bool met = (cls.ttft_s <= 0 || ttft <= cls.ttft_s) && (cls.tpot_s <= 0 || tpot < 0 || tpot <= cls.tpot_s);
-        met_ += met ? 1 : 0;
-        ++cls.requests;
-        cls.met += met ? 1 : 0;
-        cls.ttft.push_back(ttft);
-        if (tpot >= 0) cls.tpot.push_back(tpot);
-        if (options_.keep_records) {
-            RequestRecord r;
-            r.id = s->req.id;
-            r.replica = s->replica;
-            r.decode_replica = s->decode_replica;
-            r.slo_class = s->req.slo_class;
-            r.arrival_s = s->arrival;
-            r.queue_s = s->scheduled - s->arrival;
-            r.ttft_s = ttft;
-            r.ttft_service_s = s->first_token - s->scheduled;
-            r.tpot_s = std::max(0.0, tpot);
-            r.e2e_s = e2e;
-            r.max_itl_s = s->max_gap;
-            r.kv_transfer_s = s->kv_transfer;
-            r.prompt_tokens = s->req.prompt_tokens;
-            r.output_tokens = s->req.output_tokens;
-            r.generated_tokens = s->generated;
-            r.prefix_hit_tokens = s->hit_tokens;
-            r.preemptions = s->preemptions;
-            r.slo_met = met;
-            records_.push_back(r);
-        }
-    }
+    if (s->req.id >= warmup_) metrics_.finished(*s, t);
     if (s->phase == Phase::Done) free_.push_back(s);
     if (options_.progress && (done_ & 1023) == 0) options_.progress(done_, expected_);
     if (closed_) client_next(t + plan_.traffic.think_time_s);
@@ -547,61 +479,8 @@ ServingReport Cluster::run() {
     sim.run();
     ServingReport rep;
     rep.gpus = plan_.gpus();
-    rep.requests = measured_;
     rep.warmup_requests = std::min<int64_t>(warmup_, issued_);
-    rep.duration_s = measured_ > 0 ? last_finish_ - std::max(0.0, first_arrival_) : 0;
-    const double d = rep.duration_s > 0 ? rep.duration_s : 1;
-    rep.requests_per_s = static_cast<double>(measured_) / d;
-    rep.input_tokens_per_s = static_cast<double>(in_tokens_) / d;
-    rep.output_tokens_per_s = static_cast<double>(out_tokens_) / d;
-    rep.total_tokens_per_s = rep.input_tokens_per_s + rep.output_tokens_per_s;
-    rep.ttft_s = percentiles(ttft_);
-    rep.ttft_service_s = percentiles(ttft_service_);
-    rep.queue_s = percentiles(queue_);
-    rep.tpot_s = percentiles(tpot_);
-    rep.e2e_s = percentiles(e2e_);
-    rep.kv_transfer_s = percentiles(transfer_);
-    rep.itl_s = itl_.summary();
-    rep.slo_ttft_s = plan_.slo.ttft_s;
-    rep.slo_tpot_s = plan_.slo.tpot_s;
-    rep.slo_attainment = measured_ ? static_cast<double>(met_) / static_cast<double>(measured_) : 0;
-    rep.goodput_requests_per_s = static_cast<double>(met_) / d;
-    const auto& names = source_.slo_classes();
-    rep.slo_class_names = names;
-    if (names.size() > 1 || !plan_.slo.classes.empty()) {
-        if (!names.empty()) class_stats(static_cast<int32_t>(names.size() - 1));  // every named class has its SLOs
-        auto add = [&](const std::string& name, ClassStats* c) {
-            SloClassReport k;
-            k.name = name;
-            if (c) {
-                k.slo_ttft_s = c->ttft_s;
-                k.slo_tpot_s = c->tpot_s;
-                k.requests = c->requests;
-                k.slo_attainment = c->requests ? static_cast<double>(c->met) / static_cast<double>(c->requests) : 0;
-                k.goodput_requests_per_s = static_cast<double>(c->met) / d;
-                k.ttft_s = percentiles(c->ttft);
-                k.tpot_s = percentiles(c->tpot);
-            }
-            rep.slo_classes.push_back(std::move(k));
-        };
-        auto listed = [&](const std::string& name) {
-            for (const SloClass& k : plan_.slo.classes)
-                if (k.name == name) return true;
-            return false;
-        };
-        for (size_t i = 0; i < names.size(); ++i)
-            if (classes_[i].requests > 0 || listed(names[i])) add(names[i], &classes_[i]);
-        // Classes the scenario gives SLOs for that no request had.
-        for (const SloClass& k : plan_.slo.classes)
-            if (std::find(names.begin(), names.end(), k.name) == names.end()) {
-                add(k.name, nullptr);
-                rep.slo_classes.back().slo_ttft_s = k.ttft_s;
-                rep.slo_classes.back().slo_tpot_s = k.tpot_s;
-            }
-    }
-    rep.preemptions = preemptions_;
-    rep.prefix_hit_tokens = hit_tokens_;
-    rep.prefix_hit_rate = prompt_tokens_ ? static_cast<double>(hit_tokens_) / static_cast<double>(prompt_tokens_) : 0;
+    metrics_.report(rep);
     const double end = now();
     double util = 0, util_max = 0, seqs = 0, toks = 0, its = 0;
     int n = 0;
@@ -630,8 +509,6 @@ ServingReport Cluster::run() {
     rep.kv_blocks_per_replica = m.kv_blocks;
     rep.kv_tokens_per_replica = static_cast<double>(m.kv_blocks * plan_.kv.block_size);
     rep.weight_bytes_per_gpu = m.weight_bytes;
-    std::sort(records_.begin(), records_.end(), [](const RequestRecord& a, const RequestRecord& b) { return a.id < b.id; });
-    rep.records = std::move(records_);
     if (options_.progress) options_.progress(done_, expected_);
     return rep;
 }
