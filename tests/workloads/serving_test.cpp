@@ -3,11 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <numeric>
 
 #include "tests/support/fixtures.h"
+#include "tests/support/traffic_fixture.h"
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/kv_cache.h"
 #include "workloads/serving/serving_memory.h"
@@ -418,17 +417,12 @@ TEST_CASE("per-class SLOs: each request is held to its class's targets", "[servi
     // can meet (a prefill of 200 tokens takes milliseconds); "loose" has no constraint; the default
     // class asks for 10 s, which an idle GPU meets. So attainment is 0 for "tight", 1 for the
     // others, and overall (10 loose + 10 default) / 40 = 0.5; goodput is the met requests / s.
-    const auto dir = std::filesystem::temp_directory_path() / "fathom_slo_classes_test";
-    std::filesystem::create_directories(dir);
-    const auto trace = dir / "classes.csv";
-    {
-        std::ofstream f(trace);
-        f << "arrival_s,prompt_tokens,output_tokens,slo_class\n";
-        for (int i = 0; i < 40; ++i)
-            f << 0.5 * i << ",200,20," << (i % 4 == 3 ? "" : i % 2 == 0 ? "tight" : "loose") << "\n";
-    }
+    std::string csv = "arrival_s,prompt_tokens,output_tokens,slo_class\n";
+    for (int i = 0; i < 40; ++i)
+        csv += std::to_string(0.5 * i) + ",200,20," + (i % 4 == 3 ? "" : i % 2 == 0 ? "tight" : "loose") + "\n";
+    const std::string trace = testing::write_file("slo_classes.csv", csv);
     const std::string yaml = "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
-                             "serving: {tp: 1}\ntraffic: {arrival: trace, trace: " + trace.string() + "}\n"
+                             "serving: {tp: 1}\ntraffic: {arrival: trace, trace: " + trace + "}\n"
                              "slo:\n  ttft: 10 s\n  classes:\n    tight: {ttft: 1 us}\n    loose: {}\n    unused: {tpot: 1 ms}\n";
     const ServingReport r = serve(scenario(yaml), true);
     REQUIRE(r.requests == 40);
@@ -449,7 +443,6 @@ TEST_CASE("per-class SLOs: each request is held to its class's targets", "[servi
     CHECK(r.slo_classes[3].requests == 0);
     CHECK(r.slo_classes[3].slo_tpot_s == Approx(1e-3));
     for (const auto& rec : r.records) CHECK(rec.slo_met == (r.slo_class_names[static_cast<size_t>(rec.slo_class)] != "tight"));
-    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("KV capacity as TensorRT-LLM sizes it: a share of the memory free after loading", "[serving]") {
