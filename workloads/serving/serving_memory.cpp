@@ -7,10 +7,11 @@
 namespace fathom::workloads::serving {
 
 std::string ReplicaMemory::why_not() const {
-    char buf[320];
+    char buf[400];
     std::snprintf(buf, sizeof buf,
                   "the model does not fit the replica's devices: weights %.1f GB + activations %.1f GB + runtime %.1f GB "
-                  "leave %.1f GB of the %.1f GB usable per device (capacity x gpu_memory_utilization) for the KV cache",
+                  "leave %.1f GB of the %.1f GB usable per device (capacity x gpu_memory_utilization, or the whole "
+                  "capacity when the fraction applies to the free memory) for the KV cache",
                   weight_bytes / 1e9, activation_bytes / 1e9, reserved_bytes / 1e9, kv_bytes / 1e9, usable_bytes / 1e9);
     return buf;
 }
