@@ -41,12 +41,12 @@ double ModelSpec::total_params(int64_t seq_len) const {
            static_cast<double>(hidden) * (norm == Norm::LayerNorm ? 2 : 1);
 }
 
-double ModelSpec::forward_flops_per_token(int64_t seq_len) const {
+double ModelSpec::forward_flops_per_token(int64_t seq_len, bool causal_attention) const {
     const double h = static_cast<double>(hidden);
     const double q = static_cast<double>(heads * dim_head());
     const double kv = static_cast<double>(kv_heads * dim_head());
     const double matmul = 2.0 * (h * (q + 2 * kv) + q * h + (is_gated(activation) ? 3.0 : 2.0) * h * static_cast<double>(ffn));
-    const double attention = 2.0 * 2.0 * static_cast<double>(seq_len) * q * 0.5;  // QK^T and PV, causal
+    const double attention = 2.0 * 2.0 * static_cast<double>(seq_len) * q * (causal_attention ? 0.5 : 1.0);  // QK^T, PV
     const double logits = 2.0 * h * static_cast<double>(vocab);
     return static_cast<double>(layers) * (matmul + attention) + logits;
 }

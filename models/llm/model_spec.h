@@ -38,9 +38,13 @@ struct ModelSpec {
     // Output projection parameters (0 when tied to the input embedding).
     double output_params() const;
     double total_params(int64_t seq_len) const;
-    // Forward FLOPs per token of the dense matmuls (2 x params touched) plus attention
-    // (4 s h per layer, halved for causal): the "model FLOPs" convention; training = 3x this.
-    double forward_flops_per_token(int64_t seq_len) const;
+    // Forward FLOPs per token of the dense matmuls (2 x params touched) plus attention, the
+    // "model FLOPs" convention; training = 3x this. Attention's score and value matmuls are
+    // 4 s h per layer over the full s x s square; `causal_attention` counts only the causal half
+    // (2 s h), which is what a causal model computes. Sources differ (measured-format.md,
+    // `attention_flops`): Megatron-LM before 2025-03, NeMo before 2025-08, torchtitan, MaxText
+    // before 2025-07 and llm-foundry count the full square.
+    double forward_flops_per_token(int64_t seq_len, bool causal_attention = true) const;
 };
 
 }  // namespace fathom::models

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/llm/model_spec.h"
 #include "scenarios/measured.h"
 #include "tests/support/fixtures.h"
 
@@ -51,8 +52,9 @@ TEST_CASE("training predictions match the published measurements", "[scenarios][
     const size_t n = sorted.size();
     const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
     const double max_err = sorted.back();
+    const double p90 = sorted[static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1];
     WARN("training cases: " << n << " simulated, " << unsupported << " unsupported; median |error| "
-                            << 100 * median << "%, max |error| " << 100 * max_err << "%");
+                            << 100 * median << "%, p90 " << 100 * p90 << "%, max |error| " << 100 * max_err << "%");
     CHECK(n >= 25);
     CHECK(median < 0.055);
 }
@@ -79,4 +81,44 @@ TEST_CASE("serving predictions match the published measurements", "[scenarios][c
     const double median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
     WARN("serving cases: " << n << " simulated; median |error| " << 100 * median << "%");
     CHECK(median <= 0.14);
+}
+
+TEST_CASE("model TFLOP/s are counted the way each source counts attention", "[scenarios][compare]") {
+    // measured-format.md `attention_flops`: NeMo 24.07 counts the score and value matmuls over the
+    // full s x s square (12 l h s per token for training, on top of 6 x the weight FLOPs). Its
+    // tokens/s and TFLOP/s are the same measurement divided by one FLOP count, so counted the
+    // source's way the two errors of a case are equal up to the rounding of the published figures
+    // (3 significant digits: 0.07%). Counted causal instead, Llama 3 8B at s = 8192 would differ by
+    // about 12% (the file's notes: 4.608e10 full vs 4.286e10 causal FLOPs per token for Llama 2 7B).
+    const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml",
+                                                     testing::source_context(), true);
+    int checked = 0;
+    for (const auto& r : results) {
+        if (r.id.rfind("trn-nemo2407-", 0) != 0 || r.id.find('#') != std::string::npos || r.status != "ok") continue;
+        for (const auto& o : results) {
+            if (o.id != r.id + "#1" || o.metric != "model_tflops_per_gpu" || o.status != "ok") continue;
+            INFO(r.id << ": tokens/s error " << r.error << ", TFLOP/s error " << o.error);
+            CHECK(std::fabs(o.error - r.error) < 0.0015);
+            ++checked;
+        }
+    }
+    CHECK(checked == 6);
+}
+
+TEST_CASE("forward FLOPs per token: full and causal attention counts", "[models][flops]") {
+    // Llama 2 7B (32 layers, h 4096, 32 heads of 128, ffn 11008 SwiGLU, vocab 32000) at s = 4096:
+    // weights 2 (4096 x 12288 + 4096^2 + 3 x 4096 x 11008) = 404.75e6 per layer; attention
+    // 4 s h = 67.11e6 per layer (full) or half (causal); logits 2 x 4096 x 32000 = 262.1e6.
+    // Full: 32 x 471.86e6 + 262.1e6 = 15.362e9 (x3 = 4.608e10, the figure NeMo's formula gives).
+    models::ModelSpec m;
+    m.layers = 32;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.kv_heads = 32;
+    m.ffn = 11008;
+    m.vocab = 32000;
+    m.activation = models::Activation::Swiglu;
+    const double full = m.forward_flops_per_token(4096, false), causal = m.forward_flops_per_token(4096, true);
+    CHECK(3 * full == Approx(4.608e10).epsilon(0.001));
+    CHECK(full - causal == Approx(32 * 2.0 * 4096 * 4096).epsilon(1e-12));
 }
