@@ -331,6 +331,16 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
         {Decl("stack.flash_attention", KeyType::Boolean, "fused flash attention; false: unfused with materialized scores"),
          [](P& p, const KeyValue& v) { p.stack.kernels.flash_attention = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.kernels.flash_attention; }},
+        {Decl("stack.attention_kernel", KeyType::Choice,
+              "flash-attention kernel class: fa3 (FlashAttention-3, cuDNN fused attention) or fa2 (flash-attn 2, "
+              "PyTorch SDPA's flash backend, Triton), slower on Hopper")
+             .choices({"fa3", "fa2"}),
+         [](P& p, const KeyValue& v) {
+             p.stack.kernels.attention_kernel = to_str(v) == "fa2" ? models::AttentionKernel::Fa2 : models::AttentionKernel::Fa3;
+         },
+         [](const P& p) -> KeyValue {
+             return std::string(p.stack.kernels.attention_kernel == models::AttentionKernel::Fa2 ? "fa2" : "fa3");
+         }},
         {Decl("stack.fused_elementwise", KeyType::Boolean,
               "fused norms, activation and rotary kernels; false: eager PyTorch (no torch.compile), several kernels each"),
          [](P& p, const KeyValue& v) { p.stack.kernels.fused_elementwise = to_bool(v); },

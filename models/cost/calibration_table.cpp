@@ -187,6 +187,9 @@ double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int
     double t = parametric(g, op, acc_, *kernel_roofline_) * std::exp(correction);
     // Sustained load slows the tensor-bound part only; memory-bound groups keep their time.
     if (g.kind != OpKind::MemoryBound && g.kind != OpKind::Optimizer) t /= clock_;
+    // Attention tables are measured with the device's best kernel (tools/calibrate/attention.py);
+    // a FlashAttention-2-class kernel runs at the catalog's fraction of it.
+    if ((op.kind == OpKind::AttentionFwd || op.kind == OpKind::AttentionBwd) && op.attn.kernel == AttentionKernel::Fa2) t /= acc_.calibration.attention_fa2_relative;
     return t;
 }
 

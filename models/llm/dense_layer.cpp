@@ -69,6 +69,7 @@ void attention(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
     a.kv_heads = kv_heads;
     a.head_dim = dh;
     a.causal = true;
+    a.kernel = in.kernels.attention_kernel;
     a.slices = in.batch.slices;
     if (in.shard.cp > 1) {
         // Ring attention exchanges the K and V of every shard: an all-gather of [b, s, kv, d] twice

@@ -62,11 +62,18 @@ struct SequenceSlice {
     int64_t kv_len = 0;  // keys per sequence (>= q_len for causal self-attention over a prefix)
 };
 
+// The class of fused attention kernel: FlashAttention-3 class (FA3, cuDNN fused attention on Hopper:
+// what the catalog's attention efficiencies describe) or FlashAttention-2 class (the flash-attn 2
+// package, PyTorch SDPA's flash backend, Triton kernels), which reaches a device-specific fraction
+// of that on Hopper (hardware calibration `attention_fa2_relative`).
+enum class AttentionKernel : uint8_t { Fa3, Fa2 };
+
 struct AttentionShape {
     int64_t heads = 0;     // query heads on this rank
     int64_t kv_heads = 0;  // key/value heads on this rank
     int64_t head_dim = 0;
     bool causal = true;
+    AttentionKernel kernel = AttentionKernel::Fa3;
     std::vector<SequenceSlice> slices;
 };
 

@@ -67,6 +67,7 @@ struct KernelStack {
     // Storage type of the keys and values flash attention reads (serving: an fp8 KV cache halves
     // the bytes a decode step reads; training keeps bf16).
     Dtype kv_dtype = Dtype::bf16;
+    AttentionKernel attention_kernel = AttentionKernel::Fa3;  // the flash kernel's class
 };
 
 struct LayerInputs {

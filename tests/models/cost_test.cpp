@@ -147,3 +147,24 @@ TEST_CASE("Llama 3 8B parameter count from its dimensions", "[models][spec]") {
     m.tied_embeddings = true;
     CHECK(m.output_params() == 0.0);
 }
+
+TEST_CASE("a FlashAttention-2-class kernel runs at the device's fraction of the FA3-class one", "[models][cost]") {
+    // Non-causal forward, 16 heads x 16384 x 16384, d 128: FLOPs 4 x 16 x 16384^2 x 128 = 2.2e12;
+    // fill = 16384 / (16384 + 512). FA3 class: FLOPs / (P x 0.5 x fill) + launch; FA2 class with
+    // attention_fa2_relative r = 0.62: FLOPs / (P x 0.5 x r x fill) + launch (memory time, 0.1 ms,
+    // is far below either).
+    AcceleratorSpec acc = test_accelerator();
+    acc.calibration.attention_fa2_relative = 0.62;
+    const auto cost = make_roofline_cost(acc);
+    AttentionShape s;
+    s.heads = s.kv_heads = 16;
+    s.head_dim = 128;
+    s.causal = false;
+    s.slices = {{1, 16384, 16384}};
+    const OpDesc fa3 = attention_op(false, s, Dtype::bf16);
+    s.kernel = AttentionKernel::Fa2;
+    const OpDesc fa2 = attention_op(false, s, Dtype::bf16);
+    const double fill = 16384.0 / (16384.0 + 512.0);
+    CHECK(cost->seconds(fa3) == Approx(fa3.flops / (kPeak * 0.5 * fill) + kLaunch).epsilon(1e-12));
+    CHECK(cost->seconds(fa2) == Approx(fa2.flops / (kPeak * 0.5 * 0.62 * fill) + kLaunch).epsilon(1e-12));
+}

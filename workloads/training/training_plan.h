@@ -45,7 +45,8 @@ struct TrainingStack {
     double runtime_reserved = 1.5e9;
 
     auto tie() const {
-        return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, grad_bytes, tp_comm_overlap,
+        return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, kernels.attention_kernel,
+                        grad_bytes, tp_comm_overlap,
                         dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved);
     }
 };
