@@ -50,6 +50,12 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
         add("training.global_batch_size", "global batch " + str(t.global_batch) +
                                               " is not a multiple of dp x micro_batch_size = " + str(l.dp * t.micro_batch));
     if (t.seq_len % l.cp != 0) add("parallel.cp", "cp = " + str(l.cp) + " does not divide seq_len " + str(t.seq_len));
+    else if (l.cp > 1 && p.stack.cp_comm != models::CpComm::A2a && t.seq_len % (2 * l.cp) != 0)
+        add("parallel.cp", "load-balanced context parallelism splits each sequence into 2 x cp = " + str(2 * l.cp) +
+                               " chunks, which does not divide seq_len " + str(t.seq_len));
+    if (l.cp > 1 && p.stack.cp_comm == models::CpComm::A2a && (m.heads / l.tp) % l.cp != 0)
+        add("parallel.cp", "Ulysses (stack.cp_comm: a2a) shards the " + str(m.heads / l.tp) +
+                               " attention heads per tensor-parallel rank over cp = " + str(l.cp) + ", which does not divide them");
     if (batch_divides) {
         const std::string why = workloads::schedule_registry().get(t.schedule).factory()->check(l.pp, l.vp, p.microbatches());
         if (!why.empty()) add(l.vp > 1 ? "parallel.vp" : "training.schedule", why);

@@ -331,6 +331,15 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
         {Decl("stack.flash_attention", KeyType::Boolean, "fused flash attention; false: unfused with materialized scores"),
          [](P& p, const KeyValue& v) { p.stack.kernels.flash_attention = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.kernels.flash_attention; }},
+        {Decl("stack.cp_comm", KeyType::Choice,
+              "context-parallel K/V exchange: p2p (ring, beside the attention steps), all_gather (beside the first "
+              "step), a2a (Ulysses all-to-all over heads)")
+             .choices({"p2p", "all_gather", "a2a"}),
+         [](P& p, const KeyValue& v) {
+             const std::string& c = to_str(v);
+             p.stack.cp_comm = c == "a2a" ? models::CpComm::A2a : c == "all_gather" ? models::CpComm::AllGather : models::CpComm::P2p;
+         },
+         [](const P& p) -> KeyValue { return std::string(models::cp_comm_name(p.stack.cp_comm)); }},
         {Decl("stack.attention_kernel", KeyType::Choice,
               "flash-attention kernel class: fa3 (FlashAttention-3, cuDNN fused attention) or fa2 (flash-attn 2, "
               "PyTorch SDPA's flash backend, Triton), slower on Hopper")

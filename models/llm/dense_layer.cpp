@@ -71,17 +71,62 @@ void attention(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
     a.causal = true;
     a.kernel = in.kernels.attention_kernel;
     a.slices = in.batch.slices;
-    if (in.shard.cp > 1) {
-        // Ring attention exchanges the K and V of every shard: an all-gather of [b, s, kv, d] twice
-        // (K and V) forward; backward re-gathers K, V and reduce-scatters dK, dV.
-        const double kv = static_cast<double>(in.batch.kv_tokens()) * static_cast<double>(kv_heads * dh) * 2.0;
+    const int cp = in.shard.cp;
+    std::optional<CommStep> ulysses_out;
+    if (cp > 1) {
+        // Each rank holds q = s / cp queries of every sequence, split load-balanced as Megatron/TE
+        // and Meta do: two mirrored chunks of s / (2 cp) (chunks r and 2 cp - 1 - r), so every rank
+        // does the causal total / cp. `in.batch` gives that shard as q queries over kv = s keys.
+        const double local_tokens = static_cast<double>(in.batch.tokens());
+        const double kv_bytes = 2.0 * local_tokens * static_cast<double>(kv_heads * dh) * kAct;  // this rank's K and V
         CommStep c;
-        c.collective = Collective::AllGather;
-        c.backward = Collective::ReduceScatter;
-        c.bytes = 2 * kv;
         c.group = GroupKind::cp;
-        c.regather_in_backward = true;
-        p.comm(c);
+        if (in.shard.cp_comm == CpComm::A2a) {
+            // Ulysses: all-to-all Q, K, V from sequence to head sharding, attention over the whole
+            // sequence on heads / cp, all-to-all of the output back (backward: the reverse pair).
+            c.collective = c.backward = Collective::AllToAll;
+            c.bytes = local_tokens * static_cast<double>((q_heads + 2 * kv_heads) * dh) * kAct;
+            p.comm(c);
+            CommStep o = c;
+            o.bytes = local_tokens * static_cast<double>(q_heads * dh) * kAct;
+            ulysses_out = o;
+            a.heads = q_heads / cp;
+            a.kv_heads = std::max<int64_t>(1, kv_heads / cp);
+            for (SequenceSlice& x : a.slices) x.q_len *= cp;
+        } else {
+            if (in.shard.cp_comm == CpComm::P2p) {
+                // Ring: cp - 1 sends of this rank's K/V chunk pair, each beside one attention step;
+                // backward sends K/V with their gradients, and the gradients' last hop is exposed.
+                c.collective = c.backward = Collective::SendRecv;
+                c.bytes = kv_bytes;
+                c.overlapped = cp - 1;
+                c.backward_scale = 2;
+                c.backward_tail = true;
+            } else {
+                // All-gather (nccl-tests size: the gathered K/V) beside the first step; the backward
+                // gathers again beside its first step and reduce-scatters dK, dV after the last.
+                c.collective = Collective::AllGather;
+                c.backward = Collective::ReduceScatter;
+                c.bytes = kv_bytes * cp;
+                c.overlapped = 1;
+                c.regather_in_backward = true;
+            }
+            c.attention_steps = cp;
+            p.comm(c);
+            // cp steps of equal work: the diagonal step (the rank's two chunks against their own
+            // keys, causal: (s/cp)^2 / 2) and cp - 1 steps of (s/cp) x (s/(2 cp)) unmasked pairs.
+            std::vector<SequenceSlice> diagonal, rest;
+            for (const SequenceSlice& x : in.batch.slices) {
+                diagonal.push_back({x.count, x.q_len, x.q_len});
+                rest.push_back({x.count * (cp - 1), x.q_len, std::max<int64_t>(1, x.q_len / 2)});
+            }
+            AttentionShape off = a;
+            off.causal = false;
+            off.slices = std::move(rest);
+            a.slices = std::move(diagonal);
+            if (in.kernels.flash_attention) p.compute(attention_op(false, off, in.kernels.kv_dtype));
+            else a.slices.insert(a.slices.end(), off.slices.begin(), off.slices.end());  // unfused: priced per slice below
+        }
     }
     if (!in.batch.shared_prefix.empty()) {
         // Hydragen's decomposition: the shared prefix in one batched, non-causal attention (its KV
@@ -100,11 +145,12 @@ void attention(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
     }
     if (in.kernels.flash_attention) {
         p.compute(attention_op(false, a, in.kernels.kv_dtype));
+        if (ulysses_out) p.comm(*ulysses_out);
         return;
     }
     const Dtype d16 = in.kernels.gemm_dtype == Dtype::fp8 ? Dtype::bf16 : in.kernels.gemm_dtype;
     for (const SequenceSlice& x : a.slices) {
-        const int64_t bh = x.count * q_heads;
+        const int64_t bh = x.count * a.heads;
         const double scores = static_cast<double>(bh) * static_cast<double>(x.q_len) * static_cast<double>(x.kv_len);
         p.compute(gemm_op("attention_scores", x.q_len, x.kv_len, dh, d16, bh, OpRole::AttentionScores));
         p.compute(elementwise("scale_mask_softmax", scores, 1, 1, OpRole::AttentionSoftmax, "softmax"));
@@ -112,6 +158,7 @@ void attention(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
         p.compute(memory_op("attention_dropout", scores * (kAct * 2 + 1), OpRole::AttentionDropout, kUnaryKernel));
         p.compute(gemm_op("attention_values", x.q_len, dh, x.kv_len, d16, bh, OpRole::AttentionValues));
     }
+    if (ulysses_out) p.comm(*ulysses_out);
 }
 
 }  // namespace

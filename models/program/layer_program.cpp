@@ -2,6 +2,15 @@
 
 namespace fathom::models {
 
+const char* cp_comm_name(CpComm c) {
+    switch (c) {
+        case CpComm::P2p: return "p2p";
+        case CpComm::AllGather: return "all_gather";
+        case CpComm::A2a: return "a2a";
+    }
+    return "?";
+}
+
 const char* group_kind_name(GroupKind g) {
     switch (g) {
         case GroupKind::tp: return "tp";
@@ -80,9 +89,20 @@ LayerProgram backward_program(const LayerProgram& forward) {
             if (c.backward) {
                 CommStep b;
                 b.collective = c.backward;
-                b.bytes = c.bytes;
+                b.bytes = c.bytes * c.backward_scale;
                 b.group = c.group;
+                if (!c.regather_in_backward) {  // the conjugate itself runs beside the backward's attention
+                    b.attention_steps = c.attention_steps;
+                    b.overlapped = c.overlapped;
+                }
                 out.comm(b, GradKind::Input);
+                if (c.backward_tail) {
+                    CommStep tail;
+                    tail.collective = c.backward;
+                    tail.bytes = c.bytes;
+                    tail.group = c.group;
+                    out.comm(tail, GradKind::Input);
+                }
             }
             continue;
         }

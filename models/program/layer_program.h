@@ -34,10 +34,22 @@ enum class GroupKind : uint8_t { tp, cp, ep, dp, pp };
 inline constexpr int kGroupKinds = 5;
 const char* group_kind_name(GroupKind g);
 
+// How context-parallel ranks exchange keys and values (Transformer Engine's cp_comm_type names).
+//   p2p         ring attention (Megatron-LM/TE default): cp steps, each attention over one chunk
+//               pair; the next chunk's K/V travel beside the current step.
+//   all_gather  all-gather the K/V shards (Llama 3, torchtitan's default "allgather" rotation):
+//               the gather runs beside the first (diagonal) step; the gradients are reduce-scattered
+//               after the backward.
+//   a2a         Ulysses (DeepSpeed): all-to-all from sequence to head sharding before attention
+//               and back after it; attention runs over the whole sequence on heads / cp.
+enum class CpComm : uint8_t { P2p, AllGather, A2a };
+const char* cp_comm_name(CpComm c);
+
 struct Sharding {
     int tp = 1;
     bool sequence_parallel = false;  // norms, dropouts and residuals see 1/tp of the tokens
     int cp = 1;
+    CpComm cp_comm = CpComm::P2p;
     int ep = 1;
 };
 
@@ -84,8 +96,19 @@ struct CommStep {
     double bytes = 0;
     GroupKind group = GroupKind::tp;
     // The backward pass gathers the same data again before its conjugate (the forward did not keep
-    // the gathered tensor: ring attention's keys and values).
+    // the gathered tensor: all-gathered keys and values).
     bool regather_in_backward = false;
+    // Collectives running beside the layer's attention (context parallelism): the attention runs as
+    // `attention_steps` equal steps and `overlapped` transfers of `bytes` each run beside one step;
+    // a transfer longer than its step stalls the attention by the difference. 0: not overlapped.
+    int attention_steps = 0;
+    int overlapped = 0;
+    // The backward conjugate of an overlapped transfer moves `backward_scale` x `bytes` per step
+    // (ring attention sends the K/V and their gradients together) beside the backward's attention
+    // steps, then, with `backward_tail`, one exposed transfer of `bytes` after the last step (the
+    // gradients' last hop back to the rank that owns them).
+    double backward_scale = 1;
+    bool backward_tail = false;
 };
 
 struct ProgramStep {

@@ -98,11 +98,14 @@ TEST_CASE("tensor parallelism: the collectives of a layer and their backward con
     }
 }
 
-TEST_CASE("context parallelism gathers keys and values, and backward gathers again then reduce-scatters", "[models][program]") {
+TEST_CASE("all-gather context parallelism gathers keys and values, and backward gathers again then reduce-scatters",
+          "[models][program]") {
     const ModelSpec m = llama_like();
     // cp 2, tp 2: 8 KV heads / 2 = 4 per rank x 128 = 512 wide; K and V of the whole 4096-token
-    // sequence, micro-batch 1: 2 x 4096 x 512 x 2 B = 8 MiB.
-    const LayerInputs in = inputs(2, true, 2, 1, 4096);
+    // sequence, micro-batch 1: 2 x 4096 x 512 x 2 B = 8 MiB. (Ring and Ulysses exchanges:
+    // tests/workloads/context_parallel_test.cpp.)
+    LayerInputs in = inputs(2, true, 2, 1, 4096);
+    in.shard.cp_comm = models::CpComm::AllGather;
     const double kv = 2 * 4096.0 * 512 * 2;
     const auto f = comms(dense_layer_forward(m, in));
     CHECK(f.at({Collective::AllGather, GroupKind::cp, GradKind::None}) == std::make_pair(1, kv));

@@ -1,7 +1,10 @@
 #pragma once
 // Prices layer programs (models/program/layer_program.h) for a replay at layer granularity: one
 // task for all of a program's compute ops, and one task per stream for its collectives of each
-// group kind, those before the first compute op (lead) apart from the rest (trail).
+// group kind, those before the first compute op (lead) apart from the rest (trail). A collective
+// overlapped with the attention steps (CommStep::attention_steps) splits into the time its steps
+// hide and the stall they do not: with attention time A over n steps and k transfers of T each,
+// exposed = k max(0, T - A/n) (in lead or trail, where the step sits), hidden = k min(T, A/n).
 #include <array>
 #include <set>
 #include <string>
@@ -17,9 +20,14 @@ struct PassCost {
     double compute = 0;                                  // seconds on the compute stream
     std::array<double, models::kGroupKinds> lead{};      // collectives before the first compute op
     std::array<double, models::kGroupKinds> trail{};     // collectives after it
+    // Collectives running beside the compute (context-parallel K/V transfers beside the attention
+    // steps): their stream is busy this long, the compute does not wait. The part of a transfer
+    // its attention step cannot hide is in lead/trail.
+    std::array<double, models::kGroupKinds> hidden{};
 
     double lead_of(models::GroupKind g) const { return lead[static_cast<size_t>(g)]; }
     double trail_of(models::GroupKind g) const { return trail[static_cast<size_t>(g)]; }
+    double hidden_of(models::GroupKind g) const { return hidden[static_cast<size_t>(g)]; }
     // Adds `o` stream by stream (a recomputed forward joining a backward pass).
     PassCost& operator+=(const PassCost& o);
 };

@@ -157,6 +157,7 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
     const PassCost& c = costs_.layer[pass_index(slot.pass)];
     const double tp = c.lead_of(GroupKind::tp) + c.trail_of(GroupKind::tp);
     const double cp = c.lead_of(GroupKind::cp) + c.trail_of(GroupKind::cp);
+    const double cp_hidden = c.hidden_of(GroupKind::cp);
     const bool gather = sync_.zero3() && !weights_only;  // weight gradients do not read the weights
     std::vector<sim::TaskId> gathers(static_cast<size_t>(n), 0), computes(static_cast<size_t>(n), 0);
     for (int i = 0; i < n; ++i) {
@@ -173,13 +174,23 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         if (gather) graph_.add_dependency(gathers[static_cast<size_t>(i)], comp);
         if (forward && mb == 0)
             if (const auto g = sync_.parameter_gather(v, layer)) graph_.add_dependency(*g, comp);
-        if (cp > 0) {
-            // The key/value exchange starts when the previous layer's compute ends; this layer's
-            // compute waits for it.
-            const sim::TaskId x = chain.add_comm(GroupKind::cp, cp, mb, layer);
-            if (i == 0 && chain.input()) graph_.add_dependency(*chain.input(), x);
-            else if (i > 0) graph_.add_dependency(computes[static_cast<size_t>(i - 1)], x);
-            graph_.add_dependency(x, comp);
+        if (cp > 0 || cp_hidden > 0) {
+            // Context parallelism: the key/value transfers start when the previous layer's compute
+            // ends. The part the attention steps cannot hide stalls this layer's compute (a task it
+            // waits for); the hidden part runs beside the compute on the same in-order stream.
+            sim::TaskId prev = 0;
+            bool has_prev = false;
+            if (i == 0 && chain.input()) prev = *chain.input(), has_prev = true;
+            else if (i > 0) prev = computes[static_cast<size_t>(i - 1)], has_prev = true;
+            if (cp > 0) {
+                const sim::TaskId x = chain.add_comm(GroupKind::cp, cp, mb, layer);
+                if (has_prev) graph_.add_dependency(prev, x);
+                graph_.add_dependency(x, comp);
+            }
+            if (cp_hidden > 0) {
+                const sim::TaskId h = chain.add_comm(GroupKind::cp, cp_hidden, mb, layer);
+                if (has_prev) graph_.add_dependency(prev, h);
+            }
         }
         if (tp > 0) {
             const sim::TaskId t = chain.add_comm(GroupKind::tp, tp, mb, layer);

@@ -11,8 +11,9 @@ using models::GroupKind;
 models::LayerInputs microbatch_inputs(const TrainingPlan& p) {
     models::LayerInputs in;
     in.shard = p.layout.sharding();
-    // Each context-parallel rank holds seq_len / cp queries of every sequence and attends to the
-    // whole sequence.
+    in.shard.cp_comm = p.stack.cp_comm;
+    // Each context-parallel rank holds seq_len / cp queries of every sequence (two mirrored chunks,
+    // load-balanced) and attends to the whole sequence.
     in.batch = models::TokenBatch::uniform(p.training.micro_batch, p.training.seq_len / p.layout.cp, p.training.seq_len);
     in.kernels = p.stack.kernels;
     return in;

@@ -30,10 +30,11 @@ struct TrainingSettings {
     auto tie() const { return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage); }
 };
 
-// Software-stack behaviour. The defaults are Megatron-Core's (workloads/stacks/megatron-core.yaml
-// gives each its source; a test keeps the two equal).
+// Software-stack behaviour. The defaults are Megatron-Core's; the presets (workloads/stacks/) give
+// each framework's values with their sources.
 struct TrainingStack {
     models::KernelStack kernels;
+    models::CpComm cp_comm = models::CpComm::P2p;  // context-parallel K/V exchange (TE cp_comm_type)
     double grad_bytes = 4;             // main-gradient element size (4 fp32, 2 bf16)
     bool tp_comm_overlap = false;      // TP collectives overlapped with GEMMs (userbuffers, async TP)
     bool dp_comm_overlap = true;       // gradient reduction overlapped with the backward pass
@@ -46,7 +47,7 @@ struct TrainingStack {
 
     auto tie() const {
         return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, kernels.attention_kernel,
-                        grad_bytes, tp_comm_overlap,
+                        cp_comm, grad_bytes, tp_comm_overlap,
                         dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved);
     }
 };
