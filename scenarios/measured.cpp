@@ -129,6 +129,8 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
     out.unit = opt_str(c, "unit");
     out.measured = c["value"].as<double>();
     out.status = "unsupported";
+    if (c["fathom_assumptions"])
+        for (const auto& a : c["fathom_assumptions"]) out.assumptions.push_back(a.as<std::string>());
     try {
         if (out.kind == "serving") return predict_serving_case(c, ctx, out);
         if (out.kind != "training") throw Unsupported{out.kind + " cases are not simulated yet"};
@@ -275,7 +277,7 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
         if (entry[q]) v[q] = YAML::Clone(entry[q]);
         else v.remove(q);
     }
-    bool gpus_changed = false, dp_set = false, nodes_set = false;
+    bool gpus_changed = false, dp_set = false, nodes_set = false, batch_set = false;
     if (entry["variant"]) {
         for (const auto& kv : entry["variant"]) {
             const std::string path = kv.first.as<std::string>();
@@ -286,6 +288,7 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
             v[block][field] = YAML::Clone(kv.second);
             gpus_changed = gpus_changed || path == "cluster.gpus" || path == "training.cp";
             dp_set = dp_set || path == "training.dp";
+            batch_set = batch_set || path == "training.global_batch_size";
             nodes_set = nodes_set || path == "cluster.nodes";
         }
     }
@@ -295,6 +298,23 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
         const int tp = v["training"]["tp"].as<int>(), pp = v["training"]["pp"].as<int>();
         const int cp = v["training"]["cp"] ? v["training"]["cp"].as<int>() : 1;
         if (!dp_set && tp * pp * cp > 0 && gpus % (tp * pp * cp) == 0) v["training"]["dp"] = gpus / (tp * pp * cp);
+        // The global batch follows the data-parallel degree where the source fixes the batch per
+        // rank (batch_per_dp_rank; or micro-batch x accumulation steps); otherwise it stays.
+        const YAML::Node t = v["training"];
+        if (!batch_set && t["dp"]) {
+            const long long dp = t["dp"].as<long long>();
+            long long per_rank = 0;
+            std::string how;
+            if (t["batch_per_dp_rank"]) per_rank = t["batch_per_dp_rank"].as<long long>(), how = "batch_per_dp_rank";
+            else if (t["micro_batch_size"] && t["grad_accum"])
+                per_rank = t["micro_batch_size"].as<long long>() * t["grad_accum"].as<long long>(),
+                how = "micro_batch_size x grad_accum";
+            if (per_rank > 0 && dp * per_rank <= 2147483647LL && t["global_batch_size"].as<long long>() != dp * per_rank) {
+                v["training"]["global_batch_size"] = dp * per_rank;
+                v["fathom_assumptions"].push_back("variant: global batch " + std::to_string(dp * per_rank) + " = dp " +
+                                                  std::to_string(dp) + " x " + how + " " + std::to_string(per_rank));
+            }
+        }
         const int per_node = v["cluster"]["gpus_per_node"].as<int>();
         if (!nodes_set && per_node > 0 && gpus % per_node == 0) v["cluster"]["nodes"] = std::max(1, gpus / per_node);
     }

@@ -122,3 +122,23 @@ TEST_CASE("forward FLOPs per token: full and causal attention counts", "[models]
     CHECK(3 * full == Approx(4.608e10).epsilon(0.001));
     CHECK(full - causal == Approx(32 * 2.0 * 4096 * 4096).epsilon(1e-12));
 }
+
+TEST_CASE("a variant that changes the GPU count or cp rescales the global batch as the source did", "[scenarios][compare]") {
+    // torchtitan's long-context table fixes one sequence per data-parallel rank (batch_per_dp_rank
+    // 1): its cp = 1 row on the same 8 GPUs runs dp = 8, so a global batch of 8 (the case's 2 is
+    // the cp = 4 row's dp 2 x 1), and its cp = 8 row dp = 1, a global batch of 1.
+    const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml",
+                                                     testing::source_context(), true);
+    int seen = 0;
+    for (const auto& r : results) {
+        const bool cp1 = r.id == "trn-torchtitan-llama31-8b-cp4-128k#2", cp8 = r.id == "trn-torchtitan-llama31-8b-cp4-128k#3";
+        if (!cp1 && !cp8) continue;
+        ++seen;
+        INFO(r.id << ": " << r.reason);
+        REQUIRE(r.status == "ok");
+        const std::string expected = cp1 ? "variant: global batch 8 = dp 8 x batch_per_dp_rank 1"
+                                         : "variant: global batch 1 = dp 1 x batch_per_dp_rank 1";
+        CHECK(std::find(r.assumptions.begin(), r.assumptions.end(), expected) != r.assumptions.end());
+    }
+    CHECK(seen == 2);
+}
