@@ -1,5 +1,6 @@
 #include "scenarios/measured.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "plans/evaluate.h"
@@ -179,24 +180,35 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         tr.global_batch = positive_int(t, "training", "global_batch_size");
         if (has(t, "micro_batch_size")) {
             tr.micro_batch = positive_int(t, "training", "micro_batch_size");
-        } else if (has(t, "batch_per_dp_rank")) {
-            // torchtitan/FSDP stacks: no gradient accumulation; with pipeline parallelism the
-            // local batch is split into pp micro-batches (torchtitan's default).
+        } else if (has(t, "batch_per_dp_rank") && fw == "torchtitan") {
+            // torchtitan: no gradient accumulation; with pipeline parallelism the local batch is
+            // split into pp micro-batches (its default microbatch count is the pipeline degree).
             const int local = positive_int(t, "training", "batch_per_dp_rank");
             tr.micro_batch = l.pp > 1 && local % l.pp == 0 ? local / l.pp : local;
-            out.assumptions.push_back("micro_batch_size = " + std::to_string(tr.micro_batch) + " from batch_per_dp_rank");
+            out.assumptions.push_back("micro_batch_size = " + std::to_string(tr.micro_batch) + " from batch_per_dp_rank" +
+                                      (l.pp > 1 ? " / pp (torchtitan)" : " (torchtitan: no accumulation)"));
         } else {
             tr.micro_batch = 1;
             out.assumptions.push_back("micro_batch_size = 1 (not stated)");
         }
         std::string sched = opt_str(t, "pp_schedule", l.vp > 1 ? "interleaved-1f1b" : "1f1b");
-        if (sched == "interleaved-1f1b" && !has(t, "vp") && fw == "torchtitan") {
-            l.vp = 2;  // torchtitan builds two stages per rank for multi-stage schedules
-            out.assumptions.push_back("vp = 2 (torchtitan default for interleaved schedules)");
-        }
-        if (sched == "interleaved-1f1b" && l.vp <= 1) {
-            sched = "1f1b";
-            out.assumptions.push_back("interleaved schedule without vp: simulated as 1f1b");
+        // An interleaved schedule whose source omits the virtual-stage count never runs as 1F1B:
+        // torchtitan's rule gives it; otherwise every vp that splits the stage's layers evenly
+        // into chunks is simulated and the range reported (headline: the median prediction).
+        std::vector<int> vp_range;
+        if (sched == "interleaved-1f1b" && !has(t, "vp") && l.pp > 1) {
+            if (fw == "torchtitan") {
+                l.vp = 2;  // torchtitan builds two stages per rank for multi-stage schedules
+                out.assumptions.push_back("vp = 2 (torchtitan default for interleaved schedules)");
+            } else {
+                const int64_t per_stage = model.layers % l.pp == 0 ? model.layers / l.pp : 0;
+                for (int64_t v = 2; v <= per_stage; ++v)
+                    if (per_stage % v == 0) vp_range.push_back(static_cast<int>(v));
+                if (vp_range.empty())
+                    throw Unsupported{"interleaved schedule without vp, and " + std::to_string(model.layers) +
+                                      " layers over pp " + std::to_string(l.pp) + " leave no even split into chunks"};
+                l.vp = vp_range.front();
+            }
         }
         if (l.pp == 1) sched = "1f1b";
         if (!workloads::schedule_registry().find(sched))
@@ -223,29 +235,67 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         if (has(t, "torch_compile") && !t["torch_compile"].as<bool>() && (fw == "torchtitan" || fw == "other"))
             p.stack.kernels.fused_elementwise = false;
         if (has(t, "dp_comm_overlap")) p.stack.dp_comm_overlap = t["dp_comm_overlap"].as<bool>();
-        const long stages = static_cast<long>(l.pp) * l.vp;
-        if (model.layers % stages != 0) {
-            // Uneven split: the first (layers mod stages) virtual stages take one more layer.
-            const int base = static_cast<int>(model.layers / stages), rem = static_cast<int>(model.layers % stages);
-            for (long v = 0; v < stages; ++v) tr.layers_per_virtual_stage.push_back(base + (v < rem ? 1 : 0));
-            out.assumptions.push_back("uneven pipeline split of " + std::to_string(model.layers) + " layers");
-        }
-        const auto violations = plans::check_training_plan(model, cluster, p);
-        if (!violations.empty()) throw Unsupported{"plan not expressible: " + violations.front().message};
-
-        if (!has(t, "recompute") && workloads::estimate_training_memory(model, cluster, p).out_of_memory) {
-            // The source ran, so some memory saving was in effect: take the least recomputation
-            // that fits (selective, then full) and say so. The memory estimate needs no simulation.
-            for (auto r : {workloads::Recompute::Selective, workloads::Recompute::Full}) {
-                tr.recompute = r;
-                if (!workloads::estimate_training_memory(model, cluster, p).out_of_memory) break;
+        // One simulation of the plan as completed so far (uneven split, least recompute that fits).
+        auto simulate = [&](workloads::TrainingPlan q, std::vector<std::string>& notes) {
+            const long stages = static_cast<long>(q.layout.pp) * q.layout.vp;
+            if (model.layers % stages != 0) {
+                // Uneven split: the first (layers mod stages) virtual stages take one more layer.
+                const int base = static_cast<int>(model.layers / stages), rem = static_cast<int>(model.layers % stages);
+                for (long v = 0; v < stages; ++v) q.training.layers_per_virtual_stage.push_back(base + (v < rem ? 1 : 0));
+                notes.push_back("uneven pipeline split of " + std::to_string(model.layers) + " layers");
             }
-            out.assumptions.push_back(std::string("recompute not stated; ") + workloads::recompute_name(tr.recompute) +
-                                      " is the least that fits");
+            const auto violations = plans::check_training_plan(model, cluster, q);
+            if (!violations.empty()) throw Unsupported{"plan not expressible: " + violations.front().message};
+            if (!has(t, "recompute") && workloads::estimate_training_memory(model, cluster, q).out_of_memory) {
+                // The source ran, so some memory saving was in effect: take the least recomputation
+                // that fits (selective, then full) and say so. The memory estimate needs no simulation.
+                for (auto r : {workloads::Recompute::Selective, workloads::Recompute::Full}) {
+                    q.training.recompute = r;
+                    if (!workloads::estimate_training_memory(model, cluster, q).out_of_memory) break;
+                }
+                notes.push_back(std::string("recompute not stated; ") + workloads::recompute_name(q.training.recompute) +
+                                " is the least that fits");
+            }
+            const plans::Outcome o = plans::evaluate_training(model, cluster, q, ctx);
+            workloads::StepReport rep = *o.training();
+            const double predicted = predict_metric(c, out.metric, rep, model, q, cluster);
+            return std::make_pair(predicted, std::move(rep));
+        };
+        std::pair<double, workloads::StepReport> run;
+        if (vp_range.empty()) {
+            run = simulate(p, out.assumptions);
+        } else {
+            std::vector<std::pair<double, workloads::StepReport>> runs;
+            std::vector<int> ran;
+            std::string why;
+            for (int v : vp_range) {
+                workloads::TrainingPlan q = p;
+                q.layout.vp = v;
+                std::vector<std::string> notes;
+                try {
+                    runs.push_back(simulate(q, notes));
+                    ran.push_back(v);
+                } catch (const Unsupported& u) {
+                    why = u.reason;
+                }
+            }
+            if (runs.empty()) throw Unsupported{"interleaved schedule without vp; no vp in the plausible range fits: " + why};
+            std::vector<size_t> order(runs.size());
+            for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+            std::sort(order.begin(), order.end(), [&runs](size_t a, size_t b) { return runs[a].first < runs[b].first; });
+            const size_t mid = order[(order.size() - 1) / 2];
+            run = runs[mid];
+            out.range_key = "vp";
+            out.range_values = ran;
+            out.range_low = runs[order.front()].first;
+            out.range_high = runs[order.back()].first;
+            std::string vs;
+            for (int v : ran) vs += (vs.empty() ? "" : ", ") + std::to_string(v);
+            out.assumptions.push_back("interleaved schedule without vp: simulated vp in {" + vs + "}; headline vp = " +
+                                      std::to_string(ran[mid]) + " (the median prediction)");
         }
-        const plans::Outcome o = plans::evaluate_training(model, cluster, p, ctx);
-        const workloads::StepReport& rep = *o.training();
-        out.predicted = predict_metric(c, out.metric, rep, model, p, cluster);
+        const workloads::StepReport& rep = run.second;
+        out.predicted = run.first;
         if ((out.metric == "model_tflops_per_gpu" || out.metric == "mfu_percent") && !has(c, "attention_flops") &&
             opt_str(c, "flops_convention", "model") != "megatron_eq3")
             out.assumptions.push_back("attention FLOPs counted causal (the source's attention_flops is not stated)");

@@ -28,6 +28,12 @@ struct CompareResult {
     double peak_memory_bytes = 0;
     double memory_capacity_bytes = 0;
     bool out_of_memory = false;
+    // A fill-in the source leaves open, simulated over its plausible values (e.g. vp of an
+    // interleaved schedule without a virtual-stage count): the key, the values that ran, and the
+    // lowest and highest prediction; `predicted` is the median one. Empty key: a single run.
+    std::string range_key;
+    std::vector<int> range_values;
+    double range_low = 0, range_high = 0;
 };
 
 // Headline measurement of every case. With `include_other_metrics`, also every other_metrics entry

@@ -7,7 +7,8 @@ check. Works on a temporary copy of the catalogs; the repository is not modified
 
 For H100-class parts (h100-sxm-80gb, h800, h200; the 500 W h100-sxm-96gb-hbm2e gets x0.844) and
 for A100, prints the value on a 0.01 grid that leaves the device's median signed error closest to
-0, then, for each case, the error when the value is refitted without that case. Requires PyYAML.
+0, then, for each case, the error when the value is refitted without that case (training cases
+only; errors as throughput errors, so a step time's sign is flipped). Requires PyYAML.
 """
 import json
 import os
@@ -30,8 +31,9 @@ def main():
     accel = {c["id"]: c["hardware"]["accelerator"] for c in yaml.safe_load(open(measured))["cases"]}
     group = lambda cid: "a100" if accel[cid].startswith("a100") else "h100"
     with tempfile.TemporaryDirectory() as tmp:
-        for d in ("hardware/catalog", "models/catalog"):
-            shutil.copytree(os.path.join(SRC, d), os.path.join(tmp, d))
+        for d in ("hardware/catalog", "hardware/calibration", "models/catalog", "workloads/stacks", "workloads/engines"):
+            if os.path.isdir(os.path.join(SRC, d)):
+                shutil.copytree(os.path.join(SRC, d), os.path.join(tmp, d))
         acc_dir = os.path.join(tmp, "hardware/catalog/accelerators")
 
         def set_clock(acc, value):
@@ -48,7 +50,10 @@ def main():
             out = os.path.join(tmp, "c.json")
             subprocess.run([fathom, "compare", measured, "--json", out], check=True, capture_output=True,
                            env=dict(os.environ, FATHOM_DATA_DIR=tmp))
-            errors[x] = {r["id"]: r["error"] for r in json.load(open(out)) if r["status"] == "ok"}
+            # Training cases only, each error as a throughput error (a step time's sign flips:
+            # predicted / measured time t gives throughput error 1/t - 1).
+            errors[x] = {r["id"]: (1.0 / (1.0 + r["error"]) - 1.0 if r["metric"] == "step_time_s" else r["error"])
+                         for r in json.load(open(out)) if r["status"] == "ok" and r["kind"] == "training"}
     ids = list(errors[GRID[0]])
     best = lambda cases: min(GRID, key=lambda x: abs(statistics.median(errors[x][c] for c in cases)))
     for g in ("h100", "a100"):

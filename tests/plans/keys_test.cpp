@@ -78,7 +78,7 @@ TEST_CASE("plan hashes are stable across runs, builds and platforms", "[plans][k
     named.stack_preset = "nemo-24.07";  // provenance only: not part of equality or the hash
     CHECK(named == p);
     CHECK(named.hash() == p.hash());
-    CHECK(p.hash() == 0x5688769e95276b51ULL);  // moved when stack.attention_kernel and stack.cp_comm joined the plan
+    CHECK(p.hash() == 0xef3b68900d768730ULL);  // moved when stack.attention_kernel, cp_comm and pp_comm_overlap joined the plan
 }
 
 TEST_CASE("values are checked against their declared type, range and choices", "[plans][keys]") {

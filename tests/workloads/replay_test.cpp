@@ -217,3 +217,26 @@ TEST_CASE("the stream-busy collector measures busy, idle and exposed communicati
     CHECK(u.idle_s == Approx(1e-6));
     CHECK(u.exposed_comm_s == Approx(2e-6));
 }
+
+TEST_CASE("blocking pipeline sends put one send on the critical path of a two-stage 1F1B step", "[workloads][replay]") {
+    // Two stages, two micro-batches, 1F1B (s0: F0 F1 B0 B1, s1: F0 B0 F1 B1), send time p. With
+    // overlapped sends, s1 starts F1 as soon as it has sent B0's gradient; with blocking sends
+    // (Megatron-LM without --overlap-p2p-communication) it first waits p for that send. Every later
+    // pass on the critical path (s1: F1 B1, the send, s0: B1) shifts by p; stage 0's own blocked
+    // sends (after F0 and F1) fall in time it spends waiting for B0's gradient anyway. So the step
+    // is exactly p longer.
+    Bed bed(2);
+    bed.cluster.scale_up.bandwidth_per_gpu = bed.cluster.scale_up.link_bandwidth = 3e11;  // sends << passes
+    bed.network = hardware::make_analytical_network(bed.cluster);
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 2;
+    p.training.global_batch = 8;  // 2 micro-batches of 4
+    const FixedOrder order({{F(0), F(1), B(0), B(1)}, {F(0), B(0), F(1), B(1)}});
+    const auto overlapped = bed.run(p, order);
+    p.stack.pp_comm_overlap = false;
+    const auto blocking = bed.run(p, order);
+    const double send = bed.costs(p).p2p;
+    REQUIRE(send > 0);
+    INFO("overlapped " << overlapped.step_time_s << " s, blocking " << blocking.step_time_s << " s, send " << send << " s");
+    CHECK(blocking.step_time_s - overlapped.step_time_s == Approx(send).epsilon(1e-6));
+}

@@ -432,6 +432,13 @@ int cmd_compare(const Args& a) {
                         r.predicted, 100 * r.error, gib(r.peak_memory_bytes).c_str(), gib(r.memory_capacity_bytes).c_str(),
                         r.out_of_memory ? "  OOM" : "");
             if (variants && !r.variant.empty()) std::printf("    variant: %s\n", r.variant.c_str());
+            if (!r.range_key.empty()) {
+                std::string vs;
+                for (int v : r.range_values) vs += (vs.empty() ? "" : ",") + std::to_string(v);
+                std::printf("    RANGE: %s not stated, simulated %s in {%s}: %.4g .. %.4g (%+.1f%% .. %+.1f%%); the median shown\n",
+                            r.range_key.c_str(), r.range_key.c_str(), vs.c_str(), r.range_low, r.range_high,
+                            100 * (r.range_low - r.measured) / r.measured, 100 * (r.range_high - r.measured) / r.measured);
+            }
             errs.push_back(std::fabs(r.error));
         }
         return errs;
@@ -470,6 +477,8 @@ int cmd_compare(const Args& a) {
                 j["out_of_memory"] = r.out_of_memory;
                 j["assumptions"] = r.assumptions;
                 j["stack"] = r.stack;
+                if (!r.range_key.empty())
+                    j["range"] = {{"key", r.range_key}, {"values", r.range_values}, {"low", r.range_low}, {"high", r.range_high}};
             } else {
                 j["status"] = "unsupported";
                 j["reason"] = r.reason;

@@ -143,6 +143,13 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk) {
         if (to >= 0 && to < V && map_.owner(to) != s && costs_.p2p > 0) {
             const sim::TaskId send = chain.add_comm(GroupKind::pp, costs_.p2p, mb, -1);
             graph_.add_dependency(end, send);
+            if (!plan_.stack.pp_comm_overlap) {
+                // Blocking send (Megatron-LM's p2p_communication waits for its batched isend/irecv
+                // and synchronizes the device): the stage computes nothing until the send is done,
+                // a zero-length task on its in-order compute stream.
+                const sim::TaskId wait = chain.add_compute(0, mb, -1);
+                graph_.add_dependency(send, wait);
+            }
             end = send;
         }
         (forward ? forward_done_ : backward_done_)[k] = end;

@@ -38,6 +38,7 @@ struct TrainingStack {
     double grad_bytes = 4;             // main-gradient element size (4 fp32, 2 bf16)
     bool tp_comm_overlap = false;      // TP collectives overlapped with GEMMs (userbuffers, async TP)
     bool dp_comm_overlap = true;       // gradient reduction overlapped with the backward pass
+    bool pp_comm_overlap = true;       // pipeline sends overlap the stage's next compute (false: blocking)
     bool param_gather_overlap = true;  // ZeRO-1/2 parameter all-gather overlapped with the next forward
     double bucket_params = 40e6;       // gradient bucket size, parameters
     // Bytes outside the model's tensors. Estimate: CUDA context with cuBLAS/cuDNN workspaces
@@ -47,7 +48,7 @@ struct TrainingStack {
 
     auto tie() const {
         return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, kernels.attention_kernel,
-                        cp_comm, grad_bytes, tp_comm_overlap,
+                        cp_comm, grad_bytes, tp_comm_overlap, pp_comm_overlap,
                         dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved);
     }
 };
