@@ -11,6 +11,7 @@
 #include "models/cost/cost_model.h"
 #include "models/llm/dense_layer.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/model_fixture.h"
 
 using namespace fathom;
 using namespace fathom::models;
@@ -20,15 +21,8 @@ namespace {
 
 // Llama-like layer: h 4096, 32 heads, 8 KV heads (head_dim 128), SwiGLU MLP 14336.
 ModelSpec llama_like() {
-    ModelSpec m;
+    ModelSpec m = testing::dense_model(32, 4096, 32, 8, 14336, 128256);
     m.id = "llama-like";
-    m.layers = 32;
-    m.hidden = 4096;
-    m.heads = 32;
-    m.kv_heads = 8;
-    m.ffn = 14336;
-    m.vocab = 128256;
-    m.activation = Activation::Swiglu;
     m.norm = Norm::RmsNorm;
     m.position = PositionEmbedding::Rope;
     return m;

@@ -15,6 +15,7 @@
 #include "models/llm/model_spec.h"
 #include "scenarios/measured.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/model_fixture.h"
 
 using namespace fathom;
 
@@ -114,14 +115,7 @@ TEST_CASE("forward FLOPs per token: full and causal attention counts", "[models]
     // weights 2 (4096 x 12288 + 4096^2 + 3 x 4096 x 11008) = 404.75e6 per layer; attention
     // 4 s h = 67.11e6 per layer (full) or half (causal); logits 2 x 4096 x 32000 = 262.1e6.
     // Full: 32 x 471.86e6 + 262.1e6 = 15.362e9 (x3 = 4.608e10, the figure NeMo's formula gives).
-    models::ModelSpec m;
-    m.layers = 32;
-    m.hidden = 4096;
-    m.heads = 32;
-    m.kv_heads = 32;
-    m.ffn = 11008;
-    m.vocab = 32000;
-    m.activation = models::Activation::Swiglu;
+    const models::ModelSpec m = testing::dense_model(32, 4096, 32, 32, 11008, 32000);
     const double full = m.forward_flops_per_token(4096, false), causal = m.forward_flops_per_token(4096, true);
     CHECK(3 * full == Approx(4.608e10).epsilon(0.001));
     CHECK(full - causal == Approx(32 * 2.0 * 4096 * 4096).epsilon(1e-12));

@@ -8,21 +8,15 @@
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "workloads/training/training_plan.h"
+#include "tests/support/model_fixture.h"
 
 namespace fathom::testing {
 
 inline models::ModelSpec pipeline_model() {
-    models::ModelSpec m;
+    models::ModelSpec m = dense_model(8, 2048, 16, 16, 8192, 128, models::Activation::Gelu);
     m.id = "pipe-test";
     m.name = "pipeline test model";
-    m.layers = 8;
-    m.hidden = 2048;
-    m.heads = 16;
-    m.kv_heads = 16;
-    m.ffn = 8192;
-    m.vocab = 128;
     m.max_seq_len = 2048;
-    m.activation = models::Activation::Gelu;
     m.norm = models::Norm::LayerNorm;
     m.position = models::PositionEmbedding::Rope;
     return m;

@@ -13,6 +13,7 @@
 #include "models/llm/dense_layer.h"
 #include "workloads/parallelism.h"
 #include "workloads/replay/program_cost.h"
+#include "tests/support/model_fixture.h"
 
 using namespace fathom;
 using models::CpComm;
@@ -20,17 +21,7 @@ using models::OpKind;
 
 namespace {
 
-models::ModelSpec small_model() {
-    models::ModelSpec m;
-    m.layers = 2;
-    m.hidden = 1024;
-    m.heads = 8;
-    m.kv_heads = 2;
-    m.ffn = 4096;
-    m.vocab = 1000;
-    m.activation = models::Activation::Swiglu;
-    return m;
-}
+models::ModelSpec small_model() { return testing::dense_model(2, 1024, 8, 2, 4096, 1000); }
 
 // The forward program of one context-parallel rank: `sequences` sequences of `seq` tokens.
 models::LayerProgram rank_program(int cp, CpComm how, int64_t seq, int64_t sequences = 1) {
