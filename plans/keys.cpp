@@ -336,8 +336,8 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
               "step), a2a (Ulysses all-to-all over heads)")
              .choices({"p2p", "all_gather", "a2a"}),
          [](P& p, const KeyValue& v) {
-             const std::string& c = to_str(v);
-             p.stack.cp_comm = c == "a2a" ? models::CpComm::A2a : c == "all_gather" ? models::CpComm::AllGather : models::CpComm::P2p;
+             for (models::CpComm c : {models::CpComm::P2p, models::CpComm::AllGather, models::CpComm::A2a})
+                 if (to_str(v) == models::cp_comm_name(c)) p.stack.cp_comm = c;
          },
          [](const P& p) -> KeyValue { return std::string(models::cp_comm_name(p.stack.cp_comm)); }},
         {Decl("stack.attention_kernel", KeyType::Choice,

@@ -130,8 +130,6 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
     out.unit = opt_str(c, "unit");
     out.measured = c["value"].as<double>();
     out.status = "unsupported";
-    if (c["fathom_assumptions"])
-        for (const auto& a : c["fathom_assumptions"]) out.assumptions.push_back(a.as<std::string>());
     try {
         if (out.kind == "serving") return predict_serving_case(c, ctx, out);
         if (out.kind != "training") throw Unsupported{out.kind + " cases are not simulated yet"};
@@ -266,14 +264,16 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             run = simulate(p, out.assumptions);
         } else {
             std::vector<std::pair<double, workloads::StepReport>> runs;
+            std::vector<std::vector<std::string>> notes;
             std::vector<int> ran;
             std::string why;
             for (int v : vp_range) {
                 workloads::TrainingPlan q = p;
                 q.layout.vp = v;
-                std::vector<std::string> notes;
+                std::vector<std::string> n;
                 try {
-                    runs.push_back(simulate(q, notes));
+                    runs.push_back(simulate(q, n));
+                    notes.push_back(std::move(n));
                     ran.push_back(v);
                 } catch (const Unsupported& u) {
                     why = u.reason;
@@ -293,6 +293,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             for (int v : ran) vs += (vs.empty() ? "" : ", ") + std::to_string(v);
             out.assumptions.push_back("interleaved schedule without vp: simulated vp in {" + vs + "}; headline vp = " +
                                       std::to_string(ran[mid]) + " (the median prediction)");
+            out.assumptions.insert(out.assumptions.end(), notes[mid].begin(), notes[mid].end());
         }
         const workloads::StepReport& rep = run.second;
         out.predicted = run.first;
@@ -319,8 +320,10 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
 
 namespace {
 
-// The case with one other_metrics entry as its headline and the entry's variant applied.
-YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::string& described) {
+// The case with one other_metrics entry as its headline and the entry's variant applied; the
+// fields it derives are added to `derived` as assumptions.
+YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::string& described,
+                        std::vector<std::string>& derived) {
     YAML::Node v = YAML::Clone(c);
     for (const char* q : {"metric", "value", "unit", "statistic", "scope", "flops_convention", "attention_flops", "peak_tflops",
                           "direction", "link"}) {
@@ -361,8 +364,8 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
                 how = "micro_batch_size x grad_accum";
             if (per_rank > 0 && dp * per_rank <= 2147483647LL && t["global_batch_size"].as<long long>() != dp * per_rank) {
                 v["training"]["global_batch_size"] = dp * per_rank;
-                v["fathom_assumptions"].push_back("variant: global batch " + std::to_string(dp * per_rank) + " = dp " +
-                                                  std::to_string(dp) + " x " + how + " " + std::to_string(per_rank));
+                derived.push_back("variant: global batch " + std::to_string(dp * per_rank) + " = dp " + std::to_string(dp) +
+                                  " x " + how + " " + std::to_string(per_rank));
             }
         }
         const int per_node = v["cluster"]["gpus_per_node"].as<int>();
@@ -397,8 +400,10 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
         for (const auto& entry : c["other_metrics"]) {
             ++n;
             std::string described;
-            const YAML::Node v = variant_case(c, entry, described);
+            std::vector<std::string> derived;
+            const YAML::Node v = variant_case(c, entry, described, derived);
             CompareResult r = run(v);
+            r.assumptions.insert(r.assumptions.begin(), derived.begin(), derived.end());
             r.id = case_id + "#" + std::to_string(n);
             r.variant = described;
             out.push_back(std::move(r));

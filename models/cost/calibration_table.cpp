@@ -189,7 +189,8 @@ double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int
     if (g.kind != OpKind::MemoryBound && g.kind != OpKind::Optimizer) t /= clock_;
     // Attention tables are measured with the device's best kernel (tools/calibrate/attention.py);
     // a FlashAttention-2-class kernel runs at the catalog's fraction of it.
-    if ((op.kind == OpKind::AttentionFwd || op.kind == OpKind::AttentionBwd) && op.attn.kernel == AttentionKernel::Fa2) t /= acc_.calibration.attention_fa2_relative;
+    const bool attention = op.kind == OpKind::AttentionFwd || op.kind == OpKind::AttentionBwd;
+    if (attention && op.attn.kernel == AttentionKernel::Fa2) t /= acc_.calibration.attention_fa2_relative;
     return t;
 }
 

@@ -145,18 +145,17 @@ void attention(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
     }
     if (in.kernels.flash_attention) {
         p.compute(attention_op(false, a, in.kernels.kv_dtype));
-        if (ulysses_out) p.comm(*ulysses_out);
-        return;
-    }
-    const Dtype d16 = in.kernels.gemm_dtype == Dtype::fp8 ? Dtype::bf16 : in.kernels.gemm_dtype;
-    for (const SequenceSlice& x : a.slices) {
-        const int64_t bh = x.count * a.heads;
-        const double scores = static_cast<double>(bh) * static_cast<double>(x.q_len) * static_cast<double>(x.kv_len);
-        p.compute(gemm_op("attention_scores", x.q_len, x.kv_len, dh, d16, bh, OpRole::AttentionScores));
-        p.compute(elementwise("scale_mask_softmax", scores, 1, 1, OpRole::AttentionSoftmax, "softmax"));
-        // read, write, 1-byte mask
-        p.compute(memory_op("attention_dropout", scores * (kAct * 2 + 1), OpRole::AttentionDropout, kUnaryKernel));
-        p.compute(gemm_op("attention_values", x.q_len, dh, x.kv_len, d16, bh, OpRole::AttentionValues));
+    } else {
+        const Dtype d16 = in.kernels.gemm_dtype == Dtype::fp8 ? Dtype::bf16 : in.kernels.gemm_dtype;
+        for (const SequenceSlice& x : a.slices) {
+            const int64_t bh = x.count * a.heads;
+            const double scores = static_cast<double>(bh) * static_cast<double>(x.q_len) * static_cast<double>(x.kv_len);
+            p.compute(gemm_op("attention_scores", x.q_len, x.kv_len, dh, d16, bh, OpRole::AttentionScores));
+            p.compute(elementwise("scale_mask_softmax", scores, 1, 1, OpRole::AttentionSoftmax, "softmax"));
+            // read, write, 1-byte mask
+            p.compute(memory_op("attention_dropout", scores * (kAct * 2 + 1), OpRole::AttentionDropout, kUnaryKernel));
+            p.compute(gemm_op("attention_values", x.q_len, dh, x.kv_len, d16, bh, OpRole::AttentionValues));
+        }
     }
     if (ulysses_out) p.comm(*ulysses_out);
 }
