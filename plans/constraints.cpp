@@ -33,7 +33,32 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
     if (m.heads % l.tp != 0) add("parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
         add("parallel.tp", "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
-    if (m.ffn % l.tp != 0) add("parallel.tp", "tp = " + str(l.tp) + " does not divide the MLP width " + str(m.ffn));
+    if (m.moe_layers() < m.layers && m.ffn % l.tp != 0)
+        add("parallel.tp", "tp = " + str(l.tp) + " does not divide the MLP width " + str(m.ffn));
+    if (!m.moe.enabled()) {
+        if (t.recompute_moe) add("training.recompute_moe", "the model has no mixture-of-experts layers");
+        if (l.ep > 1) add("parallel.ep", "ep = " + str(l.ep) + " but the model has no experts (architecture: dense)");
+        if (l.etp > 1) add("parallel.etp", "etp = " + str(l.etp) + " but the model has no experts (architecture: dense)");
+    } else {
+        const auto& e = m.moe;
+        if (e.num_experts % l.ep != 0)
+            add("parallel.ep", "ep = " + str(l.ep) + " does not divide the " + str(e.num_experts) + " experts");
+        if (l.etp != 1 && l.etp != l.tp)
+            add("parallel.etp", "etp = " + str(l.etp) + " must be 1 or tp = " + str(l.tp) +
+                                    " (the routed tokens are gathered over the tensor-parallel group)");
+        else if (e.expert_ffn % l.etp != 0)
+            add("parallel.etp", "etp = " + str(l.etp) + " does not divide the expert width " + str(e.expert_ffn));
+        const long stage_ranks = static_cast<long>(l.tp) * l.cp * l.dp;
+        if (stage_ranks % (static_cast<long>(l.ep) * l.etp) != 0)
+            add("parallel.ep", "ep x etp = " + str(l.ep * l.etp) + " does not divide the tp x cp x dp = " + str(stage_ranks) +
+                                   " ranks of a pipeline stage the experts spread over");
+        if (e.shared_experts > 0 && (e.shared_experts * e.expert_ffn) % l.tp != 0)
+            add("parallel.tp", "tp = " + str(l.tp) + " does not divide the shared experts' width " +
+                                   str(e.shared_experts * e.expert_ffn));
+        if (l.tp > 1 && !l.sequence_parallel)
+            add("parallel.sequence_parallel",
+                "mixture-of-experts layers with tp > 1 need sequence parallelism (Megatron-Core requires it)");
+    }
     const long stages = static_cast<long>(l.pp) * l.vp;
     if (!t.layers_per_virtual_stage.empty()) {
         if (static_cast<long>(t.layers_per_virtual_stage.size()) != stages)
@@ -75,6 +100,7 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     std::vector<Violation> v;
     auto add = [&v](std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); };
     const auto str = [](auto x) { return std::to_string(x); };
+    if (m.moe.enabled()) add("model.moe", "serving a mixture-of-experts model is not modelled yet (training is)");
     auto pool = [&](const PoolLayout& l, const std::string& prefix) {
         if (m.heads % l.tp != 0) add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
         else if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)

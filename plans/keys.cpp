@@ -149,6 +149,12 @@ const std::vector<KeyInfo>& scenario_keys() {
         Decl("cluster.scale_out", KeyType::Text, "the `cluster.scale_out.*` keys (the network between nodes)")
             .shown_as("mapping")
             .by_default("the defaults below"),
+        Decl("model.moe", KeyType::Text, "mixture-of-experts layers: the `model.moe.*` keys (with `architecture: moe`)")
+            .shown_as("mapping")
+            .by_default("dense"),
+        Decl("model.mla", KeyType::Text, "multi-head latent attention (DeepSeek-V2/V3): the `model.mla.*` keys")
+            .shown_as("mapping")
+            .by_default("none"),
         Decl("stack.preset", KeyType::Text,
              "preset applied first (workloads/stacks/): its stack values, and its defaults for `training.zero_stage` and "
              "`parallel.sequence_parallel` where the scenario does not set them")
@@ -162,9 +168,11 @@ const std::vector<Key<models::ModelSpec>>& model_keys() {
     static const std::vector<Key<ModelSpec>> keys = finish<ModelSpec>({
         {Decl("model.name", KeyType::Text, "display name").by_default("the id"),
          [](ModelSpec& m, const KeyValue& v) { m.name = to_str(v); }, [](const ModelSpec& m) -> KeyValue { return m.name; }},
-        {Decl("model.architecture", KeyType::Choice, "model family (mixture-of-experts models are not simulated yet)")
-             .choices({"dense"}),
-         [](ModelSpec&, const KeyValue&) {}, [](const ModelSpec&) -> KeyValue { return std::string("dense"); }},
+        {Decl("model.architecture", KeyType::Choice, "model family: dense, or mixture of experts (moe, with `model.moe`)")
+             .choices({"dense", "moe"})
+             .by_default("dense"),
+         [](ModelSpec&, const KeyValue&) {},
+         [](const ModelSpec& m) -> KeyValue { return std::string(m.moe.enabled() ? "moe" : "dense"); }},
         {Decl("model.layers", KeyType::Integer, "transformer layers").range(1).required(),
          [](ModelSpec& m, const KeyValue& v) { m.layers = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.layers; }},
         {Decl("model.hidden", KeyType::Integer, "hidden size").range(1).required(),
@@ -175,7 +183,7 @@ const std::vector<Key<models::ModelSpec>>& model_keys() {
          [](ModelSpec& m, const KeyValue& v) { m.kv_heads = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.kv_heads; }},
         {Decl("model.head_dim", KeyType::Integer, "dimension of one head").range(1).by_default("hidden / heads"),
          [](ModelSpec& m, const KeyValue& v) { m.head_dim = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.head_dim; }},
-        {Decl("model.ffn", KeyType::Integer, "MLP width").range(1).required(),
+        {Decl("model.ffn", KeyType::Integer, "MLP width of the dense layers").range(1).by_default("required with dense layers"),
          [](ModelSpec& m, const KeyValue& v) { m.ffn = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.ffn; }},
         {Decl("model.vocab", KeyType::Integer, "vocabulary size (as padded by the framework)").range(1).required(),
          [](ModelSpec& m, const KeyValue& v) { m.vocab = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.vocab; }},
@@ -218,6 +226,42 @@ const std::vector<Key<models::ModelSpec>>& model_keys() {
          [](const ModelSpec& m) -> KeyValue { return m.max_seq_len; }},
         {Decl("model.qkv_bias", KeyType::Boolean, "linear layers carry biases"),
          [](ModelSpec& m, const KeyValue& v) { m.bias = to_bool(v); }, [](const ModelSpec& m) -> KeyValue { return m.bias; }},
+        {Decl("model.moe.num_experts", KeyType::Integer, "routed experts per MoE layer").range(2).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.moe.num_experts = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.moe.num_experts; }},
+        {Decl("model.moe.top_k", KeyType::Integer, "experts each token is routed to").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.moe.top_k = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.moe.top_k; }},
+        {Decl("model.moe.expert_ffn", KeyType::Integer, "MLP width of one expert (gated like the dense MLP)").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.moe.expert_ffn = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.moe.expert_ffn; }},
+        {Decl("model.moe.shared_experts", KeyType::Integer, "always-active experts of width expert_ffn").range(0),
+         [](ModelSpec& m, const KeyValue& v) { m.moe.shared_experts = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.moe.shared_experts; }},
+        {Decl("model.moe.dense_layers", KeyType::Integer, "leading dense layers (MLP width ffn) before the first MoE layer").range(0),
+         [](ModelSpec& m, const KeyValue& v) { m.moe.dense_layers = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.moe.dense_layers; }},
+        {Decl("model.moe.layer_frequency", KeyType::Integer,
+              "every n-th layer after the dense ones is MoE, the others dense (2: Llama 4 Maverick's interleave)")
+             .range(1),
+         [](ModelSpec& m, const KeyValue& v) { m.moe.layer_frequency = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.moe.layer_frequency; }},
+        {Decl("model.mla.q_lora_rank", KeyType::Integer, "query bottleneck rank (0: one query projection)").range(0),
+         [](ModelSpec& m, const KeyValue& v) { m.mla.q_lora_rank = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.mla.q_lora_rank; }},
+        {Decl("model.mla.kv_lora_rank", KeyType::Integer, "key/value latent rank").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.mla.kv_lora_rank = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.mla.kv_lora_rank; }},
+        {Decl("model.mla.qk_nope_head_dim", KeyType::Integer, "per-head query/key dimensions without rotary").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.mla.qk_nope_head_dim = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.mla.qk_nope_head_dim; }},
+        {Decl("model.mla.qk_rope_head_dim", KeyType::Integer, "per-head rotary query/key dimensions (one shared rotary key)")
+             .range(1)
+             .required(),
+         [](ModelSpec& m, const KeyValue& v) { m.mla.qk_rope_head_dim = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.mla.qk_rope_head_dim; }},
+        {Decl("model.mla.v_head_dim", KeyType::Integer, "per-head value dimensions").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.mla.v_head_dim = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.mla.v_head_dim; }},
     });
     return keys;
 }
@@ -276,6 +320,12 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
          [](P& p, const KeyValue& v) { p.layout.vp = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.vp}; }},
         {Decl("parallel.cp", KeyType::Integer, "context-parallel degree (each sequence split over cp ranks)").range(1),
          [](P& p, const KeyValue& v) { p.layout.cp = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.cp}; }},
+        {Decl("parallel.ep", KeyType::Integer,
+              "expert-parallel degree: the experts of each MoE layer spread over ep ranks of the tp x cp x dp ranks of a stage")
+             .range(1),
+         [](P& p, const KeyValue& v) { p.layout.ep = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.ep}; }},
+        {Decl("parallel.etp", KeyType::Integer, "expert tensor parallelism: 1, or tp (each expert split over the TP group)").range(1),
+         [](P& p, const KeyValue& v) { p.layout.etp = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.etp}; }},
         {Decl("parallel.sequence_parallel", KeyType::Boolean,
               "Megatron sequence parallelism with tp > 1 (norms, dropouts and residuals sharded over tp)"),
          [](P& p, const KeyValue& v) { p.layout.sequence_parallel = to_bool(v); },
@@ -320,6 +370,16 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
          [](const P& p) -> KeyValue {
              return std::vector<int64_t>(p.training.layers_per_virtual_stage.begin(), p.training.layers_per_virtual_stage.end());
          }},
+        {Decl("training.moe_load", KeyType::Number,
+              "routed tokens the busiest expert-parallel rank receives, relative to the mean (1: balanced routing)")
+             .range(1, 1e6),
+         [](P& p, const KeyValue& v) { p.training.moe_load = to_double(v); },
+         [](const P& p) -> KeyValue { return p.training.moe_load; }},
+        {Decl("training.recompute_moe", KeyType::Boolean,
+              "recompute each MoE block (router, all-to-alls, experts) from its input in the backward pass instead of "
+              "keeping its activations (Megatron-Core --recompute-modules moe)"),
+         [](P& p, const KeyValue& v) { p.training.recompute_moe = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.training.recompute_moe; }},
         {Decl("stack.dtype", KeyType::Choice, "GEMM dtype (fp8: Transformer Engine recipes, bf16 around the GEMMs)")
              .choices({"bf16", "fp16", "fp8"}),
          [](P& p, const KeyValue& v) { p.stack.kernels.gemm_dtype = *hardware::parse_dtype(to_str(v)); },
@@ -357,7 +417,7 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
         {Decl("stack.tp_comm_overlap", KeyType::Boolean, "TP collectives overlapped with GEMMs (userbuffers, async TP)"),
          [](P& p, const KeyValue& v) { p.stack.tp_comm_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.tp_comm_overlap; }},
-        {Decl("stack.dp_comm_overlap", KeyType::Boolean, "gradient reduction overlapped with the backward pass"),
+        {Decl("stack.dp_comm_overlap", KeyType::Boolean, "gradient reduction (ZeRO 0-2 buckets) overlapped with the backward pass; ZeRO-3 reduce-scatters each layer as its backward ends either way"),
          [](P& p, const KeyValue& v) { p.stack.dp_comm_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.dp_comm_overlap; }},
         {Decl("stack.pp_comm_overlap", KeyType::Boolean,
@@ -391,7 +451,7 @@ std::vector<const KeyInfo*> all_keys() {
     // Section by section, in the order a scenario file reads; a sub-mapping after its section's values.
     auto sub_mapping = [](const KeyInfo* k) { return !k->section().empty() && k->shown_type == "mapping"; };
     for (const std::string section :
-         {"", "model", "cluster", "cluster.scale_out", "parallel", "training", "stack", "serving", "serving.disaggregation",
+         {"", "model", "model.moe", "model.mla", "cluster", "cluster.scale_out", "parallel", "training", "stack", "serving", "serving.disaggregation",
           "serving.disaggregation.prefill", "serving.disaggregation.decode", "traffic", "traffic.prompt", "traffic.output",
           "traffic.shared_prefix", "traffic.sessions", "slo", "capacity"})
         for (bool mappings : {false, true})

@@ -34,6 +34,7 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
         x.add("cp_comm_s", st.cp_comm_s);
         x.add("pp_comm_s", st.pp_comm_s);
         x.add("dp_comm_s", st.dp_comm_s);
+        x.add("ep_comm_s", st.ep_comm_s);
         x.add("exposed_comm_s", st.exposed_comm_s);
         x.add("idle_s", st.idle_s);
         x.add("peak_in_flight", static_cast<int64_t>(st.peak_in_flight));

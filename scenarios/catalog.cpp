@@ -199,6 +199,24 @@ models::ModelSpec parse_model(const Node& n, bool catalog_file) {
     m.id = catalog_file ? n.str("id") : "inline";
     m.name = m.id;
     read_section(n, "model", plans::model_keys(), m);
+    const std::string arch = n.has("architecture") ? n.str("architecture") : "dense";
+    if (auto moe = n.find("moe")) {
+        check_section_keys(*moe, "model.moe");
+        read_section(*moe, "model.moe", plans::model_keys(), m);
+        if (arch != "moe") n.fail("architecture", "a model with `moe` experts has architecture: moe");
+        if (m.moe.top_k > m.moe.num_experts) moe->fail("top_k", "exceeds num_experts");
+        if (m.moe.dense_layers >= m.layers) moe->fail("dense_layers", "leaves no MoE layer among the model's layers");
+    } else if (arch == "moe") {
+        n.fail("architecture", "architecture: moe needs the `moe` mapping (num_experts, top_k, expert_ffn)");
+    }
+    if (auto mla = n.find("mla")) {
+        check_section_keys(*mla, "model.mla");
+        read_section(*mla, "model.mla", plans::model_keys(), m);
+        // Training expands the latent into per-head keys and values.
+        if (n.has("kv_heads") && m.kv_heads != m.heads) n.fail("kv_heads", "latent attention (mla) has one key/value head per head");
+        m.kv_heads = m.heads;
+    }
+    if (m.ffn == 0 && m.moe_layers() < m.layers) n.fail("", "missing required key 'ffn' (the MLP width of the dense layers)");
     // Derived defaults (plans/keys.h): kv_heads = heads.
     if (!n.has("kv_heads")) m.kv_heads = m.heads;
     if (m.heads % m.kv_heads != 0) n.fail("kv_heads", "heads must be a multiple of kv_heads");

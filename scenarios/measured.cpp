@@ -44,8 +44,8 @@ std::string choose_nic(const YAML::Node& so, const std::string& accel, double pe
 }
 
 models::ModelSpec case_model(const YAML::Node& m) {
-    if (opt_str(m, "architecture") != "dense") throw Unsupported{"mixture-of-experts models are not simulated yet"};
-    if (has(m, "mla")) throw Unsupported{"multi-head latent attention is not modelled yet"};
+    const std::string arch = opt_str(m, "architecture");
+    if (arch != "dense" && arch != "moe") throw Unsupported{"architecture '" + arch + "' is not simulated"};
     models::ModelSpec s;
     s.id = "case";
     s.name = opt_str(m, "name");
@@ -54,8 +54,27 @@ models::ModelSpec case_model(const YAML::Node& m) {
     s.heads = m["heads"].as<int64_t>();
     s.kv_heads = m["kv_heads"].as<int64_t>();
     if (has(m, "head_dim")) s.head_dim = m["head_dim"].as<int64_t>();
-    s.ffn = m["ffn"].as<int64_t>();
+    if (has(m, "ffn")) s.ffn = m["ffn"].as<int64_t>();
     s.vocab = m["vocab"].as<int64_t>();
+    if (arch == "moe") {
+        const YAML::Node e = m["moe"];
+        s.moe.num_experts = e["num_experts"].as<int64_t>();
+        s.moe.top_k = e["top_k"].as<int64_t>();
+        s.moe.expert_ffn = e["expert_ffn"].as<int64_t>();
+        if (has(e, "shared_experts")) s.moe.shared_experts = e["shared_experts"].as<int64_t>();
+        if (has(e, "dense_layers")) s.moe.dense_layers = e["dense_layers"].as<int64_t>();
+        if (has(e, "moe_layer_frequency")) s.moe.layer_frequency = e["moe_layer_frequency"].as<int64_t>();
+    }
+    if (has(m, "mla")) {
+        const YAML::Node a = m["mla"];
+        if (has(a, "q_lora_rank")) s.mla.q_lora_rank = a["q_lora_rank"].as<int64_t>();
+        s.mla.kv_lora_rank = a["kv_lora_rank"].as<int64_t>();
+        s.mla.qk_nope_head_dim = a["qk_nope_head_dim"].as<int64_t>();
+        s.mla.qk_rope_head_dim = a["qk_rope_head_dim"].as<int64_t>();
+        s.mla.v_head_dim = a["v_head_dim"].as<int64_t>();
+        s.kv_heads = s.heads;  // the latent expands into one key/value head per head
+    }
+    if (s.ffn == 0 && s.moe_layers() < s.layers) throw Unsupported{"dense layers without an MLP width (ffn)"};
     const std::string act = opt_str(m, "activation", "gelu");
     s.activation = act == "swiglu" ? models::Activation::Swiglu
                    : act == "geglu" ? models::Activation::Geglu
@@ -137,7 +156,6 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         const std::string accel = hw["accelerator"].as<std::string>();
         if (!cat.accelerators().count(accel)) throw Unsupported{"accelerator '" + accel + "' is not in the catalog"};
         if (has(t, "lora")) throw Unsupported{"LoRA fine-tuning is not modelled yet"};
-        if (opt_str(t, "ep", "1") != "1") throw Unsupported{"expert parallelism is not modelled yet"};
         if (has(t, "cpu_offload") && t["cpu_offload"].as<bool>()) throw Unsupported{"CPU offload is not modelled yet"};
         const models::ModelSpec model = case_model(c["model"]);
 
@@ -220,6 +238,22 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             out.assumptions.push_back("zero_stage = " + std::to_string(tr.zero_stage) + " (" + (fsdp ? "fsdp" : fw + " default") + ")");
         }
         if (has(t, "sequence_parallel")) l.sequence_parallel = t["sequence_parallel"].as<bool>();
+        if (model.moe.enabled()) {
+            l.ep = has(t, "ep") ? positive_int(t, "training", "ep") : 1;
+            if (has(t, "etp")) {
+                l.etp = positive_int(t, "training", "etp");
+            } else if (l.ep > 1 && l.tp > 1) {
+                l.etp = l.tp;  // Megatron-Core: --expert-tensor-parallel-size defaults to the TP size
+                out.assumptions.push_back("etp = tp = " + std::to_string(l.tp) + " (Megatron-Core default)");
+            }
+            if (l.tp > 1 && !l.sequence_parallel) {
+                l.sequence_parallel = true;
+                out.assumptions.push_back("sequence parallelism (Megatron-Core requires it for MoE with tp > 1)");
+            }
+            out.assumptions.push_back("balanced expert routing (moe_load 1)");
+        } else if (has(t, "ep") && t["ep"].as<int>() != 1) {
+            throw Unsupported{"ep > 1 on a dense model"};
+        }
         const std::string rc = opt_str(t, "recompute", "none");
         tr.recompute = rc == "full"        ? workloads::Recompute::Full
                        : rc == "selective" ? workloads::Recompute::Selective
@@ -244,15 +278,29 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             }
             const auto violations = plans::check_training_plan(model, cluster, q);
             if (!violations.empty()) throw Unsupported{"plan not expressible: " + violations.front().message};
-            if (!has(t, "recompute") && workloads::estimate_training_memory(model, cluster, q).out_of_memory) {
+            auto oom = [&] { return workloads::estimate_training_memory(model, cluster, q).out_of_memory; };
+            if (!has(t, "recompute") && oom()) {
                 // The source ran, so some memory saving was in effect: take the least recomputation
-                // that fits (selective, then full) and say so. The memory estimate needs no simulation.
-                for (auto r : {workloads::Recompute::Selective, workloads::Recompute::Full}) {
+                // that fits (selective, with a MoE model selective plus the MoE blocks, then full)
+                // and say so. The memory estimate needs no simulation.
+                for (auto r : {workloads::Recompute::Selective, workloads::Recompute::Selective, workloads::Recompute::Full}) {
+                    if (q.training.recompute == workloads::Recompute::Selective && r == workloads::Recompute::Selective) {
+                        if (model.moe_layers() == 0) continue;
+                        q.training.recompute_moe = true;
+                    }
                     q.training.recompute = r;
-                    if (!workloads::estimate_training_memory(model, cluster, q).out_of_memory) break;
+                    if (!oom()) break;
                 }
+                q.training.recompute_moe = q.training.recompute_moe && q.training.recompute == workloads::Recompute::Selective;
                 notes.push_back(std::string("recompute not stated; ") + workloads::recompute_name(q.training.recompute) +
-                                " is the least that fits");
+                                (q.training.recompute_moe ? " with the MoE blocks" : "") + " is the least that fits");
+            } else if (q.training.recompute == workloads::Recompute::Selective && model.moe_layers() > 0 && oom()) {
+                // Megatron-Core's selective recomputation of MoE models names its modules
+                // (--recompute-modules); a stated selective plan that only fits with the MoE block
+                // recomputed ran that way.
+                q.training.recompute_moe = true;
+                notes.push_back("selective recompute extended to the MoE blocks (Megatron-Core --recompute-modules moe): "
+                                "the stated plan does not fit otherwise");
             }
             const plans::Outcome o = plans::evaluate_training(model, cluster, q, ctx);
             workloads::StepReport rep = *o.training();

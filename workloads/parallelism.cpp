@@ -8,8 +8,9 @@ hardware::CommGroup ParallelLayout::group(models::GroupKind kind) const {
         case GroupKind::tp: return {tp, 1};
         case GroupKind::cp: return {cp, tp};
         case GroupKind::dp: return {dp * cp, tp};
-        case GroupKind::ep: return {ep, tp * cp};
+        case GroupKind::ep: return {ep, etp};
         case GroupKind::pp: return {2, tp * cp * dp};
+        case GroupKind::edp: return {tp * cp * dp / (ep * etp), ep * etp};
     }
     return {};
 }
@@ -20,6 +21,7 @@ models::Sharding ParallelLayout::sharding() const {
     s.sequence_parallel = sequence_parallel && tp > 1;
     s.cp = cp;
     s.ep = ep;
+    s.etp = etp;
     return s;
 }
 

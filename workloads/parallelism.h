@@ -15,17 +15,19 @@ namespace fathom::workloads {
 
 struct ParallelLayout {
     int dp = 1, tp = 1, pp = 1, vp = 1, cp = 1, ep = 1;
+    int etp = 1;  // expert tensor parallelism (1 or tp)
     bool sequence_parallel = false;  // only meaningful with tp > 1
 
     int gpus() const { return dp * tp * pp * cp; }
     // The communicator of rank 0 for collectives of `kind`: tp {tp, 1}; cp {cp, tp}; dp, the
     // gradient-reduction group, {dp x cp, tp} (context-parallel ranks hold the same weights); ep
-    // {ep, tp x cp} (experts spread over data-parallel ranks); pp the pair of neighbouring stages
-    // {2, tp x cp x dp}.
+    // {ep, etp} and edp {tp x cp x dp / (ep x etp), ep x etp} (Megatron-Core's expert rank order
+    // inside a pipeline stage: etp fastest, then ep, then expert data parallelism); pp the pair of
+    // neighbouring stages {2, tp x cp x dp}.
     hardware::CommGroup group(models::GroupKind kind) const;
     // How one rank sees a layer.
     models::Sharding sharding() const;
-    auto tie() const { return std::tie(dp, tp, pp, vp, cp, ep, sequence_parallel); }
+    auto tie() const { return std::tie(dp, tp, pp, vp, cp, ep, etp, sequence_parallel); }
 };
 
 }  // namespace fathom::workloads

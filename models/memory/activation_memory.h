@@ -5,17 +5,28 @@
 //   QKV and FC1 GEMMs (4 tensors);
 //   sharded by tp: Q, K, V, the attention output (= projection input), the FC1 output and the
 //   activation output (= FC2 input).
-// With fp8 GEMMs the saved GEMM inputs are the fp8 copies (1 byte instead of 2).
+// With fp8 GEMMs the saved GEMM inputs are the fp8 copies (1 byte instead of 2). Latent attention
+// (MLA) keeps its expanded per-head Q, K, V and its two latents.
+//
+// A mixture-of-experts layer (moe = true, models/llm/moe_layer.h) keeps the same attention half,
+// the MLP norm's input, the router's fp32 probabilities [T_sp, E], and on the busiest rank's
+// expert rows R: the grouped FC1 input (GEMM dtype), its output and the activation output (the
+// FC2 input), and the expert outputs the unpermute weights (bf16); plus the shared experts as a
+// dense MLP of width shared x expert_ffn.
 #include "models/llm/model_spec.h"
 #include "models/program/layer_program.h"
 
 namespace fathom::models {
 
-double layer_activation_bytes(const ModelSpec& m, const LayerInputs& in);
-// Bytes one layer keeps under selective recomputation (norms and the MLP activation function are
+double layer_activation_bytes(const ModelSpec& m, const LayerInputs& in, bool moe = false);
+// Bytes one layer keeps under selective recomputation (norms and the MLP activation functions are
 // recomputed in the backward pass): layer_activation_bytes minus the two norm outputs (the QKV and
-// FC1 GEMM inputs) and the activation output (the FC2 input).
-double layer_selective_activation_bytes(const ModelSpec& m, const LayerInputs& in);
+// FC1 GEMM inputs) and the activation outputs (the FC2 inputs).
+double layer_selective_activation_bytes(const ModelSpec& m, const LayerInputs& in, bool moe = false);
+// Bytes a mixture-of-experts layer keeps when its MoE block is recomputed in the backward pass
+// (Megatron-Core --recompute-modules moe): the attention half (selective: without its norm
+// output) and the MoE block's input.
+double moe_recomputed_layer_bytes(const ModelSpec& m, const LayerInputs& in, bool selective);
 // Bytes kept per layer under full recomputation: the layer input only.
 double layer_input_bytes(const ModelSpec& m, const LayerInputs& in);
 

@@ -5,10 +5,15 @@ namespace fathom::models {
 MemoryBreakdown estimate_memory(const MemoryInputs& in) {
     MemoryBreakdown b;
     const double dp = in.dp > 0 ? in.dp : 1;
-    b.weights = in.params * in.weight_bytes / (in.zero_stage >= 3 ? dp : 1.0);
+    const double edp = in.expert_dp > 0 ? in.expert_dp : 1;
+    // Per-parameter bytes of a state sharded from ZeRO stage `z` on.
+    auto states = [&](double bytes, int z) {
+        return in.params * bytes / (in.zero_stage >= z ? dp : 1.0) + in.expert_params * bytes / (in.zero_stage >= z ? edp : 1.0);
+    };
+    b.weights = states(in.weight_bytes, 3);
     if (in.zero_stage >= 3) b.weights += in.gathered_params * in.weight_bytes;
-    b.gradients = in.params * in.grad_bytes / (in.zero_stage >= 2 ? dp : 1.0);
-    b.optimizer = in.params * in.optimizer_bytes / (in.zero_stage >= 1 ? dp : 1.0);
+    b.gradients = states(in.grad_bytes, 2);
+    b.optimizer = states(in.optimizer_bytes, 1);
     b.activations = in.activation_per_microbatch * in.in_flight;
     b.transient = in.transient;
     b.reserved = in.runtime_reserved;

@@ -5,7 +5,8 @@
 //   weights  : 2 bytes (bf16) + 1 byte fp8 copy when GEMMs run in fp8
 //   gradients: grad_bytes (4 = fp32 main grads, 2 = bf16), divided by dp at ZeRO >= 2
 //   optimizer: 12 bytes (fp32 master weights + Adam m and v), divided by dp at ZeRO >= 1
-// At ZeRO-3 the weights are sharded too, plus a working set of gathered layers.
+// At ZeRO-3 the weights are sharded too, plus a working set of gathered layers. Routed-expert
+// states are sharded over the expert data-parallel group (the ranks holding the same experts).
 // Activations: bytes one micro-batch leaves for the backward pass on this stage times the peak
 // number of micro-batches in flight, which comes from the pipeline schedule's order.
 #include <string>
@@ -15,6 +16,8 @@ namespace fathom::models {
 struct MemoryInputs {
     double params = 0;               // parameters held by this rank before ZeRO sharding
     int dp = 1;                      // data-parallel degree the states are sharded over
+    double expert_params = 0;        // routed-expert parameters held by this rank (mixture of experts)
+    int expert_dp = 1;               // the expert data-parallel degree their states are sharded over
     int zero_stage = 0;
     double weight_bytes = 2;         // per parameter
     double grad_bytes = 4;

@@ -25,6 +25,10 @@ const char* op_role_name(OpRole r) {
         case OpRole::OutProjection: return "out_projection";
         case OpRole::MlpUp: return "mlp_up";
         case OpRole::MlpDown: return "mlp_down";
+        case OpRole::Router: return "router";
+        case OpRole::Permute: return "permute";
+        case OpRole::ExpertUp: return "expert_up";
+        case OpRole::ExpertDown: return "expert_down";
         case OpRole::Attention: return "attention";
         case OpRole::AttentionScores: return "attention_scores";
         case OpRole::AttentionSoftmax: return "attention_softmax";

@@ -49,6 +49,10 @@ enum class OpRole : uint8_t {
     Logits,            // output projection to the vocabulary
     CrossEntropy,      // softmax cross-entropy over the vocabulary
     Optimizer,         // optimizer update of a shard of parameters
+    Router,            // mixture of experts: router logits GEMM and its top-k softmax
+    Permute,           // mixture of experts: gathering tokens by expert (and scattering them back)
+    ExpertUp,          // grouped FC1 of the experts on a rank
+    ExpertDown,        // grouped FC2 of the experts on a rank
 };
 const char* op_role_name(OpRole r);
 

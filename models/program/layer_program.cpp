@@ -18,6 +18,7 @@ const char* group_kind_name(GroupKind g) {
         case GroupKind::ep: return "ep";
         case GroupKind::dp: return "dp";
         case GroupKind::pp: return "pp";
+        case GroupKind::edp: return "edp";
     }
     return "?";
 }

@@ -30,8 +30,11 @@
 namespace fathom::models {
 
 // The communicator a collective runs on, relative to the rank (the workload maps it to ranks).
-enum class GroupKind : uint8_t { tp, cp, ep, dp, pp };
-inline constexpr int kGroupKinds = 5;
+// ep: the ranks that exchange tokens with each other for their experts (expert parallelism); edp:
+// the ranks holding the same experts, over which expert gradients are reduced (Megatron's expert
+// data-parallel group).
+enum class GroupKind : uint8_t { tp, cp, ep, dp, pp, edp };
+inline constexpr int kGroupKinds = 6;
 const char* group_kind_name(GroupKind g);
 
 // How context-parallel ranks exchange keys and values (Transformer Engine's cp_comm_type names).
@@ -51,6 +54,16 @@ struct Sharding {
     int cp = 1;
     CpComm cp_comm = CpComm::P2p;
     int ep = 1;
+    // Expert tensor parallelism: each expert's MLP split over etp ranks (1, or tp: the routed
+    // tokens are all-gathered over the tensor-parallel group before the experts).
+    int etp = 1;
+};
+
+// How a mixture-of-experts layer's router spreads tokens over the expert-parallel ranks: the
+// busiest rank receives `busiest_rank_load` times the mean routed tokens (1: perfectly balanced, as
+// an auxiliary balancing loss aims for), and the step waits for it.
+struct RoutingLoad {
+    double busiest_rank_load = 1.0;
 };
 
 struct TokenBatch {
@@ -86,6 +99,7 @@ struct LayerInputs {
     Sharding shard;
     TokenBatch batch;
     KernelStack kernels;
+    RoutingLoad routing;
 };
 
 struct CommStep {

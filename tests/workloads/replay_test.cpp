@@ -98,7 +98,7 @@ TEST_CASE("a schedule that defers weight gradients shortens the step by what it 
     const auto r2 = bed.run(p, split);
 
     const auto c = bed.costs(p);
-    const double w_layer = c.layer[workloads::pass_index(PassKind::BackwardWeight)].compute;
+    const double w_layer = c.dense.pass[workloads::pass_index(PassKind::BackwardWeight)].compute;
     const double w0 = 4 * w_layer + c.embedding[workloads::pass_index(PassKind::BackwardWeight)]->compute;
     const double w1 = 4 * w_layer + c.head[workloads::pass_index(PassKind::BackwardWeight)]->compute;
     INFO("1F1B " << r1.step_time_s << " s, split " << r2.step_time_s << " s, w0 " << w0 << " s, w1 " << w1 << " s");
@@ -134,7 +134,7 @@ TEST_CASE("a schedule's virtual-stage mapping decides where chunks, sends and th
     const auto r = bed.run(p, v_shape);
     const auto c = bed.costs(p);
     const size_t f = workloads::pass_index(PassKind::Forward), b = workloads::pass_index(PassKind::Backward);
-    const double passes = 4 * 2 * (c.layer[f].compute + c.layer[b].compute) + c.embedding[f]->compute +
+    const double passes = 4 * 2 * (c.dense.pass[f].compute + c.dense.pass[b].compute) + c.embedding[f]->compute +
                           c.embedding[b]->compute + c.head[f]->compute + c.head[b]->compute;
     models::OpDesc adam = models::memory_op("adam", map.stage_params(0) * (12 + 4 + 12 + 2));
     adam.kind = models::OpKind::Optimizer;

@@ -296,13 +296,20 @@ int cmd_run(const Args& a, bool validate_only) {
     if (!o.ok()) throw sim::InputError(plans::describe(o.violations), s.file);
     const workloads::StepReport& r = *o.training();
     std::printf("scenario        %s\n", s.name.c_str());
-    std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(p.training.seq_len) / 1e9);
+    if (s.model.moe.enabled())
+        std::printf("model           %s (%.1fB parameters, %.1fB active)\n", s.model.name.c_str(),
+                    s.model.total_params(p.training.seq_len) / 1e9, s.model.active_params(p.training.seq_len) / 1e9);
+    else
+        std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(p.training.seq_len) / 1e9);
     std::printf("cluster         %d x %s (%d nodes x %d, %s, %d x %s, %s)\n", s.cluster.gpus(),
                 s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.scale_up.id.c_str(),
                 s.cluster.nics_per_node, s.cluster.nic.id.c_str(), hardware::topology_name(s.cluster.topology));
-    std::printf("plan            dp %d  tp %d%s  pp %d  vp %d  cp %d  micro-batch %d  global batch %d  seq %lld  %s  zero %d  recompute %s  %s\n",
+    const std::string ep = p.layout.ep > 1 || p.layout.etp > 1
+                               ? "  ep " + std::to_string(p.layout.ep) + " (etp " + std::to_string(p.layout.etp) + ")"
+                               : std::string();
+    std::printf("plan            dp %d  tp %d%s  pp %d  vp %d  cp %d%s  micro-batch %d  global batch %d  seq %lld  %s  zero %d  recompute %s  %s\n",
                 p.layout.dp, p.layout.tp, p.layout.sharding().sequence_parallel ? "+sp" : "", p.layout.pp, p.layout.vp, p.layout.cp,
-                p.training.micro_batch, p.training.global_batch, static_cast<long long>(p.training.seq_len),
+                ep.c_str(), p.training.micro_batch, p.training.global_batch, static_cast<long long>(p.training.seq_len),
                 hardware::dtype_name(p.stack.kernels.gemm_dtype), p.training.zero_stage,
                 workloads::recompute_name(p.training.recompute), p.training.schedule.c_str());
     std::printf("stack           %s\n", p.stack_preset.empty() ? "fathom defaults" : p.stack_preset.c_str());
@@ -312,12 +319,15 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu, hardware::dtype_name(p.stack.kernels.gemm_dtype));
     std::printf("bubble          %.1f %% of the step (mean over stages)\n", 100 * r.bubble_fraction);
     std::printf("exposed comm    %.4f s (mean over stages)\n", r.exposed_comm_s);
-    std::printf("\n%-6s %6s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "pp_s", "dp_s",
-                "exposed_s", "idle_s", "peak_mem");
+    const bool ep_col = p.layout.ep > 1;  // the expert all-to-all stream, only where there is one
+    std::printf("\n%-6s %6s %10s %10s %10s %10s%s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "pp_s", "dp_s",
+                ep_col ? "       ep_s" : "", "exposed_s", "idle_s", "peak_mem");
     for (size_t i = 0; i < r.stages.size(); ++i) {
         const auto& st = r.stages[i];
-        std::printf("%-6zu %6d %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %12s\n", i, st.layers, st.compute_s, st.tp_comm_s,
-                    st.pp_comm_s, st.dp_comm_s, st.exposed_comm_s, st.idle_s, gib(st.memory.total()).c_str());
+        char epv[32] = "";
+        if (ep_col) std::snprintf(epv, sizeof epv, " %10.4f", st.ep_comm_s);
+        std::printf("%-6zu %6d %10.4f %10.4f %10.4f %10.4f%s %10.4f %10.4f %12s\n", i, st.layers, st.compute_s, st.tp_comm_s,
+                    st.pp_comm_s, st.dp_comm_s, epv, st.exposed_comm_s, st.idle_s, gib(st.memory.total()).c_str());
     }
     std::printf("\nmemory          peak %s of %s per GPU: %s\n", gib(r.peak_memory_bytes).c_str(),
                 gib(r.memory_capacity_bytes).c_str(), r.out_of_memory ? "OUT OF MEMORY" : "fits");

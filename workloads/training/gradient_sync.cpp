@@ -13,31 +13,41 @@ using models::GroupKind;
 GradientSync::GradientSync(sim::TaskGraph& graph, const TrainingPlan& plan, const StageMap& map, const StepCosts& costs,
                            ProgramCoster& coster, const std::vector<StageStreams>& streams, const TaskStyle& style)
     : graph_(graph), plan_(plan), map_(map), costs_(costs), coster_(coster), streams_(streams), style_(style),
-      zero3_(plan.training.zero_stage >= 3 && plan.layout.dp * plan.layout.cp > 1),
-      dp_sync_(plan.layout.dp * plan.layout.cp > 1 && !zero3_),
+      zero3_(plan.training.zero_stage >= 3 && (plan.layout.dp * plan.layout.cp > 1 || plan.layout.group(GroupKind::edp).size > 1)),
+      dp_sync_((plan.layout.dp * plan.layout.cp > 1 || (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1)) &&
+               !zero3_),
       parameter_gathers_(static_cast<size_t>(map.virtual_stages())),
       gradient_tasks_(static_cast<size_t>(map.stages())) {}
+
+double GradientSync::dp_collective(Collective op, double params, double expert_params, double bytes_per_param) const {
+    double t = 0;
+    if (params > 0) t += coster_.collective(op, params * bytes_per_param, GroupKind::dp);
+    if (expert_params > 0) t += coster_.collective(op, expert_params * bytes_per_param, GroupKind::edp);
+    return t;
+}
 
 void GradientSync::issue_parameter_gathers() {
     const int zero = plan_.training.zero_stage;
     if (zero < 1 || zero > 2 || !plan_.stack.param_gather_overlap || !dp_sync_) return;
     const double bucket_params = plan_.stack.bucket_params;
-    const double layer_params = costs_.layer_params;
     for (int v = 0; v < map_.virtual_stages(); ++v) {
         const int stage = map_.owner(v);
         auto& gathers = parameter_gathers_[static_cast<size_t>(v)];
-        double bucket = 0;
-        sim::TaskId current = 0;
-        for (int l = 0; l < map_.layers(v); ++l) {
-            if (l == 0 || bucket >= bucket_params) {
-                const int n = static_cast<int>(std::min<double>(std::ceil(bucket_params / layer_params), map_.layers(v) - l));
-                const double t = coster_.collective(Collective::AllGather, n * layer_params * 2.0, GroupKind::dp);
-                current = graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp), sim::Time::from_seconds(t),
-                                          (*style_.names)[kDpParamGather], kDpParamGather, -1, l);
-                bucket = 0;
+        // Buckets of whole layers, each closed once it holds bucket_params or more.
+        int l = 0;
+        while (l < map_.layers(v)) {
+            double params = 0, experts = 0;
+            int end = l;
+            while (end < map_.layers(v) && params + experts < bucket_params) {
+                const LayerCost& c = costs_.layer(map_.is_moe(v, end));
+                params += c.params;
+                experts += c.expert_params;
+                ++end;
             }
-            bucket += layer_params;
-            gathers.push_back(current);
+            const double t = dp_collective(Collective::AllGather, params, experts, 2.0);
+            const sim::TaskId g = graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp), sim::Time::from_seconds(t),
+                                                  (*style_.names)[kDpParamGather], kDpParamGather, -1, l);
+            for (; l < end; ++l) gathers.push_back(g);
         }
     }
 }
@@ -48,47 +58,54 @@ std::optional<sim::TaskId> GradientSync::parameter_gather(int v, int layer) cons
     return g[static_cast<size_t>(layer)];
 }
 
-sim::TaskId GradientSync::layer_gather(int stage, int mb, int layer) {
-    return graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp), sim::Time::from_seconds(costs_.zero3_gather),
+sim::TaskId GradientSync::layer_gather(int stage, int mb, int layer, const LayerCost& cost) {
+    return graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp), sim::Time::from_seconds(cost.zero3_gather),
                            (*style_.names)[kDpParamGather], kDpParamGather, mb, layer);
 }
 
 void GradientSync::begin_gradient_pass(bool last_of_chunk) {
     last_of_chunk_ = last_of_chunk;
-    bucket_ = 0;
+    bucket_ = expert_bucket_ = 0;
 }
 
-void GradientSync::layer_gradients(int stage, sim::TaskId compute, int mb, int layer, int position, int layers) {
+void GradientSync::layer_gradients(int stage, sim::TaskId compute, int mb, int layer, int position, int layers,
+                                   const LayerCost& cost) {
     const sim::StreamId dp = streams_[static_cast<size_t>(stage)].of(GroupKind::dp);
     auto& tasks = gradient_tasks_[static_cast<size_t>(stage)];
     if (zero3_) {
-        const sim::TaskId rs = graph_.add_task(dp, sim::Time::from_seconds(costs_.zero3_reduce),
+        const sim::TaskId rs = graph_.add_task(dp, sim::Time::from_seconds(cost.zero3_reduce),
                                                (*style_.names)[kDpGradSync], kDpGradSync, mb, layer);
         graph_.add_dependency(compute, rs);
         tasks.push_back(rs);
         return;
     }
     if (!dp_sync_ || !last_of_chunk_) return;
-    bucket_ += costs_.layer_params;
-    if (bucket_ >= plan_.stack.bucket_params || position == layers - 1) {
+    bucket_ += cost.params;
+    expert_bucket_ += cost.expert_params;
+    if (bucket_ + expert_bucket_ >= plan_.stack.bucket_params || position == layers - 1) {
         const Collective op = plan_.training.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
-        const double t = coster_.collective(op, bucket_ * plan_.stack.grad_bytes, GroupKind::dp);
+        const double t = dp_collective(op, bucket_, expert_bucket_, plan_.stack.grad_bytes);
         const sim::TaskId g = graph_.add_task(dp, sim::Time::from_seconds(t), (*style_.names)[kDpGradSync], kDpGradSync, mb, layer);
         graph_.add_dependency(compute, g);
         tasks.push_back(g);
-        bucket_ = 0;
+        bucket_ = expert_bucket_ = 0;
     }
 }
 
 void GradientSync::finish(int stage, sim::TaskId last_gradient_pass) {
     const auto& st = streams_[static_cast<size_t>(stage)];
     const auto& tasks = gradient_tasks_[static_cast<size_t>(stage)];
-    // Without overlap, gradient reduction starts only after the stage's whole backward.
-    if (!plan_.stack.dp_comm_overlap)
+    // Without overlap, gradient reduction starts only after the stage's whole backward. ZeRO-3
+    // reduce-scatters each layer as its backward ends whatever the setting: the dp stream also
+    // carries the gathers the rest of the backward waits for, so holding the reductions back
+    // would deadlock the stream.
+    if (!plan_.stack.dp_comm_overlap && !zero3_)
         for (sim::TaskId g : tasks) graph_.add_dependency(last_gradient_pass, g);
     const int dp_ranks = plan_.layout.dp * plan_.layout.cp;
-    const double stage_params = map_.stage_params(stage);
-    const double shard = plan_.training.zero_stage >= 1 ? stage_params / dp_ranks : stage_params;
+    const int expert_ranks = plan_.layout.group(GroupKind::edp).size;
+    const double stage_params = map_.stage_params(stage), expert_params = map_.stage_expert_params(stage);
+    const double shard = plan_.training.zero_stage >= 1 ? stage_params / dp_ranks + expert_params / expert_ranks
+                                                        : stage_params + expert_params;
     // Fused Adam: read fp32 master, m, v and the gradient; write master, m, v and the bf16 weight.
     // Priced as the measured binary elementwise kernel (a streaming multi-tensor update).
     models::OpDesc adam = models::memory_op("adam", shard * (4 * 3 + plan_.stack.grad_bytes + 4 * 3 + 2),
@@ -99,8 +116,8 @@ void GradientSync::finish(int stage, sim::TaskId last_gradient_pass) {
     for (sim::TaskId g : tasks) graph_.add_dependency(g, o);
     graph_.add_dependency(last_gradient_pass, o);
     const int zero = plan_.training.zero_stage;
-    if (zero >= 1 && zero <= 2 && !plan_.stack.param_gather_overlap && dp_ranks > 1) {
-        const double t = coster_.collective(Collective::AllGather, stage_params * 2.0, GroupKind::dp);
+    if (zero >= 1 && zero <= 2 && !plan_.stack.param_gather_overlap && dp_sync_) {
+        const double t = dp_collective(Collective::AllGather, stage_params, expert_params, 2.0);
         const sim::TaskId ag = graph_.add_task(st.of(GroupKind::dp), sim::Time::from_seconds(t),
                                                (*style_.names)[kDpParamGather], kDpParamGather, -1, -1);
         graph_.add_dependency(o, ag);

@@ -1,6 +1,8 @@
 #pragma once
 // Data-parallel parameter and gradient traffic of one training step, and the optimizer step that
 // closes it, laid on each stage's dp-comm and compute streams:
+// Routed-expert parameters are reduced and gathered over the expert data-parallel group (ranks
+// holding the same experts), the rest over the data-parallel group.
 //  - ZeRO-1/2 with overlap: the parameter all-gather of the previous step, one per bucket, issued
 //    at the start of the step; the first forward of each layer waits for its bucket;
 //  - ZeRO-3: each layer's parameters gathered before every forward and backward pass (prefetched
@@ -30,13 +32,13 @@ public:
     std::optional<sim::TaskId> parameter_gather(int v, int layer) const;
     bool zero3() const { return zero3_; }
     // ZeRO-3: the gather of one layer's parameters on `stage` (the caller adds its prefetch window).
-    sim::TaskId layer_gather(int stage, int mb, int layer);
+    sim::TaskId layer_gather(int stage, int mb, int layer, const LayerCost& cost);
 
     // Starts a pass that produces weight gradients; `last_of_chunk`: the last such pass of its
     // model chunk on this stage (the one whose gradients are complete).
     void begin_gradient_pass(bool last_of_chunk);
     // After the compute of one layer of that pass (`position` of `layers` in pass order).
-    void layer_gradients(int stage, sim::TaskId compute, int mb, int layer, int position, int layers);
+    void layer_gradients(int stage, sim::TaskId compute, int mb, int layer, int position, int layers, const LayerCost& cost);
     // After all passes: `last_gradient_pass` is the end of the stage's last gradient-producing pass.
     void finish(int stage, sim::TaskId last_gradient_pass);
 
@@ -52,7 +54,11 @@ private:
     std::vector<std::vector<sim::TaskId>> parameter_gathers_;  // per virtual stage, per layer
     std::vector<std::vector<sim::TaskId>> gradient_tasks_;     // per stage
     bool last_of_chunk_ = false;
-    double bucket_ = 0;  // parameters whose gradients wait for the next bucket
+    double bucket_ = 0, expert_bucket_ = 0;  // parameters whose gradients wait for the next bucket
+
+    // One collective over the data-parallel group for `params` and over the expert data-parallel
+    // group for `expert_params` (the two run back to back on the dp stream).
+    double dp_collective(hardware::Collective op, double params, double expert_params, double bytes_per_param) const;
 };
 
 }  // namespace fathom::workloads

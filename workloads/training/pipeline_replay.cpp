@@ -35,16 +35,19 @@ PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, 
           std::vector<TaskStyle> s(kPassKinds);
           for (int k = 0; k < kPassKinds; ++k) {
               s[static_cast<size_t>(k)].compute_tag = compute_tag(static_cast<PassKind>(k));
-              s[static_cast<size_t>(k)].comm_tag = {kTpComm, kCpComm, kTpComm, kDpGradSync, kPpComm};  // tp cp ep dp pp
+              s[static_cast<size_t>(k)].comm_tag = {kTpComm, kCpComm, kEpComm, kDpGradSync, kPpComm, kDpGradSync};  // tp cp ep dp pp edp
               s[static_cast<size_t>(k)].names = &names_;
           }
           return s;
       }()),
-      streams_([&graph, &map] {
+      streams_([&graph, &map, &plan] {
           std::vector<StageStreams> s;
           for (int st = 0; st < map.stages(); ++st)
-              s.push_back(add_stage_streams(graph, "stage " + std::to_string(st),
-                                            {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp}));
+              s.push_back(plan.layout.ep > 1
+                              ? add_stage_streams(graph, "stage " + std::to_string(st),
+                                                  {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp, GroupKind::ep})
+                              : add_stage_streams(graph, "stage " + std::to_string(st),
+                                                  {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp}));
           return s;
       }()),
       sync_(graph, plan, map, costs, coster, streams_, styles_[0]) {}
@@ -161,18 +164,20 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
     const bool weights_only = slot.pass == PassKind::BackwardWeight;
     const int mb = slot.microbatch;
     const int n = map_.layers(v);
-    const PassCost& c = costs_.layer[pass_index(slot.pass)];
-    const double tp = c.lead_of(GroupKind::tp) + c.trail_of(GroupKind::tp);
-    const double cp = c.lead_of(GroupKind::cp) + c.trail_of(GroupKind::cp);
-    const double cp_hidden = c.hidden_of(GroupKind::cp);
     const bool gather = sync_.zero3() && !weights_only;  // weight gradients do not read the weights
     std::vector<sim::TaskId> gathers(static_cast<size_t>(n), 0), computes(static_cast<size_t>(n), 0);
     for (int i = 0; i < n; ++i) {
         const int layer = forward ? i : n - 1 - i;
+        const LayerCost& lc = costs_.layer(map_.is_moe(v, layer));
+        const PassCost& c = lc.pass[pass_index(slot.pass)];
+        const double tp = c.lead_of(GroupKind::tp) + c.trail_of(GroupKind::tp);
+        const double cp = c.lead_of(GroupKind::cp) + c.trail_of(GroupKind::cp);
+        const double cp_hidden = c.hidden_of(GroupKind::cp);
+        const double ep = c.lead_of(GroupKind::ep) + c.trail_of(GroupKind::ep);
         // ZeRO-3: gather this layer's parameters, prefetched one layer ahead (it may start once the
         // layer two back has finished computing).
         if (gather) {
-            gathers[static_cast<size_t>(i)] = sync_.layer_gather(s, mb, layer);
+            gathers[static_cast<size_t>(i)] = sync_.layer_gather(s, mb, layer, lc);
             if (i >= 2) graph_.add_dependency(computes[static_cast<size_t>(i - 2)], gathers[static_cast<size_t>(i)]);
         }
         const sim::TaskId comp = chain.add_compute(c.compute, mb, layer);
@@ -205,7 +210,14 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
             if (plan_.stack.tp_comm_overlap) chain.overlap();
             else chain.advance(t);
         }
-        if (produces_gradients(slot.pass)) sync_.layer_gradients(s, comp, mb, layer, i, n);
+        if (ep > 0) {
+            // Expert parallelism: the dispatch and combine all-to-alls sit between the router and
+            // the experts and between the experts and the unpermute; nothing overlaps them.
+            const sim::TaskId e = chain.add_comm(GroupKind::ep, ep, mb, layer);
+            graph_.add_dependency(comp, e);
+            chain.chain(e);
+        }
+        if (produces_gradients(slot.pass)) sync_.layer_gradients(s, comp, mb, layer, i, n, lc);
     }
 }
 

@@ -1,11 +1,12 @@
 #include "workloads/training/stage_map.h"
 
 #include "sim/error.h"
+#include "workloads/training/step_costs.h"
 
 namespace fathom::workloads {
 
 StageMap::StageMap(const models::ModelSpec& model, const TrainingPlan& plan, const PipelineSchedule& schedule)
-    : model_(model), stages_(plan.layout.pp), chunks_(plan.layout.vp), tp_(plan.layout.tp), seq_len_(plan.training.seq_len) {
+    : model_(model), layout_(plan.layout), stages_(plan.layout.pp), chunks_(plan.layout.vp), tp_(plan.layout.tp), seq_len_(plan.training.seq_len) {
     const int V = stages_ * chunks_;
     vstage_.assign(static_cast<size_t>(V), -1);
     owner_.assign(static_cast<size_t>(V), -1);
@@ -18,6 +19,11 @@ StageMap::StageMap(const models::ModelSpec& model, const TrainingPlan& plan, con
         }
     layers_ = plan.training.layers_per_virtual_stage;
     if (layers_.empty()) layers_.assign(static_cast<size_t>(V), static_cast<int>(model.layers / V));
+    int first = 0;
+    for (int v = 0; v < V; ++v) {
+        first_.push_back(first);
+        first += layers_[static_cast<size_t>(v)];
+    }
 }
 
 int StageMap::stage_layers(int stage) const {
@@ -28,12 +34,28 @@ int StageMap::stage_layers(int stage) const {
 
 double StageMap::stage_params(int stage) const {
     double n = 0;
-    for (int c = 0; c < chunks_; ++c) n += layers(virtual_stage(stage, c)) * (model_.layer_params() / tp_);
+    for (int c = 0; c < chunks_; ++c) {
+        const int v = virtual_stage(stage, c);
+        for (int i = 0; i < layers(v); ++i) n += layer_rank_params(model_, layout_, is_moe(v, i));
+    }
     if (holds_embedding(stage)) n += model_.embedding_params(seq_len_) / tp_;
     if (holds_head(stage)) {
         n += model_.output_params() / tp_;
         if (model_.tied_embeddings && !holds_embedding(stage))
             n += static_cast<double>(model_.vocab) * static_cast<double>(model_.hidden) / tp_;
+    }
+    return n;
+}
+
+}  // namespace fathom::workloads
+
+namespace fathom::workloads {
+
+double StageMap::stage_expert_params(int stage) const {
+    double n = 0;
+    for (int c = 0; c < chunks_; ++c) {
+        const int v = virtual_stage(stage, c);
+        for (int i = 0; i < layers(v); ++i) n += layer_rank_expert_params(model_, layout_, is_moe(v, i));
     }
     return n;
 }

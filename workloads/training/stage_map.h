@@ -22,18 +22,25 @@ public:
     int owner(int v) const { return owner_[static_cast<size_t>(v)]; }  // the stage holding virtual stage v
     int layers(int v) const { return layers_[static_cast<size_t>(v)]; }
     int stage_layers(int stage) const;
-    // Parameters one rank of `stage` holds: its layers, the embedding with the first virtual stage,
-    // the output layer with the last (plus a copy of a tied embedding when the two sit on different
-    // stages), all divided by tp.
+    // The model's index of the first layer of virtual stage v (layers are in model order).
+    int first_layer(int v) const { return first_[static_cast<size_t>(v)]; }
+    // Whether local layer `i` of virtual stage v is a mixture-of-experts layer.
+    bool is_moe(int v, int i) const { return model_.is_moe_layer(first_layer(v) + i); }
+    // Parameters one rank of `stage` holds outside routed experts: its layers, the embedding with
+    // the first virtual stage, the output layer with the last (plus a copy of a tied embedding when
+    // the two sit on different stages), all divided by tp; and of its layers' routed experts (E /
+    // ep experts per layer, divided by etp), which are reduced over the expert data-parallel group.
     double stage_params(int stage) const;
+    double stage_expert_params(int stage) const;
     bool holds_embedding(int stage) const { return owner(0) == stage; }
     bool holds_head(int stage) const { return owner(virtual_stages() - 1) == stage; }
 
 private:
     const models::ModelSpec& model_;
+    ParallelLayout layout_;
     int stages_, chunks_, tp_;
     int64_t seq_len_;
-    std::vector<int> vstage_, owner_, layers_;
+    std::vector<int> vstage_, owner_, layers_, first_;
 };
 
 }  // namespace fathom::workloads

@@ -1,6 +1,7 @@
 #include "workloads/training/step_costs.h"
 
 #include "models/llm/dense_layer.h"
+#include "models/llm/moe_layer.h"
 
 namespace fathom::workloads {
 
@@ -16,24 +17,65 @@ models::LayerInputs microbatch_inputs(const TrainingPlan& p) {
     // load-balanced) and attends to the whole sequence.
     in.batch = models::TokenBatch::uniform(p.training.micro_batch, p.training.seq_len / p.layout.cp, p.training.seq_len);
     in.kernels = p.stack.kernels;
+    in.routing.busiest_rank_load = p.training.moe_load;
     return in;
+}
+
+namespace {
+
+// `recomputed_block`: a part of the layer recomputed whole in the backward (with its collectives),
+// whose ops selective recomputation then does not count again.
+LayerCost cost_layer(const models::LayerProgram& fwd, const TrainingPlan& p, ProgramCoster& coster, double params,
+                     double expert_params, const models::LayerProgram* recomputed_block = nullptr) {
+    LayerCost c;
+    const models::LayerProgram bwd = models::backward_program(fwd);
+    const PassCost f = coster.cost(fwd);
+    PassCost recompute;
+    if (p.training.recompute == Recompute::Selective) {
+        recompute.compute = coster.cost(models::selective_recompute(fwd)).compute;
+        if (recomputed_block) recompute.compute -= coster.cost(models::selective_recompute(*recomputed_block)).compute;
+    }
+    if (p.training.recompute != Recompute::Full && recomputed_block) recompute += coster.cost(*recomputed_block);
+    if (p.training.recompute == Recompute::Full) recompute = f;
+    auto with_recompute = [&recompute](PassCost b) { return b += recompute; };
+    c.pass[pass_index(PassKind::Forward)] = f;
+    c.pass[pass_index(PassKind::Backward)] = with_recompute(coster.cost(bwd));
+    c.pass[pass_index(PassKind::BackwardInput)] = with_recompute(coster.cost(bwd.only({GradKind::Input})));
+    c.pass[pass_index(PassKind::BackwardWeight)] = coster.cost(bwd.only({GradKind::Weight}));
+    c.params = params;
+    c.expert_params = expert_params;
+    if (p.training.zero_stage >= 3) {
+        c.zero3_gather = coster.collective(Collective::AllGather, params * 2.0, GroupKind::dp);
+        c.zero3_reduce = coster.collective(Collective::ReduceScatter, params * p.stack.grad_bytes, GroupKind::dp);
+        if (expert_params > 0) {
+            c.zero3_gather += coster.collective(Collective::AllGather, expert_params * 2.0, GroupKind::edp);
+            c.zero3_reduce += coster.collective(Collective::ReduceScatter, expert_params * p.stack.grad_bytes, GroupKind::edp);
+        }
+    }
+    return c;
+}
+
+}  // namespace
+
+double layer_rank_params(const models::ModelSpec& m, const ParallelLayout& l, bool moe_layer) {
+    return (moe_layer ? m.moe_layer_nonexpert_params() : m.layer_params()) / l.tp;
+}
+
+double layer_rank_expert_params(const models::ModelSpec& m, const ParallelLayout& l, bool moe_layer) {
+    if (!moe_layer) return 0.0;
+    return static_cast<double>(m.moe.num_experts / l.ep) * m.expert_params() / l.etp;
 }
 
 StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, ProgramCoster& coster) {
     const models::LayerInputs in = microbatch_inputs(p);
     StepCosts c;
 
-    const models::LayerProgram fwd = models::dense_layer_forward(m, in);
-    const models::LayerProgram bwd = models::backward_program(fwd);
-    const PassCost f = coster.cost(fwd);
-    PassCost recompute;
-    if (p.training.recompute == Recompute::Selective) recompute.compute = coster.cost(models::selective_recompute(fwd)).compute;
-    if (p.training.recompute == Recompute::Full) recompute = f;
-    auto with_recompute = [&recompute](PassCost b) { return b += recompute; };
-    c.layer[pass_index(PassKind::Forward)] = f;
-    c.layer[pass_index(PassKind::Backward)] = with_recompute(coster.cost(bwd));
-    c.layer[pass_index(PassKind::BackwardInput)] = with_recompute(coster.cost(bwd.only({GradKind::Input})));
-    c.layer[pass_index(PassKind::BackwardWeight)] = coster.cost(bwd.only({GradKind::Weight}));
+    c.dense = cost_layer(models::dense_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, false), 0.0);
+    if (m.moe_layers() > 0) {
+        const models::LayerProgram block = models::moe_block_forward(m, in);
+        c.moe = cost_layer(models::moe_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, true),
+                           layer_rank_expert_params(m, p.layout, true), p.training.recompute_moe ? &block : nullptr);
+    }
 
     const models::LayerProgram emb_b = models::embedding_backward(m, in);
     c.embedding[pass_index(PassKind::Forward)] = coster.cost(models::embedding_forward(m, in));
@@ -46,11 +88,6 @@ StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, 
     c.head[pass_index(PassKind::BackwardWeight)] = coster.cost(head_b.only({GradKind::Weight}));
 
     if (p.layout.pp > 1) c.p2p = coster.collective(Collective::SendRecv, models::stage_boundary_bytes(m, in), GroupKind::pp);
-    c.layer_params = m.layer_params() / p.layout.tp;
-    if (p.training.zero_stage >= 3) {
-        c.zero3_gather = coster.collective(Collective::AllGather, c.layer_params * 2.0, GroupKind::dp);
-        c.zero3_reduce = coster.collective(Collective::ReduceScatter, c.layer_params * p.stack.grad_bytes, GroupKind::dp);
-    }
     return c;
 }
 

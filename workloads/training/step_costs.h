@@ -1,7 +1,8 @@
 #pragma once
 // What one rank's passes of a training step cost: the layer programs of the model priced once per
-// pass kind (all layers alike), the embedding and head segments of the first and last virtual
-// stages, the pipeline send, and the per-layer parameter traffic of data parallelism.
+// pass kind and layer kind (dense; mixture-of-experts), the embedding and head segments of the
+// first and last virtual stages, the pipeline send, and the per-layer parameter traffic of data
+// parallelism (expert parameters over the expert data-parallel group).
 #include <array>
 #include <optional>
 
@@ -15,22 +16,34 @@ namespace fathom::workloads {
 inline constexpr int kPassKinds = 4;
 inline size_t pass_index(PassKind k) { return static_cast<size_t>(k); }
 
+// One layer of one kind.
+struct LayerCost {
+    // Per pass kind. Backward and BackwardInput include recomputation: the selective ops, or under
+    // full recomputation the whole forward (its collectives too).
+    std::array<PassCost, kPassKinds> pass;
+    double params = 0;         // parameters one rank holds outside experts (divided by tp)
+    double expert_params = 0;  // routed-expert parameters one rank holds (E / ep experts / etp)
+    double zero3_gather = 0;   // ZeRO-3: all-gather of the layer's bf16 parameters (dp; experts over edp)
+    double zero3_reduce = 0;   // ZeRO-3: reduce-scatter of its gradients
+};
+
 struct StepCosts {
-    // One layer, per pass kind. Backward and BackwardInput include recomputation: the selective
-    // ops, or under full recomputation the whole forward (its collectives too).
-    std::array<PassCost, kPassKinds> layer;
+    LayerCost dense;
+    LayerCost moe;  // the mixture-of-experts layers (model.moe); unused for a dense model
+    const LayerCost& layer(bool moe_layer) const { return moe_layer ? moe : dense; }
     // The embedding segment of the first virtual stage (forward: before its layers; backward:
     // after) and the head segment of the last (forward: after its layers; backward: before), per
     // pass kind; none where the pass has no such work.
     std::array<std::optional<PassCost>, kPassKinds> embedding, head;
-    double p2p = 0;           // one send of a pass's boundary activation to the next stage
-    double layer_params = 0;  // parameters of one layer on one rank (divided by tp)
-    double zero3_gather = 0;  // ZeRO-3: all-gather of one layer's bf16 parameters
-    double zero3_reduce = 0;  // ZeRO-3: reduce-scatter of one layer's gradients
+    double p2p = 0;  // one send of a pass's boundary activation to the next stage
 };
 
 // The token batch, sharding and kernels one rank sees in one micro-batch pass.
 models::LayerInputs microbatch_inputs(const TrainingPlan& plan);
+
+// Parameters one rank holds of one layer, outside its routed experts and of them.
+double layer_rank_params(const models::ModelSpec& model, const ParallelLayout& layout, bool moe_layer);
+double layer_rank_expert_params(const models::ModelSpec& model, const ParallelLayout& layout, bool moe_layer);
 
 StepCosts cost_training_step(const models::ModelSpec& model, const TrainingPlan& plan, ProgramCoster& coster);
 

@@ -17,11 +17,21 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
     }
     const StageMap map(m, p, *schedule);
     const models::LayerInputs in = microbatch_inputs(p);
-    const double full_layer = models::layer_activation_bytes(m, in);
+    const bool has_moe = m.moe_layers() > 0;
     const Recompute rc = p.training.recompute;
-    const double per_layer = rc == Recompute::Full        ? models::layer_input_bytes(m, in)
-                             : rc == Recompute::Selective ? models::layer_selective_activation_bytes(m, in)
-                                                          : full_layer;
+    // Bytes one layer of each kind keeps, and the largest layer's full activations.
+    auto kept = [&](bool moe) {
+        if (moe && p.training.recompute_moe && rc != Recompute::Full)
+            return models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective);
+        return rc == Recompute::Full        ? models::layer_input_bytes(m, in)
+               : rc == Recompute::Selective ? models::layer_selective_activation_bytes(m, in, moe)
+                                            : models::layer_activation_bytes(m, in, moe);
+    };
+    const double kept_dense = kept(false), kept_moe = has_moe ? kept(true) : 0.0;
+    const double full_layer = std::max(models::layer_activation_bytes(m, in),
+                                       has_moe ? models::layer_activation_bytes(m, in, true) : 0.0);
+    const double gathered = std::max(layer_rank_params(m, p.layout, false),
+                                     has_moe ? layer_rank_params(m, p.layout, true) + layer_rank_expert_params(m, p.layout, true) : 0.0);
     const double tokens = static_cast<double>(in.batch.tokens());
 
     TrainingMemory out;
@@ -33,13 +43,20 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         models::MemoryInputs mi;
         mi.params = map.stage_params(st);
         mi.dp = p.layout.dp * p.layout.cp;
+        mi.expert_params = map.stage_expert_params(st);
+        mi.expert_dp = p.layout.group(models::GroupKind::edp).size;
         mi.zero_stage = p.training.zero_stage;
         // bf16 weights; under fp8 the fp8 copy of a layer's weights is cast per use (transient).
         mi.weight_bytes = 2;
         mi.grad_bytes = p.stack.grad_bytes;
-        mi.gathered_params = 2 * (m.layer_params() / p.layout.tp);
-        // Activations per micro-batch chunk: the chunk's layers (in_flight counts chunks).
-        mi.activation_per_microbatch = per_layer * static_cast<double>(sm.layers) / p.layout.vp;
+        mi.gathered_params = 2 * gathered;
+        // Activations per micro-batch chunk: the mean chunk's layers (in_flight counts chunks).
+        double stage_kept = 0;
+        for (int c = 0; c < map.chunks(); ++c) {
+            const int v = map.virtual_stage(st, c);
+            for (int i = 0; i < map.layers(v); ++i) stage_kept += map.is_moe(v, i) ? kept_moe : kept_dense;
+        }
+        mi.activation_per_microbatch = stage_kept / p.layout.vp;
         mi.in_flight = sm.peak_in_flight;
         double transient = rc == Recompute::Full ? full_layer : 0.0;
         if (map.holds_head(st)) {

@@ -26,8 +26,17 @@ struct TrainingSettings {
     std::string schedule = "1f1b";  // pipeline schedule (workloads/training/schedules/)
     // Layers of each virtual stage (pp x vp entries, in model order); empty = layers / (pp x vp).
     std::vector<int> layers_per_virtual_stage;
+    // Mixture of experts: routed tokens the busiest expert-parallel rank receives, relative to the
+    // mean (1: balanced routing, what an auxiliary balancing loss aims for).
+    double moe_load = 1.0;
+    // Mixture of experts: the MoE block of each MoE layer is recomputed from its input in the
+    // backward pass, all-to-alls included (Megatron-Core --recompute-modules moe).
+    bool recompute_moe = false;
 
-    auto tie() const { return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage); }
+    auto tie() const {
+        return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage, moe_load,
+                        recompute_moe);
+    }
 };
 
 // Software-stack behaviour. The defaults are Megatron-Core's; the presets (workloads/stacks/) give

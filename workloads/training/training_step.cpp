@@ -54,14 +54,17 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     const int P = map.stages();
     for (int st = 0; st < P; ++st) {
         const StageStreams& ss = replay.streams()[static_cast<size_t>(st)];
-        const auto u = device_utilization(busy, ss.compute, {ss.of(GroupKind::tp), ss.of(GroupKind::cp),
-                                                             ss.of(GroupKind::pp), ss.of(GroupKind::dp)});
+        std::vector<sim::StreamId> comm = {ss.of(GroupKind::tp), ss.of(GroupKind::cp), ss.of(GroupKind::pp), ss.of(GroupKind::dp)};
+        const bool ep = ss.comm[static_cast<size_t>(GroupKind::ep)].has_value();
+        if (ep) comm.push_back(ss.of(GroupKind::ep));
+        const auto u = device_utilization(busy, ss.compute, comm);
         StageReport sr;
         sr.compute_s = u.busy_s[0];
         sr.tp_comm_s = u.busy_s[1];
         sr.cp_comm_s = u.busy_s[2];
         sr.pp_comm_s = u.busy_s[3];
         sr.dp_comm_s = u.busy_s[4];
+        sr.ep_comm_s = ep ? u.busy_s[5] : 0.0;
         sr.idle_s = u.idle_s;
         sr.exposed_comm_s = u.exposed_comm_s;
         const StageMemory& sm = memory.stages[static_cast<size_t>(st)];

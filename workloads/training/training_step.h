@@ -18,7 +18,7 @@ namespace fathom::workloads {
 struct StageReport {
     int layers = 0;
     double compute_s = 0;        // compute stream busy (incl. recompute and optimizer)
-    double tp_comm_s = 0, cp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0;  // stream busy times
+    double tp_comm_s = 0, cp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0, ep_comm_s = 0;  // stream busy times
     double exposed_comm_s = 0;   // some comm stream busy while compute is idle
     double idle_s = 0;           // nothing running on this stage (pipeline bubble)
     int peak_in_flight = 0;      // micro-batch chunks whose activations are alive at the peak

@@ -15,11 +15,12 @@ enum TrainingTag : uint16_t {
     kDpParamGather,
     kBackwardInput,
     kBackwardWeight,
+    kEpComm,
     kTrainingTags
 };
 
 inline const char* training_tag_name(uint16_t t) {
-    static const char* names[] = {"F", "B", "optimizer", "tp", "cp", "pp", "dp-grad", "dp-param", "Bi", "W"};
+    static const char* names[] = {"F", "B", "optimizer", "tp", "cp", "pp", "dp-grad", "dp-param", "Bi", "W", "ep"};
     return t < kTrainingTags ? names[t] : "?";
 }
 

@@ -1,0 +1,84 @@
+#include "models/llm/moe_layer.h"
+
+#include <cmath>
+
+#include "models/llm/layer_blocks.h"
+
+namespace fathom::models {
+
+using hardware::Collective;
+using namespace blocks;
+
+double moe_expert_rows(const ModelSpec& m, const LayerInputs& in) {
+    return sp_tokens_of(in) * static_cast<double>(m.moe.top_k) * in.shard.etp * in.routing.busiest_rank_load;
+}
+
+double moe_dispatch_bytes(const ModelSpec& m, const LayerInputs& in) {
+    return sp_tokens_of(in) * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden) * kAct *
+           in.routing.busiest_rank_load;
+}
+
+namespace {
+
+void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
+    const MoeSpec& e = m.moe;
+    const double sp = sp_tokens_of(in);
+    const int64_t h = m.hidden;
+    const double hd = static_cast<double>(h);
+    const int etp = in.shard.etp;
+    const int64_t local_experts = e.num_experts / in.shard.ep;
+    const int64_t width = e.expert_ffn / etp;
+    const bool gated = is_gated(m.activation);
+    const Dtype gd = in.kernels.gemm_dtype;
+    const bool fp8 = gd == Dtype::fp8;
+    const double routed = sp * static_cast<double>(e.top_k);  // rows this rank sends
+    const double rows = moe_expert_rows(m, in);
+    // Rows per local expert, rounded up: a grouped GEMM pads nothing, but its per-expert tiles are
+    // whole (one GEMM of E_local batches priced at the mean rows).
+    const int64_t rows_per_expert = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rows / static_cast<double>(local_experts))));
+
+    norm(p, m, in, "_mlp");
+    // Router: logits over the experts for the rank's own tokens (bf16 GEMM), then the top-k softmax
+    // reading and writing fp32 scores.
+    p.compute(gemm_op("router", static_cast<int64_t>(sp), e.num_experts, h, Dtype::bf16, 1, OpRole::Router));
+    p.compute(memory_op("router_topk", sp * static_cast<double>(e.num_experts) * 4.0 * 2.0, OpRole::Router, "softmax"));
+    // Permute: read each routed row, write it into its expert's slot.
+    p.compute(memory_op("permute", routed * hd * kAct * 2.0, OpRole::Permute, "memcpy_d2d"));
+    CommStep a2a;
+    a2a.collective = a2a.backward = Collective::AllToAll;
+    a2a.bytes = moe_dispatch_bytes(m, in);
+    a2a.group = GroupKind::ep;
+    if (in.shard.ep > 1) p.comm(a2a);  // dispatch (backward: the gradients' combine)
+    const double gathered = rows * hd * kAct;
+    if (etp > 1) tp_comm(p, in, Collective::AllGather, Collective::ReduceScatter, gathered);
+    if (fp8) p.compute(memory_op("fp8_cast_expert_fc1", rows * hd * 3, OpRole::Fp8Cast, kUnaryKernel));
+    p.compute(gemm_op("expert_fc1", rows_per_expert, gated ? 2 * width : width, h, gd, local_experts, OpRole::ExpertUp));
+    const double act_elems = rows * static_cast<double>(width);
+    p.compute(elementwise(std::string("expert_") + activation_name(m.activation), act_elems, gated ? 2 : 1, 1,
+                          OpRole::Activation, gated ? "swiglu" : "gelu"));
+    if (fp8) p.compute(memory_op("fp8_cast_expert_fc2", act_elems * 3, OpRole::Fp8Cast, kUnaryKernel));
+    p.compute(gemm_op("expert_fc2", rows_per_expert, h, width, gd, local_experts, OpRole::ExpertDown));
+    if (etp > 1) tp_comm(p, in, Collective::ReduceScatter, Collective::AllGather, gathered);
+    if (in.shard.ep > 1) p.comm(a2a);  // combine (backward: the gradients' dispatch)
+    // Unpermute: read the k outputs of each token and its routing weights, write the weighted sum.
+    p.compute(memory_op("unpermute", (routed + sp) * hd * kAct, OpRole::Permute, "memcpy_d2d"));
+    if (e.shared_experts > 0) mlp_gemms(p, m, in, e.shared_experts * e.expert_ffn, "shared_");
+    residual(p, m, in, "residual_mlp");
+}
+
+}  // namespace
+
+LayerProgram moe_layer_forward(const ModelSpec& m, const LayerInputs& in) {
+    LayerProgram p;
+    attention_block(p, m, in);
+    moe_block(p, m, in);
+    return eager_split(std::move(p), in);
+}
+
+LayerProgram moe_block_forward(const ModelSpec& m, const LayerInputs& in) {
+    LayerProgram p;
+    moe_block(p, m, in);
+    return eager_split(std::move(p), in);
+}
+
+}  // namespace fathom::models

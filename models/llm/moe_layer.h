@@ -1,0 +1,32 @@
+#pragma once
+// The layer program of a mixture-of-experts transformer layer (model.moe) on one rank: the
+// attention half of a dense layer, then Megatron-Core's MoE block with its all-to-all token
+// dispatcher (--moe-token-dispatcher-type alltoall):
+//
+//   norm -> router GEMM [T_sp, E] and top-k softmax -> permute (gather the rank's T_sp x k routed
+//   rows by expert) -> all-to-all dispatch over the EP group -> (etp > 1: all-gather of the
+//   received rows over the TP group) -> grouped FC1, activation, grouped FC2 over the E / ep local
+//   experts (width expert_ffn / etp) -> (etp > 1: reduce-scatter) -> all-to-all combine ->
+//   unpermute (weighted sum of each token's k outputs) -> shared experts (a tensor-parallel MLP of
+//   width shared x expert_ffn over all T tokens) -> residual.
+//
+// T_sp is the rank's share of the micro-batch's tokens under sequence parallelism (T / tp), which
+// Megatron requires for MoE with tp > 1. Balanced routing sends T_sp k rows from every rank and
+// receives as many; the busiest rank (RoutingLoad) receives load x that, and its expert GEMMs and
+// its receive size set the layer's time (everyone waits for it at the combine).
+#include "models/llm/model_spec.h"
+#include "models/program/layer_program.h"
+
+namespace fathom::models {
+
+LayerProgram moe_layer_forward(const ModelSpec& m, const LayerInputs& in);
+// The MoE block alone (from the MLP norm to the residual): what recomputing it runs again.
+LayerProgram moe_block_forward(const ModelSpec& m, const LayerInputs& in);
+
+// Routed rows the busiest rank's local experts process in one pass: T_sp x top_k x etp x load.
+double moe_expert_rows(const ModelSpec& m, const LayerInputs& in);
+// The all-to-all send buffer of one dispatch (nccl-tests size): T_sp x top_k x hidden x 2 bytes,
+// scaled by the busiest rank's load.
+double moe_dispatch_bytes(const ModelSpec& m, const LayerInputs& in);
+
+}  // namespace fathom::models
