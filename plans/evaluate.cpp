@@ -5,19 +5,15 @@
 
 namespace fathom::plans {
 
-namespace {
-
 std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& acc, const EvaluationContext& context,
-                                                  std::string& kind) {
+                                                  std::string& kind, models::Load load) {
     if (auto table = context.cost_table(acc.id)) {
         kind = "table";
-        return std::make_unique<models::TableCost>(std::move(table), acc, models::Load::Sustained);
+        return std::make_unique<models::TableCost>(std::move(table), acc, load);
     }
     kind = "roofline";
-    return models::make_roofline_cost(acc, models::Load::Sustained);
+    return models::make_roofline_cost(acc, load);
 }
-
-}  // namespace
 
 Outcome evaluate_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                           const workloads::TrainingPlan& plan, const EvaluationContext& context,

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/cost/cost_model.h"
 #include "plans/constraints.h"
 #include "plans/context.h"
 #include "plans/scenario.h"
@@ -44,6 +45,12 @@ struct EvaluateOptions {
 
 Outcome evaluate(const Scenario& scenario, const EvaluationContext& context, const EvaluateOptions& options = {});
 // One training plan on a model and a cluster (what evaluate() does for a training scenario).
+// The op-cost model of an accelerator: its calibrated table when the context has one (kind
+// "table"), else the roofline ("roofline"); at sustained (training, serving) or kernel clocks
+// (an isolated benchmark loop).
+std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& accelerator, const EvaluationContext& context,
+                                                  std::string& kind, models::Load load = models::Load::Sustained);
+
 Outcome evaluate_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                           const workloads::TrainingPlan& plan, const EvaluationContext& context,
                           const EvaluateOptions& options = {});

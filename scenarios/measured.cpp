@@ -151,6 +151,12 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
     out.status = "unsupported";
     try {
         if (out.kind == "serving") return predict_serving_case(c, ctx, out);
+        if (out.kind == "microbench") {
+            out = predict_microbench_case(c, ctx, out);
+            out.error = (out.predicted - out.measured) / out.measured;
+            out.status = "ok";
+            return out;
+        }
         if (out.kind != "training") throw Unsupported{out.kind + " cases are not simulated yet"};
         const YAML::Node hw = c["hardware"], cl = c["cluster"], t = c["training"], prec = c["precision"];
         const std::string accel = hw["accelerator"].as<std::string>();

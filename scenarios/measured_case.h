@@ -27,8 +27,15 @@ int positive_int(const YAML::Node& section, const std::string& where, const char
 
 std::string opt_str(const YAML::Node& n, const char* key, const std::string& fallback = "");
 bool has(const YAML::Node& n, const char* key);
-// The case's `model` block as a ModelSpec (Unsupported for mixture-of-experts and MLA models).
+// The case's `model` block as a ModelSpec (dense or mixture-of-experts, MLA).
 models::ModelSpec case_model(const YAML::Node& m);
+
+// The NIC of a case's scale_out block (scenarios/measured.cpp documents the rule).
+std::string choose_nic(const YAML::Node& scale_out, const std::string& accelerator, double gb_per_s_per_gpu);
+
+// A microbenchmark case (scenarios/measured_microbench.cpp): fills `out` with the prediction in
+// the source's units, or throws Unsupported.
+CompareResult predict_microbench_case(const YAML::Node& c, const plans::EvaluationContext& ctx, CompareResult out);
 
 // A serving case (scenarios/measured_serving.cpp): fills `out` with the prediction, or throws
 // Unsupported.

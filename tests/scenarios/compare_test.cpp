@@ -88,6 +88,41 @@ TEST_CASE("serving predictions match the published measurements", "[scenarios][c
     CHECK(median <= 0.145);
 }
 
+TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in the sources' units", "[scenarios][compare]") {
+    // Each op priced by the cost and network models a training step uses, at kernel clocks. Where
+    // the models are on firm ground the bounds are tight; the known gaps are pinned as they are so
+    // a change that moves them is seen (numbers from `fathom compare
+    // tests/data/measured_microbench_frozen.yaml`):
+    //   - large GEMMs (all dims >= 2048, square or mamf's best shape) within 6%;
+    //   - nccl-tests / torch.distributed bus bandwidth at >= 512 MiB within 3% (ring, NVLS, A100,
+    //     MI300X, 248 nodes of H200);
+    //   - small messages are too fast: all-reduce 32 MiB +55%, 1 MiB +168% (launch and protocol
+    //     latency below NCCL's LL/LL128 behaviour; the network issue owns it);
+    //   - DeepSeek's small-M fp8 GEMMs (DeepGEMM, M = 64, 128) are too slow (-41%, -22%) and the
+    //     K = 1536 one too fast (+35%);
+    //   - FA3 forward is predicted 12-28% slow (one efficiency for every head dim);
+    //   - DeepEP normal dispatch: intra-node +21%, inter-node within 1% under the stated accounting.
+    const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_microbench_frozen.yaml",
+                                                     testing::source_context());
+    int simulated = 0;
+    for (const auto& r : results) {
+        if (r.status != "ok") continue;
+        ++simulated;
+        INFO(r.id << " measured " << r.measured << " predicted " << r.predicted);
+        const double e = std::fabs(r.error);
+        if (r.id.rfind("mb-mamf-", 0) == 0 || r.id == "mb-gemm-h100-bf16-square-2048" || r.id == "mb-gemm-h100-bf16-square-4096" ||
+            r.id == "mb-gemm-h100-bf16-square-8192")
+            CHECK(e < 0.06);
+        if (r.metric == "busbw_gb_per_s" && r.id.find("32MiB") == std::string::npos && r.id.find("1MiB") == std::string::npos)
+            CHECK(e < 0.03);
+        if (r.id == "mb-nccl-allreduce-8xh100-1MiB") CHECK(r.error == Approx(1.678).margin(0.05));
+        if (r.id == "mb-deepep-h800-internode-ep32-dispatch") CHECK(e < 0.02);
+        if (r.id == "mb-deepep-h800-intranode-ep8-dispatch") CHECK(r.error == Approx(0.212).margin(0.02));
+        if (r.id.rfind("mb-fa3-h100-fwd", 0) == 0) CHECK((r.error > -0.30 && r.error < -0.10));
+    }
+    CHECK(simulated == 32);
+}
+
 TEST_CASE("model TFLOP/s are counted the way each source counts attention", "[scenarios][compare]") {
     // measured-format.md `attention_flops`: NeMo 24.07 counts the score and value matmuls over the
     // full s x s square (12 l h s per token for training, on top of 6 x the weight FLOPs). Its

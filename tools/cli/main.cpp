@@ -438,9 +438,10 @@ int cmd_compare(const Args& a) {
                     "measured", "predicted", "error", "peak_mem", "capacity");
         for (const auto& r : results) {
             if (r.status != "ok" || is_variant(r) != variants) continue;
+            const bool memory = r.memory_capacity_bytes > 0;  // microbenchmarks have no memory verdict
             std::printf("%-44s %-22s %12.4g %12.4g %+7.1f%% %10s %10s%s\n", r.id.c_str(), r.metric.c_str(), r.measured,
-                        r.predicted, 100 * r.error, gib(r.peak_memory_bytes).c_str(), gib(r.memory_capacity_bytes).c_str(),
-                        r.out_of_memory ? "  OOM" : "");
+                        r.predicted, 100 * r.error, memory ? gib(r.peak_memory_bytes).c_str() : "-",
+                        memory ? gib(r.memory_capacity_bytes).c_str() : "-", r.out_of_memory ? "  OOM" : "");
             if (variants && !r.variant.empty()) std::printf("    variant: %s\n", r.variant.c_str());
             if (!r.range_key.empty()) {
                 std::string vs;
