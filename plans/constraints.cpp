@@ -37,6 +37,8 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
         add("parallel.tp", "tp = " + str(l.tp) + " does not divide the MLP width " + str(m.ffn));
     if (!m.moe.enabled()) {
         if (t.recompute_moe) add("training.recompute_moe", "the model has no mixture-of-experts layers");
+        if (t.moe_routing.zipf > 0 || !t.moe_routing.expert_loads.empty() || t.moe_routing.capacity_factor > 0)
+            add("training.moe_zipf", "routing settings on a model without experts (architecture: dense)");
         if (l.ep > 1) add("parallel.ep", "ep = " + str(l.ep) + " but the model has no experts (architecture: dense)");
         if (l.etp > 1) add("parallel.etp", "etp = " + str(l.etp) + " but the model has no experts (architecture: dense)");
     } else {
@@ -55,6 +57,15 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
         if (e.shared_experts > 0 && (e.shared_experts * e.expert_ffn) % l.tp != 0)
             add("parallel.tp", "tp = " + str(l.tp) + " does not divide the shared experts' width " +
                                    str(e.shared_experts * e.expert_ffn));
+        const auto& loads = t.moe_routing.expert_loads;
+        if (!loads.empty() && static_cast<int64_t>(loads.size()) != e.num_experts)
+            add("training.moe_expert_loads", "needs one entry per expert (" + str(e.num_experts) + "), got " + str(loads.size()));
+        else if (!loads.empty() && std::accumulate(loads.begin(), loads.end(), int64_t{0}) == 0)
+            add("training.moe_expert_loads", "all loads are zero");
+        if (!loads.empty() && t.moe_routing.zipf > 0)
+            add("training.moe_zipf", "give measured loads (moe_expert_loads) or a Zipf skew, not both");
+        if (t.moe_routing.capacity_factor > 0 && t.moe_routing.capacity_factor < 1)
+            add("training.moe_capacity_factor", "below 1 every expert drops tokens even under balanced routing");
         if (l.tp > 1 && !l.sequence_parallel)
             add("parallel.sequence_parallel",
                 "mixture-of-experts layers with tp > 1 need sequence parallelism (Megatron-Core requires it)");

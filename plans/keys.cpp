@@ -370,11 +370,24 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
          [](const P& p) -> KeyValue {
              return std::vector<int64_t>(p.training.layers_per_virtual_stage.begin(), p.training.layers_per_virtual_stage.end());
          }},
-        {Decl("training.moe_load", KeyType::Number,
-              "routed tokens the busiest expert-parallel rank receives, relative to the mean (1: balanced routing)")
-             .range(1, 1e6),
-         [](P& p, const KeyValue& v) { p.training.moe_load = to_double(v); },
-         [](const P& p) -> KeyValue { return p.training.moe_load; }},
+        {Decl("training.moe_zipf", KeyType::Number,
+              "routing skew: expert popularity ~ 1 / rank^s over randomly placed experts; the busiest expert-parallel "
+              "rank sets the pace (0: balanced, what a balancing loss aims for)")
+             .range(0, 10),
+         [](P& p, const KeyValue& v) { p.training.moe_routing.zipf = to_double(v); },
+         [](const P& p) -> KeyValue { return p.training.moe_routing.zipf; }},
+        {Decl("training.moe_expert_loads", KeyType::IntegerList,
+              "measured tokens per expert (num_experts entries), experts placed contiguously over the EP ranks; "
+              "replaces moe_zipf")
+             .range(0)
+             .by_default("none"),
+         [](P& p, const KeyValue& v) { p.training.moe_routing.expert_loads = std::get<std::vector<int64_t>>(v); },
+         [](const P& p) -> KeyValue { return p.training.moe_routing.expert_loads; }},
+        {Decl("training.moe_capacity_factor", KeyType::Number,
+              "tokens an expert takes at most, x the mean per expert; the rest are dropped (0: dropless)")
+             .range(0, 1e6),
+         [](P& p, const KeyValue& v) { p.training.moe_routing.capacity_factor = to_double(v); },
+         [](const P& p) -> KeyValue { return p.training.moe_routing.capacity_factor; }},
         {Decl("training.recompute_moe", KeyType::Boolean,
               "recompute each MoE block (router, all-to-alls, experts) from its input in the backward pass instead of "
               "keeping its activations (Megatron-Core --recompute-modules moe)"),

@@ -256,7 +256,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
                 l.sequence_parallel = true;
                 out.assumptions.push_back("sequence parallelism (Megatron-Core requires it for MoE with tp > 1)");
             }
-            out.assumptions.push_back("balanced expert routing (moe_load 1)");
+            out.assumptions.push_back("balanced expert routing (moe_zipf 0, dropless)");
         } else if (has(t, "ep") && t["ep"].as<int>() != 1) {
             throw Unsupported{"ep > 1 on a dense model"};
         }

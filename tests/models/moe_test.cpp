@@ -10,6 +10,7 @@
 #include "models/memory/activation_memory.h"
 #include "models/memory/memory_model.h"
 #include "plans/constraints.h"
+#include "workloads/training/moe_routing.h"
 #include "workloads/training/stage_map.h"
 #include "workloads/training/step_costs.h"
 #include "workloads/training/training_memory.h"
@@ -210,6 +211,12 @@ TEST_CASE("MoE plan checks name the key at fault", "[plans][moe]") {
     CHECK(first_key(moe).empty());
     p.layout.etp = 4;
     CHECK(first_key(moe) == "parallel.etp");  // 1 or tp only
+    p.layout.etp = 1;
+    p.training.moe_routing.expert_loads = {1, 2};
+    CHECK(first_key(moe) == "training.moe_expert_loads");  // one entry per expert (16)
+    p.training.moe_routing.expert_loads.clear();
+    p.training.moe_routing.capacity_factor = 0.5;
+    CHECK(first_key(moe) == "training.moe_capacity_factor");  // drops even when balanced
 }
 
 TEST_CASE("the replay runs the expert all-to-alls on their own stream", "[workloads][moe]") {
@@ -236,4 +243,45 @@ TEST_CASE("the replay runs the expert all-to-alls on their own stream", "[worklo
     p.stack.dp_comm_overlap = false;
     const auto z3 = testing::predict(m, cluster, p);
     CHECK(z3.step_time_s > 0);
+}
+
+TEST_CASE("routing skew and capacity: the busiest expert-parallel rank's load", "[workloads][moe]") {
+    models::ModelSpec m = small_moe();
+    workloads::MoeRouting r;
+    // Balanced: every rank holds the mean.
+    CHECK(workloads::busiest_rank_load(m, 4, r) == Approx(1.0));
+    // Measured loads, 4 experts over 2 ranks (experts 0-1 on rank 0): loads 3, 1, 1, 1 give shares
+    // 1/2, 1/6, 1/6, 1/6; rank 0 holds 2/3 against a mean of 1/2: load 4/3.
+    m.moe.num_experts = 4;
+    r.expert_loads = {3, 1, 1, 1};
+    CHECK(workloads::busiest_rank_load(m, 2, r) == Approx(4.0 / 3));
+    // Capacity factor 1.2 caps each expert at 1.2 / 4 = 0.3 of the tokens: rank 0 takes
+    // 0.3 + 1/6 = 0.4667, rank 1 1/3; the busiest holds 0.4667 / 0.5 = 0.933 of the mean (drops).
+    r.capacity_factor = 1.2;
+    CHECK(workloads::busiest_rank_load(m, 2, r) == Approx((0.3 + 1.0 / 6) * 2));
+    // Zipf s = 1 over 8 experts, one per rank: placement does not matter; the busiest rank holds
+    // the top expert, 1 / H_8 = 1 / 2.717857 of the tokens, against 1/8: load 8 / H_8 = 2.9435.
+    m.moe.num_experts = 8;
+    r = workloads::MoeRouting{};
+    r.zipf = 1.0;
+    CHECK(workloads::busiest_rank_load(m, 8, r) == Approx(8 / 2.717857).epsilon(1e-5));
+    // One rank holding every expert sees the mean, whatever the skew.
+    CHECK(workloads::busiest_rank_load(m, 1, r) == Approx(1.0));
+    // The shares of one placement sum to 1 and are a permutation of the Zipf popularities.
+    const auto s = workloads::expert_shares(m, r, 3);
+    double sum = 0, top = 0;
+    for (double x : s) sum += x, top = std::max(top, x);
+    CHECK(sum == Approx(1.0));
+    CHECK(top == Approx(1 / 2.717857).epsilon(1e-5));
+    // The step follows: a skewed router makes the step slower than balanced routing.
+    auto cluster = testing::pipeline_cluster();
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 1;
+    p.layout.dp = 4;
+    p.layout.ep = 4;
+    p.training.global_batch = 16;
+    const models::ModelSpec moe = small_moe();
+    const double balanced = testing::predict(moe, cluster, p).step_time_s;
+    p.training.moe_routing.zipf = 1.0;
+    CHECK(testing::predict(moe, cluster, p).step_time_s > 1.1 * balanced);
 }

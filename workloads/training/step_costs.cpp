@@ -9,7 +9,7 @@ using hardware::Collective;
 using models::GradKind;
 using models::GroupKind;
 
-models::LayerInputs microbatch_inputs(const TrainingPlan& p) {
+models::LayerInputs microbatch_inputs(const models::ModelSpec& m, const TrainingPlan& p) {
     models::LayerInputs in;
     in.shard = p.layout.sharding();
     in.shard.cp_comm = p.stack.cp_comm;
@@ -17,7 +17,7 @@ models::LayerInputs microbatch_inputs(const TrainingPlan& p) {
     // load-balanced) and attends to the whole sequence.
     in.batch = models::TokenBatch::uniform(p.training.micro_batch, p.training.seq_len / p.layout.cp, p.training.seq_len);
     in.kernels = p.stack.kernels;
-    in.routing.busiest_rank_load = p.training.moe_load;
+    in.routing.busiest_rank_load = busiest_rank_load(m, p.layout.ep, p.training.moe_routing);
     return in;
 }
 
@@ -67,7 +67,7 @@ double layer_rank_expert_params(const models::ModelSpec& m, const ParallelLayout
 }
 
 StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, ProgramCoster& coster) {
-    const models::LayerInputs in = microbatch_inputs(p);
+    const models::LayerInputs in = microbatch_inputs(m, p);
     StepCosts c;
 
     c.dense = cost_layer(models::dense_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, false), 0.0);

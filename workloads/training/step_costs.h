@@ -38,8 +38,8 @@ struct StepCosts {
     double p2p = 0;  // one send of a pass's boundary activation to the next stage
 };
 
-// The token batch, sharding and kernels one rank sees in one micro-batch pass.
-models::LayerInputs microbatch_inputs(const TrainingPlan& plan);
+// The token batch, sharding, kernels and routing load one rank sees in one micro-batch pass.
+models::LayerInputs microbatch_inputs(const models::ModelSpec& model, const TrainingPlan& plan);
 
 // Parameters one rank holds of one layer, outside its routed experts and of them.
 double layer_rank_params(const models::ModelSpec& model, const ParallelLayout& layout, bool moe_layer);

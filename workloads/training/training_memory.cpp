@@ -16,7 +16,7 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         schedule = owned.get();
     }
     const StageMap map(m, p, *schedule);
-    const models::LayerInputs in = microbatch_inputs(p);
+    const models::LayerInputs in = microbatch_inputs(m, p);
     const bool has_moe = m.moe_layers() > 0;
     const Recompute rc = p.training.recompute;
     // Bytes one layer of each kind keeps, and the largest layer's full activations.

@@ -11,6 +11,7 @@
 
 #include "models/program/layer_program.h"
 #include "workloads/parallelism.h"
+#include "workloads/training/moe_routing.h"
 
 namespace fathom::workloads {
 
@@ -26,16 +27,15 @@ struct TrainingSettings {
     std::string schedule = "1f1b";  // pipeline schedule (workloads/training/schedules/)
     // Layers of each virtual stage (pp x vp entries, in model order); empty = layers / (pp x vp).
     std::vector<int> layers_per_virtual_stage;
-    // Mixture of experts: routed tokens the busiest expert-parallel rank receives, relative to the
-    // mean (1: balanced routing, what an auxiliary balancing loss aims for).
-    double moe_load = 1.0;
+    // Mixture of experts: how the router loads the experts (workloads/training/moe_routing.h).
+    MoeRouting moe_routing;
     // Mixture of experts: the MoE block of each MoE layer is recomputed from its input in the
     // backward pass, all-to-alls included (Megatron-Core --recompute-modules moe).
     bool recompute_moe = false;
 
     auto tie() const {
-        return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage, moe_load,
-                        recompute_moe);
+        return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage,
+                        moe_routing.zipf, moe_routing.expert_loads, moe_routing.capacity_factor, recompute_moe);
     }
 };
 
