@@ -67,6 +67,17 @@ TEST_CASE("MoE and MLA parameter counts match the published totals", "[models][m
     CHECK(catalog_model("deepseek-v3").active_params(4096) / 1e9 == Approx(37).epsilon(0.02));
     CHECK(catalog_model("llama4-maverick").total_params(4096) / 1e9 == Approx(400).epsilon(0.005));
     CHECK(catalog_model("llama4-maverick").active_params(4096) / 1e9 == Approx(17).epsilon(0.03));
+    CHECK(catalog_model("deepseek-v2").total_params(4096) / 1e9 == Approx(236).epsilon(0.005));
+    CHECK(catalog_model("deepseek-v2").active_params(4096) / 1e9 == Approx(21).epsilon(0.03));
+    CHECK(catalog_model("deepseek-v2-lite").total_params(4096) / 1e9 == Approx(15.7).epsilon(0.005));
+    // DeepSeek and OpenAI count active parameters without the input embedding (a lookup).
+    auto without_embedding = [](const models::ModelSpec& m) { return (m.active_params(4096) - m.embedding_params(4096)) / 1e9; };
+    CHECK(without_embedding(catalog_model("deepseek-v2-lite")) == Approx(2.4).epsilon(0.03));
+    CHECK(catalog_model("kimi-k2").total_params(4096) / 1e9 == Approx(1040).epsilon(0.02));
+    CHECK(catalog_model("kimi-k2").active_params(4096) / 1e9 == Approx(32.6).epsilon(0.03));
+    CHECK(catalog_model("grok-1").total_params(4096) / 1e9 == Approx(314).epsilon(0.01));
+    CHECK(catalog_model("gpt-oss-120b").total_params(4096) / 1e9 == Approx(116.8).epsilon(0.005));
+    CHECK(without_embedding(catalog_model("gpt-oss-120b")) == Approx(5.13).epsilon(0.01));
 }
 
 TEST_CASE("latent attention's projections, by hand for DeepSeek-V3", "[models][moe][mla]") {
