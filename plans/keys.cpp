@@ -437,6 +437,18 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
               "pipeline sends run beside the stage's next compute; false: blocking sends (the stage waits)"),
          [](P& p, const KeyValue& v) { p.stack.pp_comm_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.pp_comm_overlap; }},
+        {Decl("stack.moe_dispatcher", KeyType::Choice,
+              "MoE token dispatcher: alltoall (every token-expert pair travels), deepep (a token once per destination "
+              "rank in a node, once per destination node across nodes)")
+             .choices({"alltoall", "deepep"}),
+         [](P& p, const KeyValue& v) {
+             p.stack.moe_dispatcher = to_str(v) == "deepep" ? models::MoeDispatcher::DeepEp : models::MoeDispatcher::AllToAll;
+         },
+         [](const P& p) -> KeyValue { return std::string(models::moe_dispatcher_name(p.stack.moe_dispatcher)); }},
+        {Decl("stack.ep_comm_overlap", KeyType::Boolean,
+              "MoE all-to-alls run beside another micro-batch's compute (Megatron-Core --overlap-moe-expert-parallel-comm)"),
+         [](P& p, const KeyValue& v) { p.stack.ep_comm_overlap = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.stack.ep_comm_overlap; }},
         {Decl("stack.param_gather_overlap", KeyType::Boolean, "ZeRO-1/2 parameter all-gather overlapped with the next forward"),
          [](P& p, const KeyValue& v) { p.stack.param_gather_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.param_gather_overlap; }},

@@ -257,6 +257,19 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
                 out.assumptions.push_back("sequence parallelism (Megatron-Core requires it for MoE with tp > 1)");
             }
             out.assumptions.push_back("balanced expert routing (moe_zipf 0, dropless)");
+            // The token dispatcher and EP overlap have no field in the format; the software
+            // description names them (Megatron-Core's flex dispatcher with a DeepEP or HybridEP
+            // backend; "EP all-to-all overlap").
+            std::string sw = opt_str(t, "software");
+            std::transform(sw.begin(), sw.end(), sw.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+            if (sw.find("deepep") != std::string::npos || sw.find("hybridep") != std::string::npos) {
+                p.stack.moe_dispatcher = models::MoeDispatcher::DeepEp;
+                out.assumptions.push_back("token dispatcher deepep (from the software description)");
+            }
+            if (sw.find("ep all-to-all overlap") != std::string::npos && sw.find("no ep all-to-all overlap") == std::string::npos) {
+                p.stack.ep_comm_overlap = true;
+                out.assumptions.push_back("EP all-to-all overlap (from the software description)");
+            }
         } else if (has(t, "ep") && t["ep"].as<int>() != 1) {
             throw Unsupported{"ep > 1 on a dense model"};
         }

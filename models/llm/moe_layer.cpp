@@ -1,5 +1,6 @@
 #include "models/llm/moe_layer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/llm/layer_blocks.h"
@@ -13,9 +14,30 @@ double moe_expert_rows(const ModelSpec& m, const LayerInputs& in) {
     return sp_tokens_of(in) * static_cast<double>(m.moe.top_k) * in.shard.etp * in.routing.busiest_rank_load;
 }
 
+double moe_destinations(int64_t experts, int64_t top_k, int parts) {
+    // P(no expert of a part among the k) = C(E - E/p, k) / C(E, k).
+    const double E = static_cast<double>(experts), held = E / parts;
+    double miss = 1.0;
+    for (int64_t i = 0; i < top_k; ++i) miss *= std::max(0.0, (E - held - static_cast<double>(i)) / (E - static_cast<double>(i)));
+    return parts * (1.0 - miss);
+}
+
 double moe_dispatch_bytes(const ModelSpec& m, const LayerInputs& in) {
-    return sp_tokens_of(in) * static_cast<double>(m.moe.top_k) * static_cast<double>(m.hidden) * kAct *
-           in.routing.busiest_rank_load;
+    const double row = static_cast<double>(m.hidden) * kAct;
+    const double per_token = in.shard.dispatcher == MoeDispatcher::DeepEp ? [&] {
+        // The pairwise all-to-all prices (g-1)/n of its send buffer over NVLink and (n-g)/n over
+        // the network: the buffer whose network share is what DeepEP sends across nodes (once per
+        // remote destination node), or within one node its NVLink share (once per rank).
+        const int n = in.shard.ep, g = std::min(in.shard.ep_ranks_per_node, n);
+        const int nodes = std::max(1, n / std::max(1, g));
+        if (nodes > 1) {
+            const double remote = moe_destinations(m.moe.num_experts, m.moe.top_k, nodes) * (nodes - 1) / nodes;
+            return remote * static_cast<double>(n) / static_cast<double>(n - g);
+        }
+        return moe_destinations(m.moe.num_experts, m.moe.top_k, n);
+    }()
+                                                                          : static_cast<double>(m.moe.top_k);
+    return sp_tokens_of(in) * per_token * row * in.routing.busiest_rank_load;
 }
 
 namespace {

@@ -25,8 +25,13 @@ LayerProgram moe_block_forward(const ModelSpec& m, const LayerInputs& in);
 
 // Routed rows the busiest rank's local experts process in one pass: T_sp x top_k x etp x load.
 double moe_expert_rows(const ModelSpec& m, const LayerInputs& in);
-// The all-to-all send buffer of one dispatch (nccl-tests size): T_sp x top_k x hidden x 2 bytes,
-// scaled by the busiest rank's load.
+// The all-to-all send buffer of one dispatch (nccl-tests size), scaled by the busiest rank's load:
+// all_to_all T_sp x top_k x hidden x 2 bytes; deepep the buffer whose network (or, within a node,
+// NVLink) share carries each token once per remote destination node (rank), the destinations'
+// expected number under uniform routing (moe_destinations).
 double moe_dispatch_bytes(const ModelSpec& m, const LayerInputs& in);
+// Expected number of `parts` equal parts of the experts that hold at least one of a token's top_k
+// experts (uniform routing, experts drawn without replacement).
+double moe_destinations(int64_t experts, int64_t top_k, int parts);
 
 }  // namespace fathom::models

@@ -11,6 +11,14 @@ const char* cp_comm_name(CpComm c) {
     return "?";
 }
 
+const char* moe_dispatcher_name(MoeDispatcher d) {
+    switch (d) {
+        case MoeDispatcher::AllToAll: return "alltoall";
+        case MoeDispatcher::DeepEp: return "deepep";
+    }
+    return "?";
+}
+
 const char* group_kind_name(GroupKind g) {
     switch (g) {
         case GroupKind::tp: return "tp";

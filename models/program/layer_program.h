@@ -48,6 +48,13 @@ const char* group_kind_name(GroupKind g);
 enum class CpComm : uint8_t { P2p, AllGather, A2a };
 const char* cp_comm_name(CpComm c);
 
+// Mixture-of-experts token dispatchers (Megatron-Core --moe-token-dispatcher-type):
+//   all_to_all  NCCL all-to-all of the permuted rows: every (token, expert) pair travels;
+//   deepep      DeepEP (flex dispatcher): a token travels once to each destination rank of its
+//               node, and once over the network to each destination node (then NVLink forwards).
+enum class MoeDispatcher : uint8_t { AllToAll, DeepEp };
+const char* moe_dispatcher_name(MoeDispatcher d);
+
 struct Sharding {
     int tp = 1;
     bool sequence_parallel = false;  // norms, dropouts and residuals see 1/tp of the tokens
@@ -57,6 +64,9 @@ struct Sharding {
     // Expert tensor parallelism: each expert's MLP split over etp ranks (1, or tp: the routed
     // tokens are all-gathered over the tensor-parallel group before the experts).
     int etp = 1;
+    // How the MoE dispatcher moves tokens, and how many ranks of the EP group share a node.
+    MoeDispatcher dispatcher = MoeDispatcher::AllToAll;
+    int ep_ranks_per_node = 1;
 };
 
 // How a mixture-of-experts layer's router spreads tokens over the expert-parallel ranks: the

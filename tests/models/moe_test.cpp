@@ -296,3 +296,40 @@ TEST_CASE("routing skew and capacity: the busiest expert-parallel rank's load", 
     p.training.moe_routing.zipf = 1.0;
     CHECK(testing::predict(moe, cluster, p).step_time_s > 1.1 * balanced);
 }
+
+TEST_CASE("DeepEP sends a token once per destination rank or node; EP overlap hides the all-to-alls", "[models][moe]") {
+    // Expected destinations among p equal parts of E experts, k drawn without replacement:
+    // p (1 - C(E - E/p, k) / C(E, k)). One expert per part: exactly k; one part: 1; E 4, k 2, p 2:
+    // 2 (1 - 1/6) = 5/3.
+    CHECK(models::moe_destinations(16, 2, 16) == Approx(2.0));
+    CHECK(models::moe_destinations(16, 2, 1) == Approx(1.0));
+    CHECK(models::moe_destinations(4, 2, 2) == Approx(5.0 / 3));
+    const models::ModelSpec m = small_moe();  // 16 experts, top-2
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(1, 4096, 4096);
+    in.shard.ep = 16;
+    in.shard.ep_ranks_per_node = 8;
+    const double row = 2048.0 * 2, T = 4096;
+    CHECK(models::moe_dispatch_bytes(m, in) == Approx(T * 2 * row));  // all-to-all: every pair
+    in.shard.dispatcher = models::MoeDispatcher::DeepEp;
+    // Two nodes of 8 experts: a token reaches 2 (1 - C(8,2)/C(16,2)) = 1.5333 nodes, half of them
+    // remote; the pairwise model sends (n - g)/n = 1/2 of its buffer across nodes, so the buffer
+    // is 1.5333 x 1/2 x 2 = 1.5333 rows per token.
+    CHECK(models::moe_dispatch_bytes(m, in) == Approx(T * (2 * (1 - 28.0 / 120)) * row));
+    // Within one node of 16 ranks (one expert each): once per destination rank, k = 2 of them.
+    in.shard.ep_ranks_per_node = 16;
+    CHECK(models::moe_dispatch_bytes(m, in) == Approx(T * 2 * row));
+    // In the replay: with EP overlap the all-to-alls leave the layer chain, and the step is shorter.
+    auto cluster = testing::pipeline_cluster();
+    cluster.scale_up.bandwidth_per_gpu = cluster.scale_up.link_bandwidth = 50e9;
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 1;
+    p.layout.dp = 4;
+    p.layout.ep = 4;
+    p.training.global_batch = 16;
+    const auto blocking = testing::predict(m, cluster, p);
+    p.stack.ep_comm_overlap = true;
+    const auto overlapped = testing::predict(m, cluster, p);
+    CHECK(overlapped.stages[0].ep_comm_s == Approx(blocking.stages[0].ep_comm_s));
+    CHECK(overlapped.step_time_s < blocking.step_time_s - 0.5 * blocking.stages[0].ep_comm_s);
+}

@@ -43,12 +43,16 @@ void PassChain::segment(const PassCost& c, int label_a, int label_b) {
     comms(c.trail);
 }
 
-sim::TaskId PassChain::finish(GroupKind join_stream, int label_a) {
+sim::TaskId PassChain::finish(int label_a) {
     FATHOM_CHECK(last_.has_value(), "a pass ended without tasks");
-    if (!overlapped_) return *last_;
-    const sim::TaskId join = add_comm(join_stream, 0.0, label_a, -1);
-    graph_.add_dependency(*last_, join);
-    return join;
+    sim::TaskId end = *last_;
+    for (size_t g = 0; g < overlapped_.size(); ++g) {
+        if (!overlapped_[g]) continue;
+        const sim::TaskId join = add_comm(static_cast<GroupKind>(g), 0.0, label_a, -1);
+        graph_.add_dependency(end, join);
+        end = join;
+    }
+    return end;
 }
 
 }  // namespace fathom::workloads

@@ -54,12 +54,11 @@ public:
     // A whole segment on the chain: its lead collectives, its compute (always a task, possibly
     // empty), its trail collectives; zero-length collectives are left out.
     void segment(const PassCost& c, int label_a, int label_b);
-    // A collective running beside the chain (on the stream finish() joins); the pass ends only
-    // after it.
-    void overlap() { overlapped_ = true; }
-    // The end of the pass: the last link, or, after overlapped collectives, a zero-length task on
-    // their (in-order) stream `join_stream`, so after the last of them, joined with the last link.
-    sim::TaskId finish(models::GroupKind join_stream, int label_a);
+    // A collective running beside the chain on the stream of `g`; the pass ends only after it.
+    void overlap(models::GroupKind g) { overlapped_[static_cast<size_t>(g)] = true; }
+    // The end of the pass: the last link, or, after overlapped collectives, zero-length tasks on
+    // their (in-order) streams, so after the last of them, joined with the last link.
+    sim::TaskId finish(int label_a);
 
     std::optional<sim::TaskId> input() const { return input_; }
 
@@ -69,7 +68,7 @@ private:
     const TaskStyle& style_;
     std::optional<sim::TaskId> input_;
     std::optional<sim::TaskId> last_;
-    bool overlapped_ = false;
+    std::array<bool, models::kGroupKinds> overlapped_{};
 };
 
 }  // namespace fathom::workloads

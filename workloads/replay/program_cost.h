@@ -41,6 +41,8 @@ public:
     double seconds(const models::OpDesc& op);
     // One collective of `bytes` on the rank's group of `kind` (0 for a group of one).
     double collective(hardware::Collective op, double bytes, models::GroupKind kind) const;
+    // Where the rank's group of `kind` sits (nodes, ranks per node).
+    hardware::GroupLayout group_layout(models::GroupKind kind) const { return network_.layout(layout_.group(kind)); }
     // Names of the ops priced outside the calibrated range of a cost table (sorted, unique).
     const std::set<std::string>& uncalibrated() const { return uncalibrated_; }
 

@@ -137,7 +137,7 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk) {
     emit_layers(s, v, slot, chain);
     if (after) chain.segment(*after, mb, -1);
 
-    sim::TaskId end = chain.finish(GroupKind::tp, mb);
+    sim::TaskId end = chain.finish(mb);
     if (produces_gradients(slot.pass)) last_gradient_pass_[static_cast<size_t>(s)] = end;
     if (forward) forward_last_[k] = end;
     // Send to the neighbouring virtual stage when it sits on another stage.
@@ -207,15 +207,18 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         if (tp > 0) {
             const sim::TaskId t = chain.add_comm(GroupKind::tp, tp, mb, layer);
             graph_.add_dependency(comp, t);
-            if (plan_.stack.tp_comm_overlap) chain.overlap();
+            if (plan_.stack.tp_comm_overlap) chain.overlap(GroupKind::tp);
             else chain.advance(t);
         }
         if (ep > 0) {
             // Expert parallelism: the dispatch and combine all-to-alls sit between the router and
-            // the experts and between the experts and the unpermute; nothing overlaps them.
+            // the experts and between the experts and the unpermute, so the layer waits for them;
+            // with EP overlap (another micro-batch's compute runs meanwhile) they only hold the
+            // end of the pass.
             const sim::TaskId e = chain.add_comm(GroupKind::ep, ep, mb, layer);
             graph_.add_dependency(comp, e);
-            chain.chain(e);
+            if (plan_.stack.ep_comm_overlap) chain.overlap(GroupKind::ep);
+            else chain.chain(e);
         }
         if (produces_gradients(slot.pass)) sync_.layer_gradients(s, comp, mb, layer, i, n, lc);
     }

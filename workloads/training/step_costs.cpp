@@ -13,6 +13,7 @@ models::LayerInputs microbatch_inputs(const models::ModelSpec& m, const Training
     models::LayerInputs in;
     in.shard = p.layout.sharding();
     in.shard.cp_comm = p.stack.cp_comm;
+    in.shard.dispatcher = p.stack.moe_dispatcher;
     // Each context-parallel rank holds seq_len / cp queries of every sequence (two mirrored chunks,
     // load-balanced) and attends to the whole sequence.
     in.batch = models::TokenBatch::uniform(p.training.micro_batch, p.training.seq_len / p.layout.cp, p.training.seq_len);
@@ -67,7 +68,8 @@ double layer_rank_expert_params(const models::ModelSpec& m, const ParallelLayout
 }
 
 StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, ProgramCoster& coster) {
-    const models::LayerInputs in = microbatch_inputs(m, p);
+    models::LayerInputs in = microbatch_inputs(m, p);
+    in.shard.ep_ranks_per_node = coster.group_layout(GroupKind::ep).ranks_per_node;
     StepCosts c;
 
     c.dense = cost_layer(models::dense_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, false), 0.0);

@@ -50,6 +50,13 @@ struct TrainingStack {
     bool pp_comm_overlap = true;       // pipeline sends overlap the stage's next compute (false: blocking)
     bool param_gather_overlap = true;  // ZeRO-1/2 parameter all-gather overlapped with the next forward
     double bucket_params = 40e6;       // gradient bucket size, parameters
+    // Mixture of experts: the token dispatcher (Megatron-Core --moe-token-dispatcher-type):
+    // all-to-all sends every (token, expert) pair; DeepEP (flex) sends a token once per destination
+    // rank within a node and once per destination node across nodes.
+    models::MoeDispatcher moe_dispatcher = models::MoeDispatcher::AllToAll;
+    // The EP all-to-alls run beside another micro-batch's compute (Megatron-Core
+    // --overlap-moe-expert-parallel-comm, DualPipe-style 1F1B pairing) instead of blocking.
+    bool ep_comm_overlap = false;
     // Bytes outside the model's tensors. Estimate: CUDA context with cuBLAS/cuDNN workspaces
     // (~0.5-0.7 GB on Hopper), NCCL buffers (4 MiB NCCL_BUFFSIZE x channels x peers, ~0.3-0.5 GB)
     // and caching-allocator slack; 1.5 GB is the sum rounded.
@@ -58,7 +65,7 @@ struct TrainingStack {
     auto tie() const {
         return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, kernels.attention_kernel,
                         cp_comm, grad_bytes, tp_comm_overlap, pp_comm_overlap,
-                        dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved);
+                        dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved, moe_dispatcher, ep_comm_overlap);
     }
 };
 
