@@ -12,6 +12,9 @@ const ScheduleRegistry& schedule_registry() {
               &make_one_f_one_b);
         r.add("interleaved-1f1b", "1F1B over virtual stages, chunks per rank (Megatron-LM 2021)",
               &make_interleaved_1f1b);
+        r.add("zb-h1", "1F1B with backwards split into input and weight gradients, weight passes held back to fill the drain "
+                       "(Qi et al. 2024, zero-bubble H1)",
+              &make_zb_h1);
         return r;
     }();
     return registry;
