@@ -111,7 +111,12 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     std::vector<Violation> v;
     auto add = [&v](std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); };
     const auto str = [](auto x) { return std::to_string(x); };
-    if (m.moe.enabled()) add("model.moe", "serving a mixture-of-experts model is not modelled yet (training is)");
+    if (m.mla.enabled()) add("model.mla", "serving a latent-attention model (its compressed KV cache) is not modelled yet");
+    auto moe_pool = [&](const PoolLayout& l, const std::string& prefix) {
+        if (!m.moe.enabled()) return;
+        if (m.moe.expert_ffn % l.tp != 0)
+            add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the expert width " + str(m.moe.expert_ffn));
+    };
     auto pool = [&](const PoolLayout& l, const std::string& prefix) {
         if (m.heads % l.tp != 0) add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
         else if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
@@ -125,8 +130,11 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     if (p.disaggregated()) {
         pool(*p.prefill, "serving.disaggregation.prefill");
         pool(*p.decode, "serving.disaggregation.decode");
+        moe_pool(*p.prefill, "serving.disaggregation.prefill");
+        moe_pool(*p.decode, "serving.disaggregation.decode");
     } else {
         pool(p.replica, "serving");
+        moe_pool(p.replica, "serving");
     }
     if (p.gpus() > c.gpus())
         add(p.disaggregated() ? "serving.disaggregation.decode.replicas" : "serving.replicas",

@@ -11,7 +11,11 @@ using hardware::Collective;
 using namespace blocks;
 
 double moe_expert_rows(const ModelSpec& m, const LayerInputs& in) {
-    return sp_tokens_of(in) * static_cast<double>(m.moe.top_k) * in.shard.etp * in.routing.busiest_rank_load;
+    // Expert tensor parallelism sees every token of the TP group: gathered from the sequence
+    // shards (T_sp x etp), or already replicated without sequence parallelism (T).
+    const double tokens = in.shard.etp > 1 ? (in.shard.sequence_parallel ? sp_tokens_of(in) * in.shard.etp : tokens_of(in))
+                                           : sp_tokens_of(in);
+    return tokens * static_cast<double>(m.moe.top_k) * in.routing.busiest_rank_load;
 }
 
 double moe_destinations(int64_t experts, int64_t top_k, int parts) {
@@ -72,7 +76,10 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     a2a.group = GroupKind::ep;
     if (in.shard.ep > 1) p.comm(a2a);  // dispatch (backward: the gradients' combine)
     const double gathered = rows * hd * kAct;
-    if (etp > 1) tp_comm(p, in, Collective::AllGather, Collective::ReduceScatter, gathered);
+    // With sequence parallelism the TP group gathers its routed rows; without it every rank
+    // already holds them (the f operator: nothing forward, an all-reduce of the gradients).
+    const bool gather = etp > 1 && in.shard.sequence_parallel;
+    if (gather) tp_comm(p, in, Collective::AllGather, Collective::ReduceScatter, gathered);
     if (fp8) p.compute(memory_op("fp8_cast_expert_fc1", rows * hd * 3, OpRole::Fp8Cast, kUnaryKernel));
     p.compute(gemm_op("expert_fc1", rows_per_expert, gated ? 2 * width : width, h, gd, local_experts, OpRole::ExpertUp));
     const double act_elems = rows * static_cast<double>(width);
@@ -80,10 +87,13 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
                           OpRole::Activation, gated ? "swiglu" : "gelu"));
     if (fp8) p.compute(memory_op("fp8_cast_expert_fc2", act_elems * 3, OpRole::Fp8Cast, kUnaryKernel));
     p.compute(gemm_op("expert_fc2", rows_per_expert, h, width, gd, local_experts, OpRole::ExpertDown));
-    if (etp > 1) tp_comm(p, in, Collective::ReduceScatter, Collective::AllGather, gathered);
+    if (gather) tp_comm(p, in, Collective::ReduceScatter, Collective::AllGather, gathered);
     if (in.shard.ep > 1) p.comm(a2a);  // combine (backward: the gradients' dispatch)
     // Unpermute: read the k outputs of each token and its routing weights, write the weighted sum.
     p.compute(memory_op("unpermute", (routed + sp) * hd * kAct, OpRole::Permute, "memcpy_d2d"));
+    // Without sequence parallelism the TP-split experts leave partial sums: all-reduce them (the
+    // g operator), as vLLM does after its fused MoE.
+    if (etp > 1 && !in.shard.sequence_parallel) tp_exit(p, in, activation_bytes(m, in));
     if (e.shared_experts > 0) mlp_gemms(p, m, in, e.shared_experts * e.expert_ffn, "shared_");
     residual(p, m, in, "residual_mlp");
 }

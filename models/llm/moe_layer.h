@@ -23,7 +23,8 @@ LayerProgram moe_layer_forward(const ModelSpec& m, const LayerInputs& in);
 // The MoE block alone (from the MLP norm to the residual): what recomputing it runs again.
 LayerProgram moe_block_forward(const ModelSpec& m, const LayerInputs& in);
 
-// Routed rows the busiest rank's local experts process in one pass: T_sp x top_k x etp x load.
+// Routed rows the busiest rank's local experts process in one pass: T_sp x top_k x load, with
+// expert tensor parallelism T x top_k x load (the TP group's tokens, gathered or replicated).
 double moe_expert_rows(const ModelSpec& m, const LayerInputs& in);
 // The all-to-all send buffer of one dispatch (nccl-tests size), scaled by the busiest rank's load:
 // all_to_all T_sp x top_k x hidden x 2 bytes; deepep the buffer whose network (or, within a node,

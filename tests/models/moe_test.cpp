@@ -333,3 +333,27 @@ TEST_CASE("DeepEP sends a token once per destination rank or node; EP overlap hi
     CHECK(overlapped.stages[0].ep_comm_s == Approx(blocking.stages[0].ep_comm_s));
     CHECK(overlapped.step_time_s < blocking.step_time_s - 0.5 * blocking.stages[0].ep_comm_s);
 }
+
+TEST_CASE("serving's TP-split experts: every rank routes all tokens, partial sums all-reduced", "[models][moe][serving]") {
+    // vLLM's fused MoE under TP: no sequence parallelism, each of the tp ranks holds 1/tp of every
+    // expert's width and sees all T tokens: T k rows, no gather, and one all-reduce of [T, h]
+    // after the experts (besides the attention's).
+    const models::ModelSpec m = small_moe();
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(1, 512, 512);
+    in.shard.tp = in.shard.etp = 2;
+    const auto fwd = models::moe_layer_forward(m, in);
+    CHECK(models::moe_expert_rows(m, in) == 512.0 * 2);
+    int all_gathers = 0, all_reduces = 0;
+    for (const auto& c : comms(fwd, GroupKind::tp)) {
+        if (c.collective == Collective::AllGather) ++all_gathers;
+        if (c.collective == Collective::AllReduce) {
+            ++all_reduces;
+            CHECK(c.bytes == 512.0 * 2048 * 2);
+        }
+    }
+    CHECK(all_gathers == 0);
+    CHECK(all_reduces == 2);  // attention output projection, experts
+    for (const auto& op : fwd.ops())
+        if (op.role == models::OpRole::ExpertUp) CHECK(op.n == 2 * 1024 / 2);  // gated, half the width
+}

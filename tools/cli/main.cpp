@@ -199,7 +199,11 @@ void print_serving_plan(const plans::Scenario& s) {
         return std::to_string(l.replicas) + " x (tp " + std::to_string(l.tp) + " pp " + std::to_string(l.pp) + ") " + l.accelerator.id;
     };
     std::printf("scenario        %s\n", s.name.c_str());
-    std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(0) / 1e9);
+    if (s.model.moe.enabled())
+        std::printf("model           %s (%.1fB parameters, %.1fB active)\n", s.model.name.c_str(), s.model.total_params(0) / 1e9,
+                    s.model.active_params(0) / 1e9);
+    else
+        std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(0) / 1e9);
     if (p.disaggregated())
         std::printf("layout          prefill %s, decode %s\n", pool(*p.prefill).c_str(), pool(*p.decode).c_str());
     else

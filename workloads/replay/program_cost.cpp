@@ -1,6 +1,10 @@
 #include "workloads/replay/program_cost.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sim/error.h"
 
 namespace fathom::workloads {
 
@@ -16,7 +20,9 @@ PassCost& PassCost::operator+=(const PassCost& o) {
 
 double ProgramCoster::seconds(const models::OpDesc& op) {
     if (!cost_.calibrated(op)) uncalibrated_.insert(op.name);
-    return cost_.seconds(op);
+    const double t = cost_.seconds(op);
+    FATHOM_CHECK(std::isfinite(t) && t >= 0, "op '" + op.name + "' priced at " + std::to_string(t) + " s");
+    return t;
 }
 
 double ProgramCoster::collective(hardware::Collective op, double bytes, models::GroupKind kind) const {

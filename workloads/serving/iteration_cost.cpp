@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/llm/dense_layer.h"
+#include "models/llm/moe_layer.h"
 #include "sim/error.h"
 
 namespace fathom::workloads::serving {
@@ -45,7 +46,15 @@ IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayou
     // Layers split as evenly as possible, the remainder on the first stages (vLLM get_pp_indices).
     const int pp = pool.pp;
     const int base = static_cast<int>(model.layers / pp), rem = static_cast<int>(model.layers % pp);
-    for (int s = 0; s < pp; ++s) layers_per_stage_.push_back(base + (s < rem ? 1 : 0));
+    int first = 0;
+    for (int s = 0; s < pp; ++s) {
+        layers_per_stage_.push_back(base + (s < rem ? 1 : 0));
+        int moe = 0;
+        for (int l = first; l < first + layers_per_stage_.back(); ++l) moe += model.is_moe_layer(l) ? 1 : 0;
+        moe_layers_per_stage_.push_back(moe);
+        first += layers_per_stage_.back();
+    }
+    layout_.etp = pool.tp;  // experts split over the TP group, as vLLM's fused MoE does (no EP)
 }
 
 IterationCost IterationCoster::exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens,
@@ -53,6 +62,7 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
     FATHOM_CHECK(shape.tokens() > 0, "an iteration without tokens");
     models::LayerInputs in;
     in.shard.tp = pool_.tp;
+    in.shard.etp = pool_.tp;
     in.kernels = kernels_;
     for (const auto& p : shape.prefills) in.batch.slices.push_back({1, p.tokens, p.context + p.tokens});
     if (shape.decodes > 0) {
@@ -92,7 +102,8 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         for (size_t g = 0; g < c.lead.size(); ++g) t += c.lead[g] + c.trail[g];
         return t;  // no overlap: an inference engine waits for each TP all-reduce
     };
-    const double layer = pass_seconds(coster_.cost(models::dense_layer_forward(model_, in)));
+    const double layer = model_.moe_layers() < model_.layers ? pass_seconds(coster_.cost(models::dense_layer_forward(model_, in))) : 0.0;
+    const double moe_layer = model_.moe_layers() > 0 ? pass_seconds(coster_.cost(models::moe_layer_forward(model_, in))) : 0.0;
     const double embedding = pass_seconds(coster_.cost(models::embedding_forward(model_, in)));
     double head = 0;
     if (shape.samples > 0) {
@@ -106,7 +117,8 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
     IterationCost c;
     const int pp = pool_.pp;
     for (int s = 0; s < pp; ++s) {
-        double t = layer * layers_per_stage_[static_cast<size_t>(s)];
+        const int moe = moe_layers_per_stage_[static_cast<size_t>(s)];
+        double t = layer * (layers_per_stage_[static_cast<size_t>(s)] - moe) + moe_layer * moe;
         if (s == 0) {
             t += embedding + engine_.iteration_overhead_s +
                  engine_.per_sequence_overhead_s * static_cast<double>(std::max(shape.sequences, shape.samples));

@@ -98,6 +98,7 @@ private:
     ParallelLayout layout_;
     ProgramCoster coster_;
     std::vector<int> layers_per_stage_;
+    std::vector<int> moe_layers_per_stage_;  // of them, mixture-of-experts layers
     std::unordered_map<std::vector<int64_t>, IterationCost, KeyHash> cache_;
     std::vector<int64_t> key_;  // reused
 };

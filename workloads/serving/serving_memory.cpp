@@ -27,7 +27,10 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     // output layer (kept in bf16). With one stage, both.
     const int64_t layers0 = (m.layers + pp - 1) / pp;
     const double emb = m.embedding_params(0) * 2.0 / tp, out = m.output_params() * 2.0 / tp;
-    const double layer_w = m.layer_params() * wbytes / tp;
+    // Mean weights per layer (dense and MoE layers alike: vLLM shards experts over TP).
+    const double layer_w = (m.total_params(0) - m.embedding_params(0) - m.output_params() -
+                            static_cast<double>(m.hidden) * (m.norm == models::Norm::LayerNorm ? 2 : 1)) /
+                           static_cast<double>(m.layers) * wbytes / tp;
     const double first = static_cast<double>(layers0) * layer_w + emb + (pp == 1 ? out : 0);
     const double last = static_cast<double>(m.layers / pp) * layer_w + out;
     r.weight_bytes = std::max(first, last);
@@ -38,7 +41,11 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     const double t = static_cast<double>(batching.max_num_batched_tokens);
     const double dh = static_cast<double>(m.dim_head());
     const double qkv = (static_cast<double>(m.heads) + 2.0 * static_cast<double>(m.kv_heads)) * dh / tp;
-    const double ffn = static_cast<double>(m.ffn) * (models::is_gated(m.activation) ? 3.0 : 2.0) / tp;
+    // The widest MLP intermediate per token: the dense MLP, or a MoE layer's top-k routed experts
+    // plus its shared ones.
+    const double width = std::max(static_cast<double>(m.ffn),
+                                  static_cast<double>((m.moe.top_k + m.moe.shared_experts) * m.moe.expert_ffn));
+    const double ffn = width * (models::is_gated(m.activation) ? 3.0 : 2.0) / tp;
     r.activation_bytes = t * (4.0 * static_cast<double>(m.hidden) + qkv + ffn) * 2.0 +
                          static_cast<double>(std::min(batching.max_num_seqs, batching.max_num_batched_tokens)) *
                              static_cast<double>(m.vocab) * 4.0 * (1.0 + 1.0 / tp);

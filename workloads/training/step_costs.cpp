@@ -72,7 +72,8 @@ StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, 
     in.shard.ep_ranks_per_node = coster.group_layout(GroupKind::ep).ranks_per_node;
     StepCosts c;
 
-    c.dense = cost_layer(models::dense_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, false), 0.0);
+    if (m.moe_layers() < m.layers)  // a model whose every layer is MoE has no dense MLP to price
+        c.dense = cost_layer(models::dense_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, false), 0.0);
     if (m.moe_layers() > 0) {
         const models::LayerProgram block = models::moe_block_forward(m, in);
         c.moe = cost_layer(models::moe_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, true),
