@@ -159,7 +159,28 @@ StepCase llama405_16384_h100() {
     return c;
 }
 
+// DeepSeek-V3 (MoE + MLA) on 2,048 H800, the layout of its technical report: pp 16, ep 64, dp
+// 128, no TP, 1F1B (DualPipe is not implemented), 15,360 sequences of 4096 -> 120 micro-batches;
+// 61 layers over 16 stages (4 on the first 13, 3 on the last 3), DeepEP dispatch.
+StepCase deepseek_v3_2048_h800() {
+    StepCase c;
+    c.model = "deepseek-v3";
+    c.cluster.accelerator = "h800-sxm-80gb";
+    c.cluster.scale_up = "nvlink4-h800";
+    c.cluster.nodes = 256;
+    c.cluster.nic = "ib-ndr-400g";
+    c.plan = plan(1, 16, 128, 1, 15360, 4096);
+    c.plan.layout.sequence_parallel = false;
+    c.plan.layout.ep = 64;
+    c.plan.stack.moe_dispatcher = models::MoeDispatcher::DeepEp;
+    c.plan.training.recompute = workloads::Recompute::Selective;
+    c.plan.training.layers_per_virtual_stage.assign(16, 4);
+    for (int v = 13; v < 16; ++v) c.plan.training.layers_per_virtual_stage[static_cast<size_t>(v)] = 3;
+    return c;
+}
+
 BENCHMARK_CAPTURE(BM_Step, gpt3_175b_1024xH100_tp8_pp8_vp6_dp16, gpt3_1024_h100())->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Step, deepseek_v3_2048xH800_pp16_ep64_dp128, deepseek_v3_2048_h800())->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Step, gpt3_175b_12288xA100_tp8_pp8_dp192, gpt3_12288_a100())->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Step, llama31_405b_16384xH100_tp8_pp16_dp128, llama405_16384_h100())
     ->Unit(benchmark::kMillisecond);
