@@ -43,6 +43,16 @@ std::string choose_nic(const YAML::Node& so, const std::string& accel, double pe
     return gen200 ? "ib-hdr-200g" : "ib-ndr-400g";
 }
 
+std::string case_accelerator(const YAML::Node& hw, const plans::Catalog& cat, CompareResult& out) {
+    std::string accel = hw["accelerator"].as<std::string>();
+    if (accel == "h100-unspecified") {
+        accel = "h100-sxm-80gb";
+        out.assumptions.push_back("H100 form factor not stated: SXM 80GB");
+    }
+    if (!cat.accelerators().count(accel)) throw Unsupported{"accelerator '" + accel + "' is not in the catalog"};
+    return accel;
+}
+
 models::ModelSpec case_model(const YAML::Node& m) {
     const std::string arch = opt_str(m, "architecture");
     if (arch != "dense" && arch != "moe") throw Unsupported{"architecture '" + arch + "' is not simulated"};
@@ -159,8 +169,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         }
         if (out.kind != "training") throw Unsupported{out.kind + " cases are not simulated yet"};
         const YAML::Node hw = c["hardware"], cl = c["cluster"], t = c["training"], prec = c["precision"];
-        const std::string accel = hw["accelerator"].as<std::string>();
-        if (!cat.accelerators().count(accel)) throw Unsupported{"accelerator '" + accel + "' is not in the catalog"};
+        const std::string accel = case_accelerator(hw, cat, out);
         if (has(t, "lora")) throw Unsupported{"LoRA fine-tuning is not modelled yet"};
         if (has(t, "cpu_offload") && t["cpu_offload"].as<bool>()) throw Unsupported{"CPU offload is not modelled yet"};
         const models::ModelSpec model = case_model(c["model"]);

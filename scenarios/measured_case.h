@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/llm/model_spec.h"
+#include "plans/catalog.h"
 #include "plans/context.h"
 #include "scenarios/measured.h"
 
@@ -29,6 +30,10 @@ std::string opt_str(const YAML::Node& n, const char* key, const std::string& fal
 bool has(const YAML::Node& n, const char* key);
 // The case's `model` block as a ModelSpec (dense or mixture-of-experts, MLA).
 models::ModelSpec case_model(const YAML::Node& m);
+
+// The case's accelerator id as the catalog knows it ("h100-unspecified" is taken as the SXM 80GB
+// part, stated in `out`); Unsupported when the catalog has no such accelerator.
+std::string case_accelerator(const YAML::Node& hardware, const plans::Catalog& catalog, CompareResult& out);
 
 // The NIC of a case's scale_out block (scenarios/measured.cpp documents the rule).
 std::string choose_nic(const YAML::Node& scale_out, const std::string& accelerator, double gb_per_s_per_gpu);

@@ -18,6 +18,7 @@
 
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
+#include "models/llm/moe_layer.h"
 #include "models/ops/op.h"
 #include "plans/catalog.h"
 #include "plans/evaluate.h"
@@ -33,25 +34,12 @@ hardware::Dtype case_dtype(const std::string& d) {
     throw Unsupported{"dtype '" + d + "' is not priced"};
 }
 
-// Probability that none of `k` experts drawn without replacement from `experts` falls among the
-// `held` experts of one destination: C(experts - held, k) / C(experts, k).
-double miss_probability(double experts, double held, double k) {
-    double p = 1.0;
-    for (int i = 0; i < static_cast<int>(k); ++i) p *= (experts - held - i) / (experts - i);
-    return std::max(0.0, p);
-}
-
 }  // namespace
 
 CompareResult predict_microbench_case(const YAML::Node& c, const plans::EvaluationContext& ctx, CompareResult out) {
     const plans::Catalog& cat = *ctx.catalog;
     const YAML::Node hw = c["hardware"], cl = c["cluster"], b = c["benchmark"];
-    std::string accel = hw["accelerator"].as<std::string>();
-    if (accel == "h100-unspecified") {
-        accel = "h100-sxm-80gb";
-        out.assumptions.push_back("H100 form factor not stated: SXM 80GB");
-    }
-    if (!cat.accelerators().count(accel)) throw Unsupported{"accelerator '" + accel + "' is not in the catalog"};
+    const std::string accel = case_accelerator(hw, cat, out);
     const std::string op = b["op"].as<std::string>();
     const std::string impl = opt_str(b, "implementation");
 
@@ -132,13 +120,15 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         const std::string dt = opt_str(b, "dtype", "bf16");
         // fp8 dispatch carries one float scale per 128 values.
         const double per_token = dt == "fp8" ? hidden + hidden / 128.0 * 4.0 : hidden * 2.0;
-        const double experts = 256;  // DeepSeek-V3's routed experts (the benchmark's shapes)
+        const int64_t experts = 256;  // DeepSeek-V3's routed experts (the benchmark's shapes)
         const double g = std::min(ranks, cluster.gpus_per_node), nodes = std::ceil(n / g);
         out.assumptions.push_back("DeepEP accounting: a token travels once per destination " +
                                   std::string(nodes > 1 ? "node" : "rank") + ", 256 experts routed uniformly");
-        // Destinations of one token among `parts` equal parts of the experts, and of them the
-        // ones outside its own part.
-        auto destinations = [&](double parts) { return parts * (1.0 - miss_probability(experts, experts / parts, k)); };
+        // Destinations of one token among `parts` equal parts of the experts (as the training
+        // replay's DeepEP dispatcher counts them).
+        auto destinations = [&](double parts) {
+            return models::moe_destinations(experts, static_cast<int64_t>(k), static_cast<int>(parts));
+        };
         double counted = 0, leaving = 0;
         if (nodes <= 1) {
             const double d = destinations(n);

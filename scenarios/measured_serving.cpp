@@ -43,12 +43,7 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
     if (has(sv, "disaggregation")) throw Unsupported{"disaggregated cases measured per pool are not compared yet"};
     if (opt_str(sv, "ep", "1") != "1") throw Unsupported{"expert parallelism is not modelled yet"};
     const models::ModelSpec model = case_model(c["model"]);
-    std::string accel = hw["accelerator"].as<std::string>();
-    if (accel == "h100-unspecified") {
-        accel = "h100-sxm-80gb";
-        out.assumptions.push_back("H100 form factor not stated: SXM 80GB");
-    }
-    if (!cat.accelerators().count(accel)) throw Unsupported{"accelerator '" + accel + "' is not in the catalog"};
+    const std::string accel = case_accelerator(hw, cat, out);
     const std::string arrival = w["arrival"].as<std::string>();
     if (arrival == "trace") throw Unsupported{"trace-driven cases are not replayed (the trace is not in the file)"};
     if (!has(w, "input_len") || !has(w, "output_len"))
