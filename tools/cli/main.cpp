@@ -31,9 +31,11 @@
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
+#include "tools/cli/cli.h"
 
 namespace po = boost::program_options;
 using namespace fathom;
+using namespace fathom::cli;
 
 namespace {
 
@@ -56,14 +58,6 @@ commands:
       fit a per-op cost table from kernel measurements (tools/calibrate) and report the
       roofline's and the table's per-op errors against them
 )";
-
-struct Args {
-    std::string command;
-    std::vector<std::string> positional;
-    std::string json, trace, algorithm, device, out, requests;
-    bool other_metrics = false;
-    std::vector<std::string> sets;
-};
 
 Args parse_args(int argc, char** argv) {
     po::options_description opts("options");
@@ -105,21 +99,6 @@ Args parse_args(int argc, char** argv) {
     return a;
 }
 
-std::string one_file(const Args& a) {
-    if (a.positional.size() != 1) throw sim::InputError("'" + a.command + "' needs exactly one file argument");
-    return a.positional.front();
-}
-
-// Writes a whole output file at once, after the work succeeded (never a partial file).
-void write_file(const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    if (!out) throw sim::InputError("cannot write '" + path + "'");
-    out << text;
-    if (!out) throw sim::InputError("cannot write '" + path + "'");
-}
-
-void write_json(const std::string& path, const nlohmann::json& j) { write_file(path, j.dump(2) + "\n"); }
-
 nlohmann::json field_json(const plans::FieldValue& v) {
     return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
 }
@@ -147,11 +126,6 @@ nlohmann::json report_json(const plans::Report& rep) {
     return j;
 }
 
-std::string gib(double bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0);
-    return buf;
-}
 
 // A progress bar with ETA on stderr when it is a terminal; silent otherwise.
 class Progress {
@@ -348,164 +322,6 @@ int cmd_run(const Args& a, bool validate_only) {
     return 0;
 }
 
-int cmd_list(const Args& a) {
-    const std::string what = a.positional.empty() ? "all" : a.positional.front();
-    if (what == "keys") {
-        std::cout << plans::key_reference_markdown();
-        return 0;
-    }
-    const auto catalog_ptr = scenarios::load_catalog();
-    const plans::Catalog& catalog = *catalog_ptr;
-    const bool all = what == "all";
-    if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "engines" && what != "schedules" &&
-        what != "collectives" && what != "policies" && what != "routers")
-        throw sim::InputError("list: unknown category '" + what +
-                              "'; valid: hardware, models, stacks, engines, schedules, collectives, policies, routers, keys");
-    if (all || what == "hardware") {
-        std::cout << "accelerators:\n";
-        for (const auto& [id, x] : catalog.accelerators())
-            std::printf("  %-22s %-36s bf16 %6.0f TFLOP/s  %5.0f GB  %5.2f TB/s\n", id.c_str(), x.name.c_str(),
-                        x.peak(hardware::Dtype::bf16) / 1e12, x.memory_capacity / 1e9, x.memory_bandwidth / 1e12);
-        std::cout << "scale-up fabrics:\n";
-        for (const auto& [id, x] : catalog.fabrics())
-            std::printf("  %-22s %-44s %5.0f GB/s per GPU\n", id.c_str(), x.name.c_str(), x.bandwidth_per_gpu / 1e9);
-        std::cout << "NICs:\n";
-        for (const auto& [id, x] : catalog.nics())
-            std::printf("  %-22s %-44s %5.0f GB/s\n", id.c_str(), x.name.c_str(), x.bandwidth / 1e9);
-        std::cout << "PCIe:\n";
-        for (const auto& [id, x] : catalog.pcies()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
-        std::cout << "SSDs:\n";
-        for (const auto& [id, x] : catalog.ssds()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
-    }
-    if (all || what == "models") {
-        std::cout << "models:\n";
-        for (const auto& [id, m] : catalog.models())
-            std::printf("  %-18s %-34s %4lld layers  hidden %6lld  %6.1fB params\n", id.c_str(), m.name.c_str(),
-                        static_cast<long long>(m.layers), static_cast<long long>(m.hidden),
-                        m.total_params(m.max_seq_len > 0 ? m.max_seq_len : 2048) / 1e9);
-    }
-    if (all || what == "stacks") {
-        std::cout << "software-stack presets (scenario key `stack`):\n";
-        for (const auto& [id, x] : catalog.stacks()) {
-            std::string keys;
-            for (const auto& setting : x.settings)
-                keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
-            std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
-        }
-    }
-    if (all || what == "engines") {
-        std::cout << "serving-engine presets (scenario key `serving.engine`):\n";
-        for (const auto& [id, x] : catalog.engines()) {
-            std::string keys;
-            for (const auto& setting : x.settings)
-                keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
-            std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
-        }
-    }
-    if (all || what == "policies") {
-        std::cout << "batching policies (serving.policy):\n";
-        for (const auto& e : workloads::serving::policy_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
-    if (all || what == "routers") {
-        std::cout << "routers (serving.router):\n";
-        for (const auto& e : workloads::serving::router_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
-    if (all || what == "schedules") {
-        std::cout << "pipeline schedules:\n";
-        for (const auto& e : workloads::schedule_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
-    if (all || what == "collectives") {
-        std::cout << "collective algorithms:\n";
-        for (const auto& e : hardware::collective_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
-    return 0;
-}
-
-double median_of(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-int cmd_compare(const Args& a) {
-    const plans::EvaluationContext ctx = scenarios::make_context(scenarios::load_catalog(), 1, a.algorithm);
-    const auto results = scenarios::compare_measured(one_file(a), ctx, a.other_metrics);
-    auto is_variant = [](const scenarios::CompareResult& r) { return r.id.find('#') != std::string::npos; };
-    auto table = [&](bool variants) {
-        std::vector<double> errs;
-        std::printf("%-44s %-22s %12s %12s %8s %10s %10s\n", variants ? "case#entry (variant)" : "case", "metric",
-                    "measured", "predicted", "error", "peak_mem", "capacity");
-        for (const auto& r : results) {
-            if (r.status != "ok" || is_variant(r) != variants) continue;
-            const bool memory = r.memory_capacity_bytes > 0;  // microbenchmarks have no memory verdict
-            std::printf("%-44s %-22s %12.4g %12.4g %+7.1f%% %10s %10s%s\n", r.id.c_str(), r.metric.c_str(), r.measured,
-                        r.predicted, 100 * r.error, memory ? gib(r.peak_memory_bytes).c_str() : "-",
-                        memory ? gib(r.memory_capacity_bytes).c_str() : "-", r.out_of_memory ? "  OOM" : "");
-            if (variants && !r.variant.empty()) std::printf("    variant: %s\n", r.variant.c_str());
-            if (!r.range_key.empty()) {
-                std::string vs;
-                for (int v : r.range_values) vs += (vs.empty() ? "" : ",") + std::to_string(v);
-                std::printf("    RANGE: %s not stated, simulated %s in {%s}: %.4g .. %.4g (%+.1f%% .. %+.1f%%); the median shown\n",
-                            r.range_key.c_str(), r.range_key.c_str(), vs.c_str(), r.range_low, r.range_high,
-                            100 * (r.range_low - r.measured) / r.measured, 100 * (r.range_high - r.measured) / r.measured);
-            }
-            errs.push_back(std::fabs(r.error));
-        }
-        return errs;
-    };
-    const auto errs = table(false);
-    std::printf("\nunsupported:\n");
-    size_t unsupported = 0;
-    for (const auto& r : results)
-        if (r.status != "ok" && !is_variant(r)) {
-            std::printf("  %-42s %s\n", r.id.c_str(), r.reason.c_str());
-            ++unsupported;
-        }
-    const double max_abs = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
-    std::printf("\n%zu cases simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", errs.size(),
-                unsupported, 100 * median_of(errs), 100 * max_abs);
-    if (a.other_metrics) {
-        std::printf("\nother_metrics entries:\n");
-        const auto verrs = table(true);
-        size_t vu = 0;
-        for (const auto& r : results) vu += (r.status != "ok" && is_variant(r)) ? 1 : 0;
-        std::printf("\n%zu entries simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", verrs.size(),
-                    vu, 100 * median_of(verrs), 100 * (verrs.empty() ? 0 : *std::max_element(verrs.begin(), verrs.end())));
-    }
-    if (!a.json.empty()) {
-        nlohmann::json arr = nlohmann::json::array();
-        for (const auto& r : results) {
-            nlohmann::json j{{"id", r.id}, {"kind", r.kind}, {"metric", r.metric}, {"unit", r.unit}, {"measured", r.measured}};
-            if (!r.variant.empty()) j["variant"] = r.variant;
-            if (r.status == "ok") {
-                j["predicted"] = r.predicted;
-                j["error"] = r.error;
-                j["status"] = "ok";
-                j["step_time_s"] = r.step_time_s;
-                j["peak_memory_bytes"] = r.peak_memory_bytes;
-                j["memory_capacity_bytes"] = r.memory_capacity_bytes;
-                j["out_of_memory"] = r.out_of_memory;
-                j["assumptions"] = r.assumptions;
-                j["stack"] = r.stack;
-                if (!r.range_key.empty())
-                    j["range"] = {{"key", r.range_key}, {"values", r.range_values}, {"low", r.range_low}, {"high", r.range_high}};
-            } else {
-                j["status"] = "unsupported";
-                j["reason"] = r.reason;
-            }
-            arr.push_back(j);
-        }
-        write_json(a.json, arr);
-    }
-    return 0;
-}
-
-
 int cmd_capacity(const Args& a) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
@@ -540,49 +356,6 @@ int cmd_capacity(const Args& a) {
                             {"capacity_max", c.rate_max}, {"per_seed", c.per_seed}, {"below_min_rate", c.below_min},
                             {"above_max_rate", c.above_max}, {"offline_requests_per_s", c.offline_requests_per_s},
                             {"slo_target", p.slo.target_attainment}, {"probes", probes}});
-    }
-    return 0;
-}
-
-int cmd_calibrate(const Args& a) {
-    if (a.positional.size() != 2 || a.positional[0] != "fit")
-        throw sim::InputError("usage: fathom calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]");
-    if (a.device.empty()) throw sim::InputError("calibrate fit needs --device (an accelerator id, see `fathom list hardware`)");
-    const auto catalog = scenarios::load_catalog();
-    const auto& acc = catalog->accelerator(a.device);
-    const std::string csv = a.positional[1];
-    const auto file = scenarios::read_measurements_csv(csv);
-    if (file.rows.empty())
-        throw sim::InputError("no measurement rows to fit (only a header, or only launch-overhead rows)", csv, 1);
-    auto table = models::fit_calibration(file.rows, acc);
-    table.source = "fathom calibrate fit " + csv;
-    const models::TableCost tcost(table, acc, models::Load::Kernel);
-    const auto roof = models::make_roofline_cost(acc, models::Load::Kernel);
-    std::printf("%-16s %-6s %5s %12s %12s %14s %12s\n", "op", "dtype", "n", "roofline_med", "roofline_max",
-                "table_loo_med", "table_loo_max");
-    std::vector<double> all_roof, all_loo;
-    for (const auto& g : table.groups) {
-        std::vector<double> er, el;
-        int idx = 0;
-        for (const auto& m : file.rows) {
-            if (models::find_group(table, m.op) != &g) continue;
-            er.push_back(std::fabs(roof->seconds(m.op) / m.seconds - 1));
-            el.push_back(std::fabs(tcost.table_seconds(g, m.op, idx) / m.seconds - 1));
-            ++idx;
-        }
-        all_roof.insert(all_roof.end(), er.begin(), er.end());
-        all_loo.insert(all_loo.end(), el.begin(), el.end());
-        std::printf("%-16s %-6s %5zu %11.1f%% %11.1f%% %13.1f%% %11.1f%%\n", g.op.c_str(), hardware::dtype_name(g.dtype),
-                    er.size(), 100 * median_of(er), 100 * *std::max_element(er.begin(), er.end()), 100 * median_of(el),
-                    100 * *std::max_element(el.begin(), el.end()));
-    }
-    std::printf("\nall ops: roofline median %.1f%% max %.1f%%; table (leave-one-out) median %.1f%% max %.1f%%\n",
-                100 * median_of(all_roof), 100 * *std::max_element(all_roof.begin(), all_roof.end()),
-                100 * median_of(all_loo), 100 * *std::max_element(all_loo.begin(), all_loo.end()));
-    if (!file.launch_us.empty()) std::printf("launch overhead: median %.2f us over %zu rows\n", median_of(file.launch_us), file.launch_us.size());
-    if (!a.out.empty()) {
-        scenarios::write_calibration_table(table, a.out);
-        std::printf("wrote %s (reference it from the accelerator's catalog entry as calibration_table)\n", a.out.c_str());
     }
     return 0;
 }

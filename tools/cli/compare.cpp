@@ -1,0 +1,91 @@
+// `fathom compare`: every case of a measurement file against its prediction.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "scenarios/catalog.h"
+#include "scenarios/measured.h"
+#include "scenarios/scenario.h"
+#include "tools/cli/cli.h"
+
+namespace fathom::cli {
+
+int cmd_compare(const Args& a) {
+    const plans::EvaluationContext ctx = scenarios::make_context(scenarios::load_catalog(), 1, a.algorithm);
+    const auto results = scenarios::compare_measured(one_file(a), ctx, a.other_metrics);
+    auto is_variant = [](const scenarios::CompareResult& r) { return r.id.find('#') != std::string::npos; };
+    auto table = [&](bool variants) {
+        std::vector<double> errs;
+        std::printf("%-44s %-22s %12s %12s %8s %10s %10s\n", variants ? "case#entry (variant)" : "case", "metric",
+                    "measured", "predicted", "error", "peak_mem", "capacity");
+        for (const auto& r : results) {
+            if (r.status != "ok" || is_variant(r) != variants) continue;
+            const bool memory = r.memory_capacity_bytes > 0;  // microbenchmarks have no memory verdict
+            std::printf("%-44s %-22s %12.4g %12.4g %+7.1f%% %10s %10s%s\n", r.id.c_str(), r.metric.c_str(), r.measured,
+                        r.predicted, 100 * r.error, memory ? gib(r.peak_memory_bytes).c_str() : "-",
+                        memory ? gib(r.memory_capacity_bytes).c_str() : "-", r.out_of_memory ? "  OOM" : "");
+            if (variants && !r.variant.empty()) std::printf("    variant: %s\n", r.variant.c_str());
+            if (!r.range_key.empty()) {
+                std::string vs;
+                for (int v : r.range_values) vs += (vs.empty() ? "" : ",") + std::to_string(v);
+                std::printf("    RANGE: %s not stated, simulated %s in {%s}: %.4g .. %.4g (%+.1f%% .. %+.1f%%); the median shown\n",
+                            r.range_key.c_str(), r.range_key.c_str(), vs.c_str(), r.range_low, r.range_high,
+                            100 * (r.range_low - r.measured) / r.measured, 100 * (r.range_high - r.measured) / r.measured);
+            }
+            errs.push_back(std::fabs(r.error));
+        }
+        return errs;
+    };
+    const auto errs = table(false);
+    std::printf("\nunsupported:\n");
+    size_t unsupported = 0;
+    for (const auto& r : results)
+        if (r.status != "ok" && !is_variant(r)) {
+            std::printf("  %-42s %s\n", r.id.c_str(), r.reason.c_str());
+            ++unsupported;
+        }
+    const double max_abs = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
+    std::printf("\n%zu cases simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", errs.size(),
+                unsupported, 100 * median_of(errs), 100 * max_abs);
+    if (a.other_metrics) {
+        std::printf("\nother_metrics entries:\n");
+        const auto verrs = table(true);
+        size_t vu = 0;
+        for (const auto& r : results) vu += (r.status != "ok" && is_variant(r)) ? 1 : 0;
+        std::printf("\n%zu entries simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", verrs.size(),
+                    vu, 100 * median_of(verrs), 100 * (verrs.empty() ? 0 : *std::max_element(verrs.begin(), verrs.end())));
+    }
+    if (!a.json.empty()) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& r : results) {
+            nlohmann::json j{{"id", r.id}, {"kind", r.kind}, {"metric", r.metric}, {"unit", r.unit}, {"measured", r.measured}};
+            if (!r.variant.empty()) j["variant"] = r.variant;
+            if (r.status == "ok") {
+                j["predicted"] = r.predicted;
+                j["error"] = r.error;
+                j["status"] = "ok";
+                j["step_time_s"] = r.step_time_s;
+                j["peak_memory_bytes"] = r.peak_memory_bytes;
+                j["memory_capacity_bytes"] = r.memory_capacity_bytes;
+                j["out_of_memory"] = r.out_of_memory;
+                j["assumptions"] = r.assumptions;
+                j["stack"] = r.stack;
+                if (!r.range_key.empty())
+                    j["range"] = {{"key", r.range_key}, {"values", r.range_values}, {"low", r.range_low}, {"high", r.range_high}};
+            } else {
+                j["status"] = "unsupported";
+                j["reason"] = r.reason;
+            }
+            arr.push_back(j);
+        }
+        write_json(a.json, arr);
+    }
+    return 0;
+}
+
+
+
+}  // namespace fathom::cli

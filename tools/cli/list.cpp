@@ -1,0 +1,96 @@
+// `fathom list`: catalog entries and registered algorithms.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "hardware/collectives/collective.h"
+#include "plans/keys.h"
+#include "scenarios/catalog.h"
+#include "workloads/serving/batching/policy.h"
+#include "workloads/serving/router.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
+#include "tools/cli/cli.h"
+
+namespace fathom::cli {
+
+int cmd_list(const Args& a) {
+    const std::string what = a.positional.empty() ? "all" : a.positional.front();
+    if (what == "keys") {
+        std::cout << plans::key_reference_markdown();
+        return 0;
+    }
+    const auto catalog_ptr = scenarios::load_catalog();
+    const plans::Catalog& catalog = *catalog_ptr;
+    const bool all = what == "all";
+    if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "engines" && what != "schedules" &&
+        what != "collectives" && what != "policies" && what != "routers")
+        throw sim::InputError("list: unknown category '" + what +
+                              "'; valid: hardware, models, stacks, engines, schedules, collectives, policies, routers, keys");
+    if (all || what == "hardware") {
+        std::cout << "accelerators:\n";
+        for (const auto& [id, x] : catalog.accelerators())
+            std::printf("  %-22s %-36s bf16 %6.0f TFLOP/s  %5.0f GB  %5.2f TB/s\n", id.c_str(), x.name.c_str(),
+                        x.peak(hardware::Dtype::bf16) / 1e12, x.memory_capacity / 1e9, x.memory_bandwidth / 1e12);
+        std::cout << "scale-up fabrics:\n";
+        for (const auto& [id, x] : catalog.fabrics())
+            std::printf("  %-22s %-44s %5.0f GB/s per GPU\n", id.c_str(), x.name.c_str(), x.bandwidth_per_gpu / 1e9);
+        std::cout << "NICs:\n";
+        for (const auto& [id, x] : catalog.nics())
+            std::printf("  %-22s %-44s %5.0f GB/s\n", id.c_str(), x.name.c_str(), x.bandwidth / 1e9);
+        std::cout << "PCIe:\n";
+        for (const auto& [id, x] : catalog.pcies()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
+        std::cout << "SSDs:\n";
+        for (const auto& [id, x] : catalog.ssds()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
+    }
+    if (all || what == "models") {
+        std::cout << "models:\n";
+        for (const auto& [id, m] : catalog.models())
+            std::printf("  %-18s %-34s %4lld layers  hidden %6lld  %6.1fB params\n", id.c_str(), m.name.c_str(),
+                        static_cast<long long>(m.layers), static_cast<long long>(m.hidden),
+                        m.total_params(m.max_seq_len > 0 ? m.max_seq_len : 2048) / 1e9);
+    }
+    if (all || what == "stacks") {
+        std::cout << "software-stack presets (scenario key `stack`):\n";
+        for (const auto& [id, x] : catalog.stacks()) {
+            std::string keys;
+            for (const auto& setting : x.settings)
+                keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
+            std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
+        }
+    }
+    if (all || what == "engines") {
+        std::cout << "serving-engine presets (scenario key `serving.engine`):\n";
+        for (const auto& [id, x] : catalog.engines()) {
+            std::string keys;
+            for (const auto& setting : x.settings)
+                keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
+            std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
+        }
+    }
+    if (all || what == "policies") {
+        std::cout << "batching policies (serving.policy):\n";
+        for (const auto& e : workloads::serving::policy_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    }
+    if (all || what == "routers") {
+        std::cout << "routers (serving.router):\n";
+        for (const auto& e : workloads::serving::router_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    }
+    if (all || what == "schedules") {
+        std::cout << "pipeline schedules:\n";
+        for (const auto& e : workloads::schedule_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    }
+    if (all || what == "collectives") {
+        std::cout << "collective algorithms:\n";
+        for (const auto& e : hardware::collective_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    }
+    return 0;
+}
+
+}  // namespace fathom::cli
