@@ -53,7 +53,28 @@ std::string case_accelerator(const YAML::Node& hw, const plans::Catalog& cat, Co
     return accel;
 }
 
-models::ModelSpec case_model(const YAML::Node& m) {
+namespace {
+
+// Standard vocabularies by model family, matched on the lower-cased model name (first match wins;
+// sources: each family's released tokenizer config): Llama 3 128256 (meta-llama/Llama-3.1-8B
+// config.json), Llama 2 and Mixtral 32000 (meta-llama/Llama-2-7b-hf, mistralai/Mixtral-8x7B-v0.1),
+// Qwen3 151936 (Qwen/Qwen3-8B), DeepSeek-V3 129280 and V2 102400 (deepseek-ai config.json),
+// Nemotron-4 256000 (Parmar et al. 2024, arXiv:2402.16819), GPT-3 and Megatron GPT 51200 (GPT-2 BPE
+// 50257 padded to a multiple of 1024 by Megatron's --make-vocab-size-divisible-by), MPT 50432
+// (mosaicml/mpt-7b config.json).
+struct VocabFamily {
+    const char* key;
+    int64_t vocab;
+};
+constexpr VocabFamily kVocabFamilies[] = {
+    {"llama 3", 128256}, {"llama-3", 128256}, {"llama3", 128256}, {"llama 2", 32000}, {"llama-2", 32000},
+    {"llama2", 32000},   {"mixtral", 32000},  {"qwen3", 151936},  {"deepseek-v3", 129280}, {"deepseek-v2", 102400},
+    {"nemotron", 256000}, {"gpt-3", 51200},   {"gpt3", 51200},    {"megatron", 51200},     {"mpt", 50432},
+};
+
+}  // namespace
+
+models::ModelSpec case_model(const YAML::Node& m, std::vector<std::string>& assumptions) {
     const std::string arch = opt_str(m, "architecture");
     if (arch != "dense" && arch != "moe") throw Unsupported{"architecture '" + arch + "' is not simulated"};
     models::ModelSpec s;
@@ -65,7 +86,19 @@ models::ModelSpec case_model(const YAML::Node& m) {
     s.kv_heads = m["kv_heads"].as<int64_t>();
     if (has(m, "head_dim")) s.head_dim = m["head_dim"].as<int64_t>();
     if (has(m, "ffn")) s.ffn = m["ffn"].as<int64_t>();
-    s.vocab = m["vocab"].as<int64_t>();
+    if (has(m, "vocab")) {
+        s.vocab = m["vocab"].as<int64_t>();
+    } else {
+        std::string name = s.name;
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        for (const auto& f : kVocabFamilies)
+            if (name.find(f.key) != std::string::npos) {
+                s.vocab = f.vocab;
+                break;
+            }
+        if (s.vocab == 0) throw Unsupported{"no vocabulary, and '" + s.name + "' is not a family with a known one"};
+        assumptions.push_back("vocab = " + std::to_string(s.vocab) + " (the family's standard; the case gives none)");
+    }
     if (arch == "moe") {
         const YAML::Node e = m["moe"];
         s.moe.num_experts = e["num_experts"].as<int64_t>();
@@ -172,7 +205,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         const std::string accel = case_accelerator(hw, cat, out);
         if (has(t, "lora")) throw Unsupported{"LoRA fine-tuning is not modelled yet"};
         if (has(t, "cpu_offload") && t["cpu_offload"].as<bool>()) throw Unsupported{"CPU offload is not modelled yet"};
-        const models::ModelSpec model = case_model(c["model"]);
+        const models::ModelSpec model = case_model(c["model"], out.assumptions);
 
         plans::ClusterRequest req;
         req.accelerator = accel;
@@ -307,6 +340,25 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             const auto violations = plans::check_training_plan(model, cluster, q);
             if (!violations.empty()) throw Unsupported{"plan not expressible: " + violations.front().message};
             auto oom = [&] { return workloads::estimate_training_memory(model, cluster, q).out_of_memory; };
+            // The source ran, so a plan that does not fit had some memory saving in effect. First
+            // the framework's optimizer sharding where the source does not state it: ZeRO-1 (the
+            // Megatron family's distributed optimizer keeps a full gradient buffer, so it stops
+            // there), ZeRO-2 elsewhere (DeepSpeed); then bf16 main gradients where the source does
+            // not state the gradient dtype (fp32 is Megatron's choice, not everyone's); then
+            // recomputation (below).
+            const bool megatron_family = fw == "nemo" || fw == "megatron-lm" || fw == "megatron-bridge" || fw == "megascale";
+            if (!has(t, "zero_stage") && !(has(t, "fsdp") && t["fsdp"].as<bool>()) && q.layout.dp * q.layout.cp > 1 && oom()) {
+                const int stated = q.training.zero_stage;
+                for (int z = std::max(1, stated + 1); z <= (megatron_family ? 1 : 2) && oom(); ++z) q.training.zero_stage = z;
+                if (q.training.zero_stage != stated)
+                    notes.push_back("zero_stage " + std::to_string(q.training.zero_stage) +
+                                    ": the least optimizer sharding that fits (the framework default does not)");
+            }
+            if (!has(prec, "grad_dtype") && q.stack.grad_bytes > 2 && oom()) {
+                q.stack.grad_bytes = 2;
+                if (!oom()) notes.push_back("bf16 main gradients: fp32 ones do not fit");
+                else q.stack.grad_bytes = 4;
+            }
             if (!has(t, "recompute") && oom()) {
                 // The source ran, so some memory saving was in effect: take the least recomputation
                 // that fits (selective, with a MoE model selective plus the MoE blocks, then full)

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <vector>
 
 #include "models/llm/model_spec.h"
 #include "plans/catalog.h"
@@ -29,7 +30,9 @@ int positive_int(const YAML::Node& section, const std::string& where, const char
 std::string opt_str(const YAML::Node& n, const char* key, const std::string& fallback = "");
 bool has(const YAML::Node& n, const char* key);
 // The case's `model` block as a ModelSpec (dense or mixture-of-experts, MLA).
-models::ModelSpec case_model(const YAML::Node& m);
+// A case without a vocabulary gets its family's standard one (by the model's name), stated in
+// `assumptions`; Unsupported when the family is not known.
+models::ModelSpec case_model(const YAML::Node& m, std::vector<std::string>& assumptions);
 
 // The case's accelerator id as the catalog knows it ("h100-unspecified" is taken as the SXM 80GB
 // part, stated in `out`); Unsupported when the catalog has no such accelerator.

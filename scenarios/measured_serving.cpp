@@ -42,7 +42,7 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
     const YAML::Node w = sv["workload"];
     if (has(sv, "disaggregation")) throw Unsupported{"disaggregated cases measured per pool are not compared yet"};
     if (opt_str(sv, "ep", "1") != "1") throw Unsupported{"expert parallelism is not modelled yet"};
-    const models::ModelSpec model = case_model(c["model"]);
+    const models::ModelSpec model = case_model(c["model"], out.assumptions);
     const std::string accel = case_accelerator(hw, cat, out);
     const std::string arrival = w["arrival"].as<std::string>();
     if (arrival == "trace") throw Unsupported{"trace-driven cases are not replayed (the trace is not in the file)"};

@@ -9,8 +9,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <yaml-cpp/yaml.h>
 
 #include "models/llm/model_spec.h"
 #include "scenarios/measured.h"
@@ -199,4 +202,47 @@ TEST_CASE("an interleaved schedule without a virtual-stage count runs its plausi
         }
     }
     CHECK(seen == 2);
+}
+
+TEST_CASE("fill-ins for what a source leaves out: vocabulary by family, memory savings before an OOM verdict", "[scenarios][compare]") {
+    // The NeMo 24.07 Llama 3 8B case (8 H100, cp 2, dp 4), rewritten: (a) without its vocabulary,
+    // the Llama 3 family's 128256 is used and stated, and the prediction is the same; (b) run as
+    // plain Megatron-LM (no optimizer sharding, fp32 main gradients) and without its recompute
+    // setting, it would not fit (8.03B x 18 bytes of states); the least optimizer sharding that
+    // fits is taken and stated, never an OOM verdict.
+    YAML::Node file = YAML::LoadFile(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml");
+    YAML::Node base;
+    for (const auto& c : file["cases"])
+        if (c["id"].as<std::string>() == "trn-nemo2407-llama3-8b-8") base = YAML::Clone(c);
+    REQUIRE(base);
+    auto run = [](const YAML::Node& c) {
+        YAML::Node f;
+        f["format_version"] = 1;
+        f["cases"].push_back(c);
+        const std::string path = std::string(FATHOM_BINARY_DIR) + "/fill_in_case.yaml";
+        std::ofstream(path) << f;
+        const auto r = scenarios::compare_measured(path, testing::source_context());
+        REQUIRE(r.size() == 1);
+        INFO(r[0].reason);
+        REQUIRE(r[0].status == "ok");
+        return r[0];
+    };
+    auto stated = [](const scenarios::CompareResult& r, const std::string& prefix) {
+        return std::any_of(r.assumptions.begin(), r.assumptions.end(),
+                           [&](const std::string& a) { return a.rfind(prefix, 0) == 0; });
+    };
+    const auto original = run(base);
+    YAML::Node no_vocab = YAML::Clone(base);
+    no_vocab["model"].remove("vocab");
+    const auto filled = run(no_vocab);
+    CHECK(stated(filled, "vocab = 128256 (the family's standard"));
+    CHECK(filled.predicted == original.predicted);
+    YAML::Node plain = YAML::Clone(base);
+    plain["training"]["framework"] = "megatron-lm";
+    plain["training"]["sequence_parallel"] = false;
+    plain["training"].remove("zero_stage");
+    plain["training"].remove("recompute");
+    const auto sharded = run(plain);
+    CHECK_FALSE(sharded.out_of_memory);
+    CHECK(stated(sharded, "zero_stage "));
 }
