@@ -290,7 +290,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             l.ep = has(t, "ep") ? positive_int(t, "training", "ep") : 1;
             if (has(t, "etp")) {
                 l.etp = positive_int(t, "training", "etp");
-            } else if (l.ep > 1 && l.tp > 1) {
+            } else if (l.tp > 1) {
                 l.etp = l.tp;  // Megatron-Core: --expert-tensor-parallel-size defaults to the TP size
                 out.assumptions.push_back("etp = tp = " + std::to_string(l.tp) + " (Megatron-Core default)");
             }

@@ -102,6 +102,7 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
     const auto it = collectives.find(op);
     if (it == collectives.end()) throw Unsupported{"microbenchmark op '" + op + "' is not compared yet"};
     const int ranks = positive_int(b, "benchmark", "ranks");
+    if (ranks < 2) throw Unsupported{"a collective of one rank"};
     if (ranks > cluster.gpus()) throw Unsupported{"more ranks than GPUs"};
     const std::string algorithm = opt_str(b, "algorithm", "default");
     std::string forced;

@@ -60,7 +60,11 @@ LayerProgram selective_recompute(const LayerProgram& forward) {
     LayerProgram out;
     for (const auto& s : forward.steps) {
         if (s.kind != ProgramStep::Kind::Compute || s.op.kind != OpKind::MemoryBound) continue;
-        if (s.op.role == OpRole::Residual || s.op.role == OpRole::Rotary) continue;  // kept, not recomputed
+        // Kept, not recomputed: residuals, rotary outputs, and a MoE layer's router probabilities
+        // and permuted/combined rows (activation_memory.h keeps them).
+        if (s.op.role == OpRole::Residual || s.op.role == OpRole::Rotary || s.op.role == OpRole::Router ||
+            s.op.role == OpRole::Permute)
+            continue;
         out.steps.push_back(s);
     }
     return out;

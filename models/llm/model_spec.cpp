@@ -72,6 +72,17 @@ double ModelSpec::mlp_params(int64_t width) const {
     return p;
 }
 
+double ModelSpec::replicated_params(bool moe_layer) const {
+    const double h = static_cast<double>(hidden);
+    double p = 2 * h * (norm == Norm::LayerNorm ? 2 : 1);
+    if (mla.enabled()) {
+        p += h * static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank + mla.qk_rope_head_dim) +
+             static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank);
+    }
+    if (moe_layer) p += h * static_cast<double>(moe.num_experts);
+    return p;
+}
+
 double ModelSpec::moe_layer_nonexpert_params() const {
     const double router = static_cast<double>(hidden) * static_cast<double>(moe.num_experts);
     const double shared = moe.shared_experts > 0 ? mlp_params(moe.shared_experts * moe.expert_ffn) : 0.0;

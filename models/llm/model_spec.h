@@ -82,6 +82,9 @@ struct ModelSpec {
     double mlp_params(int64_t width) const;
     double mlp_gemm_params(int64_t width) const;
     double expert_params() const { return mlp_params(moe.expert_ffn); }
+    // Parameters of layer kind (dense, MoE) that tensor parallelism replicates on every rank: the
+    // norms, latent attention's down projections and latent norms, a MoE layer's router.
+    double replicated_params(bool moe_layer) const;
     // Parameters of a MoE layer outside its routed experts: attention, norms, router, shared experts.
     double moe_layer_nonexpert_params() const;
     // Parameters of layer `l`: attention + its MLP (all routed experts of a MoE layer) + norms.

@@ -33,7 +33,7 @@ double moe_dispatch_bytes(const ModelSpec& m, const LayerInputs& in) {
         // the network: the buffer whose network share is what DeepEP sends across nodes (once per
         // remote destination node), or within one node its NVLink share (once per rank).
         const int n = in.shard.ep, g = std::min(in.shard.ep_ranks_per_node, n);
-        const int nodes = std::max(1, n / std::max(1, g));
+        const int nodes = std::max(1, in.shard.ep_nodes);
         if (nodes > 1) {
             const double remote = moe_destinations(m.moe.num_experts, m.moe.top_k, nodes) * (nodes - 1) / nodes;
             return remote * static_cast<double>(n) / static_cast<double>(n - g);

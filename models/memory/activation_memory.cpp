@@ -35,7 +35,9 @@ Kept layer_kept(const ModelSpec& m, const LayerInputs& in, bool moe, bool attent
     k.recomputed += sp * h * gemm_in;
     // Q, K, V and the attention output O (bf16, saved by flash attention; O is also the projection
     // input, plus its fp8 copy under fp8)
-    k.total += tf * ((q + kv) * kAct + q * (kAct + fp8_copy)) + latents;
+    // The attention output: every query head's values (MLA: v_head_dim wide, else the head dim).
+    const double o = static_cast<double>((m.mla.enabled() ? m.v_width() : m.q_width()) / s.tp);
+    k.total += tf * ((q + kv) * kAct + o * (kAct + fp8_copy)) + latents;
     // Unfused attention also keeps the softmax output (2 bytes), the dropout mask (1) and the
     // dropout output (2) per score: 5 a s^2 b / tp (Korthikanti et al. 2022, Eq. 1), summed over
     // the batch's sequence slices.

@@ -67,6 +67,7 @@ struct Sharding {
     // How the MoE dispatcher moves tokens, and how many ranks of the EP group share a node.
     MoeDispatcher dispatcher = MoeDispatcher::AllToAll;
     int ep_ranks_per_node = 1;
+    int ep_nodes = 1;  // nodes the EP group spans (the last one may hold fewer ranks)
 };
 
 // How a mixture-of-experts layer's router spreads tokens over the expert-parallel ranks: the

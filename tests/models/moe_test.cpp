@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "models/llm/dense_layer.h"
 #include "models/llm/moe_layer.h"
 #include "models/memory/activation_memory.h"
 #include "models/memory/memory_model.h"
@@ -309,6 +310,7 @@ TEST_CASE("DeepEP sends a token once per destination rank or node; EP overlap hi
     in.batch = models::TokenBatch::uniform(1, 4096, 4096);
     in.shard.ep = 16;
     in.shard.ep_ranks_per_node = 8;
+    in.shard.ep_nodes = 2;
     const double row = 2048.0 * 2, T = 4096;
     CHECK(models::moe_dispatch_bytes(m, in) == Approx(T * 2 * row));  // all-to-all: every pair
     in.shard.dispatcher = models::MoeDispatcher::DeepEp;
@@ -318,6 +320,7 @@ TEST_CASE("DeepEP sends a token once per destination rank or node; EP overlap hi
     CHECK(models::moe_dispatch_bytes(m, in) == Approx(T * (2 * (1 - 28.0 / 120)) * row));
     // Within one node of 16 ranks (one expert each): once per destination rank, k = 2 of them.
     in.shard.ep_ranks_per_node = 16;
+    in.shard.ep_nodes = 1;
     CHECK(models::moe_dispatch_bytes(m, in) == Approx(T * 2 * row));
     // In the replay: with EP overlap the all-to-alls leave the layer chain, and the step is shorter.
     auto cluster = testing::pipeline_cluster();
@@ -356,4 +359,63 @@ TEST_CASE("serving's TP-split experts: every rank routes all tokens, partial sum
     CHECK(all_reduces == 2);  // attention output projection, experts
     for (const auto& op : fwd.ops())
         if (op.role == models::OpRole::ExpertUp) CHECK(op.n == 2 * 1024 / 2);  // gated, half the width
+}
+
+TEST_CASE("review regressions: uneven EP nodes, replicated weights, recompute working set", "[models][moe]") {
+    // DeepEP over an EP group of 12 on 8-GPU nodes spans 2 nodes (8 + 4): a token crosses the
+    // network once per remote destination node, D(2) x 1/2 of them, and the pairwise model sends
+    // (12 - 8)/12 of its buffer across: buffer = D(2) / 2 x 12 / 4 rows per token.
+    const models::ModelSpec m = small_moe();
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(1, 1024, 1024);
+    in.shard.ep = 12;
+    in.shard.ep_ranks_per_node = 8;
+    in.shard.ep_nodes = 2;
+    in.shard.dispatcher = models::MoeDispatcher::DeepEp;
+    const double d2 = models::moe_destinations(16, 2, 2);
+    CHECK(models::moe_dispatch_bytes(m, in) == Approx(1024.0 * d2 / 2 * 12 / 4 * 2048 * 2));
+    // Tensor parallelism replicates the norms, latent down projections and router: a DeepSeek-V3
+    // MoE layer at tp 8 holds (non-expert - replicated) / 8 + replicated, replicated = 2 h norms +
+    // h (1536 + 512 + 64) down projections + 1536 + 512 latent norms + h x 256 router.
+    const auto& v3 = catalog_model("deepseek-v3");
+    const double h = 7168;
+    const double replicated = 2 * h + h * (1536 + 512 + 64) + 1536 + 512 + h * 256;
+    CHECK(v3.replicated_params(true) == replicated);
+    workloads::ParallelLayout l;
+    l.tp = 8;
+    CHECK(workloads::layer_rank_params(v3, l, true) == Approx((v3.moe_layer_nonexpert_params() - replicated) / 8 + replicated));
+    // Selective recomputation leaves the router's and permutation's outputs kept.
+    models::LayerInputs one;
+    one.batch = models::TokenBatch::uniform(1, 1024, 1024);
+    for (const auto& op : models::selective_recompute(models::moe_layer_forward(m, one)).ops())
+        CHECK((op.role != models::OpRole::Router && op.role != models::OpRole::Permute));
+    // Recomputing the MoE block brings its activations back in the layer's backward: the memory
+    // estimate holds them as the transient working set.
+    auto cluster = testing::pipeline_cluster();
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 1;
+    p.layout.dp = 4;
+    p.layout.ep = 4;
+    p.training.global_batch = 16;
+    p.training.recompute_moe = true;
+    const auto mem = workloads::estimate_training_memory(m, cluster, p);
+    const models::LayerInputs mi = workloads::microbatch_inputs(m, p);
+    CHECK(mem.stages[0].memory.transient >=
+          models::layer_activation_bytes(m, mi, true) - models::moe_recomputed_layer_bytes(m, mi, false));
+}
+
+TEST_CASE("ZeRO-3 on a dense model with one data-parallel rank adds no traffic", "[workloads][moe]") {
+    // The expert data-parallel group only matters for experts: a dense model at tp 4, dp 1 has
+    // nothing to shard, so ZeRO-3 replays exactly the tasks of ZeRO-0.
+    const models::ModelSpec m = testing::pipeline_model();
+    const auto cluster = testing::pipeline_cluster();
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 1;
+    p.layout.tp = 4;
+    p.training.global_batch = 4;
+    const auto zero0 = testing::predict(m, cluster, p);
+    p.training.zero_stage = 3;
+    const auto zero3 = testing::predict(m, cluster, p);
+    CHECK(zero3.tasks == zero0.tasks);
+    CHECK(zero3.step_time_s == zero0.step_time_s);
 }

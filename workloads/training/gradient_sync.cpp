@@ -13,7 +13,8 @@ using models::GroupKind;
 GradientSync::GradientSync(sim::TaskGraph& graph, const TrainingPlan& plan, const StageMap& map, const StepCosts& costs,
                            ProgramCoster& coster, const std::vector<StageStreams>& streams, const TaskStyle& style)
     : graph_(graph), plan_(plan), map_(map), costs_(costs), coster_(coster), streams_(streams), style_(style),
-      zero3_(plan.training.zero_stage >= 3 && (plan.layout.dp * plan.layout.cp > 1 || plan.layout.group(GroupKind::edp).size > 1)),
+      zero3_(plan.training.zero_stage >= 3 &&
+             (plan.layout.dp * plan.layout.cp > 1 || (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1))),
       dp_sync_((plan.layout.dp * plan.layout.cp > 1 || (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1)) &&
                !zero3_),
       parameter_gathers_(static_cast<size_t>(map.virtual_stages())),

@@ -59,7 +59,9 @@ LayerCost cost_layer(const models::LayerProgram& fwd, const TrainingPlan& p, Pro
 }  // namespace
 
 double layer_rank_params(const models::ModelSpec& m, const ParallelLayout& l, bool moe_layer) {
-    return (moe_layer ? m.moe_layer_nonexpert_params() : m.layer_params()) / l.tp;
+    const double all = moe_layer ? m.moe_layer_nonexpert_params() : m.layer_params();
+    const double replicated = m.replicated_params(moe_layer);
+    return (all - replicated) / l.tp + replicated;
 }
 
 double layer_rank_expert_params(const models::ModelSpec& m, const ParallelLayout& l, bool moe_layer) {
@@ -69,7 +71,9 @@ double layer_rank_expert_params(const models::ModelSpec& m, const ParallelLayout
 
 StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, ProgramCoster& coster) {
     models::LayerInputs in = microbatch_inputs(m, p);
-    in.shard.ep_ranks_per_node = coster.group_layout(GroupKind::ep).ranks_per_node;
+    const hardware::GroupLayout ep_layout = coster.group_layout(GroupKind::ep);
+    in.shard.ep_ranks_per_node = ep_layout.ranks_per_node;
+    in.shard.ep_nodes = ep_layout.nodes;
     StepCosts c;
 
     if (m.moe_layers() < m.layers)  // a model whose every layer is MoE has no dense MLP to price

@@ -41,7 +41,8 @@ struct StepCosts {
 // The token batch, sharding, kernels and routing load one rank sees in one micro-batch pass.
 models::LayerInputs microbatch_inputs(const models::ModelSpec& model, const TrainingPlan& plan);
 
-// Parameters one rank holds of one layer, outside its routed experts and of them.
+// Parameters one rank holds of one layer, outside its routed experts (split over tp but for the
+// replicated norms, latent down projections and router) and of them.
 double layer_rank_params(const models::ModelSpec& model, const ParallelLayout& layout, bool moe_layer);
 double layer_rank_expert_params(const models::ModelSpec& model, const ParallelLayout& layout, bool moe_layer);
 

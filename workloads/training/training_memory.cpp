@@ -59,6 +59,10 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         mi.activation_per_microbatch = stage_kept / p.layout.vp;
         mi.in_flight = sm.peak_in_flight;
         double transient = rc == Recompute::Full ? full_layer : 0.0;
+        // A recomputed MoE block brings its activations back during its layer's backward.
+        if (has_moe && p.training.recompute_moe && rc != Recompute::Full)
+            transient = std::max(transient, models::layer_activation_bytes(m, in, true) -
+                                                models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective));
         if (map.holds_head(st)) {
             // Logits in bf16 plus the fp32 softmax of the loss, one micro-batch.
             transient = std::max(transient, tokens * static_cast<double>(m.vocab / p.layout.tp) * (2.0 + 4.0));
