@@ -69,7 +69,6 @@ struct ModelSpec {
     int64_t q_width() const;
     int64_t k_width() const;
     int64_t v_width() const;
-    int64_t kv_heads_eff() const { return mla.enabled() ? heads : kv_heads; }
     double attention_head_dim() const;
 
     // Whether layer `l` (0-based) is a mixture-of-experts layer.

@@ -38,6 +38,16 @@ models::ModelSpec small_moe() {
     return m;
 }
 
+// One pipeline stage of the test bed's 4 GPUs as dp 4 with experts spread over `ep` ranks.
+workloads::TrainingPlan one_stage_plan(int ep, int global_batch) {
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 1;
+    p.layout.dp = 4;
+    p.layout.ep = ep;
+    p.training.global_batch = global_batch;
+    return p;
+}
+
 double sum_flops(const models::LayerProgram& p, models::OpRole role) {
     double f = 0;
     for (const auto& op : p.ops())
@@ -92,7 +102,7 @@ TEST_CASE("latent attention's projections, by hand for DeepSeek-V3", "[models][m
     // Attention FLOPs priced at the mean head dimension (192 + 128) / 2 = 160: 4 s^2 h d covers
     // QK^T (192) and PV (128) exactly.
     CHECK(m.attention_head_dim() == 160.0);
-    CHECK(m.kv_heads_eff() == 128);
+    CHECK(m.kv_heads == 128);  // the latent expands into one key/value head per head
     // Layers 0-2 dense, 3-60 MoE.
     CHECK_FALSE(m.is_moe_layer(2));
     CHECK(m.is_moe_layer(3));
@@ -174,11 +184,7 @@ TEST_CASE("expert states are sharded over the expert data-parallel group", "[mod
     // optimizer states by 4 and leaves the experts' whole.
     const models::ModelSpec m = small_moe();
     auto cluster = testing::pipeline_cluster();
-    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
-    p.layout.pp = 1;
-    p.layout.dp = 4;
-    p.layout.ep = 4;
-    p.training.global_batch = 32;
+    workloads::TrainingPlan p = one_stage_plan(4, 32);
     p.training.zero_stage = 1;
     CHECK(p.layout.group(GroupKind::edp).size == 1);
     CHECK(p.layout.group(GroupKind::ep).size == 4);
@@ -201,10 +207,7 @@ TEST_CASE("expert states are sharded over the expert data-parallel group", "[mod
 TEST_CASE("MoE plan checks name the key at fault", "[plans][moe]") {
     const models::ModelSpec moe = small_moe();
     auto cluster = testing::pipeline_cluster();
-    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
-    p.layout.pp = 1;
-    p.layout.dp = 4;
-    p.training.global_batch = 32;
+    workloads::TrainingPlan p = one_stage_plan(1, 32);
     auto first_key = [&](const models::ModelSpec& m) {
         const auto v = plans::check_training_plan(m, cluster, p);
         return v.empty() ? std::string() : v.front().key;
@@ -238,10 +241,7 @@ TEST_CASE("the replay runs the expert all-to-alls on their own stream", "[worklo
     const models::ModelSpec m = small_moe();
     auto cluster = testing::pipeline_cluster();
     cluster.scale_up.bandwidth_per_gpu = cluster.scale_up.link_bandwidth = 50e9;
-    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
-    p.layout.pp = 1;
-    p.layout.dp = 4;
-    p.training.global_batch = 16;
+    workloads::TrainingPlan p = one_stage_plan(1, 16);
     const auto alone = testing::predict(m, cluster, p);
     p.layout.ep = 4;
     const auto spread = testing::predict(m, cluster, p);
@@ -287,11 +287,7 @@ TEST_CASE("routing skew and capacity: the busiest expert-parallel rank's load", 
     CHECK(top == Approx(1 / 2.717857).epsilon(1e-5));
     // The step follows: a skewed router makes the step slower than balanced routing.
     auto cluster = testing::pipeline_cluster();
-    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
-    p.layout.pp = 1;
-    p.layout.dp = 4;
-    p.layout.ep = 4;
-    p.training.global_batch = 16;
+    workloads::TrainingPlan p = one_stage_plan(4, 16);
     const models::ModelSpec moe = small_moe();
     const double balanced = testing::predict(moe, cluster, p).step_time_s;
     p.training.moe_routing.zipf = 1.0;
@@ -325,11 +321,7 @@ TEST_CASE("DeepEP sends a token once per destination rank or node; EP overlap hi
     // In the replay: with EP overlap the all-to-alls leave the layer chain, and the step is shorter.
     auto cluster = testing::pipeline_cluster();
     cluster.scale_up.bandwidth_per_gpu = cluster.scale_up.link_bandwidth = 50e9;
-    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
-    p.layout.pp = 1;
-    p.layout.dp = 4;
-    p.layout.ep = 4;
-    p.training.global_batch = 16;
+    workloads::TrainingPlan p = one_stage_plan(4, 16);
     const auto blocking = testing::predict(m, cluster, p);
     p.stack.ep_comm_overlap = true;
     const auto overlapped = testing::predict(m, cluster, p);
@@ -392,11 +384,7 @@ TEST_CASE("review regressions: uneven EP nodes, replicated weights, recompute wo
     // Recomputing the MoE block brings its activations back in the layer's backward: the memory
     // estimate holds them as the transient working set.
     auto cluster = testing::pipeline_cluster();
-    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
-    p.layout.pp = 1;
-    p.layout.dp = 4;
-    p.layout.ep = 4;
-    p.training.global_batch = 16;
+    workloads::TrainingPlan p = one_stage_plan(4, 16);
     p.training.recompute_moe = true;
     const auto mem = workloads::estimate_training_memory(m, cluster, p);
     const models::LayerInputs mi = workloads::microbatch_inputs(m, p);
