@@ -329,6 +329,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             p.stack.kernels.fused_elementwise = false;
         if (has(t, "dp_comm_overlap")) p.stack.dp_comm_overlap = t["dp_comm_overlap"].as<bool>();
         // One simulation of the plan as completed so far (uneven split, least recompute that fits).
+        std::vector<std::string> plans_ran;
         auto simulate = [&](workloads::TrainingPlan q, std::vector<std::string>& notes) {
             const long stages = static_cast<long>(q.layout.pp) * q.layout.vp;
             if (model.layers % stages != 0) {
@@ -385,11 +386,13 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             const plans::Outcome o = plans::evaluate_training(model, cluster, q, ctx);
             workloads::StepReport rep = *o.training();
             const double predicted = predict_metric(c, out.metric, rep, model, q, cluster);
+            plans_ran.push_back(q.describe());  // in step with the successful runs
             return std::make_pair(predicted, std::move(rep));
         };
         std::pair<double, workloads::StepReport> run;
         if (vp_range.empty()) {
             run = simulate(p, out.assumptions);
+            out.plan = plans_ran.back();
         } else {
             std::vector<std::pair<double, workloads::StepReport>> runs;
             std::vector<std::vector<std::string>> notes;
@@ -413,6 +416,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             std::sort(order.begin(), order.end(), [&runs](size_t a, size_t b) { return runs[a].first < runs[b].first; });
             const size_t mid = order[(order.size() - 1) / 2];
             run = runs[mid];
+            out.plan = plans_ran[mid];
             out.range_key = "vp";
             out.range_values = ran;
             out.range_low = runs[order.front()].first;
@@ -430,6 +434,7 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             out.assumptions.push_back("attention FLOPs counted causal (the source's attention_flops is not stated)");
         out.error = (out.predicted - out.measured) / out.measured;
         out.step_time_s = rep.step_time_s;
+        out.stages = rep.stages;
         out.peak_memory_bytes = rep.peak_memory_bytes;
         out.memory_capacity_bytes = rep.memory_capacity_bytes;
         out.out_of_memory = rep.out_of_memory;
@@ -505,7 +510,7 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
 }  // namespace
 
 std::vector<CompareResult> compare_measured(const std::string& path, const plans::EvaluationContext& ctx,
-                                            bool include_other_metrics) {
+                                            bool include_other_metrics, const std::string& only_case) {
     const Node root = load_yaml_file(path);
     root.allow_only({"format_version", "cases"});
     if (root.integer("format_version") != 1) root.fail("format_version", "only format_version 1 is supported");
@@ -514,6 +519,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
         const YAML::Node& c = item.raw();
         if (!c.IsMap() || !c["id"] || !c["kind"] || !c["metric"] || !c["value"])
             item.fail("", "a case needs id, kind, metric and value");
+        if (!only_case.empty() && (!c["id"].IsScalar() || c["id"].Scalar() != only_case)) continue;
         auto run = [&](const YAML::Node& which) {
             try {
                 return run_case(which, ctx);
@@ -537,6 +543,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
             out.push_back(std::move(r));
         }
     }
+    if (!only_case.empty() && out.empty()) throw sim::InputError("no case with id '" + only_case + "'", path);
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plans/context.h"
+#include "workloads/training/training_step.h"
 
 namespace fathom::scenarios {
 
@@ -34,11 +35,15 @@ struct CompareResult {
     std::string range_key;
     std::vector<int> range_values;
     double range_low = 0, range_high = 0;
+    // Training cases: the plan that ran (fill-ins applied) and its per-stage breakdown.
+    std::string plan;
+    std::vector<workloads::StageReport> stages;
 };
 
 // Headline measurement of every case. With `include_other_metrics`, also every other_metrics entry
 // (the case's configuration with its `variant` fields applied; derived fields such as dp follow).
+// With `only_case`, only the case of that id (and its entries) runs.
 std::vector<CompareResult> compare_measured(const std::string& path, const plans::EvaluationContext& context,
-                                            bool include_other_metrics = false);
+                                            bool include_other_metrics = false, const std::string& only_case = "");
 
 }  // namespace fathom::scenarios

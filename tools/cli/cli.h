@@ -11,7 +11,7 @@ namespace fathom::cli {
 struct Args {
     std::string command;
     std::vector<std::string> positional;
-    std::string json, trace, algorithm, device, out, requests;
+    std::string json, trace, algorithm, device, out, requests, only_case;
     bool other_metrics = false;
     std::vector<std::string> sets;
 };

@@ -13,9 +13,37 @@
 
 namespace fathom::cli {
 
+namespace {
+
+// `--case`: what ran for each entry of the case, so a user can see where the error comes from.
+void print_case_details(const std::vector<scenarios::CompareResult>& results) {
+    for (const auto& r : results) {
+        std::printf("\n%s%s%s\n", r.id.c_str(), r.variant.empty() ? "" : "  variant: ", r.variant.c_str());
+        if (r.status != "ok") {
+            std::printf("  unsupported: %s\n", r.reason.c_str());
+            continue;
+        }
+        if (!r.plan.empty()) std::printf("  plan         %s\n", r.plan.c_str());
+        if (!r.stack.empty()) std::printf("  stack        %s\n", r.stack.c_str());
+        for (const auto& s : r.assumptions) std::printf("  assumption   %s\n", s.c_str());
+        if (r.stages.empty()) continue;
+        std::printf("  step time    %.4f s\n", r.step_time_s);
+        std::printf("  %-6s %6s %10s %10s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "cp_s",
+                    "pp_s", "dp_s", "ep_s", "exposed_s", "idle_s", "peak_mem");
+        for (size_t i = 0; i < r.stages.size(); ++i) {
+            const auto& st = r.stages[i];
+            std::printf("  %-6zu %6d %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %12s\n", i, st.layers, st.compute_s,
+                        st.tp_comm_s, st.cp_comm_s, st.pp_comm_s, st.dp_comm_s, st.ep_comm_s, st.exposed_comm_s, st.idle_s,
+                        gib(st.memory.total()).c_str());
+        }
+    }
+}
+
+}  // namespace
+
 int cmd_compare(const Args& a) {
     const plans::EvaluationContext ctx = scenarios::make_context(scenarios::load_catalog(), 1, a.algorithm);
-    const auto results = scenarios::compare_measured(one_file(a), ctx, a.other_metrics);
+    const auto results = scenarios::compare_measured(one_file(a), ctx, a.other_metrics || !a.only_case.empty(), a.only_case);
     auto is_variant = [](const scenarios::CompareResult& r) { return r.id.find('#') != std::string::npos; };
     auto table = [&](bool variants) {
         std::vector<double> errs;
@@ -50,6 +78,7 @@ int cmd_compare(const Args& a) {
     const double max_abs = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
     std::printf("\n%zu cases simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", errs.size(),
                 unsupported, 100 * median_of(errs), 100 * max_abs);
+    if (!a.only_case.empty()) print_case_details(results);
     if (a.other_metrics) {
         std::printf("\nother_metrics entries:\n");
         const auto verrs = table(true);
@@ -73,6 +102,16 @@ int cmd_compare(const Args& a) {
                 j["out_of_memory"] = r.out_of_memory;
                 j["assumptions"] = r.assumptions;
                 j["stack"] = r.stack;
+                if (!r.plan.empty()) j["plan"] = r.plan;
+                if (!r.stages.empty()) {
+                    nlohmann::json st = nlohmann::json::array();
+                    for (const auto& x : r.stages)
+                        st.push_back({{"layers", x.layers}, {"compute_s", x.compute_s}, {"tp_comm_s", x.tp_comm_s},
+                                      {"cp_comm_s", x.cp_comm_s}, {"pp_comm_s", x.pp_comm_s}, {"dp_comm_s", x.dp_comm_s},
+                                      {"ep_comm_s", x.ep_comm_s}, {"exposed_comm_s", x.exposed_comm_s}, {"idle_s", x.idle_s},
+                                      {"peak_memory_bytes", x.memory.total()}});
+                    j["stages"] = st;
+                }
                 if (!r.range_key.empty())
                     j["range"] = {{"key", r.range_key}, {"values", r.range_values}, {"low", r.range_low}, {"high", r.range_high}};
             } else {
@@ -85,7 +124,5 @@ int cmd_compare(const Args& a) {
     }
     return 0;
 }
-
-
 
 }  // namespace fathom::cli

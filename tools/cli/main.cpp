@@ -51,9 +51,10 @@ commands:
       check a scenario without running it
   list [hardware|models|stacks|engines|schedules|collectives|policies|routers|keys]
       list catalog entries, registered algorithms, or every scenario key (a markdown table)
-  compare MEASURED.yaml [--json FILE] [--other-metrics]
+  compare MEASURED.yaml [--json FILE] [--other-metrics] [--case ID]
       predict every case of a measurement file (measured-format v1) and report the errors;
-      --other-metrics adds each case's further measurements (with their variants), reported apart
+      --other-metrics adds each case's further measurements (with their variants), reported apart;
+      --case ID runs one case and shows the plan it ran, its assumptions and per-stage breakdown
   calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]
       fit a per-op cost table from kernel measurements (tools/calibrate) and report the
       roofline's and the table's per-op errors against them
@@ -67,7 +68,8 @@ Args parse_args(int argc, char** argv) {
         "set", po::value<std::vector<std::string>>()->composing(), "override a scenario field: key=value")(
         "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
         "device", po::value<std::string>(), "accelerator id (calibrate)")(
-        "other-metrics", "compare: also predict each case's other_metrics entries (variants)")("out,o", po::value<std::string>(), "output file")(
+        "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
+        "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")("out,o", po::value<std::string>(), "output file")(
         "args", po::value<std::vector<std::string>>(), "positional")("help,h", "help");
     po::positional_options_description pos;
     pos.add("args", -1);
@@ -94,6 +96,7 @@ Args parse_args(int argc, char** argv) {
     if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
     if (vm.count("collective-algorithm")) a.algorithm = vm["collective-algorithm"].as<std::string>();
     a.other_metrics = vm.count("other-metrics") > 0;
+    if (vm.count("case")) a.only_case = vm["case"].as<std::string>();
     if (vm.count("device")) a.device = vm["device"].as<std::string>();
     if (vm.count("out")) a.out = vm["out"].as<std::string>();
     return a;
@@ -282,14 +285,7 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("cluster         %d x %s (%d nodes x %d, %s, %d x %s, %s)\n", s.cluster.gpus(),
                 s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.scale_up.id.c_str(),
                 s.cluster.nics_per_node, s.cluster.nic.id.c_str(), hardware::topology_name(s.cluster.topology));
-    const std::string ep = p.layout.ep > 1 || p.layout.etp > 1
-                               ? "  ep " + std::to_string(p.layout.ep) + " (etp " + std::to_string(p.layout.etp) + ")"
-                               : std::string();
-    std::printf("plan            dp %d  tp %d%s  pp %d  vp %d  cp %d%s  micro-batch %d  global batch %d  seq %lld  %s  zero %d  recompute %s  %s\n",
-                p.layout.dp, p.layout.tp, p.layout.sharding().sequence_parallel ? "+sp" : "", p.layout.pp, p.layout.vp, p.layout.cp,
-                ep.c_str(), p.training.micro_batch, p.training.global_batch, static_cast<long long>(p.training.seq_len),
-                hardware::dtype_name(p.stack.kernels.gemm_dtype), p.training.zero_stage,
-                workloads::recompute_name(p.training.recompute), p.training.schedule.c_str());
+    std::printf("plan            %s\n", p.describe().c_str());
     std::printf("stack           %s\n", p.stack_preset.empty() ? "fathom defaults" : p.stack_preset.c_str());
     std::printf("\nstep time       %.4f s\n", r.step_time_s);
     std::printf("tokens/s/GPU    %.0f\n", r.tokens_per_s_per_gpu);

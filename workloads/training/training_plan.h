@@ -84,6 +84,8 @@ struct TrainingPlan {
     bool operator!=(const TrainingPlan& o) const { return !(*this == o); }
     // Stable across runs and platforms (sim/stable_hash.h); equal plans hash alike.
     uint64_t hash() const;
+    // One line for reports: "dp 16  tp 1  pp 1  vp 1  cp 1  ep 16 (etp 1)  micro-batch 1  ...".
+    std::string describe() const;
 };
 
 }  // namespace fathom::workloads
