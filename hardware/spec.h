@@ -27,6 +27,9 @@ struct AcceleratorCalibration {
     double memory_efficiency = 0;             // achieved HBM bandwidth / peak for streaming kernels
     double sustained_clock = 1;               // tensor throughput under sustained training load
                                               // (power/thermal clock reduction) / short-kernel throughput
+    double serving_clock = 0;                 // the same under serving load (decode iterations are
+                                              // memory-bound and draw less power); 0: sustained_clock
+    double clock_for_serving() const { return serving_clock > 0 ? serving_clock : sustained_clock; }
     int gemm_tile_m = 128;                    // output tile of the dominant GEMM kernels
     int gemm_tile_n = 128;
     double gemm_k_half = 0;                   // K at which a GEMM's pipeline reaches half of its

@@ -47,11 +47,11 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     }
     if (!out.violations.empty()) return out;
     const PoolLayout& first = plan.disaggregated() ? *plan.prefill : plan.replica;
-    const auto cost = cost_model_for(first.accelerator, context, out.cost_model);
+    const auto cost = cost_model_for(first.accelerator, context, out.cost_model, models::Load::Serving);
     std::unique_ptr<models::CostModel> decode_cost;
     if (plan.disaggregated() && plan.decode->accelerator.id != first.accelerator.id) {
         std::string kind;
-        decode_cost = cost_model_for(plan.decode->accelerator, context, kind);
+        decode_cost = cost_model_for(plan.decode->accelerator, context, kind, models::Load::Serving);
         if (kind != out.cost_model) out.cost_model = "mixed";
     }
     const auto network = hardware::make_analytical_network(cluster, context.collective_algorithm);

@@ -65,7 +65,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     const Node c = n.child("calibration");
     c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "attention_fwd_efficiency",
                   "attention_bwd_efficiency", "attention_seq_half", "attention_fa2_relative", "memory_efficiency",
-                  "sustained_clock"});
+                  "sustained_clock", "serving_clock"});
     const Node ge = c.child("gemm_efficiency");
     for (const auto& k : ge.keys()) {
         const auto d = hardware::parse_dtype(k);
@@ -85,6 +85,11 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     a.calibration.sustained_clock = c.sourced_number("sustained_clock");
     if (a.calibration.sustained_clock <= 0 || a.calibration.sustained_clock > 1)
         c.fail("sustained_clock", "sustained_clock must be in (0, 1]");
+    if (c.has("serving_clock")) {
+        a.calibration.serving_clock = c.sourced_number("serving_clock");
+        if (!(a.calibration.serving_clock > 0 && a.calibration.serving_clock <= 1))
+            c.fail("serving_clock", "serving_clock must be in (0, 1]");
+    }
     return a;
 }
 

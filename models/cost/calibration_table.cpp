@@ -156,7 +156,7 @@ const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op) 
 TableCost::TableCost(std::shared_ptr<const CalibrationTable> table, const hardware::AcceleratorSpec& acc, Load load)
     : table_(std::move(table)), acc_(acc), roofline_(make_roofline_cost(acc, load)),
       kernel_roofline_(make_roofline_cost(acc, Load::Kernel)),
-      clock_(load == Load::Sustained ? acc.calibration.sustained_clock : 1.0) {}
+      clock_(load_clock(acc, load)) {}
 
 double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int skip) const {
     const auto c = calibration_coords(op);

@@ -34,7 +34,11 @@ public:
 // `Load::Sustained`: inside a training step that keeps the device busy for seconds, where power
 // and thermal limits lower the tensor clocks: GEMM and attention rates are multiplied by the
 // device's calibrated `sustained_clock`; memory-bound ops are not (HBM clock is separate).
-enum class Load { Kernel, Sustained };
+// `Load::Serving`: inside a serving run, at the device's `serving_clock` (its sustained_clock
+// where the catalog gives none).
+enum class Load { Kernel, Sustained, Serving };
+// The tensor clock factor of an accelerator under a load.
+double load_clock(const hardware::AcceleratorSpec& accelerator, Load load);
 
 // Fraction of the compute units a GEMM keeps busy with the catalog tile: tiles / units when there
 // are fewer tiles than units, else 1 (stream-K balances the last wave).

@@ -13,10 +13,23 @@ namespace {
 constexpr double kSmallTileEfficiency = 0.9;
 constexpr double kAttentionBlock = 128;       // key/query block of flash-attention kernels (FA2/FA3, cuDNN)
 
+}  // namespace
+
+double load_clock(const hardware::AcceleratorSpec& a, Load load) {
+    switch (load) {
+        case Load::Kernel: return 1.0;
+        case Load::Sustained: return a.calibration.sustained_clock;
+        case Load::Serving: return a.calibration.clock_for_serving();
+    }
+    return 1.0;
+}
+
+namespace {
+
 class RooflineCost final : public CostModel {
 public:
     RooflineCost(const hardware::AcceleratorSpec& a, Load load)
-        : acc_(a), clock_(load == Load::Sustained ? a.calibration.sustained_clock : 1.0) {}
+        : acc_(a), clock_(load_clock(a, load)) {}
 
     double seconds(const OpDesc& op) const override {
         const double bw = acc_.memory_bandwidth * acc_.calibration.memory_efficiency;

@@ -171,3 +171,25 @@ TEST_CASE("sustained load slows only the tensor-bound groups of a table", "[cali
     CHECK(sustained.seconds(g) == Approx(kernel.seconds(g) / 0.8));
     CHECK(sustained.seconds(m) == Approx(kernel.seconds(m)));
 }
+
+TEST_CASE("serving load runs the tensor cores at the serving clock, or the sustained one", "[calibration]") {
+    // A table and the roofline alike: a GEMM under Load::Serving takes kernel time / serving_clock;
+    // a device without serving_clock uses its sustained_clock; memory-bound ops keep their time.
+    auto a = device();
+    a.calibration.sustained_clock = 0.7;
+    const OpDesc g = gemm_op("gemm", 2048, 4096, 4096, Dtype::bf16);
+    const OpDesc m = memory_op("rmsnorm", 16e6);
+    const auto table = fit_calibration(synthetic(), a);
+    {
+        const TableCost kernel(table, a, Load::Kernel), serving(table, a, Load::Serving);
+        CHECK(serving.seconds(g) == Approx(kernel.seconds(g) / 0.7));
+    }
+    a.calibration.serving_clock = 0.8;
+    const TableCost kernel(table, a, Load::Kernel), serving(table, a, Load::Serving), sustained(table, a, Load::Sustained);
+    CHECK(serving.seconds(g) == Approx(kernel.seconds(g) / 0.8));
+    CHECK(sustained.seconds(g) == Approx(kernel.seconds(g) / 0.7));
+    CHECK(serving.seconds(m) == Approx(kernel.seconds(m)));
+    const auto rk = make_roofline_cost(a, Load::Kernel), rs = make_roofline_cost(a, Load::Serving);
+    CHECK(rs->seconds(g) - a.launch_overhead == Approx((rk->seconds(g) - a.launch_overhead) / 0.8));
+    CHECK(rs->seconds(m) == Approx(rk->seconds(m)));
+}

@@ -1,8 +1,10 @@
 // Accuracy against published measurements: predicts every training case of the frozen copy of the
 // shared reference file (tests/data/measured_frozen.yaml, measured-format v1; every training case of
 // shared/reference/measured.yaml) and checks that all 25 dense cases are simulated, that the median
-// absolute error stays at the 5.2% reached when the file was frozen (bound 5.5%), and that no
-// simulated case runs out of memory (the published runs did fit). tests/golden pins each number.
+// absolute error stays within issue 7's bound of 5.2% (5.2% when the file was frozen; 4.5% since
+// ZeRO-3's backward prefetch stopped serializing FSDP steps and the sustained clock was refitted),
+// and that no simulated case runs out of memory (the published runs did fit). tests/golden pins
+// each number.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -60,7 +62,7 @@ TEST_CASE("training predictions match the published measurements", "[scenarios][
     WARN("training cases: " << n << " simulated, " << unsupported << " unsupported; median |error| "
                             << 100 * median << "%, p90 " << 100 * p90 << "%, max |error| " << 100 * max_err << "%");
     CHECK(n >= 25);
-    CHECK(median < 0.055);
+    CHECK(median <= 0.052);
 }
 
 TEST_CASE("serving predictions match the published measurements", "[scenarios][compare][serving]") {
@@ -90,7 +92,8 @@ TEST_CASE("serving predictions match the published measurements", "[scenarios][c
     const double median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
     WARN("serving cases: " << n << " simulated; median |error| " << 100 * median << "%");
     // 14.8% since the two Llama 4 Scout MoE cases joined (e2e latency +36% and +17%; the 26 dense
-    // cases alone stay at 14.4%); the issue's bound is 15%.
+    // cases alone stay at 14.4%); 12.6% since serving runs at its own fitted serving_clock (0.80 on
+    // GH100, where training's sustained_clock went 0.76 -> 0.72). The issue's bound is 15%.
     CHECK(median <= 0.15);
 }
 

@@ -174,12 +174,11 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         const double cp = c.lead_of(GroupKind::cp) + c.trail_of(GroupKind::cp);
         const double cp_hidden = c.hidden_of(GroupKind::cp);
         const double ep = c.lead_of(GroupKind::ep) + c.trail_of(GroupKind::ep);
-        // ZeRO-3: gather this layer's parameters, prefetched one layer ahead (it may start once the
-        // layer two back has finished computing).
-        if (gather) {
-            gathers[static_cast<size_t>(i)] = sync_.layer_gather(s, mb, layer, lc);
-            if (i >= 2) graph_.add_dependency(computes[static_cast<size_t>(i - 2)], gathers[static_cast<size_t>(i)]);
-        }
+        // ZeRO-3: gather this layer's parameters, prefetched one layer ahead: it may start once the
+        // layer two back has finished computing, and it is issued before the previous layer's
+        // gradient reduce-scatter (below), as FSDP's backward prefetch does, so a reduction waiting
+        // for its layer's compute never holds back the next layer's gather on the in-order stream.
+        if (gather && i == 0) gathers[0] = sync_.layer_gather(s, mb, layer, lc);
         const sim::TaskId comp = chain.add_compute(c.compute, mb, layer);
         computes[static_cast<size_t>(i)] = comp;
         chain.chain(comp);
@@ -219,6 +218,11 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
             graph_.add_dependency(comp, e);
             if (plan_.stack.ep_comm_overlap) chain.overlap(GroupKind::ep);
             else chain.chain(e);
+        }
+        if (gather && i + 1 < n) {
+            const int next = forward ? i + 1 : n - 2 - i;
+            gathers[static_cast<size_t>(i + 1)] = sync_.layer_gather(s, mb, next, costs_.layer(map_.is_moe(v, next)));
+            if (i >= 1) graph_.add_dependency(computes[static_cast<size_t>(i - 1)], gathers[static_cast<size_t>(i + 1)]);
         }
         if (produces_gradients(slot.pass)) sync_.layer_gradients(s, comp, mb, layer, i, n, lc);
     }
