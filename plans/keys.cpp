@@ -449,6 +449,11 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
               "MoE all-to-alls run beside another micro-batch's compute (Megatron-Core --overlap-moe-expert-parallel-comm)"),
          [](P& p, const KeyValue& v) { p.stack.ep_comm_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.ep_comm_overlap; }},
+        {Decl("stack.cross_entropy_fusion", KeyType::Boolean,
+              "fused vocab-parallel cross-entropy (Megatron-LM --cross-entropy-loss-fusion): loss and gradient from the "
+              "bf16 logits in place, no fp32 softmax copy"),
+         [](P& p, const KeyValue& v) { p.stack.kernels.fused_cross_entropy = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.stack.kernels.fused_cross_entropy; }},
         {Decl("stack.param_gather_overlap", KeyType::Boolean, "ZeRO-1/2 parameter all-gather overlapped with the next forward"),
          [](P& p, const KeyValue& v) { p.stack.param_gather_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.param_gather_overlap; }},

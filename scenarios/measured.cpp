@@ -179,7 +179,11 @@ double predict_metric(const YAML::Node& c, const std::string& metric, const work
 // not mention sequence parallelism is taken as the 2021 stack: sequence parallelism and flash
 // attention reached Megatron-LM together (2022).
 const plans::StackPreset* case_preset(const YAML::Node& t, const std::string& fw, const plans::Catalog& cat) {
-    if (fw == "megatron-lm" && !has(t, "sequence_parallel")) return &cat.stack("megatron-lm-2021");
+    // The 2021 paper's Megatron-LM (no sequence parallelism yet, unfused attention): a Megatron-LM
+    // case that names neither sequence_parallel nor a framework version. A stated version (Primus's
+    // Megatron backend, the MoE Model Zoo's branches) is a current Megatron-Core.
+    if (fw == "megatron-lm" && !has(t, "sequence_parallel") && !has(t, "framework_version"))
+        return &cat.stack("megatron-lm-2021");
     return cat.stack_for_framework(fw);
 }
 
@@ -217,7 +221,11 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             req.gpus_per_node = gpus;  // a single node using fewer GPUs than it has
         }
         const std::string intra = opt_str(cl["intra_node"], "fabric");
+        // A fabric family id names the accelerator's own generation of it where the catalog has
+        // one (infinity-fabric-mesh on an MI355X is infinity-fabric-mesh-mi355x).
+        const std::string own = cat.accelerators().at(accel).scale_up;
         if (accel.rfind("h800", 0) == 0) req.scale_up = "nvlink4-h800";
+        else if (!intra.empty() && own.rfind(intra + "-", 0) == 0) req.scale_up = own;
         else if (!intra.empty() && cat.fabrics().count(intra)) req.scale_up = intra;
         const YAML::Node so = cl["scale_out"];
         const double per_gpu = has(so, "gb_per_s_per_gpu") ? so["gb_per_s_per_gpu"].as<double>() : 0.0;
@@ -314,6 +322,16 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             }
         } else if (has(t, "ep") && t["ep"].as<int>() != 1) {
             throw Unsupported{"ep > 1 on a dense model"};
+        }
+        {
+            // Cross-entropy loss fusion has no field in the format either; the software description
+            // names it (Primus: "TE cross-entropy loss fusion").
+            std::string sw = opt_str(t, "software");
+            std::transform(sw.begin(), sw.end(), sw.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+            if (sw.find("cross-entropy loss fusion") != std::string::npos || sw.find("cross entropy loss fusion") != std::string::npos) {
+                p.stack.kernels.fused_cross_entropy = true;
+                out.assumptions.push_back("fused cross-entropy loss (from the software description)");
+            }
         }
         const std::string rc = opt_str(t, "recompute", "none");
         tr.recompute = rc == "full"        ? workloads::Recompute::Full

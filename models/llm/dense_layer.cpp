@@ -49,8 +49,10 @@ LayerProgram head_forward(const ModelSpec& m, const LayerInputs& in) {
                           sp_tokens_of(in) * static_cast<double>(m.hidden), 1, 1, OpRole::Norm, norm_kernel(m)));
     // The output layer stays in bf16 under fp8 recipes (Transformer Engine keeps it out of fp8).
     p.compute(gemm_op("logits", t, v, m.hidden, Dtype::bf16, 1, OpRole::Logits));
-    // Fused softmax cross-entropy over the vocab shard: read logits, write fp32 softmax.
-    p.compute(memory_op("cross_entropy", tf * static_cast<double>(v) * (2.0 + 4.0), OpRole::CrossEntropy, "softmax"));
+    // Softmax cross-entropy over the vocab shard: read the logits and write the fp32 softmax, or
+    // (fused loss) write the bf16 gradient over the logits in place.
+    const double written = in.kernels.fused_cross_entropy ? 2.0 : 4.0;
+    p.compute(memory_op("cross_entropy", tf * static_cast<double>(v) * (2.0 + written), OpRole::CrossEntropy, "softmax"));
     return p;
 }
 

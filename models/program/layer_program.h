@@ -104,6 +104,10 @@ struct KernelStack {
     // the bytes a decode step reads; training keeps bf16).
     Dtype kv_dtype = Dtype::bf16;
     AttentionKernel attention_kernel = AttentionKernel::Fa3;  // the flash kernel's class
+    // Training loss: true for a fused vocab-parallel cross-entropy (Megatron-LM
+    // --cross-entropy-loss-fusion, Transformer Engine's parallel_cross_entropy) that computes the loss
+    // and writes the gradient in place from the bf16 logits; false: the fp32 softmax is materialized.
+    bool fused_cross_entropy = false;
 };
 
 struct LayerInputs {

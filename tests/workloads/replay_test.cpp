@@ -170,6 +170,13 @@ TEST_CASE("the memory estimate needs no simulation and matches the closed form",
     in.batch = models::TokenBatch::uniform(4, 2048, 2048);
     CHECK(mem.activations == Approx(8 * models::layer_activation_bytes(model, in)));
     CHECK(mem.transient == Approx(4 * 2048.0 * 128 * 6));
+    {
+        // A fused cross-entropy (Megatron-LM --cross-entropy-loss-fusion) works on the bf16 logits
+        // in place: 2 bytes per logit instead of 2 + 4.
+        workloads::TrainingPlan f = p;
+        f.stack.kernels.fused_cross_entropy = true;
+        CHECK(workloads::estimate_training_memory(model, cluster, f).stages[0].memory.transient == Approx(4 * 2048.0 * 128 * 2));
+    }
     CHECK(mem.reserved == 1.5e9);
     CHECK(m.peak_bytes == Approx(mem.total()));
     CHECK_FALSE(m.out_of_memory);

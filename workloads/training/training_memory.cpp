@@ -64,8 +64,10 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
             transient = std::max(transient, models::layer_activation_bytes(m, in, true) -
                                                 models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective));
         if (map.holds_head(st)) {
-            // Logits in bf16 plus the fp32 softmax of the loss, one micro-batch.
-            transient = std::max(transient, tokens * static_cast<double>(m.vocab / p.layout.tp) * (2.0 + 4.0));
+            // Logits in bf16 plus the fp32 softmax of the loss, one micro-batch; a fused loss works
+            // on the logits in place.
+            const double softmax = p.stack.kernels.fused_cross_entropy ? 0.0 : 4.0;
+            transient = std::max(transient, tokens * static_cast<double>(m.vocab / p.layout.tp) * (2.0 + softmax));
         }
         mi.transient = transient;
         mi.runtime_reserved = p.stack.runtime_reserved;
