@@ -35,6 +35,8 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
         add("parallel.tp", "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
     if (m.moe_layers() < m.layers && m.ffn % l.tp != 0)
         add("parallel.tp", "tp = " + str(l.tp) + " does not divide the MLP width " + str(m.ffn));
+    if (t.recompute_mla_up_proj && !m.mla.enabled())
+        add("training.recompute_mla_up_proj", "the model has no latent attention (model.mla) to up-project");
     if (!m.moe.enabled()) {
         if (t.recompute_moe) add("training.recompute_moe", "the model has no mixture-of-experts layers");
         if (t.moe_routing.zipf > 0 || !t.moe_routing.expert_loads.empty() || t.moe_routing.capacity_factor > 0)
@@ -70,16 +72,23 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
             add("parallel.sequence_parallel",
                 "mixture-of-experts layers with tp > 1 need sequence parallelism (Megatron-Core requires it)");
     }
-    const long stages = static_cast<long>(l.pp) * l.vp;
-    if (!t.layers_per_virtual_stage.empty()) {
+    // The pieces the model is split into: pp x vp virtual stages, over the schedule's routes (a
+    // bidirectional schedule keeps a model copy per route).
+    const auto* schedule = workloads::schedule_registry().find(t.schedule);
+    const int routes = schedule ? schedule->factory()->routes() : 1;
+    const long stages = static_cast<long>(l.pp) * l.vp / routes;
+    const std::string pieces = routes > 1 ? "pp x vp / " + str(routes) + " (" + t.schedule + " keeps " + str(routes) +
+                                                " model copies) = " + str(stages)
+                                          : "pp x vp = " + str(l.pp) + " x " + str(l.vp) + " = " + str(stages);
+    if ((static_cast<long>(l.pp) * l.vp) % routes != 0) {
+        add("parallel.vp", t.schedule + " needs pp x vp to be a multiple of " + str(routes));
+    } else if (!t.layers_per_virtual_stage.empty()) {
         if (static_cast<long>(t.layers_per_virtual_stage.size()) != stages)
-            add("training.layers_per_stage",
-                "needs pp x vp = " + str(stages) + " entries, got " + str(t.layers_per_virtual_stage.size()));
+            add("training.layers_per_stage", "needs " + pieces + " entries, got " + str(t.layers_per_virtual_stage.size()));
         else if (std::accumulate(t.layers_per_virtual_stage.begin(), t.layers_per_virtual_stage.end(), 0L) != m.layers)
             add("training.layers_per_stage", "entries must sum to the model's " + str(m.layers) + " layers");
     } else if (m.layers % stages != 0) {
-        add("parallel.pp", "the model's " + str(m.layers) + " layers are not divisible by pp x vp = " + str(l.pp) + " x " +
-                               str(l.vp) + " = " + str(stages));
+        add("parallel.pp", "the model's " + str(m.layers) + " layers are not divisible by " + pieces);
     }
     const bool batch_divides = t.global_batch % (l.dp * t.micro_batch) == 0;
     if (!batch_divides)

@@ -388,6 +388,11 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
              .range(0, 1e6),
          [](P& p, const KeyValue& v) { p.training.moe_routing.capacity_factor = to_double(v); },
          [](const P& p) -> KeyValue { return p.training.moe_routing.capacity_factor; }},
+        {Decl("training.recompute_mla_up_proj", KeyType::Boolean,
+              "latent attention's up-projections (Q, K, V from the latents) are recomputed in the backward pass instead "
+              "of kept (Megatron-Core --recompute-modules mla_up_proj; DeepSeek-V3)"),
+         [](P& p, const KeyValue& v) { p.training.recompute_mla_up_proj = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.training.recompute_mla_up_proj; }},
         {Decl("training.recompute_moe", KeyType::Boolean,
               "recompute each MoE block (router, all-to-alls, experts) from its input in the backward pass instead of "
               "keeping its activations (Megatron-Core --recompute-modules moe)"),

@@ -286,6 +286,19 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         if (!workloads::schedule_registry().find(sched))
             throw Unsupported{"pipeline schedule '" + sched + "' is not implemented yet"};
         tr.schedule = sched;
+        if (sched == "dualpipe") {
+            // DualPipe holds two chunks per rank (its stage of each direction), and overlaps the
+            // expert all-to-alls of each forward-backward pair with the other's compute (the
+            // DeepSeek-V3 report, section 3.2.1 and Figure 4).
+            if (!has(t, "vp")) {
+                l.vp = 2;
+                out.assumptions.push_back("vp = 2 (dualpipe: each rank's stage of both directions)");
+            }
+            if (model.moe.enabled()) {
+                p.stack.ep_comm_overlap = true;
+                out.assumptions.push_back("EP all-to-alls overlapped by dualpipe's forward-backward pairs");
+            }
+        }
         if (has(t, "zero_stage")) {
             tr.zero_stage = t["zero_stage"].as<int>();
         } else {
@@ -315,6 +328,13 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             if (sw.find("deepep") != std::string::npos || sw.find("hybridep") != std::string::npos) {
                 p.stack.moe_dispatcher = models::MoeDispatcher::DeepEp;
                 out.assumptions.push_back("token dispatcher deepep (from the software description)");
+            } else if (sw.find("custom cross-node all-to-all") != std::string::npos) {
+                // The DeepSeek-V3 report (section 3.2.2): a token crosses IB once per target node
+                // (to the GPU of the same in-node index) and is forwarded over NVLink, the dispatch
+                // DeepEP implements.
+                p.stack.moe_dispatcher = models::MoeDispatcher::DeepEp;
+                out.assumptions.push_back("token dispatcher deepep (the software's custom cross-node all-to-all: once per "
+                                          "node over IB, then NVLink, as DeepEP)");
             }
             if (sw.find("ep all-to-all overlap") != std::string::npos && sw.find("no ep all-to-all overlap") == std::string::npos) {
                 p.stack.ep_comm_overlap = true;
@@ -349,7 +369,9 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         // One simulation of the plan as completed so far (uneven split, least recompute that fits).
         std::vector<std::string> plans_ran;
         auto simulate = [&](workloads::TrainingPlan q, std::vector<std::string>& notes) {
-            const long stages = static_cast<long>(q.layout.pp) * q.layout.vp;
+            // Pieces of the model: a bidirectional schedule keeps a copy per route.
+            const long stages = static_cast<long>(q.layout.pp) * q.layout.vp /
+                                workloads::schedule_registry().get(q.training.schedule).factory()->routes();
             if (model.layers % stages != 0) {
                 // Uneven split: the first (layers mod stages) virtual stages take one more layer.
                 const int base = static_cast<int>(model.layers / stages), rem = static_cast<int>(model.layers % stages);
@@ -393,13 +415,21 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
                 q.training.recompute_moe = q.training.recompute_moe && q.training.recompute == workloads::Recompute::Selective;
                 notes.push_back(std::string("recompute not stated; ") + workloads::recompute_name(q.training.recompute) +
                                 (q.training.recompute_moe ? " with the MoE blocks" : "") + " is the least that fits");
-            } else if (q.training.recompute == workloads::Recompute::Selective && model.moe_layers() > 0 && oom()) {
-                // Megatron-Core's selective recomputation of MoE models names its modules
-                // (--recompute-modules); a stated selective plan that only fits with the MoE block
-                // recomputed ran that way.
-                q.training.recompute_moe = true;
-                notes.push_back("selective recompute extended to the MoE blocks (Megatron-Core --recompute-modules moe): "
-                                "the stated plan does not fit otherwise");
+            } else if (q.training.recompute == workloads::Recompute::Selective && oom()) {
+                // Megatron-Core's selective recomputation names its modules (--recompute-modules); a
+                // stated selective plan that only fits with more of them ran that way: latent
+                // attention's up-projections first (cheap GEMMs from the kept latents; DeepSeek-V3
+                // recomputes them), then the MoE blocks.
+                if (model.mla.enabled()) {
+                    q.training.recompute_mla_up_proj = true;
+                    notes.push_back("selective recompute extended to the MLA up-projections (Megatron-Core "
+                                    "--recompute-modules mla_up_proj): the stated plan does not fit otherwise");
+                }
+                if (model.moe_layers() > 0 && oom()) {
+                    q.training.recompute_moe = true;
+                    notes.push_back("selective recompute extended to the MoE blocks (Megatron-Core --recompute-modules moe): "
+                                    "the stated plan does not fit otherwise");
+                }
             }
             const plans::Outcome o = plans::evaluate_training(model, cluster, q, ctx);
             workloads::StepReport rep = *o.training();

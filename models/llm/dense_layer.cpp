@@ -58,6 +58,19 @@ LayerProgram head_forward(const ModelSpec& m, const LayerInputs& in) {
 
 LayerProgram head_backward(const ModelSpec& m, const LayerInputs& in) { return backward_program(head_forward(m, in)); }
 
+LayerProgram mla_up_projection_recompute(const LayerProgram& forward) {
+    LayerProgram out;
+    for (const auto& s : forward.steps)
+        if (s.kind == ProgramStep::Kind::Compute && (s.op.name == "q_up" || s.op.name == "kv_up" ||
+                                                     (s.op.name == "rotary" && s.op.role == OpRole::Rotary)))
+            out.steps.push_back(s);
+    // Only latent attention has up-projections; a layer without them recomputes nothing.
+    bool up = false;
+    for (const auto& s : out.steps) up = up || s.op.name == "kv_up";
+    if (!up) out.steps.clear();
+    return out;
+}
+
 LayerProgram selective_recompute(const LayerProgram& forward) {
     LayerProgram out;
     for (const auto& s : forward.steps) {

@@ -85,6 +85,12 @@ double moe_recomputed_layer_bytes(const ModelSpec& m, const LayerInputs& in, boo
     return (selective ? k.total - k.recomputed : k.total) + sp * static_cast<double>(m.hidden) * kAct;
 }
 
+double mla_up_projection_bytes(const ModelSpec& m, const LayerInputs& in) {
+    if (!m.mla.enabled()) return 0.0;
+    const double tf = static_cast<double>(in.batch.tokens());
+    return tf * static_cast<double>((m.q_width() + m.k_width() + m.v_width()) / in.shard.tp) * kAct;
+}
+
 double layer_input_bytes(const ModelSpec& m, const LayerInputs& in) {
     const double tf = static_cast<double>(in.batch.tokens());
     return tf * static_cast<double>(m.hidden) * kAct / (in.shard.sequence_parallel ? in.shard.tp : 1);

@@ -27,6 +27,10 @@ double layer_selective_activation_bytes(const ModelSpec& m, const LayerInputs& i
 // (Megatron-Core --recompute-modules moe): the attention half (selective: without its norm
 // output) and the MoE block's input.
 double moe_recomputed_layer_bytes(const ModelSpec& m, const LayerInputs& in, bool selective);
+// Bytes of a latent-attention (MLA) layer's up-projection outputs (Q, K and V from the latents)
+// that recomputing the up-projections in the backward pass does not keep (Megatron-Core
+// --recompute-modules mla_up_proj; the DeepSeek-V3 report, section 3.2.3); 0 without MLA.
+double mla_up_projection_bytes(const ModelSpec& m, const LayerInputs& in);
 // Bytes kept per layer under full recomputation: the layer input only.
 double layer_input_bytes(const ModelSpec& m, const LayerInputs& in);
 

@@ -407,3 +407,40 @@ TEST_CASE("ZeRO-3 on a dense model with one data-parallel rank adds no traffic",
     CHECK(zero3.tasks == zero0.tasks);
     CHECK(zero3.step_time_s == zero0.step_time_s);
 }
+
+TEST_CASE("recomputing MLA up-projections drops Q, K, V and reruns their GEMMs", "[models][moe][mla][memory]") {
+    // DeepSeek-V3 at tp 1, one sequence of 4096 tokens: the up-projections' outputs are Q (128 x
+    // 192), K (128 x 192) and V (128 x 128) per token, bf16: 4096 x 128 x 512 x 2 bytes = 512 MiB a
+    // layer, which the recompute no longer keeps (the latents stay).
+    const auto& v3 = catalog_model("deepseek-v3");
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(1, 4096, 4096);
+    CHECK(models::mla_up_projection_bytes(v3, in) == 4096.0 * 128 * (192 + 192 + 128) * 2);
+    CHECK(models::mla_up_projection_bytes(testing::pipeline_model(), in) == 0.0);
+    // The recompute program: the two up-projection GEMMs and the rotary embedding, 2 t n k FLOPs
+    // for q_up (1536 -> 128 x 192) and kv_up (512 -> 128 x 256).
+    const auto rec = models::mla_up_projection_recompute(models::moe_layer_forward(v3, in));
+    double flops = 0;
+    for (const auto& op : rec.ops()) flops += op.flops;
+    CHECK(flops == Approx(2.0 * 4096 * (1536.0 * 128 * 192 + 512.0 * 128 * 256)));
+    CHECK(models::mla_up_projection_recompute(models::dense_layer_forward(testing::pipeline_model(), in)).ops().empty());
+    // A plan with it: each stage keeps that much less per layer and micro-batch in flight, and the
+    // check names the key on a model without latent attention.
+    auto cluster = testing::pipeline_cluster();
+    cluster.accelerator.memory_capacity = 1e13;
+    workloads::TrainingPlan p = one_stage_plan(4, 16);
+    p.training.recompute = workloads::Recompute::Selective;
+    models::ModelSpec small = v3;
+    small.layers = 8;
+    small.moe.dense_layers = 0;
+    small.moe.num_experts = 16;
+    const auto base = workloads::estimate_training_memory(small, cluster, p).stages[0];
+    p.training.recompute_mla_up_proj = true;
+    const auto less = workloads::estimate_training_memory(small, cluster, p).stages[0];
+    const models::LayerInputs mi = workloads::microbatch_inputs(small, p);
+    CHECK(base.memory.activations - less.memory.activations ==
+          Approx(8 * base.peak_in_flight * models::mla_up_projection_bytes(small, mi)));
+    const auto bad = plans::check_training_plan(testing::pipeline_model(), cluster, p);
+    REQUIRE_FALSE(bad.empty());
+    CHECK(bad.front().key == "training.recompute_mla_up_proj");
+}

@@ -89,15 +89,23 @@ void PipelineReplay::build() {
             while (i < ord.size()) {
                 const PipelineSlot& slot = ord[i];
                 const int v = map_.virtual_stage(s, slot.chunk);
+                FATHOM_CHECK(map_.route_of(slot.microbatch, M) == v / map_.pieces(),
+                             "pipeline schedule runs a micro-batch on a chunk outside its route");
+                auto ready_at = [&](const PipelineSlot& x) {
+                    const int xv = map_.virtual_stage(s, x.chunk);
+                    const size_t xk = key(x.microbatch, xv);
+                    switch (x.pass) {
+                        case PassKind::Forward: return map_.route_start(xv) || fwd_emitted[xk - 1];
+                        case PassKind::BackwardWeight: return static_cast<bool>(bwd_emitted[xk]);
+                        default: return map_.route_end(xv) ? static_cast<bool>(fwd_emitted[xk]) : static_cast<bool>(bwd_emitted[xk + 1]);
+                    }
+                };
                 const size_t k = key(slot.microbatch, v);
-                bool ready;
-                switch (slot.pass) {
-                    case PassKind::Forward: ready = v == 0 || fwd_emitted[k - 1]; break;
-                    case PassKind::BackwardWeight: ready = bwd_emitted[k]; break;
-                    default: ready = v == V - 1 ? fwd_emitted[k] : bwd_emitted[k + 1]; break;
-                }
-                if (!ready) break;
-                emit(s, slot, last_of_chunk[static_cast<size_t>(s)][i]);
+                FATHOM_CHECK(!slot.paired || (i + 1 < ord.size() && ord[i + 1].pass != PassKind::Forward),
+                             "a paired forward must be followed by its backward");
+                if (!ready_at(slot) || (slot.paired && !ready_at(ord[i + 1]))) break;
+                emit(s, slot, last_of_chunk[static_cast<size_t>(s)][i],
+                     slot.paired ? backward_input(s, ord[i + 1]) : std::nullopt);
                 if (slot.pass == PassKind::Forward) fwd_emitted[k] = true;
                 else if (slot.pass != PassKind::BackwardWeight) bwd_emitted[k] = true;
                 ++i;
@@ -110,9 +118,15 @@ void PipelineReplay::build() {
     for (int s = 0; s < P; ++s) sync_.finish(s, last_gradient_pass_[static_cast<size_t>(s)]);
 }
 
-void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk) {
-    const int V = map_.virtual_stages();
+std::optional<sim::TaskId> PipelineReplay::backward_input(int s, const PipelineSlot& slot) const {
     const int v = map_.virtual_stage(s, slot.chunk);
+    const size_t k = key(slot.microbatch, v);
+    return map_.route_end(v) ? forward_last_[k] : backward_done_[k + 1];
+}
+
+void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk, std::optional<sim::TaskId> paired_input) {
+    const int v = map_.virtual_stage(s, slot.chunk);
+    const bool first = map_.route_start(v), last = map_.route_end(v);  // of the micro-batch's route
     const int mb = slot.microbatch;
     const size_t k = key(mb, v);
     const bool forward = slot.pass == PassKind::Forward;
@@ -121,17 +135,23 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk) {
     // Input from another pass: the previous virtual stage's send (forward), the next one's
     // (backward), this pass's own backward-input pass (weight gradients).
     std::optional<sim::TaskId> input;
-    if (forward && v > 0) input = forward_done_[k - 1];
+    if (forward && !first) input = forward_done_[k - 1];
     else if (slot.pass == PassKind::BackwardWeight) input = backward_done_[k];
-    else if (!forward) input = v == V - 1 ? forward_last_[k] : backward_done_[k + 1];
+    else if (!forward) input = last ? forward_last_[k] : backward_done_[k + 1];
+    // The forward of a forward-backward pair also waits for its backward's input: a zero-length
+    // join on the compute stream holds the pair until both have arrived.
+    if (paired_input) {
+        const sim::TaskId join = graph_.add_task(streams_[static_cast<size_t>(s)].compute, sim::Time{}, names_[kForward], kForward, mb, -1);
+        if (input) graph_.add_dependency(*input, join);
+        graph_.add_dependency(*paired_input, join);
+        input = join;
+    }
     PassChain chain(graph_, streams_[static_cast<size_t>(s)], styles_[pass], input);
 
     // The embedding (first virtual stage) comes before a forward's layers and after a backward's;
     // the head (last virtual stage) after a forward's layers and before a backward's.
-    const auto& before = forward ? (v == 0 ? costs_.embedding[pass] : std::nullopt)
-                                 : (v == V - 1 ? costs_.head[pass] : std::nullopt);
-    const auto& after = forward ? (v == V - 1 ? costs_.head[pass] : std::nullopt)
-                                : (v == 0 ? costs_.embedding[pass] : std::nullopt);
+    const auto& before = forward ? (first ? costs_.embedding[pass] : std::nullopt) : (last ? costs_.head[pass] : std::nullopt);
+    const auto& after = forward ? (last ? costs_.head[pass] : std::nullopt) : (first ? costs_.embedding[pass] : std::nullopt);
     if (before) chain.segment(*before, mb, -1);
     if (produces_gradients(slot.pass)) sync_.begin_gradient_pass(last_of_chunk);
     emit_layers(s, v, slot, chain);
@@ -143,7 +163,7 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk) {
     // Send to the neighbouring virtual stage when it sits on another stage.
     if (slot.pass != PassKind::BackwardWeight) {
         const int to = forward ? v + 1 : v - 1;
-        if (to >= 0 && to < V && map_.owner(to) != s && costs_.p2p > 0) {
+        if (!(forward ? last : first) && map_.owner(to) != s && costs_.p2p > 0) {
             const sim::TaskId send = chain.add_comm(GroupKind::pp, costs_.p2p, mb, -1);
             graph_.add_dependency(end, send);
             if (!plan_.stack.pp_comm_overlap) {
@@ -183,7 +203,8 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         computes[static_cast<size_t>(i)] = comp;
         chain.chain(comp);
         if (gather) graph_.add_dependency(gathers[static_cast<size_t>(i)], comp);
-        if (forward && mb == 0)
+        // ZeRO-1/2 parameters gathered after the last step: the first forward of the route waits.
+        if (forward && mb == (v / map_.pieces()) * (plan_.microbatches() / map_.routes()))
             if (const auto g = sync_.parameter_gather(v, layer)) graph_.add_dependency(*g, comp);
         if (cp > 0 || cp_hidden > 0) {
             // Context parallelism: the key/value transfers start when the previous layer's compute

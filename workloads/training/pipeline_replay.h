@@ -32,7 +32,10 @@ public:
     const std::vector<PipelineSlot>& order(int stage) const { return orders_[static_cast<size_t>(stage)]; }
 
 private:
-    void emit(int stage, const PipelineSlot& slot, bool last_gradient_pass_of_chunk);
+    // `paired_input`: for the forward of a forward-backward pair, its backward's input.
+    void emit(int stage, const PipelineSlot& slot, bool last_gradient_pass_of_chunk,
+              std::optional<sim::TaskId> paired_input = std::nullopt);
+    std::optional<sim::TaskId> backward_input(int stage, const PipelineSlot& backward) const;
     void emit_layers(int stage, int v, const PipelineSlot& slot, PassChain& chain);
     size_t key(int mb, int v) const { return static_cast<size_t>(mb * map_.virtual_stages() + v); }
 

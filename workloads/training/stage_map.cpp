@@ -6,7 +6,8 @@
 namespace fathom::workloads {
 
 StageMap::StageMap(const models::ModelSpec& model, const TrainingPlan& plan, const PipelineSchedule& schedule)
-    : model_(model), layout_(plan.layout), stages_(plan.layout.pp), chunks_(plan.layout.vp), tp_(plan.layout.tp), seq_len_(plan.training.seq_len) {
+    : model_(model), layout_(plan.layout), stages_(plan.layout.pp), chunks_(plan.layout.vp), tp_(plan.layout.tp),
+      routes_(schedule.routes()), seq_len_(plan.training.seq_len) {
     const int V = stages_ * chunks_;
     vstage_.assign(static_cast<size_t>(V), -1);
     owner_.assign(static_cast<size_t>(V), -1);
@@ -17,13 +18,29 @@ StageMap::StageMap(const models::ModelSpec& model, const TrainingPlan& plan, con
             vstage_[static_cast<size_t>(s * chunks_ + c)] = v;
             owner_[static_cast<size_t>(v)] = s;
         }
-    layers_ = plan.training.layers_per_virtual_stage;
-    if (layers_.empty()) layers_.assign(static_cast<size_t>(V), static_cast<int>(model.layers / V));
-    int first = 0;
+    // The model's split into pieces (one per virtual stage of a route), repeated for every route.
+    FATHOM_CHECK(routes_ >= 1 && V % routes_ == 0, "schedule routes do not divide the virtual stages");
+    const int pieces = V / routes_;
+    std::vector<int> split = plan.training.layers_per_virtual_stage;
+    if (split.empty()) split.assign(static_cast<size_t>(pieces), static_cast<int>(model.layers / pieces));
+    FATHOM_CHECK(static_cast<int>(split.size()) == pieces, "layer split does not match the virtual stages of a route");
     for (int v = 0; v < V; ++v) {
-        first_.push_back(first);
-        first += layers_[static_cast<size_t>(v)];
+        const int piece = v % pieces;
+        layers_.push_back(split[static_cast<size_t>(piece)]);
+        first_.push_back(piece == 0 ? 0 : first_.back() + layers_[layers_.size() - 2]);
     }
+}
+
+bool StageMap::holds_embedding(int stage) const {
+    for (int r = 0; r < routes_; ++r)
+        if (owner(route_begin(r)) == stage) return true;
+    return false;
+}
+
+bool StageMap::holds_head(int stage) const {
+    for (int r = 0; r < routes_; ++r)
+        if (owner(route_begin(r) + pieces() - 1) == stage) return true;
+    return false;
 }
 
 int StageMap::stage_layers(int stage) const {

@@ -1,7 +1,8 @@
 #pragma once
 // Where a training plan puts the model: which pipeline stage and chunk hold each virtual stage (by
 // the schedule's mapping), how many layers each virtual stage has, and how many parameters one
-// rank of each stage holds.
+// rank of each stage holds. A schedule with several routes (DualPipe) keeps one copy of the model
+// per route: the model is split into V / routes pieces, and virtual stage v holds piece v mod that.
 #include <vector>
 
 #include "models/llm/model_spec.h"
@@ -18,6 +19,13 @@ public:
     int stages() const { return stages_; }
     int chunks() const { return chunks_; }
     int virtual_stages() const { return stages_ * chunks_; }
+    int routes() const { return routes_; }
+    int pieces() const { return virtual_stages() / routes_; }  // virtual stages per route
+    int route_begin(int route) const { return route * pieces(); }
+    // The route micro-batch `mb` of `microbatches` travels (the first half of them route 0, ...).
+    int route_of(int mb, int microbatches) const { return mb / (microbatches / routes_); }
+    bool route_start(int v) const { return v % pieces() == 0; }
+    bool route_end(int v) const { return v % pieces() == pieces() - 1; }
     int virtual_stage(int stage, int chunk) const { return vstage_[static_cast<size_t>(stage * chunks_ + chunk)]; }
     int owner(int v) const { return owner_[static_cast<size_t>(v)]; }  // the stage holding virtual stage v
     int layers(int v) const { return layers_[static_cast<size_t>(v)]; }
@@ -32,13 +40,15 @@ public:
     // ep experts per layer, divided by etp), which are reduced over the expert data-parallel group.
     double stage_params(int stage) const;
     double stage_expert_params(int stage) const;
-    bool holds_embedding(int stage) const { return owner(0) == stage; }
-    bool holds_head(int stage) const { return owner(virtual_stages() - 1) == stage; }
+    // Whether a stage holds the embedding (the first virtual stage of a route) or the output layer
+    // (the last).
+    bool holds_embedding(int stage) const;
+    bool holds_head(int stage) const;
 
 private:
     const models::ModelSpec& model_;
     ParallelLayout layout_;
-    int stages_, chunks_, tp_;
+    int stages_, chunks_, tp_, routes_;
     int64_t seq_len_;
     std::vector<int> vstage_, owner_, layers_, first_;
 };

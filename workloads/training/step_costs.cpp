@@ -37,6 +37,9 @@ LayerCost cost_layer(const models::LayerProgram& fwd, const TrainingPlan& p, Pro
         if (recomputed_block) recompute.compute -= coster.cost(models::selective_recompute(*recomputed_block)).compute;
     }
     if (p.training.recompute != Recompute::Full && recomputed_block) recompute += coster.cost(*recomputed_block);
+    // MLA up-projections recomputed from the kept latents (their GEMMs and the rotary embedding).
+    if (p.training.recompute != Recompute::Full && p.training.recompute_mla_up_proj)
+        recompute.compute += coster.cost(models::mla_up_projection_recompute(fwd)).compute;
     if (p.training.recompute == Recompute::Full) recompute = f;
     auto with_recompute = [&recompute](PassCost b) { return b += recompute; };
     c.pass[pass_index(PassKind::Forward)] = f;

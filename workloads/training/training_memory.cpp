@@ -20,12 +20,15 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
     const bool has_moe = m.moe_layers() > 0;
     const Recompute rc = p.training.recompute;
     // Bytes one layer of each kind keeps, and the largest layer's full activations.
+    // Recomputed MLA up-projections: their outputs (Q, K, V) are not kept, and come back for one
+    // layer at a time in the backward pass.
+    const double mla_up = p.training.recompute_mla_up_proj && rc != Recompute::Full ? models::mla_up_projection_bytes(m, in) : 0.0;
     auto kept = [&](bool moe) {
         if (moe && p.training.recompute_moe && rc != Recompute::Full)
-            return models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective);
+            return models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective) - mla_up;
         return rc == Recompute::Full        ? models::layer_input_bytes(m, in)
-               : rc == Recompute::Selective ? models::layer_selective_activation_bytes(m, in, moe)
-                                            : models::layer_activation_bytes(m, in, moe);
+               : rc == Recompute::Selective ? models::layer_selective_activation_bytes(m, in, moe) - mla_up
+                                            : models::layer_activation_bytes(m, in, moe) - mla_up;
     };
     const double kept_dense = kept(false), kept_moe = has_moe ? kept(true) : 0.0;
     const double full_layer = std::max(models::layer_activation_bytes(m, in),
@@ -58,7 +61,7 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         }
         mi.activation_per_microbatch = stage_kept / p.layout.vp;
         mi.in_flight = sm.peak_in_flight;
-        double transient = rc == Recompute::Full ? full_layer : 0.0;
+        double transient = rc == Recompute::Full ? full_layer : mla_up;
         // A recomputed MoE block brings its activations back during its layer's backward.
         if (has_moe && p.training.recompute_moe && rc != Recompute::Full)
             transient = std::max(transient, models::layer_activation_bytes(m, in, true) -

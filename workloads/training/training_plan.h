@@ -32,10 +32,14 @@ struct TrainingSettings {
     // Mixture of experts: the MoE block of each MoE layer is recomputed from its input in the
     // backward pass, all-to-alls included (Megatron-Core --recompute-modules moe).
     bool recompute_moe = false;
+    // Latent attention's up-projections (Q, K, V from the latents) are recomputed in the backward
+    // pass instead of kept (Megatron-Core --recompute-modules mla_up_proj; DeepSeek-V3).
+    bool recompute_mla_up_proj = false;
 
     auto tie() const {
         return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage,
-                        moe_routing.zipf, moe_routing.expert_loads, moe_routing.capacity_factor, recompute_moe);
+                        moe_routing.zipf, moe_routing.expert_loads, moe_routing.capacity_factor, recompute_moe,
+                        recompute_mla_up_proj);
     }
 };
 

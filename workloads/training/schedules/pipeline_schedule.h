@@ -11,6 +11,9 @@
 //    (chunk 1 of stage s holds virtual stage 2 x stages - 1 - s).
 // Micro-batch m's forward visits virtual stages 0..V-1 in order and its backward V-1..0; a
 // schedule only orders each stage's own work, and the replay adds the cross-stage dependencies.
+// A bidirectional schedule (DualPipe) has several routes: the virtual stages split into `routes()`
+// consecutive runs of V / routes, each a whole copy of the model (route r holds virtual stages
+// r V / routes .. (r + 1) V / routes - 1); micro-batch m travels route m / (M / routes) only.
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +33,10 @@ struct PipelineSlot {
     int microbatch;
     int chunk;
     PassKind pass;
+    // The forward of a forward-backward pair (DualPipe's overlapped chunks): the next slot is its
+    // backward, and the pair starts only once both inputs have arrived (the reference receives
+    // both before computing either).
+    bool paired = false;
 };
 
 class PipelineSchedule {
@@ -41,6 +48,8 @@ public:
     virtual std::string check(int stages, int chunks, int microbatches) const = 0;
     // The virtual stage chunk `chunk` of `stage` holds. Default: interleaved, chunk x stages + stage.
     virtual int virtual_stage(int stage, int chunk, int stages, int chunks) const;
+    // Copies of the model the virtual stages form (1; 2 for DualPipe's two directions).
+    virtual int routes() const { return 1; }
 };
 
 using ScheduleFactory = std::unique_ptr<PipelineSchedule> (*)();
@@ -51,6 +60,7 @@ std::unique_ptr<PipelineSchedule> make_gpipe();
 std::unique_ptr<PipelineSchedule> make_one_f_one_b();
 std::unique_ptr<PipelineSchedule> make_interleaved_1f1b();
 std::unique_ptr<PipelineSchedule> make_zb_h1();
+std::unique_ptr<PipelineSchedule> make_dualpipe();
 
 // Peak number of (micro-batch, chunk) activations alive at once in an order: +1 per forward, -1
 // per pass that consumes them (Backward or BackwardInput; a later BackwardWeight keeps only the
