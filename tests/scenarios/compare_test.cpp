@@ -2,7 +2,8 @@
 // shared reference file (tests/data/measured_frozen.yaml, measured-format v1; every training case of
 // shared/reference/measured.yaml) and checks that all 25 dense cases are simulated, that the median
 // absolute error stays within issue 7's bound of 5.2% (5.2% when the file was frozen; 4.5% since
-// ZeRO-3's backward prefetch stopped serializing FSDP steps and the sustained clock was refitted),
+// ZeRO-3's backward prefetch stopped serializing FSDP steps and the sustained clock was refitted;
+// 3.6% with the FlashAttention-3 backward chart's attention efficiency and its refit),
 // and that no simulated case runs out of memory (the published runs did fit). tests/golden pins
 // each number.
 #include <catch2/catch.hpp>
