@@ -35,6 +35,8 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
         add("parallel.tp", "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
     if (m.moe_layers() < m.layers && m.ffn % l.tp != 0)
         add("parallel.tp", "tp = " + str(l.tp) + " does not divide the MLP width " + str(m.ffn));
+    if (t.lora_rank > 0 && m.moe.enabled())
+        add("training.lora_rank", "LoRA on mixture-of-experts models (adapters on the experts) is not modelled yet");
     if (t.recompute_mla_up_proj && !m.mla.enabled())
         add("training.recompute_mla_up_proj", "the model has no latent attention (model.mla) to up-project");
     if (!m.moe.enabled()) {

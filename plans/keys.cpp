@@ -388,6 +388,11 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
              .range(0, 1e6),
          [](P& p, const KeyValue& v) { p.training.moe_routing.capacity_factor = to_double(v); },
          [](const P& p) -> KeyValue { return p.training.moe_routing.capacity_factor; }},
+        {Decl("training.lora_rank", KeyType::Integer,
+              "LoRA fine-tuning: adapters of this rank on every linear projection of the layers, base weights, "
+              "embedding and output layer frozen (models/llm/lora.h); 0: full training").range(0, 65536),
+         [](P& p, const KeyValue& v) { p.training.lora_rank = to_int32(v); },
+         [](const P& p) -> KeyValue { return static_cast<int64_t>(p.training.lora_rank); }},
         {Decl("training.recompute_mla_up_proj", KeyType::Boolean,
               "latent attention's up-projections (Q, K, V from the latents) are recomputed in the backward pass instead "
               "of kept (Megatron-Core --recompute-modules mla_up_proj; DeepSeek-V3)"),

@@ -207,7 +207,6 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
         if (out.kind != "training") throw Unsupported{out.kind + " cases are not simulated yet"};
         const YAML::Node hw = c["hardware"], cl = c["cluster"], t = c["training"], prec = c["precision"];
         const std::string accel = case_accelerator(hw, cat, out);
-        if (has(t, "lora")) throw Unsupported{"LoRA fine-tuning is not modelled yet"};
         if (has(t, "cpu_offload") && t["cpu_offload"].as<bool>()) throw Unsupported{"CPU offload is not modelled yet"};
         const models::ModelSpec model = case_model(c["model"], out.assumptions);
 
@@ -307,6 +306,12 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
             out.assumptions.push_back("zero_stage = " + std::to_string(tr.zero_stage) + " (" + (fsdp ? "fsdp" : fw + " default") + ")");
         }
         if (has(t, "sequence_parallel")) l.sequence_parallel = t["sequence_parallel"].as<bool>();
+        if (has(t, "lora")) {
+            // LoRA fine-tuning (measured-format `lora: {rank, alpha}`): adapters on every linear
+            // projection (models/llm/lora.h); alpha only scales the update.
+            tr.lora_rank = positive_int(t["lora"], "training.lora", "rank");
+            out.assumptions.push_back("LoRA adapters on every linear projection of the layers (PEFT all-linear)");
+        }
         if (model.moe.enabled()) {
             l.ep = has(t, "ep") ? positive_int(t, "training", "ep") : 1;
             if (has(t, "etp")) {

@@ -17,6 +17,9 @@ struct MemoryInputs {
     double params = 0;               // parameters held by this rank before ZeRO sharding
     int dp = 1;                      // data-parallel degree the states are sharded over
     double expert_params = 0;        // routed-expert parameters held by this rank (mixture of experts)
+    // Of these, the trained ones, which have gradients and optimizer states (LoRA: the adapters;
+    // frozen weights are held in bf16 only); negative: all of them.
+    double trained_params = -1, trained_expert_params = -1;
     int expert_dp = 1;               // the expert data-parallel degree their states are sharded over
     int zero_stage = 0;
     double weight_bytes = 2;         // per parameter

@@ -29,6 +29,7 @@ const char* op_role_name(OpRole r) {
         case OpRole::Permute: return "permute";
         case OpRole::ExpertUp: return "expert_up";
         case OpRole::ExpertDown: return "expert_down";
+        case OpRole::Lora: return "lora";
         case OpRole::Attention: return "attention";
         case OpRole::AttentionScores: return "attention_scores";
         case OpRole::AttentionSoftmax: return "attention_softmax";

@@ -53,6 +53,7 @@ enum class OpRole : uint8_t {
     Permute,           // mixture of experts: gathering tokens by expert (and scattering them back)
     ExpertUp,          // grouped FC1 of the experts on a rank
     ExpertDown,        // grouped FC2 of the experts on a rank
+    Lora,              // a LoRA adapter's GEMM (models/llm/lora.h)
 };
 const char* op_role_name(OpRole r);
 
@@ -91,6 +92,7 @@ struct OpDesc {
     AttentionShape attn;
     double flops = 0;  // useful FLOPs
     double bytes = 0;  // bytes read + written in device memory (ideal, once each)
+    bool frozen = false;  // GEMM: its weight is not trained (LoRA's base weights): no weight gradient
 };
 
 // Constructors computing flops and bytes from the shape.

@@ -249,4 +249,13 @@ TEST_CASE("fill-ins for what a source leaves out: vocabulary by family, memory s
     const auto sharded = run(plain);
     CHECK_FALSE(sharded.out_of_memory);
     CHECK(stated(sharded, "zero_stage "));
+    // (c) the same run as LoRA fine-tuning (the format's `lora: {rank, alpha}`): adapters of rank
+    // 16, stated, and faster than full training (no weight gradients for the base).
+    YAML::Node lora = YAML::Clone(base);
+    lora["training"]["lora"]["rank"] = 16;
+    lora["training"]["lora"]["alpha"] = 32;
+    const auto tuned = run(lora);
+    CHECK(tuned.plan.find("lora 16") != std::string::npos);
+    CHECK(stated(tuned, "LoRA adapters"));
+    CHECK(tuned.step_time_s < original.step_time_s);
 }

@@ -104,7 +104,8 @@ void GradientSync::finish(int stage, sim::TaskId last_gradient_pass) {
         for (sim::TaskId g : tasks) graph_.add_dependency(last_gradient_pass, g);
     const int dp_ranks = plan_.layout.dp * plan_.layout.cp;
     const int expert_ranks = plan_.layout.group(GroupKind::edp).size;
-    const double stage_params = map_.stage_params(stage), expert_params = map_.stage_expert_params(stage);
+    // The trained parameters (under LoRA the adapters only) are updated and re-gathered.
+    const double stage_params = map_.stage_trained_params(stage), expert_params = map_.stage_trained_expert_params(stage);
     const double shard = plan_.training.zero_stage >= 1 ? stage_params / dp_ranks + expert_params / expert_ranks
                                                         : stage_params + expert_params;
     // Fused Adam: read fp32 master, m, v and the gradient; write master, m, v and the bf16 weight.

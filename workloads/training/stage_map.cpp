@@ -18,6 +18,7 @@ StageMap::StageMap(const models::ModelSpec& model, const TrainingPlan& plan, con
             vstage_[static_cast<size_t>(s * chunks_ + c)] = v;
             owner_[static_cast<size_t>(v)] = s;
         }
+    lora_layer_ = layer_rank_lora_params(model, plan);
     // The model's split into pieces (one per virtual stage of a route), repeated for every route.
     FATHOM_CHECK(routes_ >= 1 && V % routes_ == 0, "schedule routes do not divide the virtual stages");
     const int pieces = V / routes_;
@@ -29,6 +30,10 @@ StageMap::StageMap(const models::ModelSpec& model, const TrainingPlan& plan, con
         layers_.push_back(split[static_cast<size_t>(piece)]);
         first_.push_back(piece == 0 ? 0 : first_.back() + layers_[layers_.size() - 2]);
     }
+}
+
+double StageMap::stage_trained_params(int stage) const {
+    return lora_layer_ > 0 ? lora_layer_ * stage_layers(stage) : stage_params(stage);
 }
 
 bool StageMap::holds_embedding(int stage) const {

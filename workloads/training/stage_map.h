@@ -40,6 +40,10 @@ public:
     // ep experts per layer, divided by etp), which are reduced over the expert data-parallel group.
     double stage_params(int stage) const;
     double stage_expert_params(int stage) const;
+    // The parameters of a stage that are trained (gradients, optimizer states, the optimizer step):
+    // all of them, or under LoRA its layers' adapters only.
+    double stage_trained_params(int stage) const;
+    double stage_trained_expert_params(int stage) const { return lora_layer_ > 0 ? 0.0 : stage_expert_params(stage); }
     // Whether a stage holds the embedding (the first virtual stage of a route) or the output layer
     // (the last).
     bool holds_embedding(int stage) const;
@@ -50,6 +54,7 @@ private:
     ParallelLayout layout_;
     int stages_, chunks_, tp_, routes_;
     int64_t seq_len_;
+    double lora_layer_ = 0;  // LoRA adapter parameters per layer and rank (0: full training)
     std::vector<int> vstage_, owner_, layers_, first_;
 };
 

@@ -1,6 +1,7 @@
 #include "workloads/training/step_costs.h"
 
 #include "models/llm/dense_layer.h"
+#include "models/llm/lora.h"
 #include "models/llm/moe_layer.h"
 
 namespace fathom::workloads {
@@ -29,6 +30,9 @@ namespace {
 LayerCost cost_layer(const models::LayerProgram& fwd, const TrainingPlan& p, ProgramCoster& coster, double params,
                      double expert_params, const models::LayerProgram* recomputed_block = nullptr) {
     LayerCost c;
+    // Under LoRA only the adapters are trained: their gradients are reduced, while ZeRO-3 still
+    // gathers the frozen weights.
+    const double trained = p.training.lora_rank > 0 ? models::lora_params(fwd, p.training.lora_rank) : params;
     const models::LayerProgram bwd = models::backward_program(fwd);
     const PassCost f = coster.cost(fwd);
     PassCost recompute;
@@ -46,11 +50,11 @@ LayerCost cost_layer(const models::LayerProgram& fwd, const TrainingPlan& p, Pro
     c.pass[pass_index(PassKind::Backward)] = with_recompute(coster.cost(bwd));
     c.pass[pass_index(PassKind::BackwardInput)] = with_recompute(coster.cost(bwd.only({GradKind::Input})));
     c.pass[pass_index(PassKind::BackwardWeight)] = coster.cost(bwd.only({GradKind::Weight}));
-    c.params = params;
+    c.params = trained;
     c.expert_params = expert_params;
     if (p.training.zero_stage >= 3) {
         c.zero3_gather = coster.collective(Collective::AllGather, params * 2.0, GroupKind::dp);
-        c.zero3_reduce = coster.collective(Collective::ReduceScatter, params * p.stack.grad_bytes, GroupKind::dp);
+        c.zero3_reduce = coster.collective(Collective::ReduceScatter, trained * p.stack.grad_bytes, GroupKind::dp);
         if (expert_params > 0) {
             c.zero3_gather += coster.collective(Collective::AllGather, expert_params * 2.0, GroupKind::edp);
             c.zero3_reduce += coster.collective(Collective::ReduceScatter, expert_params * p.stack.grad_bytes, GroupKind::edp);
@@ -72,6 +76,11 @@ double layer_rank_expert_params(const models::ModelSpec& m, const ParallelLayout
     return static_cast<double>(m.moe.num_experts / l.ep) * m.expert_params() / l.etp;
 }
 
+double layer_rank_lora_params(const models::ModelSpec& m, const TrainingPlan& p) {
+    if (p.training.lora_rank <= 0) return 0.0;
+    return models::lora_params(models::dense_layer_forward(m, microbatch_inputs(m, p)), p.training.lora_rank);
+}
+
 StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, ProgramCoster& coster) {
     models::LayerInputs in = microbatch_inputs(m, p);
     const hardware::GroupLayout ep_layout = coster.group_layout(GroupKind::ep);
@@ -79,19 +88,24 @@ StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, 
     in.shard.ep_nodes = ep_layout.nodes;
     StepCosts c;
 
-    if (m.moe_layers() < m.layers)  // a model whose every layer is MoE has no dense MLP to price
-        c.dense = cost_layer(models::dense_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, false), 0.0);
+    const int lora = p.training.lora_rank;
+    if (m.moe_layers() < m.layers) {  // a model whose every layer is MoE has no dense MLP to price
+        const models::LayerProgram fwd = models::dense_layer_forward(m, in);
+        c.dense = cost_layer(lora > 0 ? models::with_lora(fwd, lora) : fwd, p, coster, layer_rank_params(m, p.layout, false), 0.0);
+    }
     if (m.moe_layers() > 0) {
         const models::LayerProgram block = models::moe_block_forward(m, in);
         c.moe = cost_layer(models::moe_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, true),
                            layer_rank_expert_params(m, p.layout, true), p.training.recompute_moe ? &block : nullptr);
     }
 
-    const models::LayerProgram emb_b = models::embedding_backward(m, in);
+    // Under LoRA the embedding and output layer are frozen: no weight gradients.
+    auto train = [lora](const models::LayerProgram& prog) { return lora > 0 ? models::frozen(prog) : prog; };
+    const models::LayerProgram emb_b = train(models::embedding_backward(m, in));
     c.embedding[pass_index(PassKind::Forward)] = coster.cost(models::embedding_forward(m, in));
     c.embedding[pass_index(PassKind::Backward)] = coster.cost(emb_b);
     c.embedding[pass_index(PassKind::BackwardWeight)] = coster.cost(emb_b);  // the table's gradient
-    const models::LayerProgram head_b = models::head_backward(m, in);
+    const models::LayerProgram head_b = models::backward_program(train(models::head_forward(m, in)));
     c.head[pass_index(PassKind::Forward)] = coster.cost(models::head_forward(m, in));
     c.head[pass_index(PassKind::Backward)] = coster.cost(head_b);
     c.head[pass_index(PassKind::BackwardInput)] = coster.cost(head_b.only({GradKind::Input}));

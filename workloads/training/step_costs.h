@@ -45,6 +45,8 @@ models::LayerInputs microbatch_inputs(const models::ModelSpec& model, const Trai
 // replicated norms, latent down projections and router) and of them.
 double layer_rank_params(const models::ModelSpec& model, const ParallelLayout& layout, bool moe_layer);
 double layer_rank_expert_params(const models::ModelSpec& model, const ParallelLayout& layout, bool moe_layer);
+// LoRA adapter parameters one rank holds per (dense) layer; 0 without LoRA.
+double layer_rank_lora_params(const models::ModelSpec& model, const TrainingPlan& plan);
 
 StepCosts cost_training_step(const models::ModelSpec& model, const TrainingPlan& plan, ProgramCoster& coster);
 

@@ -47,6 +47,10 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         mi.params = map.stage_params(st);
         mi.dp = p.layout.dp * p.layout.cp;
         mi.expert_params = map.stage_expert_params(st);
+        if (p.training.lora_rank > 0) {
+            mi.trained_params = map.stage_trained_params(st);
+            mi.trained_expert_params = map.stage_trained_expert_params(st);
+        }
         mi.expert_dp = p.layout.group(models::GroupKind::edp).size;
         mi.zero_stage = p.training.zero_stage;
         // bf16 weights; under fp8 the fp8 copy of a layer's weights is cast per use (transient).

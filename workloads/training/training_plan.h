@@ -35,11 +35,14 @@ struct TrainingSettings {
     // Latent attention's up-projections (Q, K, V from the latents) are recomputed in the backward
     // pass instead of kept (Megatron-Core --recompute-modules mla_up_proj; DeepSeek-V3).
     bool recompute_mla_up_proj = false;
+    // LoRA fine-tuning (models/llm/lora.h): adapters of this rank on every linear projection of the
+    // layers, base weights frozen; 0: every weight is trained.
+    int lora_rank = 0;
 
     auto tie() const {
         return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage,
                         moe_routing.zipf, moe_routing.expert_loads, moe_routing.capacity_factor, recompute_moe,
-                        recompute_mla_up_proj);
+                        recompute_mla_up_proj, lora_rank);
     }
 };
 

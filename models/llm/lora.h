@@ -1,0 +1,36 @@
+#pragma once
+// LoRA fine-tuning (Hu et al. 2021, "LoRA: Low-Rank Adaptation of Large Language Models"): the
+// base weights are frozen and every adapted linear projection W (k -> n) gets a trainable pair
+// A (k -> r) and B (r -> n) added beside it, y = x W + (x A) B.
+//
+// Adapted projections: every linear layer of a transformer layer (attention's query/key/value
+// projections, latent down/up projections, the output projection, the MLP's FC1 and FC2): Hugging
+// Face PEFT's target_modules="all-linear", and NeMo's default LoRA targets (linear_qkv,
+// linear_proj, linear_fc1, linear_fc2). The embedding and output layer stay frozen, unadapted.
+//
+// What changes in a step:
+//  - forward: per adapted GEMM of m tokens two more GEMMs, m x r x k and m x n x r (bf16 even under
+//    fp8 recipes), 2 m r (k + n) FLOPs;
+//  - backward: the frozen GEMM computes its input gradient only (no weight gradient); each adapter
+//    GEMM both;
+//  - states: gradients and optimizer states exist for the adapters only; the frozen weights are
+//    held in bf16 with no fp32 master copy.
+// Tensor parallelism: the adapter follows its projection's sharding (A replicated and B split for
+// a column-parallel projection, A split and B replicated for a row-parallel one), so the per-rank
+// GEMM shapes of the program give the per-rank adapter; the r-wide partial sums of a row-parallel
+// adapter are all-reduced over the TP group, a collective of m x r elements left out here.
+#include "models/program/layer_program.h"
+
+namespace fathom::models {
+
+// Whether a GEMM of this role is adapted.
+bool lora_target(OpRole role);
+// The forward program with adapters of rank `rank` beside every adapted GEMM (marked frozen).
+LayerProgram with_lora(const LayerProgram& forward, int rank);
+// The program with every GEMM frozen and weight-gradient-only work dropped (the embedding's and
+// output layer's programs under LoRA).
+LayerProgram frozen(const LayerProgram& program);
+// Trainable adapter parameters one rank holds for a forward program: r (k + n) per adapted GEMM.
+double lora_params(const LayerProgram& forward, int rank);
+
+}  // namespace fathom::models
