@@ -168,6 +168,16 @@ TEST_CASE("replayed pipeline bubbles match the schedule formulas", "[workloads][
         CHECK(il.bubble_fraction == Approx(bubble).epsilon(0.05));
         CHECK(il.step_time_s < one.step_time_s);
     }
+    SECTION("breadth-first (vp = 2): step (v m + p - 1)(t_f + t_b) / v, every chunk activation alive") {
+        // m = 8 >= p = 4: no stage waits between its chunks (see breadth_first.cpp).
+        const double v = 2;
+        const auto r = testing::predict(model, cluster, testing::pipeline_plan(2, "breadth-first"));
+        const double step = (v * m + p - 1) * (t_f + t_b) / v;
+        INFO("breadth-first step " << r.step_time_s << " s (formula " << step << ")");
+        CHECK(r.step_time_s == Approx(step).epsilon(0.01));
+        CHECK(r.bubble_fraction == Approx((p - 1) / (v * m + p - 1)).epsilon(0.05));
+        for (int s = 0; s < p; ++s) CHECK(workloads::peak_in_flight(order_of("breadth-first", s, p, 2, m)) == 2 * m);
+    }
 }
 
 TEST_CASE("ZB-H1: weight passes held back fill the drain", "[workloads][schedule][replay]") {

@@ -15,6 +15,9 @@ const ScheduleRegistry& schedule_registry() {
         r.add("zb-h1", "1F1B with backwards split into input and weight gradients, weight passes held back to fill the drain "
                        "(Qi et al. 2024, zero-bubble H1)",
               &make_zb_h1);
+        r.add("breadth-first", "looping placement run breadth first: all micro-batches through each chunk in turn, then the "
+                               "backwards chunk by chunk (Lamy-Poirier 2023)",
+              &make_breadth_first);
         r.add("dualpipe", "bidirectional: each stage holds two model chunks (its stage of each direction, two model copies), "
                           "micro-batches fed from both ends, forward-backward pairs in the steady state (DeepSeek-V3, 2024)",
               &make_dualpipe);

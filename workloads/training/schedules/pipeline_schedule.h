@@ -61,6 +61,7 @@ std::unique_ptr<PipelineSchedule> make_one_f_one_b();
 std::unique_ptr<PipelineSchedule> make_interleaved_1f1b();
 std::unique_ptr<PipelineSchedule> make_zb_h1();
 std::unique_ptr<PipelineSchedule> make_dualpipe();
+std::unique_ptr<PipelineSchedule> make_breadth_first();
 
 // Peak number of (micro-batch, chunk) activations alive at once in an order: +1 per forward, -1
 // per pass that consumes them (Backward or BackwardInput; a later BackwardWeight keeps only the
