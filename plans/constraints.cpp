@@ -104,8 +104,12 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
         add("parallel.cp", "Ulysses (stack.cp_comm: a2a) shards the " + str(m.heads / l.tp) +
                                " attention heads per tensor-parallel rank over cp = " + str(l.cp) + ", which does not divide them");
     if (batch_divides) {
-        const std::string why = workloads::schedule_registry().get(t.schedule).factory()->check(l.pp, l.vp, p.microbatches());
-        if (!why.empty()) add(l.vp > 1 ? "parallel.vp" : "training.schedule", why);
+        const auto s = workloads::schedule_registry().get(t.schedule).factory();
+        const std::string why = s->check(l.pp, l.vp, p.microbatches());
+        if (!why.empty()) {
+            const std::string key = s->check_key(l.pp, l.vp, p.microbatches());
+            add(!key.empty() ? key : l.vp > 1 ? "parallel.vp" : "training.schedule", why);
+        }
     }
     if (p.stack.kernels.gemm_dtype == hardware::Dtype::fp8 && !c.accelerator.has(hardware::Dtype::fp8))
         add("stack.dtype", "accelerator '" + c.accelerator.id + "' has no fp8 tensor cores");

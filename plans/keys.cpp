@@ -360,7 +360,8 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
          [](P& p, const KeyValue& v) { p.training.schedule = to_str(v); },
          [](const P& p) -> KeyValue { return p.training.schedule; }},
         {Decl("training.layers_per_stage", KeyType::IntegerList,
-              "layers of each virtual stage (pp x vp entries, in model order) for uneven splits")
+              "layers of each piece of the model, in model order, for uneven splits: pp x vp entries (dualpipe, with a model "
+              "copy per direction: pp)")
              .range(1)
              .by_default("layers / (pp x vp) each"),
          [](P& p, const KeyValue& v) {

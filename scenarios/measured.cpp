@@ -7,6 +7,7 @@
 #include "scenarios/measured_case.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
+#include "workloads/training/step_costs.h"
 #include "workloads/training/training_memory.h"
 
 namespace fathom::scenarios {
@@ -158,7 +159,7 @@ double predict_metric(const YAML::Node& c, const std::string& metric, const work
         }
         // The source's attention count (measured-format.md `attention_flops`); fathom's own is causal.
         const bool causal = opt_str(c, "attention_flops", "causal") != "full";
-        const double model = 3.0 * m.forward_flops_per_token(p.training.seq_len, causal) * tokens;
+        const double model = workloads::training_model_flops_per_token(m, p, causal) * tokens;
         if (conv == "hardware" && p.training.recompute == workloads::Recompute::Full) return model * 4.0 / 3.0;
         return model;
     };

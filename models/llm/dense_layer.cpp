@@ -61,7 +61,7 @@ LayerProgram head_backward(const ModelSpec& m, const LayerInputs& in) { return b
 LayerProgram mla_up_projection_recompute(const LayerProgram& forward) {
     LayerProgram out;
     for (const auto& s : forward.steps)
-        if (s.kind == ProgramStep::Kind::Compute && (s.op.name == "q_up" || s.op.name == "kv_up" ||
+        if (s.kind == ProgramStep::Kind::Compute && (s.op.name == "q_up" || s.op.name == "q_proj" || s.op.name == "kv_up" ||
                                                      (s.op.name == "rotary" && s.op.role == OpRole::Rotary)))
             out.steps.push_back(s);
     // Only latent attention has up-projections; a layer without them recomputes nothing.

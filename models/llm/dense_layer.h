@@ -44,8 +44,9 @@ LayerProgram head_backward(const ModelSpec& m, const LayerInputs& in);
 // dropout); residual additions and rotary embeddings are kept.
 LayerProgram selective_recompute(const LayerProgram& forward);
 
-// The forward ops an MLA up-projection recomputation runs again in the backward pass: the query and
-// key/value up-projections from the latents and the rotary embedding of their outputs.
+// The forward ops an MLA up-projection recomputation runs again in the backward pass: the query
+// (its up-projection, or its projection without query compression) and key/value up-projections
+// from the latents, and the rotary embedding of their outputs.
 LayerProgram mla_up_projection_recompute(const LayerProgram& forward);
 
 // Bytes one rank sends to the next pipeline stage per pass: its 1/tp share of the [T, h] bf16

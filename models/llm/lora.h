@@ -3,10 +3,12 @@
 // base weights are frozen and every adapted linear projection W (k -> n) gets a trainable pair
 // A (k -> r) and B (r -> n) added beside it, y = x W + (x A) B.
 //
-// Adapted projections: every linear layer of a transformer layer (attention's query/key/value
-// projections, latent down/up projections, the output projection, the MLP's FC1 and FC2): Hugging
-// Face PEFT's target_modules="all-linear", and NeMo's default LoRA targets (linear_qkv,
-// linear_proj, linear_fc1, linear_fc2). The embedding and output layer stay frozen, unadapted.
+// Adapted projections: every linear GEMM of a transformer layer as fathom's programs fuse them
+// (attention's fused query/key/value projection, latent down/up projections, the output
+// projection, the MLP's fused FC1 and FC2): NeMo's default LoRA targets (linear_qkv, linear_proj,
+// linear_fc1, linear_fc2). Hugging Face PEFT's "all-linear" adapts q, k, v and gate, up apart,
+// which has more A matrices (more parameters and FLOPs) than this. The embedding and output layer
+// stay frozen, unadapted.
 //
 // What changes in a step:
 //  - forward: per adapted GEMM of m tokens two more GEMMs, m x r x k and m x n x r (bf16 even under

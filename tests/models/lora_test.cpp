@@ -95,6 +95,11 @@ TEST_CASE("LoRA states and step time, by hand", "[workloads][lora]") {
     CHECK(cl.dense.params == Approx(262144.0));
     const auto rf = testing::predict(model, cluster, full), rl = testing::predict(model, cluster, lora);
     CHECK(rl.step_time_s < rf.step_time_s);
+    // Model FLOPs: full training 3 x forward per token; LoRA 2 x forward (no base weight gradients)
+    // plus 6 per adapter parameter (8 layers x 262144 at tp 1), so MFU counts only work done.
+    const double tokens = 16.0 * 2048, per_token = model.forward_flops_per_token(2048);
+    CHECK(rf.model_flops_per_step == Approx(3 * per_token * tokens));
+    CHECK(rl.model_flops_per_step == Approx((2 * per_token + 6 * 8 * 262144.0) * tokens));
     CHECK(rl.stages[0].dp_comm_s < 0.01 * rf.stages[0].dp_comm_s + 1e-9);
     // Not on mixture-of-experts models yet: the check names the key.
     models::ModelSpec moe = model;

@@ -424,6 +424,12 @@ TEST_CASE("recomputing MLA up-projections drops Q, K, V and reruns their GEMMs",
     for (const auto& op : rec.ops()) flops += op.flops;
     CHECK(flops == Approx(2.0 * 4096 * (1536.0 * 128 * 192 + 512.0 * 128 * 256)));
     CHECK(models::mla_up_projection_recompute(models::dense_layer_forward(testing::pipeline_model(), in)).ops().empty());
+    // Without query compression (DeepSeek-V2-Lite) the query comes from q_proj, rerun as well:
+    // 2 t x 2048 x 16 x 192 FLOPs, with kv_up's 2 t x 512 x 16 x 256.
+    const auto& lite = catalog_model("deepseek-v2-lite");
+    double lite_flops = 0;
+    for (const auto& op : models::mla_up_projection_recompute(models::moe_layer_forward(lite, in)).ops()) lite_flops += op.flops;
+    CHECK(lite_flops == Approx(2.0 * 4096 * (2048.0 * 16 * 192 + 512.0 * 16 * 256)));
     // A plan with it: each stage keeps that much less per layer and micro-batch in flight, and the
     // check names the key on a model without latent attention.
     auto cluster = testing::pipeline_cluster();

@@ -230,6 +230,10 @@ TEST_CASE("DualPipe: two directions, two model copies, pairs in the steady state
     CHECK_FALSE(s->check(p, 1, m).empty());      // two chunks per stage
     CHECK_FALSE(s->check(3, 2, m).empty());      // an even number of stages
     CHECK_FALSE(s->check(p, 2, 2 * p - 2).empty());  // at least 2 pp micro-batches
+    // ... each failure about its own key.
+    CHECK(s->check_key(p, 1, m) == "parallel.vp");
+    CHECK(s->check_key(3, 2, m) == "parallel.pp");
+    CHECK(s->check_key(p, 2, 2 * p - 2) == "training.global_batch_size");
     // Chunk 0 of stage r is stage r of the forward route, chunk 1 stage p - 1 - r of the reverse one.
     CHECK(s->virtual_stage(0, 0, p, 2) == 0);
     CHECK(s->virtual_stage(0, 1, p, 2) == 2 * p - 1);

@@ -101,7 +101,8 @@ void PipelineReplay::build() {
                     }
                 };
                 const size_t k = key(slot.microbatch, v);
-                FATHOM_CHECK(!slot.paired || (i + 1 < ord.size() && ord[i + 1].pass != PassKind::Forward),
+                FATHOM_CHECK(!slot.paired || (i + 1 < ord.size() && (ord[i + 1].pass == PassKind::Backward ||
+                                                                      ord[i + 1].pass == PassKind::BackwardInput)),
                              "a paired forward must be followed by its backward");
                 if (!ready_at(slot) || (slot.paired && !ready_at(ord[i + 1]))) break;
                 emit(s, slot, last_of_chunk[static_cast<size_t>(s)][i],

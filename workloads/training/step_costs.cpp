@@ -81,6 +81,16 @@ double layer_rank_lora_params(const models::ModelSpec& m, const TrainingPlan& p)
     return models::lora_params(models::dense_layer_forward(m, microbatch_inputs(m, p)), p.training.lora_rank);
 }
 
+double training_model_flops_per_token(const models::ModelSpec& m, const TrainingPlan& p, bool causal) {
+    const double forward = m.forward_flops_per_token(p.training.seq_len, causal);
+    if (p.training.lora_rank <= 0) return 3.0 * forward;
+    // The adapters of the whole model: one layer's at tp 1 (unsharded shapes), times the layers.
+    models::LayerInputs one;
+    one.batch = models::TokenBatch::uniform(1, p.training.seq_len, p.training.seq_len);
+    const double adapters = models::lora_params(models::dense_layer_forward(m, one), p.training.lora_rank) * static_cast<double>(m.layers);
+    return 2.0 * forward + 6.0 * adapters;
+}
+
 StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, ProgramCoster& coster) {
     models::LayerInputs in = microbatch_inputs(m, p);
     const hardware::GroupLayout ep_layout = coster.group_layout(GroupKind::ep);

@@ -25,7 +25,8 @@ struct TrainingSettings {
     int zero_stage = 0;      // 1: optimizer states, 2: + gradients, 3: + parameters (FSDP)
     Recompute recompute = Recompute::None;
     std::string schedule = "1f1b";  // pipeline schedule (workloads/training/schedules/)
-    // Layers of each virtual stage (pp x vp entries, in model order); empty = layers / (pp x vp).
+    // Layers of each piece of the model (pp x vp / routes entries, in model order; a schedule with
+    // several routes, DualPipe, repeats the pieces per route); empty = an even split.
     std::vector<int> layers_per_virtual_stage;
     // Mixture of experts: how the router loads the experts (workloads/training/moe_routing.h).
     MoeRouting moe_routing;

@@ -43,7 +43,7 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     const double gpus = p.gpus();
     const double tokens = static_cast<double>(p.training.global_batch) * static_cast<double>(p.training.seq_len);
     rep.tokens_per_s_per_gpu = tokens / (end * gpus);
-    rep.model_flops_per_step = 3.0 * in.model.forward_flops_per_token(p.training.seq_len) * tokens;
+    rep.model_flops_per_step = training_model_flops_per_token(in.model, p) * tokens;
     rep.model_tflops_per_gpu = rep.model_flops_per_step / (end * gpus) / 1e12;
     rep.mfu = rep.model_flops_per_step / (end * gpus * in.cluster.accelerator.peak(p.stack.kernels.gemm_dtype));
 

@@ -6,9 +6,14 @@
 // parameters. Half of the m micro-batches travel each route. Each rank runs the eight steps of the
 // reference implementation: forwards of its nearer direction (nF0), alternating forwards (nF0F1),
 // zero-bubble backwards of the first-finished direction (nB1W1F1), the steady state of
-// forward-backward pairs (nF0B1F1B0, where the EP all-to-all of one hides behind the other's
-// compute), then the drain (nB1F1B0, nB1B0, nWB0, nW) with weight passes deferred into it.
+// forward-backward pairs (nF0B1F1B0), then the drain (nB1F1B0, nB1B0, nWB0, nW) with weight passes
+// deferred into it. A pair starts once both its inputs have arrived; DeepSeek overlaps the EP
+// all-to-alls of one with the other's compute, which the replay models only through the stack's
+// ep_comm_overlap (set it with this schedule; compare does), and then for every pass.
 // Bubble (the report's Table 2): (p/2 - 1)(T_F&B + T_B - 3 T_W); parameters 2x; activations p + 1.
+// The two copies of a stage are data-parallel replicas of each other: their gradients are summed
+// over 2 dp ranks, which the replay prices as the reduction over the dp group (a ring's per-rank
+// traffic differs by 1/(2 dp) of the bytes).
 #include <algorithm>
 #include <deque>
 #include <string>
@@ -89,6 +94,12 @@ public:
             return "dualpipe needs an even number of micro-batches, at least 2 x pp = " + std::to_string(2 * stages) +
                    " (got " + std::to_string(microbatches) + ")";
         return "";
+    }
+
+    std::string check_key(int stages, int chunks, int) const override {
+        if (chunks != 2) return "parallel.vp";
+        if (stages < 2 || stages % 2 != 0) return "parallel.pp";
+        return "training.global_batch_size";  // the micro-batch count
     }
 
     int virtual_stage(int stage, int chunk, int stages, int) const override {

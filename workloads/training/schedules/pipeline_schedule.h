@@ -46,6 +46,9 @@ public:
     virtual std::vector<PipelineSlot> order(int stage, int stages, int chunks, int microbatches) const = 0;
     // Empty if the shape is allowed, else the reason (e.g. interleaving needs chunks > 1).
     virtual std::string check(int stages, int chunks, int microbatches) const = 0;
+    // The scenario key a failed check is about ("parallel.pp", "parallel.vp",
+    // "training.global_batch_size"); empty: parallel.vp with several chunks, else training.schedule.
+    virtual std::string check_key(int /*stages*/, int /*chunks*/, int /*microbatches*/) const { return ""; }
     // The virtual stage chunk `chunk` of `stage` holds. Default: interleaved, chunk x stages + stage.
     virtual int virtual_stage(int stage, int chunk, int stages, int chunks) const;
     // Copies of the model the virtual stages form (1; 2 for DualPipe's two directions).
