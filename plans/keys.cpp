@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "plans/key_decl.h"
+#include "plans/length_keys.h"
 #include "sim/error.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
@@ -114,6 +115,12 @@ const std::vector<KeyInfo>& scenario_keys() {
         Decl("training", KeyType::Text, "the `training.*` keys (what one optimizer step does)")
             .shown_as("mapping")
             .by_default("required for training"),
+        Decl("training.documents", KeyType::Text,
+             "packed variable-length documents: their token lengths, an integer or a mapping of the "
+             "`training.documents.*` keys (the `traffic.prompt.*` distributions); documents are concatenated and cut "
+             "into sequences, attention stays within each document, and the busiest data-parallel rank sets the step")
+            .shown_as("integer or mapping")
+            .by_default("none (every sequence one document)"),
         Decl("serving", KeyType::Text, "the `serving.*` keys (replicas, engine, batching, KV cache)")
             .shown_as("mapping")
             .by_default("required for serving"),
@@ -309,7 +316,8 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
 
 const std::vector<Key<TrainingPlan>>& training_plan_keys() {
     using P = TrainingPlan;
-    static const std::vector<Key<P>> keys = finish<P>({
+    static const std::vector<Key<P>> keys = finish<P>([] {
+      std::vector<Key<P>> k = {
         {Decl("parallel.dp", KeyType::Integer, "data-parallel degree").range(1).by_default("GPUs / (tp x pp x cp)"),
          [](P& p, const KeyValue& v) { p.layout.dp = to_int32(v); }, [](const P& p) -> KeyValue { return int64_t{p.layout.dp}; }},
         {Decl("parallel.tp", KeyType::Integer, "tensor-parallel degree").range(1),
@@ -477,7 +485,14 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
              .range(0),
          [](P& p, const KeyValue& v) { p.stack.runtime_reserved = to_double(v); },
          [](const P& p) -> KeyValue { return p.stack.runtime_reserved; }},
-    });
+      };
+      // Packed documents: their lengths as a distribution (the traffic.prompt keys) and a seed.
+      FATHOM_LENGTH_KEYS(k, P, "training.documents", p.training.documents)
+      k.push_back({Decl("training.documents.seed", KeyType::Integer, "seed of the document-length draws").range(0, 9.2e18),
+                   [](P& p, const KeyValue& v) { p.training.documents_seed = static_cast<uint64_t>(to_int(v)); },
+                   [](const P& p) -> KeyValue { return static_cast<int64_t>(p.training.documents_seed); }});
+      return k;
+    }());
     return keys;
 }
 
@@ -492,7 +507,7 @@ std::vector<const KeyInfo*> all_keys() {
     // Section by section, in the order a scenario file reads; a sub-mapping after its section's values.
     auto sub_mapping = [](const KeyInfo* k) { return !k->section().empty() && k->shown_type == "mapping"; };
     for (const std::string section :
-         {"", "model", "model.moe", "model.mla", "cluster", "cluster.scale_out", "parallel", "training", "stack", "serving", "serving.disaggregation",
+         {"", "model", "model.moe", "model.mla", "cluster", "cluster.scale_out", "parallel", "training", "training.documents", "stack", "serving", "serving.disaggregation",
           "serving.disaggregation.prefill", "serving.disaggregation.decode", "traffic", "traffic.prompt", "traffic.output",
           "traffic.shared_prefix", "traffic.sessions", "slo", "capacity"})
         for (bool mappings : {false, true})

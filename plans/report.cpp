@@ -16,6 +16,8 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
     s.add("model_tflops_per_gpu", r.model_tflops_per_gpu);
     s.add("bubble_fraction", r.bubble_fraction);
     s.add("exposed_comm_s", r.exposed_comm_s);
+    s.add("packed_attention_scale", r.packed_attention_scale);
+    s.add("packing_imbalance", r.packing_imbalance);
     s.add("peak_memory_bytes", r.peak_memory_bytes);
     s.add("memory_capacity_bytes", r.memory_capacity_bytes);
     s.add("out_of_memory", r.out_of_memory);

@@ -3,6 +3,7 @@
 #include "plans/keys.h"
 
 #include "plans/key_decl.h"
+#include "plans/length_keys.h"
 #include "sim/error.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/router.h"
@@ -197,63 +198,8 @@ const std::vector<Key<ServingPlan>>& serving_plan_keys() {
                          .by_default("none"),
                      [](ServingPlan& p, const KeyValue& v) { p.traffic.trace = to_str(v); },
                      [](const ServingPlan& p) -> KeyValue { return p.traffic.trace; }});
-#define FATHOM_LENGTH_KEYS(SECTION, FIELD)                                                                                 \
-    k.push_back({Decl(SECTION ".distribution", KeyType::Choice, "fixed, uniform, normal, lognormal, zipf or histogram")      \
-                     .choices({"fixed", "uniform", "normal", "lognormal", "zipf", "histogram"})                            \
-                     .by_default("fixed"),                                                                                 \
-                 [](ServingPlan& p, const KeyValue& v) {                                                                   \
-                     const std::string& d = to_str(v);                                                                     \
-                     p.traffic.synthetic.FIELD.kind = d == "uniform"     ? LengthKind::Uniform                             \
-                                                      : d == "normal"    ? LengthKind::Normal                              \
-                                                      : d == "lognormal" ? LengthKind::Lognormal                           \
-                                                      : d == "zipf"      ? LengthKind::Zipf                                \
-                                                      : d == "histogram" ? LengthKind::Histogram                           \
-                                                                         : LengthKind::Fixed;                              \
-                 },                                                                                                        \
-                 [](const ServingPlan& p) -> KeyValue {                                                                    \
-                     return std::string(workloads::serving::length_kind_name(p.traffic.synthetic.FIELD.kind));            \
-                 }});                                                                                                      \
-    k.push_back({Decl(SECTION ".value", KeyType::Integer, "fixed: tokens").range(1).by_default("required for fixed"),      \
-                 [](ServingPlan& p, const KeyValue& v) { p.traffic.synthetic.FIELD.value = to_int(v); },                   \
-                 [](const ServingPlan& p) -> KeyValue { return p.traffic.synthetic.FIELD.value; }});                       \
-    k.push_back({Decl(SECTION ".min", KeyType::Integer, "fewest tokens (uniform, zipf: the range; others: a clamp)")      \
-                     .range(1)                                                                                             \
-                     .by_default("1"),                                                                                     \
-                 [](ServingPlan& p, const KeyValue& v) { p.traffic.synthetic.FIELD.min = to_int(v); },                     \
-                 [](const ServingPlan& p) -> KeyValue { return p.traffic.synthetic.FIELD.min; }});                         \
-    k.push_back({Decl(SECTION ".max", KeyType::Integer, "most tokens (uniform, zipf: the range; others: a clamp)")        \
-                     .range(1)                                                                                             \
-                     .by_default("none"),                                                                                  \
-                 [](ServingPlan& p, const KeyValue& v) { p.traffic.synthetic.FIELD.max = to_int(v); },                     \
-                 [](const ServingPlan& p) -> KeyValue { return p.traffic.synthetic.FIELD.max; }});                         \
-    k.push_back({Decl(SECTION ".mean", KeyType::Number, "normal, lognormal: mean tokens").range(1),                        \
-                 [](ServingPlan& p, const KeyValue& v) { p.traffic.synthetic.FIELD.mean = to_double(v); },                 \
-                 [](const ServingPlan& p) -> KeyValue { return p.traffic.synthetic.FIELD.mean; }});                        \
-    k.push_back({Decl(SECTION ".stddev", KeyType::Number, "normal, lognormal: standard deviation of the tokens").range(0),  \
-                 [](ServingPlan& p, const KeyValue& v) { p.traffic.synthetic.FIELD.stddev = to_double(v); },               \
-                 [](const ServingPlan& p) -> KeyValue { return p.traffic.synthetic.FIELD.stddev; }});                      \
-    k.push_back({Decl(SECTION ".s", KeyType::Number, "zipf: exponent").range(1e-6, 100),                                   \
-                 [](ServingPlan& p, const KeyValue& v) { p.traffic.synthetic.FIELD.zipf_s = to_double(v); },               \
-                 [](const ServingPlan& p) -> KeyValue { return p.traffic.synthetic.FIELD.zipf_s; }});                      \
-    k.push_back({Decl(SECTION ".bins", KeyType::IntegerList, "histogram: token counts").range(1).by_default("none"),      \
-                 [](ServingPlan& p, const KeyValue& v) { p.traffic.synthetic.FIELD.bins = std::get<std::vector<int64_t>>(v); }, \
-                 [](const ServingPlan& p) -> KeyValue { return p.traffic.synthetic.FIELD.bins; }});                        \
-    k.push_back({Decl(SECTION ".weights", KeyType::IntegerList, "histogram: relative frequency of each bin")             \
-                     .range(0)                                                                                             \
-                     .by_default("none"),                                                                                  \
-                 [](ServingPlan& p, const KeyValue& v) {                                                                   \
-                     auto& w = p.traffic.synthetic.FIELD.weights;                                                          \
-                     w.clear();                                                                                            \
-                     for (int64_t x : std::get<std::vector<int64_t>>(v)) w.push_back(static_cast<double>(x));              \
-                 },                                                                                                        \
-                 [](const ServingPlan& p) -> KeyValue {                                                                    \
-                     std::vector<int64_t> out;                                                                             \
-                     for (double x : p.traffic.synthetic.FIELD.weights) out.push_back(static_cast<int64_t>(x));            \
-                     return out;                                                                                           \
-                 }});
-        FATHOM_LENGTH_KEYS("traffic.prompt", prompt)
-        FATHOM_LENGTH_KEYS("traffic.output", output)
-#undef FATHOM_LENGTH_KEYS
+        FATHOM_LENGTH_KEYS(k, ServingPlan, "traffic.prompt", p.traffic.synthetic.prompt)
+        FATHOM_LENGTH_KEYS(k, ServingPlan, "traffic.output", p.traffic.synthetic.output)
         k.push_back({Decl("traffic.shared_prefix.groups", KeyType::Integer, "distinct shared prefixes").range(1).required(),
                      [](ServingPlan& p, const KeyValue& v) { p.traffic.synthetic.shared_prefix.groups = to_int(v); },
                      [](const ServingPlan& p) -> KeyValue { return p.traffic.synthetic.shared_prefix.groups; }});

@@ -31,7 +31,7 @@ void apply_override(YAML::Node root, const std::string& assignment) {
         if (!next.IsDefined() || next.IsNull()) {
             chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
             next = chain.back()[parts[i]];
-        } else if (next.IsScalar() && (parts[i] == "prompt" || parts[i] == "output")) {
+        } else if (next.IsScalar() && (parts[i] == "prompt" || parts[i] == "output" || parts[i] == "documents")) {
             // `prompt: 512` becomes `prompt: {distribution: fixed, value: 512}` so a key can be added.
             const std::string v = next.Scalar();
             chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
@@ -108,6 +108,19 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
     const Node training = root.child("training");
     check_section_keys(training, "training");
     read_section(training, "training", plans::training_plan_keys(), p, &given);
+    if (auto docs = training.find("documents")) {
+        // Packed documents: a fixed length, or a mapping of the length-distribution keys.
+        if (docs->is_scalar()) {
+            p.training.documents.kind = workloads::serving::LengthKind::Fixed;
+            p.training.documents.value = training.integer("documents");
+            if (p.training.documents.value < 1) training.fail("documents", "must be >= 1 token");
+        } else {
+            check_section_keys(*docs, "training.documents");
+            read_section(*docs, "training.documents", plans::training_plan_keys(), p, &given);
+            if (auto why = p.training.documents.check(); !why.empty()) docs->fail("", why);
+            if (!p.training.packed()) docs->fail("value", "a fixed document length needs its value");
+        }
+    }
     if (stack) read_section(*stack, "stack", plans::training_plan_keys(), p, &given);
 
     // Derived defaults (plans/keys.h).

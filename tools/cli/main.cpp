@@ -292,6 +292,9 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("model TFLOP/s   %.1f per GPU\n", r.model_tflops_per_gpu);
     std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu, hardware::dtype_name(p.stack.kernels.gemm_dtype));
     std::printf("bubble          %.1f %% of the step (mean over stages)\n", 100 * r.bubble_fraction);
+    if (p.training.packed())
+        std::printf("packed docs     attention %.3f x unpacked on the busiest data-parallel rank, %.3f x the mean rank's\n",
+                    r.packed_attention_scale, r.packing_imbalance);
     std::printf("exposed comm    %.4f s (mean over stages)\n", r.exposed_comm_s);
     const bool ep_col = p.layout.ep > 1;  // the expert all-to-all stream, only where there is one
     std::printf("\n%-6s %6s %10s %10s %10s %10s%s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "pp_s", "dp_s",

@@ -20,7 +20,8 @@ PassCost& PassCost::operator+=(const PassCost& o) {
 
 double ProgramCoster::seconds(const models::OpDesc& op) {
     if (!cost_.calibrated(op)) uncalibrated_.insert(op.name);
-    const double t = cost_.seconds(op);
+    double t = cost_.seconds(op);
+    if (op.kind == models::OpKind::AttentionFwd || op.kind == models::OpKind::AttentionBwd) t *= attention_scale_;
     FATHOM_CHECK(std::isfinite(t) && t >= 0, "op '" + op.name + "' priced at " + std::to_string(t) + " s");
     return t;
 }

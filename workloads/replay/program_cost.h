@@ -43,6 +43,9 @@ public:
     double collective(hardware::Collective op, double bytes, models::GroupKind kind) const;
     // Where the rank's group of `kind` sits (nodes, ranks per node).
     hardware::GroupLayout group_layout(models::GroupKind kind) const { return network_.layout(layout_.group(kind)); }
+    // Multiplies the time of every fused-attention op (forward and backward): packed documents
+    // (workloads/training/packing.h) price a micro-batch's attention as the busiest rank's.
+    void set_attention_scale(double s) { attention_scale_ = s; }
     // Names of the ops priced outside the calibrated range of a cost table (sorted, unique).
     const std::set<std::string>& uncalibrated() const { return uncalibrated_; }
 
@@ -51,6 +54,7 @@ private:
     const hardware::NetworkModel& network_;
     const ParallelLayout& layout_;
     std::set<std::string> uncalibrated_;
+    double attention_scale_ = 1;
 };
 
 }  // namespace fathom::workloads

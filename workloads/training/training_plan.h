@@ -11,6 +11,7 @@
 
 #include "models/program/layer_program.h"
 #include "workloads/parallelism.h"
+#include "workloads/serving/traffic/traffic.h"
 #include "workloads/training/moe_routing.h"
 
 namespace fathom::workloads {
@@ -39,11 +40,18 @@ struct TrainingSettings {
     // LoRA fine-tuning (models/llm/lora.h): adapters of this rank on every linear projection of the
     // layers, base weights frozen; 0: every weight is trained.
     int lora_rank = 0;
+    // Packed variable-length documents (workloads/training/packing.h): documents of these lengths
+    // concatenated and cut into sequences, attention within each document; the busiest
+    // data-parallel rank sets the step. Off while the distribution is a fixed value of 0.
+    serving::LengthDistribution documents;
+    uint64_t documents_seed = 1;
+    bool packed() const { return documents.kind != serving::LengthKind::Fixed || documents.value > 0; }
 
     auto tie() const {
         return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage,
                         moe_routing.zipf, moe_routing.expert_loads, moe_routing.capacity_factor, recompute_moe,
-                        recompute_mla_up_proj, lora_rank);
+                        recompute_mla_up_proj, lora_rank, documents.kind, documents.value, documents.min, documents.max,
+                        documents.mean, documents.stddev, documents.zipf_s, documents.bins, documents.weights, documents_seed);
     }
 };
 

@@ -7,6 +7,7 @@
 #include "sim/task_graph.h"
 #include "sim/trace_writer.h"
 #include "workloads/metrics/stream_busy.h"
+#include "workloads/training/packing.h"
 #include "workloads/training/pipeline_replay.h"
 #include "workloads/training/training_tags.h"
 
@@ -24,6 +25,8 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     }
     const StageMap map(in.model, p, *schedule);
     ProgramCoster coster(in.cost, in.network, p.layout);
+    const Packing packing = pack_documents(in.model, p, in.cost);
+    coster.set_attention_scale(packing.attention_scale);
     const StepCosts costs = cost_training_step(in.model, p, coster);
 
     sim::Simulator sim;
@@ -38,6 +41,8 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     StepReport rep;
     const double end = busy.makespan_s();
     rep.step_time_s = end;
+    rep.packed_attention_scale = packing.attention_scale;
+    rep.packing_imbalance = packing.imbalance;
     rep.events = sim.events_processed();
     rep.tasks = graph.task_count();
     const double gpus = p.gpus();

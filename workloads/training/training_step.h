@@ -32,6 +32,9 @@ struct StepReport {
     double model_tflops_per_gpu = 0;
     double mfu = 0;                    // vs the dense peak of the plan's GEMM dtype
     double bubble_fraction = 0;        // mean over stages of idle / step
+    // Packed documents (training.documents): the busiest data-parallel rank's attention time over
+    // unpacked sequences', and over the mean rank's; both 1 without packing.
+    double packed_attention_scale = 1, packing_imbalance = 1;
     double exposed_comm_s = 0;         // mean over stages
     double peak_memory_bytes = 0;      // max over stages
     double memory_capacity_bytes = 0;
