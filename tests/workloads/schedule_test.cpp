@@ -24,6 +24,25 @@ using workloads::PipelineSlot;
 
 namespace {
 
+// Forward, input-gradient and weight-gradient time of two test-bed layers (micro-batch 4 x 2048),
+// priced by the roofline the replay uses.
+struct PassTimes {
+    double f, bi, w;
+};
+PassTimes two_layer_pass_times() {
+    const auto model = testing::pipeline_model();
+    const auto cluster = testing::pipeline_cluster();
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(4, 2048, 2048);
+    const auto cost = models::make_roofline_cost(cluster.accelerator);
+    const auto bwd = models::dense_layer_backward(model, in);
+    PassTimes t{0, 0, 0};
+    for (const auto& op : models::dense_layer_forward(model, in).ops()) t.f += 2 * cost->seconds(op);
+    for (const auto& op : bwd.only({models::GradKind::Input}).ops()) t.bi += 2 * cost->seconds(op);
+    for (const auto& op : bwd.only({models::GradKind::Weight}).ops()) t.w += 2 * cost->seconds(op);
+    return t;
+}
+
 std::vector<PipelineSlot> order_of(const std::string& schedule, int stage, int p, int v, int m) {
     const auto s = workloads::schedule_registry().get(schedule).factory();
     REQUIRE(s->check(p, v, m).empty());
@@ -206,14 +225,7 @@ TEST_CASE("ZB-H1: weight passes held back fill the drain", "[workloads][schedule
     // al. 2024, ZB-H1), against 1F1B's (p - 1)(T_F + T_B + T_W).
     const auto model = testing::pipeline_model();
     const auto cluster = testing::pipeline_cluster();
-    models::LayerInputs in;
-    in.batch = models::TokenBatch::uniform(4, 2048, 2048);
-    const auto cost = models::make_roofline_cost(cluster.accelerator);
-    const auto bwd = models::dense_layer_backward(model, in);
-    double f = 0, bi = 0, w = 0;
-    for (const auto& op : models::dense_layer_forward(model, in).ops()) f += 2 * cost->seconds(op);
-    for (const auto& op : bwd.only({models::GradKind::Input}).ops()) bi += 2 * cost->seconds(op);
-    for (const auto& op : bwd.only({models::GradKind::Weight}).ops()) w += 2 * cost->seconds(op);
+    const auto [f, bi, w] = two_layer_pass_times();
     REQUIRE(w <= f);
     const auto zb = testing::predict(model, cluster, testing::pipeline_plan(1, "zb-h1"));
     const auto one = testing::predict(model, cluster, testing::pipeline_plan(1, "1f1b"));
@@ -269,14 +281,7 @@ TEST_CASE("DualPipe: two directions, two model copies, pairs in the steady state
     // (0.2% here). Replayed without the pairs' joint start the step was 2.3% shorter than this.
     const auto model = testing::pipeline_model();
     const auto cluster = testing::pipeline_cluster();
-    models::LayerInputs in;
-    in.batch = models::TokenBatch::uniform(4, 2048, 2048);
-    const auto cost = models::make_roofline_cost(cluster.accelerator);
-    const auto bwd = models::dense_layer_backward(model, in);
-    double f = 0, bi = 0, w = 0;
-    for (const auto& op : models::dense_layer_forward(model, in).ops()) f += 2 * cost->seconds(op);
-    for (const auto& op : bwd.only({models::GradKind::Input}).ops()) bi += 2 * cost->seconds(op);
-    for (const auto& op : bwd.only({models::GradKind::Weight}).ops()) w += 2 * cost->seconds(op);
+    const auto [f, bi, w] = two_layer_pass_times();
     auto plan = testing::pipeline_plan(2, "dualpipe");
     plan.training.global_batch = 4 * m;
     const auto dual = testing::predict(model, cluster, plan);
