@@ -473,6 +473,11 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
               "bf16 logits in place, no fp32 softmax copy"),
          [](P& p, const KeyValue& v) { p.stack.kernels.fused_cross_entropy = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.kernels.fused_cross_entropy; }},
+        {Decl("stack.fp8_tp_all_gather", KeyType::Boolean,
+              "under an fp8 recipe, sequence-parallel all-gathers carry fp8 (activations forward, output gradients "
+              "backward), reduce-scatters bf16 (torchao Float8 tensor parallelism)"),
+         [](P& p, const KeyValue& v) { p.stack.kernels.fp8_tp_all_gather = to_bool(v); },
+         [](const P& p) -> KeyValue { return p.stack.kernels.fp8_tp_all_gather; }},
         {Decl("stack.param_gather_overlap", KeyType::Boolean, "ZeRO-1/2 parameter all-gather overlapped with the next forward"),
          [](P& p, const KeyValue& v) { p.stack.param_gather_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.param_gather_overlap; }},

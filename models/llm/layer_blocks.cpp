@@ -38,14 +38,42 @@ void tp_comm(LayerProgram& p, const LayerInputs& in, std::optional<Collective> f
     p.comm(c);
 }
 
+namespace {
+
+// Bytes of a sequence-parallel all-gather of a bf16 activation of `bytes`: half in fp8 when the
+// stack gathers fp8 (KernelStack::fp8_tp_all_gather under an fp8 recipe).
+double gathered_fraction(const LayerInputs& in) {
+    return in.kernels.fp8_tp_all_gather && in.kernels.gemm_dtype == Dtype::fp8 ? 0.5 : 1.0;
+}
+
+}  // namespace
+
 void tp_enter(LayerProgram& p, const LayerInputs& in, double bytes) {
-    if (in.shard.sequence_parallel) tp_comm(p, in, Collective::AllGather, Collective::ReduceScatter, bytes);
-    else tp_comm(p, in, std::nullopt, Collective::AllReduce, bytes);
+    if (!in.shard.sequence_parallel) return tp_comm(p, in, std::nullopt, Collective::AllReduce, bytes);
+    if (in.shard.tp <= 1) return;
+    // Forward all-gather of the input (fp8 with fp8 gathers), backward reduce-scatter of its
+    // gradient (bf16).
+    const double g = gathered_fraction(in);
+    CommStep c;
+    c.collective = Collective::AllGather;
+    c.backward = Collective::ReduceScatter;
+    c.bytes = bytes * g;
+    c.backward_scale = 1.0 / g;
+    c.group = GroupKind::tp;
+    p.comm(c);
 }
 
 void tp_exit(LayerProgram& p, const LayerInputs& in, double bytes) {
-    if (in.shard.sequence_parallel) tp_comm(p, in, Collective::ReduceScatter, Collective::AllGather, bytes);
-    else tp_comm(p, in, Collective::AllReduce, std::nullopt, bytes);
+    if (!in.shard.sequence_parallel) return tp_comm(p, in, Collective::AllReduce, std::nullopt, bytes);
+    if (in.shard.tp <= 1) return;
+    // Forward reduce-scatter of the output (bf16), backward all-gather of its gradient.
+    CommStep c;
+    c.collective = Collective::ReduceScatter;
+    c.backward = Collective::AllGather;
+    c.bytes = bytes;
+    c.backward_scale = gathered_fraction(in);
+    c.group = GroupKind::tp;
+    p.comm(c);
 }
 
 void norm(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, const std::string& suffix) {

@@ -108,6 +108,11 @@ struct KernelStack {
     // --cross-entropy-loss-fusion, Transformer Engine's parallel_cross_entropy) that computes the loss
     // and writes the gradient in place from the bf16 logits; false: the fp32 softmax is materialized.
     bool fused_cross_entropy = false;
+    // Under an fp8 GEMM recipe, sequence-parallel all-gathers carry fp8 (the activations before a
+    // column-parallel GEMM in the forward, the output gradients before a row-parallel one in the
+    // backward); reduce-scatters stay bf16. torchao's Float8ColwiseParallel/RowwiseParallel
+    // (torchtitan docs/float8.md: "float8 all-gather ... for TP (by default for Float8Linear)").
+    bool fp8_tp_all_gather = false;
 };
 
 struct LayerInputs {
@@ -132,10 +137,11 @@ struct CommStep {
     // a transfer longer than its step stalls the attention by the difference. 0: not overlapped.
     int attention_steps = 0;
     int overlapped = 0;
-    // The backward conjugate of an overlapped transfer moves `backward_scale` x `bytes` per step
-    // (ring attention sends the K/V and their gradients together) beside the backward's attention
-    // steps, then, with `backward_tail`, one exposed transfer of `bytes` after the last step (the
-    // gradients' last hop back to the rank that owns them).
+    // The backward conjugate moves `backward_scale` x `bytes` (a tensor-parallel collective whose
+    // directions differ in dtype: fp8 gathers, bf16 reduce-scatters). For an overlapped transfer,
+    // per step (ring attention sends the K/V and their gradients together) beside the backward's
+    // attention steps, then, with `backward_tail`, one exposed transfer of `bytes` after the last
+    // step (the gradients' last hop back to the rank that owns them).
     double backward_scale = 1;
     bool backward_tail = false;
 };

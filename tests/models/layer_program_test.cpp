@@ -86,6 +86,20 @@ TEST_CASE("tensor parallelism: the collectives of a layer and their backward con
             CHECK((before.role == OpRole::QkvProjection || before.role == OpRole::MlpUp));
         }
     }
+    SECTION("fp8 gathers (torchao Float8 TP): all-gathers carry half the bytes both ways, reduce-scatters not") {
+        LayerInputs in = inputs(8, true, 1, 2, 4096);
+        in.kernels.gemm_dtype = hardware::Dtype::fp8;
+        in.kernels.fp8_tp_all_gather = true;
+        const auto f = comms(dense_layer_forward(m, in));
+        CHECK(f.at({Collective::AllGather, GroupKind::tp, GradKind::None}) == std::make_pair(2, act / 2));
+        CHECK(f.at({Collective::ReduceScatter, GroupKind::tp, GradKind::None}) == std::make_pair(2, act));
+        const auto b = comms(dense_layer_backward(m, in));
+        CHECK(b.at({Collective::ReduceScatter, GroupKind::tp, GradKind::Input}) == std::make_pair(2, act));
+        CHECK(b.at({Collective::AllGather, GroupKind::tp, GradKind::Input}) == std::make_pair(2, act / 2));
+        // Under a bf16 recipe the setting changes nothing.
+        in.kernels.gemm_dtype = hardware::Dtype::bf16;
+        CHECK(comms(dense_layer_forward(m, in)).at({Collective::AllGather, GroupKind::tp, GradKind::None}) == std::make_pair(2, act));
+    }
     SECTION("tp = 1: no collectives") {
         CHECK(comms(dense_layer_forward(m, inputs(1, true, 1, 2, 4096))).empty());
         CHECK(comms(dense_layer_backward(m, inputs(1, false, 1, 2, 4096))).empty());

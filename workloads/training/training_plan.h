@@ -80,7 +80,7 @@ struct TrainingStack {
 
     auto tie() const {
         return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, kernels.attention_kernel,
-                        kernels.fused_cross_entropy, cp_comm, grad_bytes, tp_comm_overlap, pp_comm_overlap,
+                        kernels.fused_cross_entropy, kernels.fp8_tp_all_gather, cp_comm, grad_bytes, tp_comm_overlap, pp_comm_overlap,
                         dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved, moe_dispatcher, ep_comm_overlap);
     }
 };
