@@ -1,5 +1,6 @@
 #pragma once
-// Pieces of scenarios/measured.cpp shared by the training and serving comparisons (internal).
+// Pieces of scenarios/measured.cpp shared by the training, serving and microbenchmark comparisons
+// (internal).
 #include <yaml-cpp/yaml.h>
 
 #include <string>
@@ -44,6 +45,10 @@ std::string choose_nic(const YAML::Node& scale_out, const std::string& accelerat
 // A microbenchmark case (scenarios/measured_microbench.cpp): fills `out` with the prediction in
 // the source's units, or throws Unsupported.
 CompareResult predict_microbench_case(const YAML::Node& c, const plans::EvaluationContext& ctx, CompareResult out);
+
+// A training case (scenarios/measured_training.cpp): fills `out` with the prediction, the plan that
+// ran, its assumptions and stage breakdown, or throws Unsupported.
+CompareResult predict_training_case(const YAML::Node& c, const plans::EvaluationContext& ctx, CompareResult out);
 
 // A serving case (scenarios/measured_serving.cpp): fills `out` with the prediction, or throws
 // Unsupported.
