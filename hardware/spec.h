@@ -24,6 +24,8 @@ struct AcceleratorCalibration {
     double attention_bwd_efficiency = 0;      // long-sequence flash-attention backward TFLOP/s / bf16 peak
     double attention_seq_half = 0;            // KV length at which attention reaches half that efficiency
     double attention_fa2_relative = 1;        // FlashAttention-2-class kernels' throughput / the above
+    double attention_mla_decode_efficiency = 0;  // absorbed MLA decode (FlashMLA) TFLOP/s / bf16 peak
+                                                 // (0: attention_fwd_efficiency)
     double memory_efficiency = 0;             // achieved HBM bandwidth / peak for streaming kernels
     double sustained_clock = 1;               // tensor throughput under sustained training load
                                               // (power/thermal clock reduction) / short-kernel throughput

@@ -135,8 +135,24 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     std::vector<Violation> v;
     auto add = [&v](std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); };
     const auto str = [](auto x) { return std::to_string(x); };
-    if (m.mla.enabled()) add("model.mla", "serving a latent-attention model (its compressed KV cache) is not modelled yet");
     auto moe_pool = [&](const PoolLayout& l, const std::string& prefix) {
+        if (l.ep > 1 || l.redundant_experts > 0) {
+            if (!m.moe.enabled()) return add(prefix + ".ep", "expert parallelism needs a mixture-of-experts model");
+            if (l.tp != 1 || l.pp != 1)
+                add(prefix + ".ep", "ep > 1 runs data-parallel attention: it needs tp = 1 and pp = 1 (tp = " + str(l.tp) +
+                                        ", pp = " + str(l.pp) + ")");
+            if (l.replicas % l.ep != 0)
+                add(prefix + ".ep", "ep = " + str(l.ep) + " does not divide the pool's " + str(l.replicas) +
+                                        " data-parallel attention ranks (replicas)");
+            if ((m.moe.num_experts + l.redundant_experts) % l.ep != 0)
+                add(prefix + ".ep", "ep = " + str(l.ep) + " does not divide the " + str(m.moe.num_experts) + " experts + " +
+                                        str(l.redundant_experts) + " redundant copies (" + prefix + ".redundant_experts)");
+            if (l.redundant_experts > 0 && l.ep == 1)
+                add(prefix + ".redundant_experts", "redundant expert copies need expert parallelism (ep > 1)");
+            return;
+        }
+        if (l.dispatcher != models::MoeDispatcher::AllToAll)
+            add(prefix + ".dispatcher", "a token dispatcher needs expert parallelism (ep > 1)");
         if (!m.moe.enabled()) return;
         if (m.moe.expert_ffn % l.tp != 0)
             add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the expert width " + str(m.moe.expert_ffn));
@@ -151,6 +167,8 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
         if (p.kernels.gemm_dtype == hardware::Dtype::fp8 && !l.accelerator.has(hardware::Dtype::fp8))
             add("serving.dtype", "accelerator '" + l.accelerator.id + "' has no fp8 tensor cores");
     };
+    if (p.isolate != PoolIsolation::None && !p.disaggregated())
+        add("serving.disaggregation.isolate", "isolating one pool needs disaggregated prefill and decode pools");
     if (p.disaggregated()) {
         pool(*p.prefill, "serving.disaggregation.prefill");
         pool(*p.decode, "serving.disaggregation.decode");

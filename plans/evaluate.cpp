@@ -40,13 +40,15 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
         if (!m.fits()) out.violations.push_back({key, m.why_not()});
     };
     if (plan.disaggregated()) {
-        fits(*plan.prefill, "serving.disaggregation.prefill.tp");
-        fits(*plan.decode, "serving.disaggregation.decode.tp");
+        if (plan.isolate != PoolIsolation::Decode) fits(*plan.prefill, "serving.disaggregation.prefill.tp");
+        if (plan.isolate != PoolIsolation::Prefill) fits(*plan.decode, "serving.disaggregation.decode.tp");
     } else {
         fits(plan.replica, "serving.tp");
     }
     if (!out.violations.empty()) return out;
-    const PoolLayout& first = plan.disaggregated() ? *plan.prefill : plan.replica;
+    const PoolLayout& first = !plan.disaggregated()                  ? plan.replica
+                              : plan.isolate == PoolIsolation::Decode ? *plan.decode
+                                                                      : *plan.prefill;
     const auto cost = cost_model_for(first.accelerator, context, out.cost_model, models::Load::Serving);
     std::unique_ptr<models::CostModel> decode_cost;
     if (plan.disaggregated() && plan.decode->accelerator.id != first.accelerator.id) {

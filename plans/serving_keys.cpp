@@ -15,6 +15,12 @@ using workloads::serving::ServingPlan;
 using SK = Key<ServingPlan>;
 using namespace key_decl;
 
+models::MoeDispatcher parse_dispatcher(const std::string& s) {
+    if (s == "deepep") return models::MoeDispatcher::DeepEp;
+    if (s == "deepep_ll") return models::MoeDispatcher::DeepEpLowLatency;
+    return models::MoeDispatcher::AllToAll;
+}
+
 }  // namespace
 
 const std::vector<Key<ServingPlan>>& serving_plan_keys() {
@@ -36,6 +42,26 @@ const std::vector<Key<ServingPlan>>& serving_plan_keys() {
                      .by_default(AGG ? "GPUs / (tp x pp)" : "1"),                                                    \
                  [](ServingPlan& p, const KeyValue& v) { POOL.replicas = to_int32(v); },                              \
                  [](const ServingPlan& p) -> KeyValue { return int64_t{POOL.replicas}; }});                           \
+    k.push_back({Decl(PREFIX ".ep", KeyType::Integer,                                                                \
+                      "expert-parallel degree: the MoE layers of ep GPUs (tp = pp = 1, data-parallel attention) "    \
+                      "exchange tokens; 1: experts split over each replica's tp")                                    \
+                     .range(1)                                                                                       \
+                     .by_default("1"),                                                                               \
+                 [](ServingPlan& p, const KeyValue& v) { POOL.ep = to_int32(v); },                                    \
+                 [](const ServingPlan& p) -> KeyValue { return int64_t{POOL.ep}; }});                                 \
+    k.push_back({Decl(PREFIX ".redundant_experts", KeyType::Integer,                                                 \
+                      "extra expert copies spread over the EP group (EPLB), (experts + these) / ep per GPU")          \
+                     .range(0)                                                                                       \
+                     .by_default("0"),                                                                               \
+                 [](ServingPlan& p, const KeyValue& v) { POOL.redundant_experts = to_int32(v); },                     \
+                 [](const ServingPlan& p) -> KeyValue { return int64_t{POOL.redundant_experts}; }});                  \
+    k.push_back({Decl(PREFIX ".dispatcher", KeyType::Choice,                                                         \
+                      "MoE token dispatcher under ep > 1: alltoall (every token-expert pair), deepep (DeepEP normal: " \
+                      "once per destination node, then NVLink), deepep_ll (DeepEP low-latency: every pair, direct)")  \
+                     .choices({"alltoall", "deepep", "deepep_ll"})                                                   \
+                     .by_default("alltoall"),                                                                        \
+                 [](ServingPlan& p, const KeyValue& v) { POOL.dispatcher = parse_dispatcher(to_str(v)); },            \
+                 [](const ServingPlan& p) -> KeyValue { return std::string(models::moe_dispatcher_name(POOL.dispatcher)); }}); \
     k.push_back({Decl(PREFIX ".accelerator", KeyType::Text, "accelerator catalog id of this pool's devices")          \
                      .by_default("the cluster's"),                                                                   \
                  [](ServingPlan& p, const KeyValue& v) { POOL.accelerator_id = to_str(v); },                          \
@@ -44,6 +70,28 @@ const std::vector<Key<ServingPlan>>& serving_plan_keys() {
         FATHOM_POOL_KEYS("serving.disaggregation.prefill", (*p.prefill), false)
         FATHOM_POOL_KEYS("serving.disaggregation.decode", (*p.decode), false)
 #undef FATHOM_POOL_KEYS
+        k.push_back({Decl("serving.disaggregation.isolate", KeyType::Choice,
+                          "simulate one pool alone, the other unlimited: prefill (requests end with their first token) or "
+                          "decode (requests arrive with their prompt's KV in place); none: both pools")
+                         .choices({"none", "prefill", "decode"})
+                         .by_default("none"),
+                     [](ServingPlan& p, const KeyValue& v) {
+                         const std::string x = to_str(v);
+                         p.isolate = x == "prefill"  ? workloads::serving::PoolIsolation::Prefill
+                                     : x == "decode" ? workloads::serving::PoolIsolation::Decode
+                                                     : workloads::serving::PoolIsolation::None;
+                     },
+                     [](const ServingPlan& p) -> KeyValue { return std::string(workloads::serving::pool_isolation_name(p.isolate)); }});
+        k.push_back({Decl("serving.two_batch_overlap", KeyType::Boolean,
+                          "run each iteration as two halves, one's expert all-to-all beside the other's compute (SGLang "
+                          "--enable-two-batch-overlap)"),
+                     [](ServingPlan& p, const KeyValue& v) { p.engine.two_batch_overlap = to_bool(v); },
+                     [](const ServingPlan& p) -> KeyValue { return p.engine.two_batch_overlap; }});
+        k.push_back({Decl("serving.expert_load", KeyType::Number,
+                          "MoE under ep > 1: the busiest GPU's routed tokens over the mean (1: balanced, as EPLB aims for)")
+                         .range(1, 64),
+                     [](ServingPlan& p, const KeyValue& v) { p.expert_load = to_double(v); },
+                     [](const ServingPlan& p) -> KeyValue { return p.expert_load; }});
         k.push_back({Decl("serving.engine", KeyType::Text,
                           "serving-engine preset applied first (workloads/engines/, `fathom list engines`): CPU overheads, "
                           "defaults of the batching and KV keys")

@@ -65,7 +65,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     const Node c = n.child("calibration");
     c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "attention_fwd_efficiency",
                   "attention_bwd_efficiency", "attention_seq_half", "attention_fa2_relative", "memory_efficiency",
-                  "sustained_clock", "serving_clock"});
+                  "sustained_clock", "serving_clock", "attention_mla_decode_efficiency"});
     const Node ge = c.child("gemm_efficiency");
     for (const auto& k : ge.keys()) {
         const auto d = hardware::parse_dtype(k);
@@ -81,6 +81,11 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     a.calibration.attention_fa2_relative = c.sourced_number("attention_fa2_relative");
     if (!(a.calibration.attention_fa2_relative > 0 && a.calibration.attention_fa2_relative <= 1))
         c.fail("attention_fa2_relative", "attention_fa2_relative must be in (0, 1]");
+    if (c.has("attention_mla_decode_efficiency")) {
+        a.calibration.attention_mla_decode_efficiency = c.sourced_number("attention_mla_decode_efficiency");
+        if (!(a.calibration.attention_mla_decode_efficiency > 0 && a.calibration.attention_mla_decode_efficiency <= 1))
+            c.fail("attention_mla_decode_efficiency", "attention_mla_decode_efficiency must be in (0, 1]");
+    }
     a.calibration.memory_efficiency = c.sourced_number("memory_efficiency");
     a.calibration.sustained_clock = c.sourced_number("sustained_clock");
     if (a.calibration.sustained_clock <= 0 || a.calibration.sustained_clock > 1)

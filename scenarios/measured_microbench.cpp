@@ -113,6 +113,19 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
     group.size = ranks;
     const double n = ranks;
 
+    if (it->second == hardware::Collective::AllToAll && has(b, "tokens") && impl.rfind("deepep-low-latency", 0) == 0) {
+        // DeepEP's low-latency kernels: every (token, expert) pair travels to the expert's rank
+        // (the accounting of DeepEP's own bandwidth figures), priced as the serving replay's
+        // deepep_ll dispatcher prices it: an all-to-all of tokens x top_k rows.
+        if (out.metric != "latency_us") throw Unsupported{"metric '" + out.metric + "' of a low-latency MoE all-to-all"};
+        const double tokens = positive_int(b, "benchmark", "tokens"), hidden = positive_int(b, "benchmark", "hidden"),
+                     k = positive_int(b, "benchmark", "top_k");
+        const bool fp8 = opt_str(b, "dtype", "bf16") == "fp8";
+        const double row = fp8 ? hidden + hidden / 128.0 * 4.0 : hidden * 2.0;
+        out.predicted = network->collective(hardware::Collective::AllToAll, tokens * k * row, group).seconds * 1e6;
+        out.assumptions.push_back("DeepEP low-latency accounting: every (token, expert) pair travels");
+        return out;
+    }
     if (it->second == hardware::Collective::AllToAll && has(b, "tokens")) {
         if (out.metric != "bandwidth_gb_per_s") throw Unsupported{"metric '" + out.metric + "' of an MoE all-to-all"};
         if (impl.rfind("deepep-normal", 0) != 0) throw Unsupported{"MoE all-to-all '" + impl + "' (only DeepEP's normal kernels)"};

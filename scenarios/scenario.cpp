@@ -156,6 +156,7 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
     read_section(sv, "serving", keys, p, &given);
     if (auto d = sv.find("disaggregation")) {
         check_section_keys(*d, "serving.disaggregation", {"prefill", "decode"});
+        read_section(*d, "serving.disaggregation", keys, p, &given);
         for (const char* pool : {"prefill", "decode"}) {
             const Node n = d->child(pool);
             const std::string prefix = std::string("serving.disaggregation.") + pool;

@@ -40,8 +40,10 @@ public:
             case OpKind::AttentionBwd: {
                 const auto& c = acc_.calibration;
                 const bool backward = op.kind == OpKind::AttentionBwd;
-                const double eff = (backward ? c.attention_bwd_efficiency : c.attention_fwd_efficiency) *
-                                   (op.attn.kernel == AttentionKernel::Fa2 ? c.attention_fa2_relative : 1.0);
+                double eff = (backward ? c.attention_bwd_efficiency : c.attention_fwd_efficiency) *
+                             (op.attn.kernel == AttentionKernel::Fa2 ? c.attention_fa2_relative : 1.0);
+                if (op.attn.kernel == AttentionKernel::MlaDecode && c.attention_mla_decode_efficiency > 0)
+                    eff = c.attention_mla_decode_efficiency;
                 // A ragged batch runs as one varlen kernel: each slice's work at the efficiency of
                 // its own key length, one launch, and the whole batch's memory traffic.
                 double t = 0;

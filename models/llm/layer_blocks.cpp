@@ -193,6 +193,52 @@ void attention(LayerProgram& p, const LayerInputs& in, int64_t q_heads, int64_t 
     if (ulysses_out) p.comm(*ulysses_out);
 }
 
+// Latent attention as serving engines run it (KernelStack::mla_absorb). Prefill slices expand the
+// latent of their keys (context and new tokens) into per-head keys and values (kv_up over those
+// keys) and run flash attention over them; decode slices (one query) stay in the latent space:
+// each head's no-rope query is absorbed into the latent (batched [D, qk_nope] x [qk_nope, kv_lora]
+// over the heads, bf16), all heads attend to the shared latent of kv_lora + rope dimensions
+// (FlashMLA: values are its first kv_lora dimensions, priced at the mean head dimension of keys
+// and values, 4 h q kv (kv_lora + rope + kv_lora) / 2 FLOPs; the latent read once per key), and
+// the latent output is projected back per head ([D, kv_lora] x [kv_lora, v_head_dim], bf16).
+void mla_serving_attention(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64_t q_heads) {
+    const MlaSpec& a = m.mla;
+    const Dtype gd = in.kernels.gemm_dtype;
+    std::vector<SequenceSlice> prefill, decode;
+    int64_t prefill_keys = 0, decodes = 0;
+    for (const SequenceSlice& x : in.batch.slices) {
+        if (x.q_len > 1) {
+            prefill.push_back(x);
+            prefill_keys += x.count * x.kv_len;
+        } else {
+            decode.push_back(x);
+            decodes += x.count;
+        }
+    }
+    if (!prefill.empty()) {
+        p.compute(gemm_op("kv_up", prefill_keys, q_heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, gd, 1,
+                          OpRole::QkvProjection));
+        LayerInputs pre = in;
+        pre.batch.slices = std::move(prefill);
+        attention(p, pre, q_heads, q_heads, static_cast<int64_t>(m.attention_head_dim() + 0.5));
+    }
+    if (decodes > 0) {
+        p.compute(gemm_op("q_absorb", decodes, a.kv_lora_rank, a.qk_nope_head_dim, Dtype::bf16, q_heads, OpRole::QkvProjection));
+        AttentionShape s;
+        s.heads = q_heads;
+        s.kv_heads = 1;
+        s.head_dim = (2 * a.kv_lora_rank + a.qk_rope_head_dim + 1) / 2;
+        s.latent_kv_dim = a.kv_lora_rank + a.qk_rope_head_dim;
+        s.causal = true;
+        s.kernel = AttentionKernel::MlaDecode;
+        s.slices = std::move(decode);
+        OpDesc op = attention_op(false, s, in.kernels.kv_dtype);
+        op.name = "attention_mla_decode";
+        p.compute(std::move(op));
+        p.compute(gemm_op("v_absorb", decodes, a.v_head_dim, a.kv_lora_rank, Dtype::bf16, q_heads, OpRole::QkvProjection));
+    }
+}
+
 }  // namespace
 
 void attention_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
@@ -227,12 +273,18 @@ void attention_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in)
         }
         p.compute(gemm_op("kv_down", t, a.kv_lora_rank + a.qk_rope_head_dim, h, gd, 1, OpRole::QkvProjection));
         p.compute(elementwise("kv_norm", tf * static_cast<double>(a.kv_lora_rank), 1, 1, OpRole::Norm, norm_kernel(m)));
-        p.compute(gemm_op("kv_up", t, q_heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, gd, 1,
-                          OpRole::QkvProjection));
-        p.compute(elementwise("rotary", tf * static_cast<double>((q_heads + 1) * a.qk_rope_head_dim), 1, 1, OpRole::Rotary,
-                              "rotary"));
-        attention(p, in, q_heads, q_heads, static_cast<int64_t>(m.attention_head_dim() + 0.5));
+        const OpDesc rotary = elementwise("rotary", tf * static_cast<double>((q_heads + 1) * a.qk_rope_head_dim), 1, 1,
+                                          OpRole::Rotary, "rotary");
         out_in = q_heads * a.v_head_dim;
+        if (in.kernels.mla_absorb && in.shard.cp == 1 && in.batch.shared_prefix.empty()) {
+            p.compute(rotary);
+            mla_serving_attention(p, m, in, q_heads);
+        } else {
+            p.compute(gemm_op("kv_up", t, q_heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, gd, 1,
+                              OpRole::QkvProjection));
+            p.compute(rotary);
+            attention(p, in, q_heads, q_heads, static_cast<int64_t>(m.attention_head_dim() + 0.5));
+        }
     } else {
         const int64_t dh = m.dim_head();
         const int64_t kv_heads = std::max<int64_t>(1, m.kv_heads / tp);

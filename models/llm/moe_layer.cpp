@@ -26,8 +26,10 @@ double moe_destinations(int64_t experts, int64_t top_k, int parts) {
     return parts * (1.0 - miss);
 }
 
-double moe_dispatch_bytes(const ModelSpec& m, const LayerInputs& in) {
-    const double row = static_cast<double>(m.hidden) * kAct;
+namespace {
+
+// The send buffer of one all-to-all over the EP group whose rows are `row` bytes each.
+double moe_exchange_bytes(const ModelSpec& m, const LayerInputs& in, double row) {
     const double per_token = in.shard.dispatcher == MoeDispatcher::DeepEp ? [&] {
         // The pairwise all-to-all prices (g-1)/n of its send buffer over NVLink and (n-g)/n over
         // the network: the buffer whose network share is what DeepEP sends across nodes (once per
@@ -42,6 +44,19 @@ double moe_dispatch_bytes(const ModelSpec& m, const LayerInputs& in) {
     }()
                                                                           : static_cast<double>(m.moe.top_k);
     return sp_tokens_of(in) * per_token * row * in.routing.busiest_rank_load;
+}
+
+}  // namespace
+
+double moe_dispatch_bytes(const ModelSpec& m, const LayerInputs& in) {
+    const double hidden = static_cast<double>(m.hidden);
+    // fp8 rows carry one float scale per 128 values (DeepEP's fp8 dispatch).
+    const bool fp8 = in.kernels.fp8_dispatch && in.kernels.gemm_dtype == Dtype::fp8;
+    return moe_exchange_bytes(m, in, fp8 ? hidden + hidden / 128.0 * 4.0 : hidden * kAct);
+}
+
+double moe_combine_bytes(const ModelSpec& m, const LayerInputs& in) {
+    return moe_exchange_bytes(m, in, static_cast<double>(m.hidden) * kAct);
 }
 
 namespace {
@@ -75,6 +90,7 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     a2a.bytes = moe_dispatch_bytes(m, in);
     a2a.group = GroupKind::ep;
     if (in.shard.ep > 1) p.comm(a2a);  // dispatch (backward: the gradients' combine)
+    a2a.bytes = moe_combine_bytes(m, in);
     const double gathered = rows * hd * kAct;
     // With sequence parallelism the TP group gathers its routed rows; without it every rank
     // already holds them (the f operator: nothing forward, an all-reduce of the gradients).

@@ -86,7 +86,8 @@ OpDesc attention_op(bool backward, const AttentionShape& s, Dtype dtype) {
         op.flops += attention_slice_flops(backward, s, x);
         // Forward reads Q, K, V and writes O; backward reads Q, K, V, O, dO and writes dQ, dK, dV.
         const double q = static_cast<double>(x.count * s.heads * x.q_len * s.head_dim) * e;
-        const double kv = 2.0 * static_cast<double>(x.count * s.kv_heads * x.kv_len * s.head_dim) * e;
+        const double kv = s.latent_kv_dim > 0 ? static_cast<double>(x.count * x.kv_len * s.latent_kv_dim) * e
+                                               : 2.0 * static_cast<double>(x.count * s.kv_heads * x.kv_len * s.head_dim) * e;
         op.bytes += backward ? 3 * q + 2 * kv + q : 2 * q + kv;
     }
     return op;

@@ -71,7 +71,11 @@ struct SequenceSlice {
 // what the catalog's attention efficiencies describe) or FlashAttention-2 class (the flash-attn 2
 // package, PyTorch SDPA's flash backend, Triton kernels), which reaches a device-specific fraction
 // of that on Hopper (hardware calibration `attention_fa2_relative`).
-enum class AttentionKernel : uint8_t { Fa3, Fa2 };
+// MlaDecode: absorbed multi-head latent attention over the compressed KV cache (FlashMLA class):
+// every query head attends to one shared latent of kv_lora_rank + rope dimensions (keys) whose first
+// kv_lora_rank dimensions are also the values; priced at the device's
+// `attention_mla_decode_efficiency`.
+enum class AttentionKernel : uint8_t { Fa3, Fa2, MlaDecode };
 
 struct AttentionShape {
     int64_t heads = 0;     // query heads on this rank
@@ -80,6 +84,9 @@ struct AttentionShape {
     bool causal = true;
     AttentionKernel kernel = AttentionKernel::Fa3;
     std::vector<SequenceSlice> slices;
+    // > 0: keys and values are one latent tensor of this many elements per token, shared by all
+    // heads (absorbed MLA): attention reads it once per key instead of 2 x kv_heads x head_dim.
+    int64_t latent_kv_dim = 0;
 };
 
 struct OpDesc {

@@ -15,6 +15,7 @@ const char* moe_dispatcher_name(MoeDispatcher d) {
     switch (d) {
         case MoeDispatcher::AllToAll: return "alltoall";
         case MoeDispatcher::DeepEp: return "deepep";
+        case MoeDispatcher::DeepEpLowLatency: return "deepep_ll";
     }
     return "?";
 }

@@ -52,7 +52,10 @@ const char* cp_comm_name(CpComm c);
 //   all_to_all  NCCL all-to-all of the permuted rows: every (token, expert) pair travels;
 //   deepep      DeepEP (flex dispatcher): a token travels once to each destination rank of its
 //               node, and once over the network to each destination node (then NVLink forwards).
-enum class MoeDispatcher : uint8_t { AllToAll, DeepEp };
+//   deepep_ll   DeepEP's low-latency kernels (decode): every (token, expert) pair travels straight
+//               to the expert's rank, no deduplication; the sizes of DeepEP's own bandwidth figures
+//               (docs: 128 tokens x top-8 x 7,168 fp8 values + scales = 7.57 MB in 77 us = 98 GB/s).
+enum class MoeDispatcher : uint8_t { AllToAll, DeepEp, DeepEpLowLatency };
 const char* moe_dispatcher_name(MoeDispatcher d);
 
 struct Sharding {
@@ -113,6 +116,14 @@ struct KernelStack {
     // backward); reduce-scatters stay bf16. torchao's Float8ColwiseParallel/RowwiseParallel
     // (torchtitan docs/float8.md: "float8 all-gather ... for TP (by default for Float8Linear)").
     bool fp8_tp_all_gather = false;
+    // Serving of latent attention (MLA): decode tokens attend to the compressed KV cache in absorbed
+    // form (queries projected into the latent space, one latent of kv_lora_rank + rope dimensions
+    // shared by all heads, FlashMLA); prefill chunks expand the latent into per-head keys and
+    // values as training does (SGLang's and vLLM's MLA backends). false: every token expanded.
+    bool mla_absorb = false;
+    // MoE dispatch carries fp8 rows (each 128 values with a float scale) under an fp8 recipe and
+    // the combine bf16, as DeepSeek's inference does with DeepEP; false: both bf16.
+    bool fp8_dispatch = false;
 };
 
 struct LayerInputs {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "models/llm/dense_layer.h"
 #include "models/llm/moe_layer.h"
@@ -37,10 +38,46 @@ size_t IterationCoster::KeyHash::operator()(const std::vector<int64_t>& k) const
     return static_cast<size_t>(h ^ (h >> 29));
 }
 
+namespace {
+
+// Two-batch overlap's split of an iteration's batch into two halves of about equal tokens, at
+// sequence boundaries (SGLang splits the batch where the token sums balance); a single sequence's
+// prefill chunk is cut in two, the second half attending to the first as context.
+std::pair<models::TokenBatch, models::TokenBatch> split_batch(const models::TokenBatch& b) {
+    std::pair<models::TokenBatch, models::TokenBatch> h;
+    int64_t ta = 0, tb = 0;
+    auto put = [&](const models::SequenceSlice& x) {
+        const bool first = ta <= tb;
+        (first ? h.first : h.second).slices.push_back(x);
+        (first ? ta : tb) += x.count * x.q_len;
+    };
+    if (b.slices.size() == 1 && b.slices[0].count == 1 && b.slices[0].q_len > 1) {
+        const models::SequenceSlice x = b.slices[0];
+        const int64_t first = x.q_len / 2;
+        h.first.slices.push_back({1, first, x.kv_len - (x.q_len - first)});
+        h.second.slices.push_back({1, x.q_len - first, x.kv_len});
+        return h;
+    }
+    for (const models::SequenceSlice& x : b.slices) {
+        if (x.count > 1) {
+            const int64_t a = (x.count + 1) / 2;
+            put({a, x.q_len, x.kv_len});
+            put({x.count - a, x.q_len, x.kv_len});
+        } else {
+            put(x);
+        }
+    }
+    return h;
+}
+
+}  // namespace
+
 IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayout& pool, const models::KernelStack& kernels,
                                  const EngineSettings& engine, const models::CostModel& cost,
-                                 const hardware::NetworkModel& network)
-    : model_(model), pool_(pool), kernels_(kernels), engine_(engine), coster_(cost, network, layout_) {
+                                 const hardware::NetworkModel& network, double expert_load)
+    : model_(model), pool_(pool), kernels_(kernels), engine_(engine), coster_(cost, network, layout_), expert_load_(expert_load) {
+    // Serving engines run latent attention's decodes in absorbed form over the compressed cache.
+    kernels_.mla_absorb = model.mla.enabled();
     layout_.tp = pool.tp;
     layout_.pp = pool.pp;
     // Layers split as evenly as possible, the remainder on the first stages (vLLM get_pp_indices).
@@ -55,6 +92,14 @@ IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayou
         first += layers_per_stage_.back();
     }
     layout_.etp = pool.tp;  // experts split over the TP group, as vLLM's fused MoE does (no EP)
+    if (pool.ep > 1) {
+        // Data-parallel attention, experts over the EP group of `ep` consecutive GPUs (tp = pp = 1),
+        // each GPU's tokens dispatched with the pool's dispatcher (fp8 rows under an fp8 recipe).
+        layout_.etp = 1;
+        layout_.ep = pool.ep;
+        layout_.dp = pool.ep;
+        kernels_.fp8_dispatch = true;
+    }
 }
 
 IterationCost IterationCoster::exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens,
@@ -64,6 +109,15 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
     in.shard.tp = pool_.tp;
     in.shard.etp = pool_.tp;
     in.kernels = kernels_;
+    if (pool_.ep > 1) {
+        const hardware::GroupLayout ep = coster_.group_layout(GroupKind::ep);
+        in.shard.ep = pool_.ep;
+        in.shard.etp = 1;
+        in.shard.dispatcher = pool_.dispatcher;
+        in.shard.ep_ranks_per_node = ep.ranks_per_node;
+        in.shard.ep_nodes = ep.nodes;
+        in.routing.busiest_rank_load = expert_load_;
+    }
     for (const auto& p : shape.prefills) in.batch.slices.push_back({1, p.tokens, p.context + p.tokens});
     if (shape.decodes > 0) {
         if (decode_kv_lens) {
@@ -97,13 +151,31 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
             std::max<int64_t>(2, static_cast<int64_t>(std::llround(static_cast<double>(shape.shared_work) / static_cast<double>(g * keys))));
         in.batch.shared_prefix.push_back({g, queries, keys});
     }
-    auto pass_seconds = [](const PassCost& c) {
-        double t = c.compute;
+    auto comm_seconds = [](const PassCost& c) {
+        double t = 0;
         for (size_t g = 0; g < c.lead.size(); ++g) t += c.lead[g] + c.trail[g];
-        return t;  // no overlap: an inference engine waits for each TP all-reduce
+        return t;
     };
-    const double layer = model_.moe_layers() < model_.layers ? pass_seconds(coster_.cost(models::dense_layer_forward(model_, in))) : 0.0;
-    const double moe_layer = model_.moe_layers() > 0 ? pass_seconds(coster_.cost(models::moe_layer_forward(model_, in))) : 0.0;
+    auto pass_seconds = [&](const PassCost& c) {
+        return c.compute + comm_seconds(c);  // no overlap: an inference engine waits for each collective
+    };
+    // A layer kind's time over the iteration's batch: compute, then its collectives in series; under
+    // two-batch overlap the two halves' compute on one stream and their collectives on the other,
+    // each half's communication beside the other's compute: max of the two sums.
+    const bool tbo = engine_.two_batch_overlap && in.batch.shared_prefix.empty() && in.batch.tokens() > 1;
+    std::pair<models::LayerInputs, models::LayerInputs> halves{in, in};
+    if (tbo) {
+        auto [a, b] = split_batch(in.batch);
+        halves.first.batch = std::move(a);
+        halves.second.batch = std::move(b);
+    }
+    auto layer_seconds = [&](models::LayerProgram (*build)(const models::ModelSpec&, const models::LayerInputs&)) {
+        if (!tbo) return pass_seconds(coster_.cost(build(model_, in)));
+        const PassCost a = coster_.cost(build(model_, halves.first)), b = coster_.cost(build(model_, halves.second));
+        return std::max(a.compute + b.compute, comm_seconds(a) + comm_seconds(b));
+    };
+    const double layer = model_.moe_layers() < model_.layers ? layer_seconds(&models::dense_layer_forward) : 0.0;
+    const double moe_layer = model_.moe_layers() > 0 ? layer_seconds(&models::moe_layer_forward) : 0.0;
     const double embedding = pass_seconds(coster_.cost(models::embedding_forward(model_, in)));
     double head = 0;
     if (shape.samples > 0) {

@@ -7,7 +7,13 @@
 //    (skinny decode GEMMs come out weight-read bound from the roofline's memory term), and decode
 //    attention is the memory-bound read of each sequence's KV cache (GQA heads, KV dtype);
 //  - TP all-reduces after the attention output projection and FC2 of every layer (NetworkModel),
-//    on the critical path (inference engines do not overlap them);
+//    on the critical path (inference engines do not overlap them); with expert parallelism
+//    (PoolLayout::ep) the MoE layers' dispatch and combine all-to-alls over the EP group, in series
+//    with the compute, or beside the other half's compute under two-batch overlap
+//    (EngineSettings::two_batch_overlap: the layer takes max(sum of compute, sum of communication)
+//    over the two halves);
+//  - latent attention (MLA) decodes in absorbed form over the compressed cache, prefills expanded
+//    (KernelStack::mla_absorb);
 //  - the first pipeline stage adds the embedding lookup, the last the final norm, the logits of the
 //    sequences that sample a token, their all-gather over TP and the sampling softmax;
 //  - the engine's CPU time per iteration and per running sequence (EngineSettings).
@@ -71,8 +77,11 @@ class IterationCoster {
 public:
     // A replica's TP group is tp consecutive devices, priced as the first replica's (replicas are
     // placed so that a TP group never straddles nodes when tp divides the GPUs per node).
+    // Expert parallelism (pool.ep > 1): each rank's MoE layers dispatch its tokens over the EP group;
+    // `expert_load` is the busiest rank's routed rows over the mean (ServingPlan::expert_load).
     IterationCoster(const models::ModelSpec& model, const PoolLayout& pool, const models::KernelStack& kernels,
-                    const EngineSettings& engine, const models::CostModel& cost, const hardware::NetworkModel& network);
+                    const EngineSettings& engine, const models::CostModel& cost, const hardware::NetworkModel& network,
+                    double expert_load = 1.0);
     IterationCoster(const IterationCoster&) = delete;  // its ProgramCoster refers to layout_
     IterationCoster& operator=(const IterationCoster&) = delete;
 
@@ -99,6 +108,7 @@ private:
     ProgramCoster coster_;
     std::vector<int> layers_per_stage_;
     std::vector<int> moe_layers_per_stage_;  // of them, mixture-of-experts layers
+    double expert_load_ = 1.0;
     std::unordered_map<std::vector<int64_t>, IterationCost, KeyHash> cache_;
     std::vector<int64_t> key_;  // reused
 };

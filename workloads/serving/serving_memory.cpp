@@ -27,10 +27,16 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     // output layer (kept in bf16). With one stage, both.
     const int64_t layers0 = (m.layers + pp - 1) / pp;
     const double emb = m.embedding_params(0) * 2.0 / tp, out = m.output_params() * 2.0 / tp;
-    // Mean weights per layer (dense and MoE layers alike: vLLM shards experts over TP).
-    const double layer_w = (m.total_params(0) - m.embedding_params(0) - m.output_params() -
-                            static_cast<double>(m.hidden) * (m.norm == models::Norm::LayerNorm ? 2 : 1)) /
-                           static_cast<double>(m.layers) * wbytes / tp;
+    // Mean weights per layer (dense and MoE layers alike: vLLM shards experts over TP). Under expert
+    // parallelism a GPU holds (experts + redundant) / ep whole experts of each MoE layer instead of
+    // all of them.
+    double layer_params = m.total_params(0) - m.embedding_params(0) - m.output_params() -
+                          static_cast<double>(m.hidden) * (m.norm == models::Norm::LayerNorm ? 2 : 1);
+    if (pool.ep > 1) {
+        const double local = static_cast<double>(m.moe.num_experts + pool.redundant_experts) / pool.ep;
+        layer_params -= static_cast<double>(m.moe_layers()) * m.expert_params() * (static_cast<double>(m.moe.num_experts) - local);
+    }
+    const double layer_w = layer_params / static_cast<double>(m.layers) * wbytes / tp;
     const double first = static_cast<double>(layers0) * layer_w + emb + (pp == 1 ? out : 0);
     const double last = static_cast<double>(m.layers / pp) * layer_w + out;
     r.weight_bytes = std::max(first, last);
@@ -40,7 +46,8 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     // then gathered).
     const double t = static_cast<double>(batching.max_num_batched_tokens);
     const double dh = static_cast<double>(m.dim_head());
-    const double qkv = (static_cast<double>(m.heads) + 2.0 * static_cast<double>(m.kv_heads)) * dh / tp;
+    const double qkv = m.mla.enabled() ? static_cast<double>(m.q_width() + m.k_width() + m.v_width()) / tp
+                                       : (static_cast<double>(m.heads) + 2.0 * static_cast<double>(m.kv_heads)) * dh / tp;
     // The widest MLP intermediate per token: the dense MLP, or a MoE layer's top-k routed experts
     // plus its shared ones.
     const double width = std::max(static_cast<double>(m.ffn),
@@ -61,9 +68,13 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
         r.kv_bytes = r.usable_bytes - r.weight_bytes - r.activation_bytes - r.reserved_bytes;
     }
     const double kv_heads_per_rank = std::max(1.0, static_cast<double>(m.kv_heads) / tp);
-    const double per_token_per_layer = 2.0 * kv_heads_per_rank * dh * hardware::dtype_bytes(kv.dtype);
+    // Latent attention caches one compressed latent per token and layer (kv_lora_rank + rope
+    // dimensions), the same on every TP rank (it has no heads to split).
+    const double per_token_per_layer =
+        m.mla.enabled() ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * hardware::dtype_bytes(kv.dtype)
+                        : 2.0 * kv_heads_per_rank * dh * hardware::dtype_bytes(kv.dtype);
     r.block_bytes = static_cast<double>(kv.block_size) * static_cast<double>(layers0) * per_token_per_layer;
-    r.kv_bytes_per_token = per_token_per_layer * tp * static_cast<double>(m.layers);
+    r.kv_bytes_per_token = per_token_per_layer * (m.mla.enabled() ? 1.0 : tp) * static_cast<double>(m.layers);
     r.kv_blocks = r.kv_bytes > 0 ? static_cast<int64_t>(std::floor(r.kv_bytes / r.block_bytes)) : 0;
     return r;
 }

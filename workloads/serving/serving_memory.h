@@ -5,7 +5,9 @@
 // the embedding on the first stage, the output layer on the last); minus the peak activations of a
 // forward pass over max_num_batched_tokens tokens (vLLM profiles one such pass) and the fp32 logits
 // of max_num_seqs rows; minus the engine's runtime reserve. The rest holds KV blocks of
-// block_size tokens x the stage's layers x 2 (K and V) x kv_heads / tp x head_dim x the KV dtype.
+// block_size tokens x the stage's layers x 2 (K and V) x kv_heads / tp x head_dim x the KV dtype
+// (latent attention: kv_lora_rank + qk_rope_head_dim per token and layer, on every TP rank). Under
+// expert parallelism a device holds (experts + redundant) / ep experts of each MoE layer.
 #include <cstdint>
 #include <string>
 

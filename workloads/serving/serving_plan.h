@@ -14,10 +14,23 @@
 namespace fathom::workloads::serving {
 
 // One pool of identical replicas (engine instances), each a model on tp x pp devices.
+//
+// Expert parallelism (ep > 1, tp = pp = 1): the replicas are the data-parallel attention ranks of
+// engines whose mixture-of-experts layers are expert-parallel over `ep` consecutive GPUs (SGLang
+// --enable-dp-attention with --ep-size, vLLM --data-parallel-size with --enable-expert-parallel).
+// Each GPU schedules its own requests and runs attention, the dense layers and the output head on
+// them alone; its MoE layers dispatch every routed token to the GPU holding the expert and combine
+// the results (all-to-all over the EP group, `dispatcher`). Each GPU holds
+// (experts + redundant_experts) / ep experts of every MoE layer (EPLB's redundant copies), whole.
+// The ranks of an EP group step together (each MoE layer waits for all of them); fathom prices each
+// rank's iteration as if the other ranks ran a batch of the same shape.
 struct PoolLayout {
     int tp = 1;
     int pp = 1;
     int replicas = 1;
+    int ep = 1;
+    int redundant_experts = 0;
+    models::MoeDispatcher dispatcher = models::MoeDispatcher::AllToAll;
     std::string accelerator_id;             // "" = the cluster's accelerator
     hardware::AcceleratorSpec accelerator;  // resolved from accelerator_id by the scenario loader
 
@@ -33,6 +46,10 @@ struct EngineSettings {
     double iteration_overhead_s = 0;      // CPU scheduling and launch time per iteration
     double per_sequence_overhead_s = 0;   // CPU time per running sequence per iteration
     double runtime_reserved_bytes = 0;    // per device: CUDA context, NCCL buffers, CUDA graphs
+    // Two-batch overlap (SGLang --enable-two-batch-overlap, DeepSeek's inference): each iteration's
+    // batch runs as two halves, one half's expert all-to-all beside the other half's compute, so a
+    // MoE layer takes max(compute, communication) of the two halves instead of their sum.
+    bool two_batch_overlap = false;
 };
 
 struct BatchingSettings {
@@ -96,6 +113,15 @@ struct CapacitySettings {
     double tolerance = 0.02;              // stop when the bracket is this narrow (relative)
 };
 
+// Disaggregated serving measured one pool at a time (the per-phase method of DeepSeek's and
+// SGLang's large-scale EP reports): the other pool has capacity enough never to limit it.
+//   prefill  only the prefill pool runs; a request ends with its first token (its KV handed to an
+//            unlimited decode pool at once);
+//   decode   only the decode pool runs; a request arrives with its prompt's KV in place and its
+//            first token sampled (an unlimited prefill pool), and decodes the rest.
+enum class PoolIsolation { None, Prefill, Decode };
+const char* pool_isolation_name(PoolIsolation i);
+
 struct ServingPlan {
     PoolLayout replica;                   // aggregated serving: `replicas` replicas of tp x pp
     std::optional<PoolLayout> prefill;    // disaggregated: prefill and decode pools (replica unused)
@@ -108,9 +134,18 @@ struct ServingPlan {
     TrafficPlan traffic;
     SloSettings slo;
     CapacitySettings capacity;
+    PoolIsolation isolate = PoolIsolation::None;  // disaggregated: simulate one pool alone
+    // Mixture of experts: the busiest expert-parallel rank's routed rows over the mean (1: balanced,
+    // as EPLB's placement aims for).
+    double expert_load = 1.0;
 
     bool disaggregated() const { return prefill.has_value(); }
-    int gpus() const { return disaggregated() ? prefill->gpus() + decode->gpus() : replica.gpus(); }
+    int gpus() const {
+        if (!disaggregated()) return replica.gpus();
+        if (isolate == PoolIsolation::Prefill) return prefill->gpus();
+        if (isolate == PoolIsolation::Decode) return decode->gpus();
+        return prefill->gpus() + decode->gpus();
+    }
 };
 
 }  // namespace fathom::workloads::serving

@@ -61,6 +61,7 @@ public:
     void receive(Sequence* s);  // decode pool: a sequence whose KV arrived
     void release_sent(Sequence* s);  // prefill pool: its KV has been sent
     void try_launch();
+    void wake();  // try_launch at the end of the current instant
     ReplicaLoad load() const;
     int id() const { return id_; }
     int first_rank = 0;
@@ -101,6 +102,7 @@ public:
     // Whether `t` (seconds) lies after the current picosecond (the clock's resolution).
     bool later(double t) const { return sim::Time::from_seconds(std::max(0.0, t)) > sim.now(); }
     void at(double t, sim::Simulator::Handler h) { sim.schedule_at(sim::Time::from_seconds(std::max(t, now())), std::move(h)); }
+    void at_end_of_instant(sim::Simulator::Handler h) { sim.schedule_at(sim.now(), std::move(h)); }
     void token(Sequence* s, double gap) {
         if (s->req.id >= warmup_) metrics_.token_gap(gap);
     }
@@ -116,6 +118,7 @@ private:
     void client_next(double t);
 
     RequestSource& source_;
+    std::optional<Request> lookahead_;  // the first request after the group being delivered
     const ServingOptions& options_;
     const ServingPlan& plan_;
     ReplicaMemory memory_, decode_memory_;
@@ -147,7 +150,7 @@ private:
 Replica::Replica(Cluster& cluster, int id, Role role, const PoolLayout& pool, const ReplicaMemory& mem,
                  const ServingInputs& in, const models::CostModel& cost)
     : state(id, in.plan.batching, in.plan.kv, mem.kv_blocks, mem.block_bytes),
-      coster(in.model, pool, in.plan.kernels, in.plan.engine, cost, in.network),
+      coster(in.model, pool, in.plan.kernels, in.plan.engine, cost, in.network, in.plan.expert_load),
       cluster_(cluster),
       id_(id),
       role_(role),
@@ -170,12 +173,23 @@ void Replica::enqueue(Sequence* s) {
     s->replica = id_;
     s->phase = Phase::Waiting;
     state.waiting.push_back(s);
-    try_launch();
+    wake();
 }
 
 void Replica::receive(Sequence* s) {
     received_.push_back(s);
-    try_launch();
+    wake();
+}
+
+void Replica::wake() {
+    // Launch at the end of this instant, once every request arriving at it is queued (a batch
+    // formed at the first of several simultaneous arrivals would hold that one alone).
+    if (wake_pending_) return;
+    wake_pending_ = true;
+    cluster_.at_end_of_instant([this] {
+        wake_pending_ = false;
+        try_launch();
+    });
 }
 
 void Replica::release_sent(Sequence* s) {
@@ -345,7 +359,14 @@ Cluster::Cluster(const ServingInputs& inputs, RequestSource& source, const Servi
             rank += pool.tp * pool.pp;
         }
     };
-    if (p.disaggregated()) {
+    if (p.disaggregated() && p.isolate == PoolIsolation::Prefill) {
+        // The prefill pool alone: a request ends with its first token (Cluster::arrive).
+        build(*p.prefill, Role::Aggregated, in.cost, memory_, entry_);
+    } else if (p.disaggregated() && p.isolate == PoolIsolation::Decode) {
+        // The decode pool alone: requests arrive with their prompt's KV (Cluster::arrive).
+        build(*p.decode, Role::Decode, in.decode_cost ? *in.decode_cost : in.cost, decode_memory_, decode_);
+        decode_router_ = make_router(p.router);
+    } else if (p.disaggregated()) {
         build(*p.prefill, Role::Prefill, in.cost, memory_, entry_);
         build(*p.decode, Role::Decode, in.decode_cost ? *in.decode_cost : in.cost, decode_memory_, decode_);
         decode_router_ = make_router(p.router);
@@ -394,6 +415,26 @@ void Cluster::arrive(const Request& req) {
     s->arrival = now();
     s->prefill_target = req.prompt_tokens;
     if (req.id >= warmup_) metrics_.arrived(now());
+    if (plan_.isolate == PoolIsolation::Prefill) s->req.output_tokens = 1;  // the first token ends it here
+    if (plan_.isolate == PoolIsolation::Decode) {
+        // Its prompt's KV is in place (an unlimited prefill pool): the decode pool generates all of
+        // its output tokens, the first one with its first decode step.
+        for (size_t i = 0; i < decode_.size(); ++i) loads_[i] = decode_[i]->load();
+        std::vector<ReplicaLoad> loads(loads_.begin(), loads_.begin() + static_cast<std::ptrdiff_t>(decode_.size()));
+        Replica& to = *decode_[static_cast<size_t>(decode_router_->route(req, loads))];
+        const int64_t whole = KvCache::blocks_for(req.prompt_tokens + req.output_tokens, plan_.kv.block_size);
+        if (whole > to.state.kv().capacity())
+            throw sim::InputError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
+                                  " KV blocks, more than a decode replica's whole KV cache (" +
+                                  std::to_string(to.state.kv().capacity()) + " blocks)");
+        ++issued_;
+        count_in_system(+1);
+        ++to.outstanding;
+        s->computed = s->prefill_target = req.prompt_tokens;
+        s->decode_replica = to.id();
+        to.receive(s);
+        return;
+    }
     const int64_t whole = KvCache::blocks_for(req.prompt_tokens + req.output_tokens, plan_.kv.block_size);
     for (size_t i = 0; i < entry_.size(); ++i) loads_[i] = entry_[i]->load();
     std::vector<ReplicaLoad> loads(loads_.begin(), loads_.begin() + static_cast<std::ptrdiff_t>(entry_.size()));
@@ -410,14 +451,17 @@ void Cluster::arrive(const Request& req) {
 
 void Cluster::next_arrival() {
     if (source_done_ || closed_) return;
-    std::optional<Request> r = source_.next();
+    std::optional<Request> r = lookahead_ ? std::move(lookahead_) : source_.next();
+    lookahead_.reset();
     if (!r) {
         source_done_ = true;
         return;
     }
-    const Request req = *r;
-    at(req.arrival_s, [this, req] {
-        arrive(req);
+    // Requests arriving at the same instant arrive together (offline traffic: all at 0).
+    std::vector<Request> group{*r};
+    while ((lookahead_ = source_.next()) && lookahead_->arrival_s == r->arrival_s) group.push_back(*lookahead_);
+    at(r->arrival_s, [this, group = std::move(group)] {
+        for (const Request& req : group) arrive(req);
         next_arrival();
     });
 }
@@ -505,7 +549,7 @@ ServingReport Cluster::run() {
     rep.mean_in_system = in_system_t_ > start_ ? in_system_area_ / (in_system_t_ - start_) : 0;
     rep.all_requests = done_;
     rep.all_duration_s = in_system_t_ - std::max(0.0, start_);
-    const ReplicaMemory& m = plan_.disaggregated() ? decode_memory_ : memory_;
+    const ReplicaMemory& m = plan_.disaggregated() && plan_.isolate != PoolIsolation::Prefill ? decode_memory_ : memory_;
     rep.kv_blocks_per_replica = m.kv_blocks;
     rep.kv_tokens_per_replica = static_cast<double>(m.kv_blocks * plan_.kv.block_size);
     rep.weight_bytes_per_gpu = m.weight_bytes;
