@@ -16,18 +16,15 @@
 namespace fathom::workloads {
 namespace {
 
-class VHalf final : public VShapeSchedule {
-    const char* name() const override { return "v-half"; }
-    std::vector<VShapeBlock> block(int p) const override {
-        const int d = p % 2 == 0 ? 3 : 0;
-        std::vector<VShapeBlock> out;
-        for (int s = 0; s < p; ++s) out.push_back({2 * s, 3 * p - s - 2, 3 * p + d + 2 * s - 1, 6 * p + d - s - 2});
-        return out;
-    }
-};
+std::vector<VShapeBlock> v_half_block(int p) {
+    const int d = p % 2 == 0 ? 3 : 0;
+    std::vector<VShapeBlock> out;
+    for (int s = 0; s < p; ++s) out.push_back({2 * s, 3 * p - s - 2, 3 * p + d + 2 * s - 1, 6 * p + d - s - 2});
+    return out;
+}
 
 }  // namespace
 
-std::unique_ptr<PipelineSchedule> make_v_half() { return std::make_unique<VHalf>(); }
+std::unique_ptr<PipelineSchedule> make_v_half() { return make_v_shape("v-half", &v_half_block); }
 
 }  // namespace fathom::workloads

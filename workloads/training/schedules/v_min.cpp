@@ -17,18 +17,15 @@
 namespace fathom::workloads {
 namespace {
 
-class VMin final : public VShapeSchedule {
-    const char* name() const override { return "v-min"; }
-    std::vector<VShapeBlock> block(int p) const override {
-        const int d = p % 3 == 0 ? 2 : 0;
-        std::vector<VShapeBlock> out;
-        for (int s = 0; s < p; ++s) out.push_back({s, 2 * p - s - 1, 2 * p + d + s, 4 * p + d - s - 1});
-        return out;
-    }
-};
+std::vector<VShapeBlock> v_min_block(int p) {
+    const int d = p % 3 == 0 ? 2 : 0;
+    std::vector<VShapeBlock> out;
+    for (int s = 0; s < p; ++s) out.push_back({s, 2 * p - s - 1, 2 * p + d + s, 4 * p + d - s - 1});
+    return out;
+}
 
 }  // namespace
 
-std::unique_ptr<PipelineSchedule> make_v_min() { return std::make_unique<VMin>(); }
+std::unique_ptr<PipelineSchedule> make_v_min() { return make_v_shape("v-min", &v_min_block); }
 
 }  // namespace fathom::workloads

@@ -219,14 +219,31 @@ std::vector<std::vector<PipelineSlot>> v_shape_orders(const std::vector<VShapeBl
     return out;
 }
 
-std::vector<PipelineSlot> VShapeSchedule::order(int stage, int stages, int, int microbatches) const {
-    // The construction places every stage at once; the replay asks stage by stage.
-    static std::mutex mu;
-    static std::map<std::tuple<std::string, int, int>, std::vector<std::vector<PipelineSlot>>> cache;
-    const std::lock_guard<std::mutex> lock(mu);
-    auto& all = cache[{name(), stages, microbatches}];
-    if (all.empty()) all = v_shape_orders(block(stages), microbatches);
-    return all[static_cast<size_t>(stage)];
+namespace {
+
+class VShapeSchedule final : public VPlacement {
+public:
+    VShapeSchedule(const char* name, VShapeBlocks block) : name_(name), block_(block) {}
+    std::vector<PipelineSlot> order(int stage, int stages, int, int microbatches) const override {
+        // The construction places every stage at once; the replay asks stage by stage.
+        static std::mutex mu;
+        static std::map<std::tuple<std::string, int, int>, std::vector<std::vector<PipelineSlot>>> cache;
+        const std::lock_guard<std::mutex> lock(mu);
+        auto& all = cache[{name_, stages, microbatches}];
+        if (all.empty()) all = v_shape_orders(block_(stages), microbatches);
+        return all[static_cast<size_t>(stage)];
+    }
+
+private:
+    const char* name() const override { return name_; }
+    const char* name_;
+    VShapeBlocks block_;
+};
+
+}  // namespace
+
+std::unique_ptr<PipelineSchedule> make_v_shape(const char* name, VShapeBlocks block) {
+    return std::make_unique<VShapeSchedule>(name, block);
 }
 
 std::string VPlacement::check(int stages, int chunks, int) const {

@@ -4,6 +4,7 @@
 // (one slot per chunk pass, T_F = T_B = T_W), then squeezed. Shared by v-half and v-min, which
 // differ only in the block's offsets. See v_shape_blocks.cpp for the construction.
 #include <array>
+#include <memory>
 #include <vector>
 
 #include "workloads/training/schedules/pipeline_schedule.h"
@@ -29,13 +30,8 @@ protected:
     virtual const char* name() const = 0;
 };
 
-// A V-shape schedule from its building block.
-class VShapeSchedule : public VPlacement {
-public:
-    std::vector<PipelineSlot> order(int stage, int stages, int chunks, int microbatches) const override;
-
-protected:
-    virtual std::vector<VShapeBlock> block(int stages) const = 0;
-};
+// A V-shape schedule from its building block: `block(p)` gives every stage's offsets.
+using VShapeBlocks = std::vector<VShapeBlock> (*)(int stages);
+std::unique_ptr<PipelineSchedule> make_v_shape(const char* name, VShapeBlocks block);
 
 }  // namespace fathom::workloads
