@@ -21,6 +21,15 @@ const ScheduleRegistry& schedule_registry() {
         r.add("dualpipe", "bidirectional: each stage holds two model chunks (its stage of each direction, two model copies), "
                           "micro-batches fed from both ends, forward-backward pairs in the steady state (DeepSeek-V3, 2024)",
               &make_dualpipe);
+        r.add("zb-v", "two chunks per stage in a V (the first and last layers on stage 0), backwards split into input and "
+                      "weight gradients, the handcrafted zero-bubble order (Qi et al. 2024, ZB-V)",
+              &make_zb_v);
+        r.add("v-half", "V-shape building block repeated and squeezed, split backwards: about half of 1F1B's activation "
+                        "memory (Qi et al. 2024, controllable memory, V-Half)",
+              &make_v_half);
+        r.add("v-min", "V-shape building block of the shortest lifespan, split backwards: about a third of 1F1B's "
+                       "activation memory, a larger bubble (Qi et al. 2024, controllable memory, V-Min)",
+              &make_v_min);
         return r;
     }();
     return registry;

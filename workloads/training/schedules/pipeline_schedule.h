@@ -65,6 +65,13 @@ std::unique_ptr<PipelineSchedule> make_interleaved_1f1b();
 std::unique_ptr<PipelineSchedule> make_zb_h1();
 std::unique_ptr<PipelineSchedule> make_dualpipe();
 std::unique_ptr<PipelineSchedule> make_breadth_first();
+std::unique_ptr<PipelineSchedule> make_zb_v();
+std::unique_ptr<PipelineSchedule> make_v_half();
+std::unique_ptr<PipelineSchedule> make_v_min();
+
+// The V placement of two chunks per stage: chunk 0 of stage s holds virtual stage s, chunk 1
+// virtual stage 2 stages - 1 - s (stage 0 holds the first and the last layers).
+inline int v_shape_stage(int stage, int chunk, int stages) { return chunk == 0 ? stage : 2 * stages - 1 - stage; }
 
 // Peak number of (micro-batch, chunk) activations alive at once in an order: +1 per forward, -1
 // per pass that consumes them (Backward or BackwardInput; a later BackwardWeight keeps only the
