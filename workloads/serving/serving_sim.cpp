@@ -114,6 +114,7 @@ public:
 
 private:
     void arrive(const Request& r);
+    Replica& route_decode(const Request& req);  // the decode replica the router picks
     void next_arrival();
     void client_next(double t);
 
@@ -419,9 +420,7 @@ void Cluster::arrive(const Request& req) {
     if (plan_.isolate == PoolIsolation::Decode) {
         // Its prompt's KV is in place (an unlimited prefill pool): the decode pool generates all of
         // its output tokens, the first one with its first decode step.
-        for (size_t i = 0; i < decode_.size(); ++i) loads_[i] = decode_[i]->load();
-        std::vector<ReplicaLoad> loads(loads_.begin(), loads_.begin() + static_cast<std::ptrdiff_t>(decode_.size()));
-        Replica& to = *decode_[static_cast<size_t>(decode_router_->route(req, loads))];
+        Replica& to = route_decode(req);
         const int64_t whole = KvCache::blocks_for(req.prompt_tokens + req.output_tokens, plan_.kv.block_size);
         if (whole > to.state.kv().capacity())
             throw sim::InputError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
@@ -480,12 +479,16 @@ void Cluster::client_next(double t) {
     });
 }
 
+Replica& Cluster::route_decode(const Request& req) {
+    for (size_t i = 0; i < decode_.size(); ++i) loads_[i] = decode_[i]->load();
+    std::vector<ReplicaLoad> loads(loads_.begin(), loads_.begin() + static_cast<std::ptrdiff_t>(decode_.size()));
+    return *decode_[static_cast<size_t>(decode_router_->route(req, loads))];
+}
+
 void Cluster::prefilled(Replica& from, Sequence* s) {
     // The KV cache moves from the prefill replica's TP ranks to the decode replica's: min(tp) rank
     // pairs in parallel, each sending its share, through the network model.
-    for (size_t i = 0; i < decode_.size(); ++i) loads_[i] = decode_[i]->load();
-    std::vector<ReplicaLoad> loads(loads_.begin(), loads_.begin() + static_cast<std::ptrdiff_t>(decode_.size()));
-    Replica& to = *decode_[static_cast<size_t>(decode_router_->route(s->req, loads))];
+    Replica& to = route_decode(s->req);
     ++to.outstanding;
     const int streams = std::min(plan_.prefill->tp, plan_.decode->tp);
     const double bytes = static_cast<double>(s->computed) * memory_.kv_bytes_per_token / streams;
