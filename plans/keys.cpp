@@ -449,6 +449,12 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
         {Decl("stack.tp_comm_overlap", KeyType::Boolean, "TP collectives overlapped with GEMMs (userbuffers, async TP)"),
          [](P& p, const KeyValue& v) { p.stack.tp_comm_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.tp_comm_overlap; }},
+        {Decl("stack.tp_overlap_contention", KeyType::Number,
+              "under TP overlap, the fraction of each hidden TP transfer's time its fused GEMM still loses (SMs and "
+              "bandwidth taken by the transfer, decomposed GEMM chunks); 0: hiding is free")
+             .range(0, 1),
+         [](P& p, const KeyValue& v) { p.stack.tp_overlap_contention = to_double(v); },
+         [](const P& p) -> KeyValue { return p.stack.tp_overlap_contention; }},
         {Decl("stack.dp_comm_overlap", KeyType::Boolean, "gradient reduction (ZeRO 0-2 buckets) overlapped with the backward pass; ZeRO-3 reduce-scatters each layer as its backward ends either way"),
          [](P& p, const KeyValue& v) { p.stack.dp_comm_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.dp_comm_overlap; }},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "sim/error.h"
 
@@ -44,17 +45,43 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
     PassCost c;
     bool computed = false, overlaps = false;
     double attention = 0;  // the program's attention time, which overlapped collectives run beside
-    for (const auto& s : program.steps) {
+    const auto& steps = program.steps;
+    std::vector<double> op_time(steps.size(), 0.0);
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const auto& s = steps[i];
+        if (s.kind != models::ProgramStep::Kind::Compute) continue;
+        op_time[i] = seconds(s.op);
+        c.compute += op_time[i];
+        if (attention_role(s.op.role)) attention += op_time[i];
+    }
+    // The GEMM a tensor-parallel collective is fused with under TP overlap: the next GEMM for an
+    // all-gather (its consumer), the previous one otherwise (its producer); 0 when there is none.
+    auto fused_gemm = [&](size_t i, hardware::Collective op) {
+        const bool next = op == hardware::Collective::AllGather;
+        for (size_t j = i; next ? j + 1 < steps.size() : j > 0;) {
+            j = next ? j + 1 : j - 1;
+            if (steps[j].kind == models::ProgramStep::Kind::Compute && steps[j].op.kind == models::OpKind::Gemm) return op_time[j];
+        }
+        return 0.0;
+    };
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const auto& s = steps[i];
         if (s.kind == models::ProgramStep::Kind::Compute) {
-            const double t = seconds(s.op);
-            c.compute += t;
-            if (attention_role(s.op.role)) attention += t;
             computed = true;
         } else if (s.comm.collective && s.comm.attention_steps > 0) {
             overlaps = true;
         } else if (s.comm.collective) {
             auto& lumps = computed ? c.trail : c.lead;
-            lumps[static_cast<size_t>(s.comm.group)] += collective(*s.comm.collective, s.comm.bytes, s.comm.group);
+            const size_t g = static_cast<size_t>(s.comm.group);
+            const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
+            if (tp_overlap_ && s.comm.group == models::GroupKind::tp) {
+                const double hidden = std::min(t, fused_gemm(i, *s.comm.collective));
+                lumps[g] += t - hidden;
+                c.hidden[g] += hidden;
+                c.compute += *tp_overlap_ * hidden;
+            } else {
+                lumps[g] += t;
+            }
         }
     }
     if (!overlaps) return c;

@@ -6,6 +6,7 @@
 // hide and the stall they do not: with attention time A over n steps and k transfers of T each,
 // exposed = k max(0, T - A/n) (in lead or trail, where the step sits), hidden = k min(T, A/n).
 #include <array>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -46,6 +47,13 @@ public:
     // Multiplies the time of every fused-attention op (forward and backward): packed documents
     // (workloads/training/packing.h) price a micro-batch's attention as the busiest rank's.
     void set_attention_scale(double s) { attention_scale_ = s; }
+    // Tensor-parallel communication overlap (userbuffers, async TP): each tensor-parallel
+    // collective runs beside the GEMM it is fused with (an all-gather beside the GEMM that consumes
+    // it, a reduce-scatter or all-reduce beside the GEMM that produces it). With transfer T and
+    // GEMM G, max(0, T - G) stays exposed (in lead/trail), min(T, G) is hidden (on the tp stream
+    // beside the compute), and `contention` x min(T, G) is added to the compute: the GEMM's loss of
+    // SMs and bandwidth to the transfer (AcceleratorCalibration::tp_overlap_contention).
+    void set_tp_overlap(double contention) { tp_overlap_ = contention; }
     // Names of the ops priced outside the calibrated range of a cost table (sorted, unique).
     const std::set<std::string>& uncalibrated() const { return uncalibrated_; }
 
@@ -55,6 +63,7 @@ private:
     const ParallelLayout& layout_;
     std::set<std::string> uncalibrated_;
     double attention_scale_ = 1;
+    std::optional<double> tp_overlap_;
 };
 
 }  // namespace fathom::workloads

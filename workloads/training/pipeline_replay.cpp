@@ -225,11 +225,20 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
                 if (has_prev) graph_.add_dependency(prev, h);
             }
         }
+        // Tensor parallelism: the collectives follow the layer's compute and the next layer waits
+        // for them; under TP overlap only the part its fused GEMM cannot hide does
+        // (ProgramCoster::set_tp_overlap), the hidden part runs beside the compute.
+        const double tp_hidden = c.hidden_of(GroupKind::tp);
+        if (tp_hidden > 0) {
+            const sim::TaskId h = chain.add_comm(GroupKind::tp, tp_hidden, mb, layer);
+            if (i == 0 && chain.input()) graph_.add_dependency(*chain.input(), h);
+            else if (i > 0) graph_.add_dependency(computes[static_cast<size_t>(i - 1)], h);
+            chain.overlap(GroupKind::tp);
+        }
         if (tp > 0) {
             const sim::TaskId t = chain.add_comm(GroupKind::tp, tp, mb, layer);
             graph_.add_dependency(comp, t);
-            if (plan_.stack.tp_comm_overlap) chain.overlap(GroupKind::tp);
-            else chain.advance(t);
+            chain.advance(t);
         }
         if (ep > 0) {
             // Expert parallelism: the dispatch and combine all-to-alls sit between the router and

@@ -62,6 +62,9 @@ struct TrainingStack {
     models::CpComm cp_comm = models::CpComm::P2p;  // context-parallel K/V exchange (TE cp_comm_type)
     double grad_bytes = 4;             // main-gradient element size (4 fp32, 2 bf16)
     bool tp_comm_overlap = false;      // TP collectives overlapped with GEMMs (userbuffers, async TP)
+    // Under TP overlap, the fraction of a hidden TP transfer's time still charged to the compute
+    // (workloads/replay/program_cost.h, ProgramCoster::set_tp_overlap).
+    double tp_overlap_contention = 0;
     bool dp_comm_overlap = true;       // gradient reduction overlapped with the backward pass
     bool pp_comm_overlap = true;       // pipeline sends overlap the stage's next compute (false: blocking)
     bool param_gather_overlap = true;  // ZeRO-1/2 parameter all-gather overlapped with the next forward
@@ -80,7 +83,7 @@ struct TrainingStack {
 
     auto tie() const {
         return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, kernels.attention_kernel,
-                        kernels.fused_cross_entropy, kernels.fp8_tp_all_gather, cp_comm, grad_bytes, tp_comm_overlap, pp_comm_overlap,
+                        kernels.fused_cross_entropy, kernels.fp8_tp_all_gather, cp_comm, grad_bytes, tp_comm_overlap, tp_overlap_contention, pp_comm_overlap,
                         dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved, moe_dispatcher, ep_comm_overlap);
     }
 };

@@ -27,6 +27,7 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     ProgramCoster coster(in.cost, in.network, p.layout);
     const Packing packing = pack_documents(in.model, p, in.cost);
     coster.set_attention_scale(packing.attention_scale);
+    if (p.stack.tp_comm_overlap) coster.set_tp_overlap(p.stack.tp_overlap_contention);
     const StepCosts costs = cost_training_step(in.model, p, coster);
 
     sim::Simulator sim;

@@ -1,0 +1,139 @@
+// Tensor-parallel communication overlap, against hand derivations: each TP collective hides behind
+// the GEMM it is fused with (an all-gather behind the next GEMM, a reduce-scatter or all-reduce
+// behind the previous one), max(0, T - G) stays exposed, min(T, G) runs beside the compute, and
+// the stack's contention fraction of the hidden time is added to the compute. In the replay, a
+// step whose transfers all hide takes exactly the contention's share of them longer than free
+// hiding would.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hardware/network/network_model.h"
+#include "models/cost/cost_model.h"
+#include "workloads/replay/program_cost.h"
+#include "workloads/training/step_costs.h"
+#include "workloads/training/training_step.h"
+#include "tests/support/pipeline_fixture.h"
+
+using namespace fathom;
+using hardware::Collective;
+using models::GroupKind;
+
+namespace {
+
+// Each GEMM takes the time named for it; any other op 1 ms.
+class NamedCost final : public models::CostModel {
+public:
+    double seconds(const models::OpDesc& op) const override {
+        const auto it = times.find(op.name);
+        return it != times.end() ? it->second : 1e-3;
+    }
+    std::map<std::string, double> times;
+};
+
+// Every collective takes 1 ns per byte.
+class PerByte final : public hardware::NetworkModel {
+public:
+    hardware::CollectiveCost collective(Collective, double bytes, const hardware::CommGroup&) const override {
+        return {bytes * 1e-9, "fixed"};
+    }
+    hardware::GroupLayout layout(const hardware::CommGroup& g) const override { return {g.count(), g.count(), 1}; }
+    std::vector<hardware::TransferRound> transfers(Collective, double, const hardware::CommGroup&) const override { return {}; }
+};
+
+models::CommStep tp_step(Collective c, double ms) {
+    models::CommStep s;
+    s.collective = c;
+    s.bytes = ms * 1e6;  // 1 ns per byte
+    s.group = GroupKind::tp;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("a TP collective hides behind its fused GEMM up to the GEMM's length", "[workloads][tp]") {
+    // Program (times in ms):  AG 1.5 | qkv 1 | norm 1 | proj 0.5 | RS 1.0 | AG 0.5 | fc1 2 | fc2 3 | RS 0.8
+    //   AG 1.5 before qkv 1   -> exposed 0.5, hidden 1.0   (before any compute: lead)
+    //   RS 1.0 after proj 0.5 -> exposed 0.5, hidden 0.5   (trail)
+    //   AG 0.5 before fc1 2   -> exposed 0,   hidden 0.5
+    //   RS 0.8 after fc2 3    -> exposed 0,   hidden 0.8
+    // hidden = 2.8 ms; compute = 7.5 ms + contention x 2.8 ms. Without overlap: lead 1.5, trail 2.3.
+    NamedCost cost;
+    cost.times = {{"qkv", 1e-3}, {"proj", 0.5e-3}, {"fc1", 2e-3}, {"fc2", 3e-3}};
+    PerByte net;
+    workloads::ParallelLayout layout;
+    layout.tp = 2;
+    models::LayerProgram p;
+    p.comm(tp_step(Collective::AllGather, 1.5));
+    p.compute(models::gemm_op("qkv", 64, 64, 64, hardware::Dtype::bf16));
+    p.compute(models::memory_op("norm", 1e6));
+    p.compute(models::gemm_op("proj", 64, 64, 64, hardware::Dtype::bf16));
+    p.comm(tp_step(Collective::ReduceScatter, 1.0));
+    p.comm(tp_step(Collective::AllGather, 0.5));
+    p.compute(models::gemm_op("fc1", 64, 64, 64, hardware::Dtype::bf16));
+    p.compute(models::gemm_op("fc2", 64, 64, 64, hardware::Dtype::bf16));
+    p.comm(tp_step(Collective::ReduceScatter, 0.8));
+
+    SECTION("no overlap: every transfer on the chain") {
+        workloads::ProgramCoster coster(cost, net, layout);
+        const workloads::PassCost c = coster.cost(p);
+        CHECK(c.compute == Approx(7.5e-3));
+        CHECK(c.lead_of(GroupKind::tp) == Approx(1.5e-3));
+        CHECK(c.trail_of(GroupKind::tp) == Approx(2.3e-3));
+        CHECK(c.hidden_of(GroupKind::tp) == 0);
+    }
+    for (const double contention : {0.0, 0.25, 1.0}) {
+        workloads::ProgramCoster coster(cost, net, layout);
+        coster.set_tp_overlap(contention);
+        const workloads::PassCost c = coster.cost(p);
+        INFO("contention " << contention);
+        CHECK(c.lead_of(GroupKind::tp) == Approx(0.5e-3));
+        CHECK(c.trail_of(GroupKind::tp) == Approx(0.5e-3));
+        CHECK(c.hidden_of(GroupKind::tp) == Approx(2.8e-3));
+        CHECK(c.compute == Approx(7.5e-3 + contention * 2.8e-3));
+    }
+}
+
+TEST_CASE("under TP overlap a step whose transfers all hide grows by the contention's share of them", "[workloads][tp]") {
+    // One stage (pp 1), tp 2 on the fixture's near-infinite links: every TP transfer is far shorter
+    // than its GEMM, so nothing is exposed and with contention 0 the step is the compute alone.
+    // With contention k every pass's compute (layers, embedding, output layer) grows by k x its
+    // hidden TP time, so the step grows by k x (sum over the stage's passes of their hidden time).
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 1;
+    p.layout.tp = 2;
+    p.layout.dp = 1;
+    p.training.global_batch = 8;  // two micro-batches of 4
+    p.stack.tp_comm_overlap = true;
+    hardware::ClusterSpec cluster = testing::pipeline_cluster();
+    // Slow the links so the transfers are long enough to matter, yet shorter than their GEMMs.
+    cluster.scale_up.bandwidth_per_gpu = cluster.scale_up.link_bandwidth = 2000e9;
+    const models::ModelSpec model = testing::pipeline_model();
+    const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
+    const auto network = hardware::make_analytical_network(cluster);
+    auto run = [&](double k) {
+        p.stack.tp_overlap_contention = k;
+        const workloads::StepInputs in{model, cluster, p, *cost, *network, nullptr};
+        return workloads::simulate_training_step(in).step_time_s;
+    };
+    workloads::ProgramCoster coster(*cost, *network, p.layout);
+    coster.set_tp_overlap(0.0);
+    const workloads::StepCosts c = workloads::cost_training_step(model, p, coster);
+    const auto& f = c.dense.pass[workloads::pass_index(workloads::PassKind::Forward)];
+    const auto& b = c.dense.pass[workloads::pass_index(workloads::PassKind::Backward)];
+    REQUIRE(f.lead_of(GroupKind::tp) + f.trail_of(GroupKind::tp) == 0);  // all hidden
+    REQUIRE(b.lead_of(GroupKind::tp) + b.trail_of(GroupKind::tp) == 0);
+    double hidden_per_mb = model.layers * (f.hidden_of(GroupKind::tp) + b.hidden_of(GroupKind::tp));
+    // The vocabulary-parallel embedding and output layer have TP collectives of their own.
+    for (const auto pass : {workloads::PassKind::Forward, workloads::PassKind::Backward})
+        for (const auto* part : {&c.embedding, &c.head})
+            if (const auto& x = (*part)[workloads::pass_index(pass)]) hidden_per_mb += x->hidden_of(GroupKind::tp);
+    REQUIRE(hidden_per_mb > 0);
+    const double free = run(0.0), half = run(0.5);
+    INFO("free " << free << " s, contention 0.5 " << half << " s, hidden per micro-batch " << hidden_per_mb << " s");
+    CHECK(half - free == Approx(0.5 * 2 * hidden_per_mb).epsilon(1e-6));
+}
