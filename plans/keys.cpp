@@ -449,6 +449,19 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
         {Decl("stack.tp_comm_overlap", KeyType::Boolean, "TP collectives overlapped with GEMMs (userbuffers, async TP)"),
          [](P& p, const KeyValue& v) { p.stack.tp_comm_overlap = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.tp_comm_overlap; }},
+        {Decl("stack.selective_recompute", KeyType::Choice,
+              "what training.recompute: selective recomputes: norms_activations (Megatron-Core: norms and activation "
+              "functions) or every_second_matmul (torchtitan's op-level policy: matmul and attention outputs kept except "
+              "every second matmul of the layer, all other ops recomputed)")
+             .choices({"norms_activations", "every_second_matmul"}),
+         [](P& p, const KeyValue& v) {
+             p.stack.selective_policy = to_str(v) == "every_second_matmul" ? workloads::SelectivePolicy::EverySecondMatmul
+                                                                           : workloads::SelectivePolicy::NormsActivations;
+         },
+         [](const P& p) -> KeyValue {
+             return std::string(p.stack.selective_policy == workloads::SelectivePolicy::EverySecondMatmul ? "every_second_matmul"
+                                                                                                          : "norms_activations");
+         }},
         {Decl("stack.tp_overlap_contention", KeyType::Number,
               "under TP overlap, the fraction of each hidden TP transfer's time its fused GEMM still loses (SMs and "
               "bandwidth taken by the transfer, decomposed GEMM chunks); 0: hiding is free")

@@ -85,6 +85,43 @@ LayerProgram selective_recompute(const LayerProgram& forward) {
     return out;
 }
 
+LayerProgram every_second_matmul_recompute(const LayerProgram& forward, const ModelSpec& m) {
+    LayerProgram out;
+    int count = 0;
+    // One eager matmul of `n` output columns out of a fused GEMM of op.n columns: recomputed when
+    // it is the layer's even-numbered matmul.
+    auto matmul = [&](const OpDesc& op, const std::string& name, double n) {
+        if (++count % 2 != 0) return;
+        OpDesc part = gemm_op(op.name + "." + name, op.m, static_cast<int64_t>(n), op.k, op.dtype, op.batch, op.role);
+        part.frozen = op.frozen;
+        out.compute(part);
+    };
+    const bool gated = is_gated(m.activation);
+    for (const auto& s : forward.steps) {
+        if (s.kind != ProgramStep::Kind::Compute) continue;
+        const OpDesc& op = s.op;
+        if (op.kind == OpKind::MemoryBound) {
+            if (op.role != OpRole::Router && op.role != OpRole::Permute) out.steps.push_back(s);
+            continue;
+        }
+        if (op.kind != OpKind::Gemm || op.role == OpRole::AttentionScores || op.role == OpRole::AttentionValues) continue;
+        const double n = static_cast<double>(op.n);
+        if (op.name == "qkv") {
+            const double q = static_cast<double>(m.heads), kv = static_cast<double>(m.kv_heads);
+            const double per_head = n / (q + 2 * kv);
+            matmul(op, "q", q * per_head);
+            matmul(op, "k", kv * per_head);
+            matmul(op, "v", kv * per_head);
+        } else if (gated && (op.role == OpRole::MlpUp || op.role == OpRole::ExpertUp)) {
+            matmul(op, "w1", n / 2);
+            matmul(op, "w3", n / 2);
+        } else {
+            matmul(op, "mm", n);
+        }
+    }
+    return out;
+}
+
 double stage_boundary_bytes(const ModelSpec& m, const LayerInputs& in) {
     return activation_bytes(m, in) / in.shard.tp;
 }

@@ -44,6 +44,16 @@ LayerProgram head_backward(const ModelSpec& m, const LayerInputs& in);
 // dropout); residual additions and rotary embeddings are kept.
 LayerProgram selective_recompute(const LayerProgram& forward);
 
+// The forward ops PyTorch op-level selective activation checkpointing recomputes under
+// torchtitan's policy (torchtitan parallelize_llama.py _apply_ac, selective_ac_option "op"):
+// matmul outputs are saved except every second matmul of the layer, attention outputs are saved,
+// every other op is recomputed. The matmuls are counted as the eager model issues them: the fused
+// QKV projection as wq, wk, wv (widths q, kv, kv) and a gated FC1 as w1, w3, so a Llama layer
+// (wq wk wv wo w1 w3 w2) recomputes wk, wo and w3; a non-gated MLP (w1 w2) recomputes wo and w2 in
+// a layer of 6 matmuls. All memory-bound ops except the MoE router's and permutation's are
+// recomputed. `m` gives the widths the fused QKV splits into.
+LayerProgram every_second_matmul_recompute(const LayerProgram& forward, const ModelSpec& m);
+
 // The forward ops an MLA up-projection recomputation runs again in the backward pass: the query
 // (its up-projection, or its projection without query compression) and key/value up-projections
 // from the latents, and the rotary embedding of their outputs.

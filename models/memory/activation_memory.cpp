@@ -79,6 +79,17 @@ double layer_selective_activation_bytes(const ModelSpec& m, const LayerInputs& i
     return k.total - k.recomputed;
 }
 
+double every_second_matmul_dropped_bytes(const ModelSpec& m, const LayerInputs& in, bool moe) {
+    const Sharding& s = in.shard;
+    const double tf = static_cast<double>(in.batch.tokens());
+    const double sp = tf / (s.sequence_parallel ? s.tp : 1);
+    double dropped = sp * static_cast<double>(m.hidden) * kAct;  // mid-layer residual
+    if (!m.mla.enabled())  // K: kv heads per rank x head dim (the Q, K, V that layer_kept keeps)
+        dropped += tf * static_cast<double>(std::max<int64_t>(1, m.kv_heads / s.tp)) * static_cast<double>(m.dim_head()) * kAct;
+    if (!moe && is_gated(m.activation)) dropped += tf * static_cast<double>(m.ffn / s.tp) * kAct;  // w3 output
+    return dropped;
+}
+
 double moe_recomputed_layer_bytes(const ModelSpec& m, const LayerInputs& in, bool selective) {
     const Kept k = layer_kept(m, in, true, true);
     const double sp = static_cast<double>(in.batch.tokens()) / (in.shard.sequence_parallel ? in.shard.tp : 1);

@@ -19,6 +19,12 @@
 namespace fathom::models {
 
 double layer_activation_bytes(const ModelSpec& m, const LayerInputs& in, bool moe = false);
+// Bytes that torchtitan's op-level selective checkpointing (every second matmul recomputed,
+// models/llm/dense_layer.h every_second_matmul_recompute) drops beyond the norms and activation
+// outputs that layer_selective_activation_bytes already drops: the K projection's output, the w3
+// half of a gated FC1's output (dense layers), and the mid-layer residual (the MLP norm's input,
+// recomputed from the layer input and the recomputed output projection).
+double every_second_matmul_dropped_bytes(const ModelSpec& m, const LayerInputs& in, bool moe = false);
 // Bytes one layer keeps under selective recomputation (norms and the MLP activation functions are
 // recomputed in the backward pass): layer_activation_bytes minus the two norm outputs (the QKV and
 // FC1 GEMM inputs) and the activation outputs (the FC2 inputs).

@@ -78,7 +78,7 @@ TEST_CASE("plan hashes are stable across runs, builds and platforms", "[plans][k
     named.stack_preset = "nemo-24.07";  // provenance only: not part of equality or the hash
     CHECK(named == p);
     CHECK(named.hash() == p.hash());
-    CHECK(p.hash() == 0x3ba965069a6d5ec8ULL);  // moved when parallel.etp, the MoE routing, recompute, dispatcher and EP-overlap keys joined the plan, then stack.cross_entropy_fusion, training.recompute_mla_up_proj, training.lora_rank, training.documents, stack.fp8_tp_all_gather and stack.tp_overlap_contention
+    CHECK(p.hash() == 0x6d445ef373e6b228ULL);  // moved when parallel.etp, the MoE routing, recompute, dispatcher and EP-overlap keys joined the plan, then stack.cross_entropy_fusion, training.recompute_mla_up_proj, training.lora_rank, training.documents, stack.fp8_tp_all_gather, stack.tp_overlap_contention and stack.selective_recompute
 }
 
 TEST_CASE("values are checked against their declared type, range and choices", "[plans][keys]") {

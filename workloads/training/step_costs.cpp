@@ -27,7 +27,7 @@ namespace {
 
 // `recomputed_block`: a part of the layer recomputed whole in the backward (with its collectives),
 // whose ops selective recomputation then does not count again.
-LayerCost cost_layer(const models::LayerProgram& fwd, const TrainingPlan& p, ProgramCoster& coster, double params,
+LayerCost cost_layer(const models::ModelSpec& m, const models::LayerProgram& fwd, const TrainingPlan& p, ProgramCoster& coster, double params,
                      double expert_params, const models::LayerProgram* recomputed_block = nullptr) {
     LayerCost c;
     // Under LoRA only the adapters are trained: their gradients are reduced, while ZeRO-3 still
@@ -37,8 +37,12 @@ LayerCost cost_layer(const models::LayerProgram& fwd, const TrainingPlan& p, Pro
     const PassCost f = coster.cost(fwd);
     PassCost recompute;
     if (p.training.recompute == Recompute::Selective) {
-        recompute.compute = coster.cost(models::selective_recompute(fwd)).compute;
-        if (recomputed_block) recompute.compute -= coster.cost(models::selective_recompute(*recomputed_block)).compute;
+        auto selective = [&](const models::LayerProgram& prog) {
+            return p.stack.selective_policy == SelectivePolicy::EverySecondMatmul ? models::every_second_matmul_recompute(prog, m)
+                                                                                  : models::selective_recompute(prog);
+        };
+        recompute.compute = coster.cost(selective(fwd)).compute;
+        if (recomputed_block) recompute.compute -= coster.cost(selective(*recomputed_block)).compute;
     }
     if (p.training.recompute != Recompute::Full && recomputed_block) recompute += coster.cost(*recomputed_block);
     // MLA up-projections recomputed from the kept latents (their GEMMs and the rotary embedding).
@@ -101,11 +105,11 @@ StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, 
     const int lora = p.training.lora_rank;
     if (m.moe_layers() < m.layers) {  // a model whose every layer is MoE has no dense MLP to price
         const models::LayerProgram fwd = models::dense_layer_forward(m, in);
-        c.dense = cost_layer(lora > 0 ? models::with_lora(fwd, lora) : fwd, p, coster, layer_rank_params(m, p.layout, false), 0.0);
+        c.dense = cost_layer(m, lora > 0 ? models::with_lora(fwd, lora) : fwd, p, coster, layer_rank_params(m, p.layout, false), 0.0);
     }
     if (m.moe_layers() > 0) {
         const models::LayerProgram block = models::moe_block_forward(m, in);
-        c.moe = cost_layer(models::moe_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, true),
+        c.moe = cost_layer(m, models::moe_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, true),
                            layer_rank_expert_params(m, p.layout, true), p.training.recompute_moe ? &block : nullptr);
     }
 

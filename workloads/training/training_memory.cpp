@@ -23,11 +23,14 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
     // Recomputed MLA up-projections: their outputs (Q, K, V) are not kept, and come back for one
     // layer at a time in the backward pass.
     const double mla_up = p.training.recompute_mla_up_proj && rc != Recompute::Full ? models::mla_up_projection_bytes(m, in) : 0.0;
+    auto sac_dropped = [&](bool moe) {
+        return p.stack.selective_policy == SelectivePolicy::EverySecondMatmul ? models::every_second_matmul_dropped_bytes(m, in, moe) : 0.0;
+    };
     auto kept = [&](bool moe) {
         if (moe && p.training.recompute_moe && rc != Recompute::Full)
             return models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective) - mla_up;
         return rc == Recompute::Full        ? models::layer_input_bytes(m, in)
-               : rc == Recompute::Selective ? models::layer_selective_activation_bytes(m, in, moe) - mla_up
+               : rc == Recompute::Selective ? models::layer_selective_activation_bytes(m, in, moe) - mla_up - sac_dropped(moe)
                                             : models::layer_activation_bytes(m, in, moe) - mla_up;
     };
     const double kept_dense = kept(false), kept_moe = has_moe ? kept(true) : 0.0;

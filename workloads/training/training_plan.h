@@ -17,6 +17,10 @@
 namespace fathom::workloads {
 
 enum class Recompute { None, Selective, Full };
+// What "selective" recomputes, per framework: the norms and activation functions (Megatron-Core,
+// Korthikanti et al. 2022), or PyTorch op-level checkpointing that saves matmul and attention
+// outputs except every second matmul (torchtitan's "op" policy).
+enum class SelectivePolicy { NormsActivations, EverySecondMatmul };
 const char* recompute_name(Recompute r);
 
 struct TrainingSettings {
@@ -65,6 +69,7 @@ struct TrainingStack {
     // Under TP overlap, the fraction of a hidden TP transfer's time still charged to the compute
     // (workloads/replay/program_cost.h, ProgramCoster::set_tp_overlap).
     double tp_overlap_contention = 0;
+    SelectivePolicy selective_policy = SelectivePolicy::NormsActivations;  // training.recompute: selective
     bool dp_comm_overlap = true;       // gradient reduction overlapped with the backward pass
     bool pp_comm_overlap = true;       // pipeline sends overlap the stage's next compute (false: blocking)
     bool param_gather_overlap = true;  // ZeRO-1/2 parameter all-gather overlapped with the next forward
@@ -83,7 +88,7 @@ struct TrainingStack {
 
     auto tie() const {
         return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, kernels.attention_kernel,
-                        kernels.fused_cross_entropy, kernels.fp8_tp_all_gather, cp_comm, grad_bytes, tp_comm_overlap, tp_overlap_contention, pp_comm_overlap,
+                        kernels.fused_cross_entropy, kernels.fp8_tp_all_gather, cp_comm, grad_bytes, tp_comm_overlap, tp_overlap_contention, selective_policy, pp_comm_overlap,
                         dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved, moe_dispatcher, ep_comm_overlap);
     }
 };
