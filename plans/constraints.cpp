@@ -138,6 +138,7 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     auto moe_pool = [&](const PoolLayout& l, const std::string& prefix) {
         if (l.ep > 1 || l.redundant_experts > 0) {
             if (!m.moe.enabled()) return add(prefix + ".ep", "expert parallelism needs a mixture-of-experts model");
+            if (l.ep == 1) return add(prefix + ".redundant_experts", "redundant expert copies need expert parallelism (ep > 1)");
             if (l.tp != 1 || l.pp != 1)
                 add(prefix + ".ep", "ep > 1 runs data-parallel attention: it needs tp = 1 and pp = 1 (tp = " + str(l.tp) +
                                         ", pp = " + str(l.pp) + ")");
@@ -147,8 +148,6 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
             if ((m.moe.num_experts + l.redundant_experts) % l.ep != 0)
                 add(prefix + ".ep", "ep = " + str(l.ep) + " does not divide the " + str(m.moe.num_experts) + " experts + " +
                                         str(l.redundant_experts) + " redundant copies (" + prefix + ".redundant_experts)");
-            if (l.redundant_experts > 0 && l.ep == 1)
-                add(prefix + ".redundant_experts", "redundant expert copies need expert parallelism (ep > 1)");
             return;
         }
         if (l.dispatcher != models::MoeDispatcher::AllToAll)

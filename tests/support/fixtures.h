@@ -3,6 +3,7 @@
 // test binary), and a shorthand that predicts one training step and requires the plan to be valid.
 #include <catch2/catch.hpp>
 
+#include "plans/cluster_request.h"
 #include "plans/evaluate.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
@@ -17,6 +18,15 @@ inline const plans::EvaluationContext& source_context() {
     return c;
 }
 inline const plans::Catalog& source_catalog() { return *source_context().catalog; }
+
+// `nodes` nodes of `gpus_per_node` H100 SXM 80GB from the source catalog (its default fabrics).
+inline hardware::ClusterSpec h100_cluster(int gpus_per_node, int nodes = 1) {
+    plans::ClusterRequest r;
+    r.accelerator = "h100-sxm-80gb";
+    r.gpus_per_node = gpus_per_node;
+    r.nodes = nodes;
+    return plans::build_cluster(r, source_catalog());
+}
 
 inline std::string example(const std::string& name) { return kSource + "/scenarios/examples/" + name; }
 

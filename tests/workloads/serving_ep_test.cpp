@@ -19,14 +19,6 @@ using namespace fathom::workloads::serving;
 
 namespace {
 
-hardware::ClusterSpec h100_nodes(int nodes) {
-    plans::ClusterRequest r;
-    r.accelerator = "h100-sxm-80gb";
-    r.gpus_per_node = 8;
-    r.nodes = nodes;
-    return plans::build_cluster(r, testing::source_catalog());
-}
-
 plans::Scenario scenario(const std::string& yaml) {
     return scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "test.yaml"), testing::source_catalog());
 }
@@ -55,7 +47,7 @@ TEST_CASE("latent attention caches one compressed latent per token and layer", "
     // per layer.
     const auto& m = testing::source_catalog().model("deepseek-v3");
     PoolLayout pool;
-    pool.accelerator = h100_nodes(1).accelerator;
+    pool.accelerator = testing::h100_cluster(8, 1).accelerator;
     pool.tp = 8;
     KvSettings kv;
     kv.block_size = 1;
@@ -70,7 +62,7 @@ TEST_CASE("expert parallelism puts (experts + redundant) / ep whole experts on e
     // 252 fewer than the whole model: 58 x 252 x 44.04M = 643.7 GB less than one GPU holding all.
     const auto& m = testing::source_catalog().model("deepseek-v3");
     PoolLayout all, ep;
-    all.accelerator = ep.accelerator = h100_nodes(9).accelerator;
+    all.accelerator = ep.accelerator = testing::h100_cluster(8, 9).accelerator;
     ep.ep = ep.replicas = 72;
     ep.redundant_experts = 32;
     models::KernelStack fp8;
@@ -142,7 +134,7 @@ TEST_CASE("two-batch overlap: a layer takes max(compute, communication) of the t
     // layers have no collectives (tp 1): 2 C_half. The iteration adds the same embedding, head
     // and engine terms either way, so their difference is exactly the layers' difference.
     const auto& m = testing::source_catalog().model("deepseek-v3");
-    const hardware::ClusterSpec cluster = h100_nodes(4);
+    const hardware::ClusterSpec cluster = testing::h100_cluster(8, 4);
     const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Serving);
     const auto net = hardware::make_analytical_network(cluster);
     PoolLayout pool;
@@ -205,7 +197,7 @@ TEST_CASE("a decode pool measured alone: a static batch decodes from its first s
     CHECK(r.iterations == 3 * 32);
     CHECK(r.batch_tokens_mean == Approx(2.0));
     const auto& plan = std::get<ServingPlan>(s.plan);
-    const hardware::ClusterSpec cluster = h100_nodes(4);
+    const hardware::ClusterSpec cluster = testing::h100_cluster(8, 4);
     const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Serving);
     const auto net = hardware::make_analytical_network(cluster);
     IterationCoster c(s.model, *plan.decode, plan.kernels, plan.engine, *cost, *net);
@@ -244,4 +236,8 @@ TEST_CASE("expert-parallel serving plans are checked, naming the key", "[serving
     CHECK_THAT(error("{tp: 1, replicas: 24, ep: 24}"), Contains("prefill.ep") && Contains("does not divide the 256 experts"));
     CHECK(error("{tp: 1, replicas: 24, ep: 24, redundant_experts: 8}").empty());  // 264 / 24 = 11 per GPU
     CHECK_THAT(error("{tp: 1, replicas: 32, ep: 1, dispatcher: deepep}"), Contains("prefill.dispatcher"));
+    // Redundant copies without ep: that one message, not the ep > 1 layout rules it does not meet.
+    const std::string lone = error("{tp: 8, replicas: 4, redundant_experts: 8}");
+    CHECK_THAT(lone, Contains("prefill.redundant_experts") && Contains("need expert parallelism"));
+    CHECK_THAT(lone, !Contains("tp = 1") && !Contains("does not divide"));
 }

@@ -16,13 +16,6 @@ using namespace fathom::workloads::serving;
 
 namespace {
 
-hardware::ClusterSpec h100s(int gpus) {
-    plans::ClusterRequest r;
-    r.accelerator = "h100-sxm-80gb";
-    r.gpus_per_node = gpus;
-    return plans::build_cluster(r, testing::source_catalog());
-}
-
 plans::Scenario scenario(const std::string& yaml) {
     return scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "test.yaml"), testing::source_catalog());
 }
@@ -46,7 +39,7 @@ std::string one_gpu(const std::string& serving, const std::string& traffic) {
 struct OneH100 {
     explicit OneH100(const char* model_id, int gpus = 1)
         : model(testing::source_catalog().model(model_id)),
-          cluster(h100s(gpus)),
+          cluster(testing::h100_cluster(gpus)),
           cost(models::make_roofline_cost(cluster.accelerator, models::Load::Sustained)),
           net(hardware::make_analytical_network(cluster)) {
         pool.accelerator = cluster.accelerator;
@@ -70,7 +63,7 @@ TEST_CASE("bucketed iteration costs stay within 1% of the exact ones", "[serving
     const auto& cat = testing::source_catalog();
     for (const char* model_id : {"llama3-8b", "llama3-70b"}) {
         const auto& model = cat.model(model_id);
-        hardware::ClusterSpec cluster = h100s(8);
+        hardware::ClusterSpec cluster = testing::h100_cluster(8);
         PoolLayout pool;
         pool.tp = model.hidden > 4096 ? 4 : 1;
         pool.accelerator = cluster.accelerator;
@@ -114,7 +107,7 @@ TEST_CASE("bucketed shared-prefix iteration costs stay within 1% of the exact on
     const auto& cat = testing::source_catalog();
     for (const char* model_id : {"llama3-8b", "llama2-13b"}) {
         const auto& model = cat.model(model_id);
-        hardware::ClusterSpec cluster = h100s(1);
+        hardware::ClusterSpec cluster = testing::h100_cluster(1);
         PoolLayout pool;
         pool.accelerator = cluster.accelerator;
         const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);

@@ -56,11 +56,16 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
     }
     // The GEMM a tensor-parallel collective is fused with under TP overlap: the next GEMM for an
     // all-gather (its consumer), the previous one otherwise (its producer); 0 when there is none.
+    auto gemm = [&](size_t j) {
+        return steps[j].kind == models::ProgramStep::Kind::Compute && steps[j].op.kind == models::OpKind::Gemm;
+    };
     auto fused_gemm = [&](size_t i, hardware::Collective op) {
-        const bool next = op == hardware::Collective::AllGather;
-        for (size_t j = i; next ? j + 1 < steps.size() : j > 0;) {
-            j = next ? j + 1 : j - 1;
-            if (steps[j].kind == models::ProgramStep::Kind::Compute && steps[j].op.kind == models::OpKind::Gemm) return op_time[j];
+        if (op == hardware::Collective::AllGather) {
+            for (size_t j = i + 1; j < steps.size(); ++j)
+                if (gemm(j)) return op_time[j];
+        } else {
+            for (size_t j = i; j-- > 0;)
+                if (gemm(j)) return op_time[j];
         }
         return 0.0;
     };

@@ -1,5 +1,7 @@
 #include "workloads/training/pipeline_replay.h"
 
+#include <optional>
+
 #include "sim/error.h"
 #include "workloads/training/training_tags.h"
 
@@ -207,32 +209,24 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         // ZeRO-1/2 parameters gathered after the last step: the first forward of the route waits.
         if (forward && mb == (v / map_.pieces()) * (plan_.microbatches() / map_.routes()))
             if (const auto g = sync_.parameter_gather(v, layer)) graph_.add_dependency(*g, comp);
-        if (cp > 0 || cp_hidden > 0) {
-            // Context parallelism: the key/value transfers start when the previous layer's compute
-            // ends. The part the attention steps cannot hide stalls this layer's compute (a task it
-            // waits for); the hidden part runs beside the compute on the same in-order stream.
-            sim::TaskId prev = 0;
-            bool has_prev = false;
-            if (i == 0 && chain.input()) prev = *chain.input(), has_prev = true;
-            else if (i > 0) prev = computes[static_cast<size_t>(i - 1)], has_prev = true;
-            if (cp > 0) {
-                const sim::TaskId x = chain.add_comm(GroupKind::cp, cp, mb, layer);
-                if (has_prev) graph_.add_dependency(prev, x);
-                graph_.add_dependency(x, comp);
-            }
-            if (cp_hidden > 0) {
-                const sim::TaskId h = chain.add_comm(GroupKind::cp, cp_hidden, mb, layer);
-                if (has_prev) graph_.add_dependency(prev, h);
-            }
-        }
+        // A transfer running beside this layer's compute starts when the previous layer's compute
+        // ends (the pass's input for the first layer).
+        const std::optional<sim::TaskId> prev = i > 0 ? std::optional(computes[static_cast<size_t>(i - 1)]) : chain.input();
+        auto beside = [&](GroupKind g, double seconds) {
+            const sim::TaskId t = chain.add_comm(g, seconds, mb, layer);
+            if (prev) graph_.add_dependency(*prev, t);
+            return t;
+        };
+        // Context parallelism: the part of the key/value transfers the attention steps cannot hide
+        // stalls this layer's compute (a task it waits for); the hidden part runs beside the compute
+        // on the same in-order stream.
+        if (cp > 0) graph_.add_dependency(beside(GroupKind::cp, cp), comp);
+        if (cp_hidden > 0) beside(GroupKind::cp, cp_hidden);
         // Tensor parallelism: the collectives follow the layer's compute and the next layer waits
         // for them; under TP overlap only the part its fused GEMM cannot hide does
         // (ProgramCoster::set_tp_overlap), the hidden part runs beside the compute.
-        const double tp_hidden = c.hidden_of(GroupKind::tp);
-        if (tp_hidden > 0) {
-            const sim::TaskId h = chain.add_comm(GroupKind::tp, tp_hidden, mb, layer);
-            if (i == 0 && chain.input()) graph_.add_dependency(*chain.input(), h);
-            else if (i > 0) graph_.add_dependency(computes[static_cast<size_t>(i - 1)], h);
+        if (const double tp_hidden = c.hidden_of(GroupKind::tp); tp_hidden > 0) {
+            beside(GroupKind::tp, tp_hidden);
             chain.overlap(GroupKind::tp);
         }
         if (tp > 0) {
