@@ -25,15 +25,42 @@ double step_latency(const CollectiveContext& ctx) {
     return ctx.layout.nodes <= 1 ? ctx.intra.latency : std::max(ctx.intra.latency, ctx.inter.latency);
 }
 
-void append_ring_rounds(std::vector<TransferRound>& out, const std::vector<int>& ring, int steps, double bytes) {
-    const size_t n = ring.size();
-    if (n < 2) return;
-    for (int step = 0; step < steps; ++step) {
-        TransferRound round;
-        round.reserve(n);
-        for (size_t i = 0; i < n; ++i) round.push_back(Transfer{ring[i], ring[(i + 1) % n], bytes});
-        out.push_back(std::move(round));
+void append_node_flows(std::vector<Flow>& out, const GroupLayout& layout, double per_rank) {
+    const int g = layout.ranks_per_node;
+    if (g < 2 || per_rank <= 0) return;
+    for (int node = 0; node < layout.nodes; ++node)
+        for (int i = 0; i < g; ++i)
+            for (int k = 1; k < g; ++k) out.push_back(Flow{node * g + i, node * g + (i + k) % g, per_rank / (g - 1)});
+}
+
+std::vector<Flow> ring_flows(const GroupLayout& layout, double per_rank, bool closed) {
+    std::vector<Flow> out;
+    if (layout.ranks < 2 || per_rank <= 0) return out;
+    if (layout.nodes <= 1) {
+        if (closed) {
+            GroupLayout one = layout;
+            one.ranks_per_node = layout.ranks;
+            one.nodes = 1;
+            append_node_flows(out, one, per_rank);
+        } else {
+            for (int i = 0; i + 1 < layout.ranks; ++i) out.push_back(Flow{i, i + 1, per_rank});
+        }
+        return out;
     }
+    const int g = layout.ranks_per_node, channels = g;
+    for (int c = 0; c < channels; ++c) {
+        std::vector<int> order;
+        for (int node = 0; node < layout.nodes; ++node)
+            for (int j = 0; j < g; ++j) order.push_back(node * g + (c + j) % g);
+        // Leaving node k, the channel uses the NIC of the member it entered by (local index c).
+        const size_t n = order.size();
+        for (size_t i = 0; i + (closed ? 0 : 1) < n; ++i) {
+            const int src = order[i], dst = order[(i + 1) % n];
+            const int via = src / g != dst / g ? (src / g) * g + c : -1;
+            out.push_back(Flow{src, dst, per_rank / channels, via == src ? -1 : via});
+        }
+    }
+    return out;
 }
 
 const CollectiveRegistry& collective_registry() {

@@ -42,15 +42,19 @@ struct CollectiveContext {
     double nvls_bandwidth = 0;  // achievable NVLS all-reduce bus bandwidth per GPU
 };
 
-// One point-to-point transfer of a collective, between members of the group (indices 0..ranks-1,
-// node-major: member i sits in node i / ranks_per_node).
-struct Transfer {
+// One flow of a collective's steady state, between members of the group (indices 0..ranks-1,
+// node-major: member i sits in node i / ranks_per_node): `bytes` is everything the flow carries
+// over the whole call. NCCL pipelines its algorithms over chunks, so all flows of a call run at
+// once; on links that nothing else uses, the longest of them takes the algorithm's bandwidth term.
+struct Flow {
     int src = 0;
     int dst = 0;
     double bytes = 0;
+    // A flow between nodes may leave its node by another member's NIC: the scale-up fabric takes
+    // it to member `via` first (NCCL rings enter and leave a node through one NIC, whichever GPU
+    // sends last; PXN does the same for all-to-all). -1: the sender's own NIC.
+    int via = -1;
 };
-// Transfers that run at the same time; a round starts when the previous one has finished.
-using TransferRound = std::vector<Transfer>;
 
 class CollectiveAlgorithm {
 public:
@@ -58,11 +62,10 @@ public:
     virtual bool supports(Collective op, const CollectiveContext& ctx) const = 0;
     // Seconds for one call; only called when supports() is true.
     virtual double time(Collective op, double bytes, const CollectiveContext& ctx) const = 0;
-    // The point-to-point transfers one call performs, round by round, without the chunk pipelining
-    // the time model assumes (a flow-level network replays them on its links). Empty when the
-    // algorithm is not made of point-to-point transfers (NVLS reduces inside the switch). Only
+    // The flows of one call (a flow-level network shares its links among them and other traffic);
+    // time(op, 0, ctx) is the part that does not depend on bandwidth (launch and latencies). Only
     // called when supports() is true.
-    virtual std::vector<TransferRound> transfers(Collective op, double bytes, const GroupLayout& layout) const = 0;
+    virtual std::vector<Flow> flows(Collective op, double bytes, const CollectiveContext& ctx) const = 0;
 };
 
 using CollectiveFactory = std::unique_ptr<CollectiveAlgorithm> (*)();
@@ -85,8 +88,13 @@ std::unique_ptr<CollectiveAlgorithm> make_direct();
 double ring_bandwidth(const CollectiveContext& ctx);
 double step_latency(const CollectiveContext& ctx);
 
-// `steps` rounds in which every listed member sends `bytes` to the next one in `ring` (a list of
-// member indices, closed into a ring): the steps of a ring reduce-scatter, all-gather or all-reduce.
-void append_ring_rounds(std::vector<TransferRound>& out, const std::vector<int>& ring, int steps, double bytes);
+// The flows of ring-shaped traffic in which every member sends `per_rank` bytes in all. Inside one
+// node, spread evenly over every peer (NCCL and RCCL run several rings in different orders; on a
+// switch or a full mesh that loads each GPU's links evenly). Across nodes, one ring per channel,
+// ranks_per_node channels, channel c visiting each node's members from local index c on, so that
+// each channel leaves every node by a different rail. `closed` false: a chain (broadcast).
+std::vector<Flow> ring_flows(const GroupLayout& layout, double per_rank, bool closed = true);
+// All members of each node exchanging `per_rank` bytes among themselves (spread over the peers).
+void append_node_flows(std::vector<Flow>& out, const GroupLayout& layout, double per_rank);
 
 }  // namespace fathom::hardware

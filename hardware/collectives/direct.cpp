@@ -13,10 +13,8 @@ public:
         const Level& l = local ? ctx.intra : ctx.inter;
         return ctx.launch + l.latency + bytes / l.bandwidth;
     }
-    // One transfer, member 0 to member 1.
-    std::vector<TransferRound> transfers(Collective, double bytes, const GroupLayout&) const override {
-        return {{Transfer{0, 1, bytes}}};
-    }
+    // One flow, member 0 to member 1.
+    std::vector<Flow> flows(Collective, double bytes, const CollectiveContext&) const override { return {Flow{0, 1, bytes}}; }
 };
 
 }  // namespace

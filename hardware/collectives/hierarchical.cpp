@@ -33,40 +33,21 @@ public:
         const double latency = (g - 1) * ctx.intra.latency + (nodes - 1) * ctx.inter.latency;
         return ctx.launch + latency + std::max(intra_one, inter_one);
     }
-    // Rings inside every node over its g ranks (S/g per step) and rings across nodes over the ranks
-    // of equal local index (S/(g N) per step), phase by phase.
-    std::vector<TransferRound> transfers(Collective op, double bytes, const GroupLayout& layout) const override {
-        const int g = layout.ranks_per_node, nodes = layout.nodes;
-        std::vector<TransferRound> out;
-        auto phase = [&](bool inside, int steps, double piece) {
-            std::vector<TransferRound> rounds;
-            const int rings = inside ? nodes : g;
-            for (int r = 0; r < rings; ++r) {
-                std::vector<int> ring;
-                for (int j = 0; j < (inside ? g : nodes); ++j) ring.push_back(inside ? r * g + j : j * g + r);
-                std::vector<TransferRound> one;
-                append_ring_rounds(one, ring, steps, piece);
-                if (rounds.empty()) rounds.resize(one.size());
-                for (size_t i = 0; i < one.size(); ++i) rounds[i].insert(rounds[i].end(), one[i].begin(), one[i].end());
-            }
-            out.insert(out.end(), rounds.begin(), rounds.end());
-        };
-        const double n = static_cast<double>(g) * nodes;
-        switch (op) {
-            case Collective::AllReduce:
-                phase(true, g - 1, bytes / g);                         // reduce-scatter inside nodes
-                phase(false, 2 * (nodes - 1), bytes / g / nodes);      // all-reduce of each S/g shard
-                phase(true, g - 1, bytes / g);                         // all-gather inside nodes
-                break;
-            case Collective::AllGather:
-                phase(false, nodes - 1, bytes / n);
-                phase(true, g - 1, bytes / g);
-                break;
-            default:  // reduce-scatter
-                phase(true, g - 1, bytes / g);
-                phase(false, nodes - 1, bytes / n);
-                break;
-        }
+    // Concurrent (pipelined) phases: every node's members exchange the intra phases' bytes among
+    // themselves; the members of each local index ring across the nodes (one rail each) with the
+    // inter phases' bytes. With NVLS the switch reduces: its intra bytes are scaled by
+    // intra.bandwidth / nvls_bandwidth so that the GPU-switch links (sized for rings) take its time.
+    std::vector<Flow> flows(Collective op, double bytes, const CollectiveContext& ctx) const override {
+        const GroupLayout& l = ctx.layout;
+        const int g = l.ranks_per_node, nodes = l.nodes;
+        const double phases = op == Collective::AllReduce ? 2 : 1;
+        double intra = phases * (g - 1.0) / g * bytes;
+        if (op == Collective::AllReduce && ctx.nvls) intra *= ctx.intra.bandwidth / ctx.nvls_bandwidth;
+        const double inter = phases * (nodes - 1.0) / nodes * bytes / g;
+        std::vector<Flow> out;
+        append_node_flows(out, l, intra);
+        for (int r = 0; r < g; ++r)
+            for (int k = 0; k < nodes; ++k) out.push_back(Flow{k * g + r, ((k + 1) % nodes) * g + r, inter});
         return out;
     }
 };

@@ -3,7 +3,7 @@
 // direction. nccl-tests still reports busbw = algbw x 2(n-1)/n, which can exceed the link
 // bandwidth; the calibrated `nvls_bandwidth` is that achievable bus bandwidth.
 //   time = launch + 2 a + 2(n-1)/n S / busbw_nvls
-// Not made of point-to-point transfers (transfers() is empty).
+// Flows: see flows() below.
 #include "hardware/collectives/collective.h"
 
 namespace fathom::hardware {
@@ -18,8 +18,12 @@ public:
         const double n = ctx.layout.ranks;
         return ctx.launch + 2 * ctx.intra.latency + 2 * (n - 1) / n * bytes / ctx.nvls_bandwidth;
     }
-    // The switch reduces and multicasts: no GPU-to-GPU transfers to list.
-    std::vector<TransferRound> transfers(Collective, double, const GroupLayout&) const override { return {}; }
+    // The in-switch reduction as ring-shaped traffic on the GPU-switch links, its bytes scaled by
+    // intra.bandwidth / nvls_bandwidth so that those links (sized for rings) take the NVLS time.
+    std::vector<Flow> flows(Collective, double bytes, const CollectiveContext& ctx) const override {
+        const double n = ctx.layout.ranks;
+        return ring_flows(ctx.layout, 2 * (n - 1) / n * bytes * ctx.intra.bandwidth / ctx.nvls_bandwidth);
+    }
 };
 
 }  // namespace

@@ -21,15 +21,17 @@ public:
         const double inter = ctx.layout.nodes > 1 ? (n - g) / n * bytes / ctx.inter.bandwidth : 0.0;
         return ctx.launch + step_latency(ctx) + std::max(intra, inter);
     }
-    // Round k (1..n-1): every rank i sends S/n to rank (i + k) mod n.
-    std::vector<TransferRound> transfers(Collective, double bytes, const GroupLayout& layout) const override {
-        const int n = layout.ranks;
-        std::vector<TransferRound> out;
-        for (int k = 1; k < n; ++k) {
-            TransferRound r;
-            for (int i = 0; i < n; ++i) r.push_back(Transfer{i, (i + k) % n, bytes / n});
-            out.push_back(std::move(r));
-        }
+    // Every rank sends S/n to every other; a flow to another node leaves by the NIC of the sender's
+    // node-mate on the receiver's rail (PXN).
+    std::vector<Flow> flows(Collective, double bytes, const CollectiveContext& ctx) const override {
+        const int n = ctx.layout.ranks, g = ctx.layout.ranks_per_node;
+        std::vector<Flow> out;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                if (i == j) continue;
+                const int via = i / g != j / g ? (i / g) * g + j % g : -1;
+                out.push_back(Flow{i, j, bytes / n, via == i ? -1 : via});
+            }
         return out;
     }
 };

@@ -2,8 +2,8 @@
 //   all-reduce:      2(n-1) a + 2(n-1)/n S / B
 //   all-gather/RS:    (n-1) a +  (n-1)/n S / B
 //   broadcast:        (n-1) a +        S / B     (pipelined chain)
-// Transfers: every step each rank sends S/n to the next (a broadcast: the chain passes S along).
-#include <numeric>
+// Flows: each rank sends 2(n-1)/n S (all-reduce) or (n-1)/n S in all, over ring_flows' channels; a
+// broadcast passes S along a chain.
 
 #include "hardware/collectives/collective.h"
 
@@ -26,17 +26,13 @@ public:
             default: return ctx.launch + (n - 1) * a + (n - 1) / n * bytes / bw;
         }
     }
-    std::vector<TransferRound> transfers(Collective op, double bytes, const GroupLayout& layout) const override {
-        const int n = layout.ranks;
-        std::vector<TransferRound> out;
-        if (op == Collective::Broadcast) {
-            for (int i = 0; i + 1 < n; ++i) out.push_back({Transfer{i, i + 1, bytes}});
-            return out;
+    std::vector<Flow> flows(Collective op, double bytes, const CollectiveContext& ctx) const override {
+        const double n = ctx.layout.ranks;
+        switch (op) {
+            case Collective::AllReduce: return ring_flows(ctx.layout, 2 * (n - 1) / n * bytes);
+            case Collective::Broadcast: return ring_flows(ctx.layout, bytes, false);
+            default: return ring_flows(ctx.layout, (n - 1) / n * bytes);
         }
-        std::vector<int> ring(static_cast<size_t>(n));
-        std::iota(ring.begin(), ring.end(), 0);
-        append_ring_rounds(out, ring, op == Collective::AllReduce ? 2 * (n - 1) : n - 1, bytes / n);
-        return out;
     }
 };
 

@@ -57,16 +57,17 @@ public:
         return {c.seconds, c.name};
     }
 
-    std::vector<TransferRound> transfers(Collective op, double bytes, const CommGroup& group) const override {
-        if (group.count() <= 1 || bytes <= 0) return {};
+    CollectivePlan plan(Collective op, double bytes, const CommGroup& group) const override {
+        if (group.count() <= 1 || bytes <= 0) return {"none", 0.0, 0.0, {}};
         const Choice c = choose(op, bytes, group);
-        auto rounds = c.algorithm->transfers(op, bytes, layout(group));
-        for (auto& round : rounds)
-            for (auto& t : round) {
-                t.src = group.rank(t.src);
-                t.dst = group.rank(t.dst);
-            }
-        return rounds;
+        const CollectiveContext ctx = context(group);
+        CollectivePlan p{c.name, c.seconds, c.algorithm->time(op, 0.0, ctx), c.algorithm->flows(op, bytes, ctx)};
+        for (auto& f : p.flows) {
+            f.src = group.rank(f.src);
+            f.dst = group.rank(f.dst);
+            if (f.via >= 0) f.via = group.rank(f.via);
+        }
+        return p;
     }
 
 private:
@@ -131,6 +132,22 @@ CommGroup CommGroup::of(std::vector<int> ranks) {
     g.size = static_cast<int>(ranks.size());
     g.members = std::move(ranks);
     return g;
+}
+
+std::vector<CommGroup> sibling_groups(const CommGroup& group, int gpus) {
+    if (!group.members.empty() || group.size < 1 || group.stride < 1) return {group};
+    const long long block = static_cast<long long>(group.size) * group.stride;
+    if (block > gpus || gpus % block != 0 || group.offset % group.stride >= group.stride) return {group};
+    std::vector<CommGroup> out;
+    for (long long k = 0; k < gpus / block; ++k)
+        for (int r = 0; r < group.stride; ++r) out.emplace_back(group.size, group.stride, static_cast<int>(k * block + r));
+    // `group` first, the others in order.
+    for (size_t i = 0; i < out.size(); ++i)
+        if (out[i].offset == group.offset) {
+            std::swap(out[0], out[i]);
+            return out;
+        }
+    return {group};
 }
 
 std::unique_ptr<NetworkModel> make_analytical_network(const ClusterSpec& cluster, const std::string& algorithm) {

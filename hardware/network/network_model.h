@@ -11,11 +11,12 @@
 // same time; the model charges the shared links for that (each GPU's NIC share, the leaf uplinks
 // under oversubscription).
 //
-// What a flow-level backend needs that this interface does not give yet: workloads ask for every
-// duration before the replay runs (a collective's time is fixed when its task is created), so
-// contention between concurrent transfers cannot change them. A flow-level backend (SimGrid) must
-// instead be told when a transfer starts, during the replay, and report when it ends; the
-// point-to-point transfers it would start are already listed (transfers()).
+// Two implementations: the analytical one (closed forms; the default and the search's fast path)
+// and the SimGrid one (simgrid_network.h: the same algorithms' flows on the cluster's topology
+// graph, all groups of a kind at once, so that they contend for shared links). Workloads still ask
+// for every duration before the replay runs; contention between different kinds of traffic (TP
+// with DP, one job with another) needs the replay to start flows as it goes, which the flow
+// solver (flow_solver.h) already supports.
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,18 +44,37 @@ struct CollectiveCost {
     std::string algorithm;  // registry name of the algorithm used
 };
 
+// What one call of a collective does: the algorithm chosen, its closed-form time, the part of it
+// that does not depend on bandwidth (launch and latencies), and its flows in global ranks (`via`
+// too; -1 where unused).
+struct CollectivePlan {
+    std::string algorithm;
+    double seconds = 0;
+    double fixed_seconds = 0;
+    std::vector<Flow> flows;
+};
+
 class NetworkModel {
 public:
     virtual ~NetworkModel() = default;
     virtual CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const = 0;
     // The layout (nodes spanned, ranks per node at most) of a group on this cluster.
     virtual GroupLayout layout(const CommGroup& group) const = 0;
-    // The point-to-point transfers of the algorithm collective() picks, in global ranks.
-    virtual std::vector<TransferRound> transfers(Collective op, double bytes, const CommGroup& group) const = 0;
+    // The algorithm collective() picks and its flows. The default has no flows (a test double).
+    virtual CollectivePlan plan(Collective op, double bytes, const CommGroup& group) const {
+        const CollectiveCost c = collective(op, bytes, group);
+        return CollectivePlan{c.algorithm, c.seconds, c.seconds, {}};
+    }
 };
 
 // `algorithm` empty: pick the fastest supporting algorithm per call, like NCCL's tuner; else
 // force the named one (InputError if unknown, falling back to the fastest where unsupported).
 std::unique_ptr<NetworkModel> make_analytical_network(const ClusterSpec& cluster, const std::string& algorithm = "");
+
+// The groups that run alongside `group` when every group of its kind runs the collective at once:
+// `group` shifted by every offset that tiles the cluster's `gpus` ranks with its pattern (a DP
+// group of stride s and size n: offsets r + k n s for r < s). Only `group` itself when it has an
+// explicit member list or does not tile the cluster.
+std::vector<CommGroup> sibling_groups(const CommGroup& group, int gpus);
 
 }  // namespace fathom::hardware

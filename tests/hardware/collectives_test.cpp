@@ -175,24 +175,33 @@ TEST_CASE("group layout from size and stride on 8-GPU nodes", "[hardware][networ
 
 namespace {
 
-// Bytes each member sends over all rounds, and checks that transfers stay inside the group.
-std::vector<double> bytes_sent(const std::vector<TransferRound>& rounds, int n) {
+// Bytes each member sends over all flows, and checks that flows stay inside the group.
+std::vector<double> bytes_sent(const std::vector<Flow>& flows, int n) {
     std::vector<double> sent(static_cast<size_t>(n), 0.0);
-    for (const auto& r : rounds)
-        for (const auto& t : r) {
-            REQUIRE(t.src >= 0);
-            REQUIRE(t.src < n);
-            REQUIRE(t.dst >= 0);
-            REQUIRE(t.dst < n);
-            REQUIRE(t.src != t.dst);
-            sent[static_cast<size_t>(t.src)] += t.bytes;
-        }
+    for (const auto& t : flows) {
+        REQUIRE(t.src >= 0);
+        REQUIRE(t.src < n);
+        REQUIRE(t.dst >= 0);
+        REQUIRE(t.dst < n);
+        REQUIRE(t.src != t.dst);
+        sent[static_cast<size_t>(t.src)] += t.bytes;
+    }
     return sent;
+}
+
+CollectiveContext ctx_of(const GroupLayout& l) {
+    CollectiveContext c;
+    c.layout = l;
+    c.intra.bandwidth = 300e9;
+    c.inter.bandwidth = 40e9;
+    c.nvls = true;
+    c.nvls_bandwidth = 450e9;
+    return c;
 }
 
 }  // namespace
 
-TEST_CASE("collective algorithms list their point-to-point transfers", "[hardware][collectives]") {
+TEST_CASE("collective algorithms list their flows", "[hardware][collectives]") {
     const double S = 1 << 20;
     GroupLayout one_node;  // 8 ranks in one node
     one_node.ranks = 8;
@@ -203,60 +212,71 @@ TEST_CASE("collective algorithms list their point-to-point transfers", "[hardwar
     four_nodes.ranks_per_node = 8;
     four_nodes.nodes = 4;
     const double n = 8;
-    SECTION("ring: 2(n-1) steps of S/n to the next rank for all-reduce, n-1 for all-gather") {
+    SECTION("ring in one node: each rank sends 2(n-1)/n S (all-reduce), (n-1)/n S (all-gather), spread over its peers") {
         const auto ring = make_ring();
-        const auto ar = ring->transfers(Collective::AllReduce, S, one_node);
-        REQUIRE(ar.size() == 14);  // 2 (8 - 1)
-        for (const auto& r : ar) {
-            REQUIRE(r.size() == 8);
-            for (const auto& t : r) CHECK(t.dst == (t.src + 1) % 8);
-        }
-        // Each rank sends 2(n-1)/n S: the numerator of the ring's bandwidth term.
+        const auto ar = ring->flows(Collective::AllReduce, S, ctx_of(one_node));
+        CHECK(ar.size() == 8 * 7);
+        // The numerator of the ring's bandwidth term.
         for (double b : bytes_sent(ar, 8)) CHECK(b == Approx(2 * (n - 1) / n * S));
-        const auto ag = ring->transfers(Collective::AllGather, S, one_node);
-        CHECK(ag.size() == 7);
-        for (double b : bytes_sent(ag, 8)) CHECK(b == Approx((n - 1) / n * S));
+        for (double b : bytes_sent(ring->flows(Collective::AllGather, S, ctx_of(one_node)), 8)) CHECK(b == Approx((n - 1) / n * S));
     }
-    SECTION("pairwise all-to-all: every rank sends S/n to every other rank once") {
-        const auto rounds = make_pairwise()->transfers(Collective::AllToAll, S, one_node);
-        CHECK(rounds.size() == 7);
-        std::set<std::pair<int, int>> pairs;
-        for (const auto& r : rounds)
-            for (const auto& t : r) {
-                CHECK(t.bytes == S / n);
-                pairs.insert({t.src, t.dst});
+    SECTION("ring across nodes: one channel per rank of a node, each leaving every node by its own NIC") {
+        const auto flows = make_ring()->flows(Collective::AllReduce, S, ctx_of(four_nodes));
+        CHECK(flows.size() == 8 * 32);  // 8 channels x 32 ring edges
+        const double nn = 32;
+        for (double b : bytes_sent(flows, 32)) CHECK(b == Approx(2 * (nn - 1) / nn * S));
+        // Per node, 8 flows leave it (one per channel), each through a different member's NIC,
+        // each carrying 1/8 of a rank's bytes: the NICs share the ring's inter-node traffic.
+        std::set<int> exits;
+        for (const auto& f : flows)
+            if (f.src / 8 == 0 && f.dst / 8 == 1) {
+                exits.insert(f.via >= 0 ? f.via : f.src);
+                CHECK(f.bytes == Approx(2 * (nn - 1) / nn * S / 8));
+                CHECK((f.via >= 0 ? f.via : f.src) % 8 == f.dst % 8);  // same rail on both ends
             }
-        CHECK(pairs.size() == 8 * 7);
+        CHECK(exits.size() == 8);
     }
-    SECTION("hierarchical all-reduce: rings inside nodes, then across nodes on S/g") {
-        const auto rounds = make_hierarchical()->transfers(Collective::AllReduce, S, four_nodes);
-        // (g-1) intra reduce-scatter + 2(N-1) inter all-reduce + (g-1) intra all-gather rounds.
-        CHECK(rounds.size() == 7 + 6 + 7);
-        // Per rank: 2 (g-1)/g S inside its node, and 2 (N-1)/N S/g across nodes.
+    SECTION("pairwise all-to-all: every rank sends S/n to every other rank, via the receiver's rail") {
+        const auto flows = make_pairwise()->flows(Collective::AllToAll, S, ctx_of(four_nodes));
+        std::set<std::pair<int, int>> pairs;
+        for (const auto& t : flows) {
+            CHECK(t.bytes == S / 32);
+            pairs.insert({t.src, t.dst});
+            if (t.src / 8 != t.dst / 8) CHECK((t.via >= 0 ? t.via : t.src) % 8 == t.dst % 8);
+        }
+        CHECK(pairs.size() == 32 * 31);
+    }
+    SECTION("hierarchical all-reduce: 2(g-1)/g S inside nodes and 2(N-1)/N S/g across, concurrently") {
+        auto ctx = ctx_of(four_nodes);
+        ctx.nvls = false;
+        const auto flows = make_hierarchical()->flows(Collective::AllReduce, S, ctx);
         const double g = 8, N = 4;
-        for (double b : bytes_sent(rounds, 32)) CHECK(b == Approx(2 * (g - 1) / g * S + 2 * (N - 1) / N * S / g));
-        // Inter-node rounds join ranks of equal local index.
-        for (const auto& t : rounds[7]) CHECK(t.src % 8 == t.dst % 8);
+        for (double b : bytes_sent(flows, 32)) CHECK(b == Approx(2 * (g - 1) / g * S + 2 * (N - 1) / N * S / g));
+        for (const auto& t : flows)
+            if (t.src / 8 != t.dst / 8) CHECK(t.src % 8 == t.dst % 8);  // inter-node rings join equal local indices
     }
-    SECTION("tree all-reduce: chains inside nodes, two trees across the nodes' first ranks") {
-        const auto rounds = make_tree()->transfers(Collective::AllReduce, S, four_nodes);
-        // 7 chain steps up, 2 tree levels up and down (4 nodes: depth 2), 7 chain steps down.
-        CHECK(rounds.size() == 7 + 2 + 2 + 7);
-        // Across nodes every non-root node sends S/2 up each tree: 3 nodes x 2 trees x S/2, up and down.
-        double inter = 0;
-        for (const auto& r : rounds)
-            for (const auto& t : r)
-                if (t.src / 8 != t.dst / 8) inter += t.bytes;
-        CHECK(inter == Approx(2 * 3 * 2 * S / 2));
+    SECTION("tree all-reduce loads links as the ring does (its bandwidth term is the ring's)") {
+        const double nn = 32;
+        for (double b : bytes_sent(make_tree()->flows(Collective::AllReduce, S, ctx_of(four_nodes)), 32))
+            CHECK(b == Approx(2 * (nn - 1) / nn * S));
     }
-    SECTION("send/recv is one transfer; NVLS lists none (the switch reduces)") {
-        const auto d = make_direct()->transfers(Collective::SendRecv, S, one_node);
+    SECTION("send/recv is one flow; NVLS is ring traffic scaled by intra / NVLS bandwidth") {
+        const auto d = make_direct()->flows(Collective::SendRecv, S, ctx_of(one_node));
         REQUIRE(d.size() == 1);
-        REQUIRE(d[0].size() == 1);
-        CHECK(d[0][0].src == 0);
-        CHECK(d[0][0].dst == 1);
-        CHECK(d[0][0].bytes == S);
-        CHECK(make_nvls()->transfers(Collective::AllReduce, S, one_node).empty());
+        CHECK(d[0].src == 0);
+        CHECK(d[0].dst == 1);
+        CHECK(d[0].bytes == S);
+        // 2 (n-1)/n S x 300 / 450: on 300 GB/s links it takes 2 (n-1)/n S / 450 GB/s, the NVLS time.
+        for (double b : bytes_sent(make_nvls()->flows(Collective::AllReduce, S, ctx_of(one_node)), 8))
+            CHECK(b == Approx(2 * (n - 1) / n * S * 300.0 / 450.0));
+    }
+    SECTION("the fixed part of each time is time() with no bytes") {
+        const auto c = ctx_of(four_nodes);
+        for (const auto& e : collective_registry().entries()) {
+            const auto algo = e.factory();
+            if (!algo->supports(Collective::AllReduce, c)) continue;
+            CHECK(algo->time(Collective::AllReduce, 0, c) <= algo->time(Collective::AllReduce, S, c));
+        }
     }
 }
 
@@ -277,19 +297,30 @@ TEST_CASE("groups with an offset or explicit members: layouts and global ranks",
         const GroupLayout l = net->layout(pair);
         CHECK(l.ranks == 2);
         CHECK(l.nodes == 2);
-        const auto rounds = net->transfers(Collective::SendRecv, 1e6, pair);
-        REQUIRE(rounds.size() == 1);
-        CHECK(rounds[0][0].src == 3);
-        CHECK(rounds[0][0].dst == 42);
+        const auto plan = net->plan(Collective::SendRecv, 1e6, pair);
+        REQUIRE(plan.flows.size() == 1);
+        CHECK(plan.flows[0].src == 3);
+        CHECK(plan.flows[0].dst == 42);
         // Costs like any inter-node send: L + a_inter + S / B_inter.
         CHECK(net->collective(Collective::SendRecv, 1e6, pair).seconds == Approx(kLaunch + kInterLat + 1e6 / kInterBw));
     }
-    SECTION("transfers map member indices to global ranks") {
-        const auto rounds = net->transfers(Collective::AllGather, 1e6, CommGroup{4, 8, 2});  // ranks 2, 10, 18, 26
-        REQUIRE(!rounds.empty());
+    SECTION("plans map member indices to global ranks") {
+        const auto plan = net->plan(Collective::AllGather, 1e6, CommGroup{4, 8, 2});  // ranks 2, 10, 18, 26
+        REQUIRE(!plan.flows.empty());
         std::set<int> ranks;
-        for (const auto& r : rounds)
-            for (const auto& t : r) ranks.insert(t.src);
+        for (const auto& t : plan.flows) ranks.insert(t.src);
         CHECK(ranks == std::set<int>{2, 10, 18, 26});
+        CHECK(plan.fixed_seconds < plan.seconds);
+    }
+    SECTION("sibling groups tile the cluster") {
+        const auto dp = sibling_groups(CommGroup{16, 8, 3}, 128);  // one rank per node, local index 3
+        CHECK(dp.size() == 8);
+        CHECK(dp.front().offset == 3);
+        std::set<int> all;
+        for (const auto& g : dp)
+            for (int i = 0; i < g.count(); ++i) all.insert(g.rank(i));
+        CHECK(all.size() == 128);
+        CHECK(sibling_groups(CommGroup{8, 1}, 128).size() == 16);
+        CHECK(sibling_groups(CommGroup::of({3, 42}), 128).size() == 1);
     }
 }

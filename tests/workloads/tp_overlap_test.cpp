@@ -42,7 +42,6 @@ public:
         return {bytes * 1e-9, "fixed"};
     }
     hardware::GroupLayout layout(const hardware::CommGroup& g) const override { return {g.count(), g.count(), 1}; }
-    std::vector<hardware::TransferRound> transfers(Collective, double, const hardware::CommGroup&) const override { return {}; }
 };
 
 models::CommStep tp_step(Collective c, double ms) {

@@ -1,0 +1,162 @@
+#include "hardware/network/simgrid_network.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "hardware/network/flow_solver.h"
+#include "hardware/routing/routing.h"
+#include "sim/error.h"
+
+namespace fathom::hardware {
+namespace {
+
+class SimgridNetwork final : public FlowNetworkModel {
+public:
+    SimgridNetwork(const ClusterSpec& c, const std::string& routing, const std::string& algorithm)
+        : cluster_(c),
+          analytical_(make_analytical_network(c, algorithm)),
+          routing_(routing_registry().get(routing).factory()),
+          topo_(build_topology(c)) {}
+
+    GroupLayout layout(const CommGroup& g) const override { return analytical_->layout(g); }
+    CollectivePlan plan(Collective op, double bytes, const CommGroup& g) const override {
+        return analytical_->plan(op, bytes, g);
+    }
+    const Topology& topology() const override { return topo_; }
+
+    CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const override {
+        if (group.count() <= 1 || bytes <= 0) return {0.0, "none"};
+        const auto key = std::make_tuple(static_cast<int>(op), bytes, group.size, group.stride, group.offset, group.members);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+        }
+        std::vector<CollectiveCall> calls;
+        for (const CommGroup& g : sibling_groups(group, cluster_.gpus())) calls.push_back({op, bytes, g, 0.0});
+        const std::vector<CallResult> results = run(calls);
+        CollectiveCost cost{0.0, results.front().algorithm};
+        for (const auto& r : results) cost.seconds = std::max(cost.seconds, r.seconds());
+        std::lock_guard<std::mutex> lock(mu_);
+        cache_.emplace(key, cost);
+        return cost;
+    }
+
+    std::vector<CallResult> run(const std::vector<CollectiveCall>& calls) const override {
+        struct Piece { size_t call; int path; double bytes; };
+        std::vector<CallResult> results(calls.size());
+        std::vector<double> fixed(calls.size(), 0.0);
+        std::vector<Piece> pieces;
+        std::map<std::vector<int>, int> path_ids;
+        std::vector<std::vector<int>> paths;
+        RouteCache cache(topo_);
+        uint64_t flow_id = 0;
+
+        auto add_route = [&](std::vector<Path>& into, Vertex a, Vertex b) {
+            if (a == b) return;
+            std::vector<Path> leg = routing_->route(topo_, cache.toward(b), a, flow_id);
+            if (into.empty()) {
+                into = std::move(leg);
+                return;
+            }
+            std::vector<Path> joined;  // every path so far followed by every path of this leg
+            for (const Path& p : into)
+                for (const Path& q : leg) {
+                    Path j = p;
+                    j.links.insert(j.links.end(), q.links.begin(), q.links.end());
+                    j.share = p.share * q.share;
+                    joined.push_back(std::move(j));
+                }
+            into = std::move(joined);
+        };
+
+        for (size_t i = 0; i < calls.size(); ++i) {
+            const CollectiveCall& call = calls[i];
+            results[i].start = results[i].end = call.start;
+            if (call.group.count() <= 1 || call.bytes <= 0) {
+                results[i].algorithm = "none";
+                continue;
+            }
+            for (int m = 0; m < call.group.count(); ++m)
+                if (call.group.rank(m) < 0 || call.group.rank(m) >= topo_.gpus())
+                    throw sim::InputError("communicator rank " + std::to_string(call.group.rank(m)) + " outside the " +
+                                          std::to_string(topo_.gpus()) + "-GPU cluster");
+            const CollectivePlan p = analytical_->plan(call.op, call.bytes, call.group);
+            results[i].algorithm = p.algorithm;
+            fixed[i] = p.fixed_seconds;
+            for (const Flow& f : p.flows) {
+                ++flow_id;
+                std::vector<Path> route;
+                const Vertex src = topo_.gpu(f.src), dst = topo_.gpu(f.dst);
+                if (f.via >= 0 && f.via != f.src) add_route(route, src, topo_.gpu(f.via));
+                add_route(route, f.via >= 0 ? topo_.gpu(f.via) : src, dst);
+                for (const Path& r : route) {
+                    auto [it, fresh] = path_ids.emplace(r.links, static_cast<int>(paths.size()));
+                    if (fresh) paths.push_back(r.links);
+                    pieces.push_back(Piece{i, it->second, f.bytes * r.share});
+                    ++results[i].flows;
+                }
+            }
+        }
+
+        // One simulation: links, paths, then the calls' flows at their start times in order.
+        auto solver = make_simgrid_solver();
+        for (const auto& e : topo_.edges_by_id()) solver->add_link(topo_.link(e).capacity());
+        for (const auto& p : paths) solver->add_path(p);
+        std::vector<size_t> order(calls.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return calls[a].start < calls[b].start; });
+        std::vector<std::vector<size_t>> pieces_of(calls.size());
+        for (size_t k = 0; k < pieces.size(); ++k) pieces_of[pieces[k].call].push_back(k);
+        std::vector<int> running(calls.size(), 0);
+        std::vector<double> last(calls.size(), 0.0);
+        std::vector<uint64_t> done;
+        size_t next = 0, outstanding = 0;
+        for (;;) {
+            const double now = solver->now();
+            while (next < order.size() && calls[order[next]].start <= now) {
+                const size_t c = order[next++];
+                last[c] = calls[c].start;
+                for (size_t k : pieces_of[c])
+                    if (pieces[k].bytes > 0) {
+                        solver->start(pieces[k].path, pieces[k].bytes, k);
+                        ++running[c];
+                        ++outstanding;
+                    }
+            }
+            if (next == order.size() && outstanding == 0) break;
+            const double until = next < order.size() ? calls[order[next]].start : std::numeric_limits<double>::infinity();
+            const double t = solver->advance(until, done);
+            for (uint64_t k : done) {
+                const size_t c = pieces[k].call;
+                --running[c];
+                --outstanding;
+                last[c] = std::max(last[c], t);
+            }
+        }
+        for (size_t i = 0; i < calls.size(); ++i)
+            if (results[i].algorithm != "none") results[i].end = last[i] + fixed[i];
+        return results;
+    }
+
+private:
+    ClusterSpec cluster_;
+    std::unique_ptr<NetworkModel> analytical_;
+    std::unique_ptr<RoutingStrategy> routing_;
+    Topology topo_;
+    using Key = std::tuple<int, double, int, int, int, std::vector<int>>;
+    mutable std::mutex mu_;
+    mutable std::map<Key, CollectiveCost> cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<FlowNetworkModel> make_simgrid_network(const ClusterSpec& cluster, const std::string& routing,
+                                                       const std::string& algorithm) {
+    return std::make_unique<SimgridNetwork>(cluster, routing, algorithm);
+}
+
+}  // namespace fathom::hardware

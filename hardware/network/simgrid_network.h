@@ -1,0 +1,46 @@
+#pragma once
+// The flow-level network: the analytical model's choice of algorithm and its flows, put on the
+// cluster's topology graph by a routing strategy and shared max-min fairly by SimGrid (through
+// flow_solver.h, one child process per simulation). A collective asked of it runs together with
+// every sibling group of its kind (network_model.h: sibling_groups), so DP rings on shared spines,
+// ECMP collisions and oversubscribed uplinks come out of the simulation instead of a formula.
+//
+// Time of one call: the algorithm's fixed part (launch, latencies: the closed form with no bytes)
+// plus the time until its last flow ends. collective() gives the slowest of the sibling calls (a
+// step waits for all of them) and caches it per (operation, bytes, group).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hardware/network/network_model.h"
+#include "hardware/topology/topology.h"
+
+namespace fathom::hardware {
+
+struct CollectiveCall {
+    Collective op = Collective::AllReduce;
+    double bytes = 0;
+    CommGroup group;
+    double start = 0;  // s
+};
+
+struct CallResult {
+    std::string algorithm;
+    double start = 0;
+    double end = 0;       // s, when the call finished (its last flow, plus its fixed part)
+    double seconds() const { return end - start; }
+    int flows = 0;        // flows it was made of (after spraying splits them over paths)
+};
+
+class FlowNetworkModel : public NetworkModel {
+public:
+    // Runs these calls together in one simulation (each starting at its `start`).
+    virtual std::vector<CallResult> run(const std::vector<CollectiveCall>& calls) const = 0;
+    virtual const Topology& topology() const = 0;
+};
+
+// `routing`: a routing_registry() name; `algorithm` as for make_analytical_network.
+std::unique_ptr<FlowNetworkModel> make_simgrid_network(const ClusterSpec& cluster, const std::string& routing = "ecmp",
+                                                       const std::string& algorithm = "");
+
+}  // namespace fathom::hardware

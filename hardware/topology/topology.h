@@ -1,0 +1,91 @@
+#pragma once
+// The cluster as a graph (Boost.Graph): accelerators, NICs, scale-up switches and network switches
+// as vertices; every physical link as two directed edges, one per direction, each with its raw
+// bandwidth, the calibrated fraction of it that collectives reach, and its latency. Built from a
+// ClusterSpec by the builders of builders.h (one per file, registered by name), routed by the
+// strategies of hardware/routing, and simulated flow by flow by the SimGrid network.
+//
+// The graph is the fabric as the flow-level network sees it: an NVSwitch domain is one switch
+// vertex per node (the four NVSwitch chips of an HGX board act as one non-blocking crossbar), a
+// NIC hangs off the accelerator that owns it (NCCL's GPU-NIC affinity), and switches are logical
+// (a leaf of `nodes_per_leaf` nodes, whatever radix the real box has).
+#include <boost/graph/adjacency_list.hpp>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "hardware/spec.h"
+
+namespace fathom::hardware {
+
+enum class VertexKind { Gpu, Nic, ScaleUpSwitch, Leaf, Spine, Core };
+const char* vertex_kind_name(VertexKind k);
+
+struct TopoVertex {
+    VertexKind kind = VertexKind::Gpu;
+    std::string name;
+    int node = -1;   // node of a GPU, NIC or scale-up switch; -1 for network switches
+    int index = -1;  // GPU: global rank; NIC: local index in its node; switch: ordinal in its tier
+};
+
+// Which calibrated level a link belongs to (the collectives' achievable-bandwidth fractions are
+// per level, see hardware/collectives/collective.h).
+enum class LinkLevel { ScaleUp, Host, ScaleOut };
+
+struct TopoLink {
+    double bandwidth = 0;   // bytes/s, this direction, raw
+    double efficiency = 1;  // achievable fraction in collectives (calibrated per fabric / NIC)
+    double latency = 0;     // s
+    LinkLevel level = LinkLevel::ScaleOut;
+    int id = -1;            // dense edge index, 0..links()-1
+    double capacity() const { return bandwidth * efficiency; }
+};
+
+using TopoGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, TopoVertex, TopoLink>;
+using Vertex = TopoGraph::vertex_descriptor;
+using Edge = TopoGraph::edge_descriptor;
+
+class Topology {
+public:
+    Vertex add_vertex(VertexKind kind, std::string name, int node, int index);
+    // Both directions of one physical link.
+    void connect(Vertex a, Vertex b, double bandwidth, double efficiency, double latency, LinkLevel level);
+
+    const TopoGraph& graph() const { return g_; }
+    const TopoVertex& vertex(Vertex v) const { return g_[v]; }
+    const TopoLink& link(Edge e) const { return g_[e]; }
+    int vertices() const { return static_cast<int>(boost::num_vertices(g_)); }
+    int links() const { return static_cast<int>(boost::num_edges(g_)); }  // directed edges
+    int gpus() const { return static_cast<int>(gpus_.size()); }
+    Vertex gpu(int rank) const;
+    // The NIC a GPU sends through (its own, or the one it shares); null_vertex() if the node has none.
+    Vertex nic_of(int rank) const;
+    Vertex scale_up_switch(int node) const;  // null_vertex() for a full mesh
+    static Vertex null_vertex() { return TopoGraph::null_vertex(); }
+    std::vector<Edge> edges_by_id() const;  // edge of each dense id
+
+    // The builders' record of what they built, for the summary.
+    std::string scale_up_builder, scale_out_builder;
+    int gpus_per_node = 0;
+
+    // InputError naming `where` when a link has no bandwidth or some GPU cannot reach another.
+    void validate(const std::string& where) const;
+    // Vertex counts by kind, links by level with their bandwidths, the builders used.
+    std::string summary() const;
+    void write_dot(std::ostream& os) const;
+
+    // Builders register the special vertices as they create them.
+    void set_gpu(int rank, Vertex v);
+    void set_nic(int rank, Vertex v);
+    void set_scale_up_switch(int node, Vertex v);
+
+private:
+    TopoGraph g_;
+    std::vector<Vertex> gpus_, nic_of_, switch_of_;
+};
+
+// The whole cluster: the scale-up builder for the fabric's topology ("nvswitch" or "full-mesh") on
+// every node, then the scale-out builder named by the cluster's topology, then validate().
+Topology build_topology(const ClusterSpec& cluster, const std::string& where = "cluster");
+
+}  // namespace fathom::hardware
