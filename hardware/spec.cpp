@@ -45,6 +45,8 @@ double AcceleratorSpec::peak(Dtype d) const {
     throw sim::InputError("accelerator '" + id + "' has no peak for " + dtype_name(d));
 }
 
+const char* network_name(NetworkBackend n) { return n == NetworkBackend::Simgrid ? "simgrid" : "analytical"; }
+
 const char* topology_name(ScaleOutTopology t) {
     switch (t) {
         case ScaleOutTopology::FatTree2: return "fat-tree-2";

@@ -102,6 +102,11 @@ struct SsdSpec {
 enum class ScaleOutTopology { FatTree2, FatTree3, RailOptimized };
 const char* topology_name(ScaleOutTopology t);
 
+// How collectives are costed: closed forms (the default, the search's fast path), or flows on the
+// topology graph shared in SimGrid (hardware/network/simgrid_network.h).
+enum class NetworkBackend { Analytical, Simgrid };
+const char* network_name(NetworkBackend n);
+
 // A cluster: `nodes` nodes of `gpus_per_node` accelerators on one scale-up fabric each, joined by
 // a scale-out network of `nics_per_node` NICs per node.
 struct ClusterSpec {
@@ -114,6 +119,8 @@ struct ClusterSpec {
     ScaleOutTopology topology = ScaleOutTopology::RailOptimized;
     double oversubscription = 1.0;  // leaf uplink oversubscription (>= 1)
     int nodes_per_leaf = 16;        // nodes (or rail groups) under one leaf switch
+    std::string routing = "ecmp";   // routing strategy of the flow-level network (hardware/routing)
+    NetworkBackend network = NetworkBackend::Analytical;
     PcieSpec pcie;
     std::optional<SsdSpec> ssd;
 

@@ -64,6 +64,8 @@ hardware::ClusterSpec build_cluster(const ClusterRequest& r, const Catalog& cat)
     c.topology = r.topology;
     c.oversubscription = r.oversubscription;
     c.nodes_per_leaf = r.nodes_per_leaf;
+    c.routing = r.routing;
+    c.network = r.network;
     c.pcie = cat.pcie(r.pcie);
     if (!r.ssd.empty()) c.ssd = cat.ssd(r.ssd);
     return c;

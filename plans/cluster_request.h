@@ -19,6 +19,8 @@ struct ClusterRequest {
     hardware::ScaleOutTopology topology = hardware::ScaleOutTopology::RailOptimized;
     double oversubscription = 1.0;
     int nodes_per_leaf = 16;
+    std::string routing = "ecmp";
+    hardware::NetworkBackend network = hardware::NetworkBackend::Analytical;
     std::string pcie = "pcie-gen5-x16";
     std::string ssd;  // empty = none
 };

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "models/cost/calibration_table.h"
+#include "hardware/spec.h"
 #include "plans/catalog.h"
 
 namespace fathom::plans {
@@ -19,6 +21,13 @@ struct EvaluationContext {
     std::map<std::string, std::shared_ptr<const models::CalibrationTable>> cost_tables;
     uint64_t seed = 1;
     std::string collective_algorithm;
+    // The network backend for every cluster evaluated (compare --network); unset: each cluster's own.
+    std::optional<hardware::NetworkBackend> network;
+
+    hardware::ClusterSpec with_network(hardware::ClusterSpec c) const {
+        if (network) c.network = *network;
+        return c;
+    }
 
     // The table of an accelerator, or null (roofline costs).
     std::shared_ptr<const models::CalibrationTable> cost_table(const std::string& accelerator_id) const {

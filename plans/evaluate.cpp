@@ -22,7 +22,7 @@ Outcome evaluate_training(const models::ModelSpec& model, const hardware::Cluste
     out.violations = check_training_plan(model, cluster, plan);
     if (!out.violations.empty()) return out;
     const auto cost = cost_model_for(cluster.accelerator, context, out.cost_model);
-    const auto network = hardware::make_analytical_network(cluster, context.collective_algorithm);
+    const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);
     const workloads::StepInputs in{model, cluster, plan, *cost, *network};
     out.report = workloads::simulate_training_step(in, options.trace);
     return out;
@@ -56,7 +56,7 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
         decode_cost = cost_model_for(plan.decode->accelerator, context, kind, models::Load::Serving);
         if (kind != out.cost_model) out.cost_model = "mixed";
     }
-    const auto network = hardware::make_analytical_network(cluster, context.collective_algorithm);
+    const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);
     std::unique_ptr<RequestSource> source =
         plan.traffic.trace.empty() ? make_synthetic_source(plan.traffic.synthetic, seed) : open_trace(plan.traffic.trace);
     const ServingInputs in{model, cluster, plan, *cost, decode_cost.get(), *network};

@@ -310,6 +310,17 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
         {Decl("cluster.scale_out.nodes_per_leaf", KeyType::Integer, "nodes (or rail groups) under one leaf switch").range(1),
          [](R& r, const KeyValue& v) { r.nodes_per_leaf = to_int32(v); },
          [](const R& r) -> KeyValue { return int64_t{r.nodes_per_leaf}; }},
+        {Decl("cluster.scale_out.routing", KeyType::Choice,
+              "how the switches spread flows over equal-cost paths (simgrid network only)")
+             .choices({"ecmp", "spray", "dmodk", "shortest-path"}),
+         [](R& r, const KeyValue& v) { r.routing = to_str(v); }, [](const R& r) -> KeyValue { return r.routing; }},
+        {Decl("cluster.network", KeyType::Choice,
+              "how collectives are costed: closed forms, or every group's flows on the topology graph sharing links in SimGrid")
+             .choices({"analytical", "simgrid"}),
+         [](R& r, const KeyValue& v) {
+             r.network = to_str(v) == "simgrid" ? hardware::NetworkBackend::Simgrid : hardware::NetworkBackend::Analytical;
+         },
+         [](const R& r) -> KeyValue { return std::string(hardware::network_name(r.network)); }},
     });
     return keys;
 }

@@ -108,7 +108,7 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
     std::string forced;
     if (algorithm == "ring" || algorithm == "tree" || algorithm == "nvls") forced = algorithm;
     else if (algorithm != "default") throw Unsupported{"collective algorithm '" + algorithm + "' is not modelled"};
-    const auto network = hardware::make_analytical_network(cluster, forced);
+    const auto network = hardware::make_network(ctx.with_network(cluster), forced);
     hardware::CommGroup group;
     group.size = ranks;
     const double n = ranks;

@@ -274,9 +274,13 @@ void collect_warnings(const Node& root, plans::Scenario& s) {
         if (s.cluster.nodes == 1) {
             warn(cluster, "scale_out", "a single-node cluster sends nothing over the scale-out network: these keys "
                                        "cannot change the result");
-        } else if (so->has("topology") && so->str("topology") != "fat-tree-3") {
-            warn(*so, "topology", "the analytical network models rail-optimized and fat-tree-2 alike (same per-GPU NIC "
-                                  "bandwidth and switch hops); the choice cannot change the result");
+        } else if (s.cluster.network == hardware::NetworkBackend::Analytical) {
+            if (so->has("topology") && so->str("topology") != "fat-tree-3")
+                warn(*so, "topology", "the analytical network models rail-optimized and fat-tree-2 alike (same per-GPU "
+                                      "NIC bandwidth and switch hops); the choice cannot change the result (cluster.network: "
+                                      "simgrid routes flows on the graph)");
+            if (so->has("routing"))
+                warn(*so, "routing", "the analytical network has no routes: only cluster.network: simgrid uses it");
         }
     }
 }

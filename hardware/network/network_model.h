@@ -71,6 +71,10 @@ public:
 // force the named one (InputError if unknown, falling back to the fastest where unsupported).
 std::unique_ptr<NetworkModel> make_analytical_network(const ClusterSpec& cluster, const std::string& algorithm = "");
 
+// The cluster's network backend (cluster.network): the analytical model or the SimGrid one with
+// the cluster's routing.
+std::unique_ptr<NetworkModel> make_network(const ClusterSpec& cluster, const std::string& algorithm = "");
+
 // The groups that run alongside `group` when every group of its kind runs the collective at once:
 // `group` shifted by every offset that tiles the cluster's `gpus` ranks with its pattern (a DP
 // group of stride s and size n: offsets r + k n s for r < s). Only `group` itself when it has an

@@ -154,6 +154,11 @@ private:
 
 }  // namespace
 
+std::unique_ptr<NetworkModel> make_network(const ClusterSpec& cluster, const std::string& algorithm) {
+    if (cluster.network == NetworkBackend::Simgrid) return make_simgrid_network(cluster, cluster.routing, algorithm);
+    return make_analytical_network(cluster, algorithm);
+}
+
 std::unique_ptr<FlowNetworkModel> make_simgrid_network(const ClusterSpec& cluster, const std::string& routing,
                                                        const std::string& algorithm) {
     return std::make_unique<SimgridNetwork>(cluster, routing, algorithm);

@@ -80,7 +80,7 @@ T get(int fd) {
         engine.set_config("network/crosstraffic:0");
         engine.set_config("maxmin/precision:1e-9");
         engine.set_config("surf/precision:1e-9");
-        engine.set_config("contexts/stack-size:64");  // KiB: the flow actors only wait
+        engine.set_config("contexts/stack-size:16");  // KiB (SimGrid clears each stack): the flow actors only wait
         engine.set_config("contexts/guard-size:0");
         auto* zone = sg4::create_star_zone("fathom");
         sg4::Host* sink = zone->create_host("sink", 1e9);
@@ -117,10 +117,15 @@ T get(int fd) {
                     const auto path = get<int32_t>(in);
                     const auto bytes = get<double>(in);
                     const auto size = static_cast<uint64_t>(std::max(1.0, std::ceil(bytes)));
-                    sg4::CommPtr comm = sg4::Comm::sendto_async(sources[static_cast<size_t>(path)], sink, size);
                     ++running;
-                    sg4::Actor::create("flow", sink, [comm, tag, &finished, &running, ended]() {
-                        comm->wait();
+                    // A sender on the path's source host and a receiver on the sink meet on the
+                    // flow's own mailbox. (Comm::sendto_async files every comm under one issuer whose
+                    // list SimGrid searches linearly when a comm ends: quadratic in the flows.)
+                    sg4::Host* from = sources[static_cast<size_t>(path)];
+                    sg4::Mailbox* box = sg4::Mailbox::by_name("f" + std::to_string(tag));
+                    sg4::Actor::create("send", from, [box, size]() { box->put(box, size); });
+                    sg4::Actor::create("recv", sink, [box, tag, &finished, &running, ended]() {
+                        box->get<sg4::Mailbox>();
                         finished.push_back(tag);
                         --running;
                         ended->release();

@@ -11,7 +11,7 @@ namespace fathom::cli {
 struct Args {
     std::string command;
     std::vector<std::string> positional;
-    std::string json, trace, algorithm, device, out, requests, only_case;
+    std::string json, trace, algorithm, device, out, requests, only_case, network;
     bool other_metrics = false;
     std::vector<std::string> sets;
 };
@@ -27,5 +27,6 @@ double median_of(std::vector<double> v);
 int cmd_list(const Args& a);       // tools/cli/list.cpp
 int cmd_compare(const Args& a);    // tools/cli/compare.cpp
 int cmd_calibrate(const Args& a);  // tools/cli/calibrate.cpp
+int cmd_topology(const Args& a);   // tools/cli/topology.cpp
 
 }  // namespace fathom::cli

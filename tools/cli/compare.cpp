@@ -42,7 +42,12 @@ void print_case_details(const std::vector<scenarios::CompareResult>& results) {
 }  // namespace
 
 int cmd_compare(const Args& a) {
-    const plans::EvaluationContext ctx = scenarios::make_context(scenarios::load_catalog(), 1, a.algorithm);
+    plans::EvaluationContext ctx = scenarios::make_context(scenarios::load_catalog(), 1, a.algorithm);
+    if (!a.network.empty()) {
+        if (a.network != "simgrid" && a.network != "analytical")
+            throw sim::InputError("--network: expected analytical or simgrid, not '" + a.network + "'");
+        ctx.network = a.network == "simgrid" ? hardware::NetworkBackend::Simgrid : hardware::NetworkBackend::Analytical;
+    }
     const auto results = scenarios::compare_measured(one_file(a), ctx, a.other_metrics || !a.only_case.empty(), a.only_case);
     auto is_variant = [](const scenarios::CompareResult& r) { return r.id.find('#') != std::string::npos; };
     auto table = [&](bool variants) {

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "hardware/collectives/collective.h"
+#include "hardware/routing/routing.h"
+#include "hardware/topology/builders.h"
 #include "plans/keys.h"
 #include "scenarios/catalog.h"
 #include "workloads/serving/batching/policy.h"
@@ -26,9 +28,10 @@ int cmd_list(const Args& a) {
     const plans::Catalog& catalog = *catalog_ptr;
     const bool all = what == "all";
     if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "engines" && what != "schedules" &&
-        what != "collectives" && what != "policies" && what != "routers")
+        what != "collectives" && what != "policies" && what != "routers" && what != "topologies" && what != "routing")
         throw sim::InputError("list: unknown category '" + what +
-                              "'; valid: hardware, models, stacks, engines, schedules, collectives, policies, routers, keys");
+                              "'; valid: hardware, models, stacks, engines, schedules, collectives, policies, routers, "
+                              "topologies, routing, keys");
     if (all || what == "hardware") {
         std::cout << "accelerators:\n";
         for (const auto& [id, x] : catalog.accelerators())
@@ -88,6 +91,16 @@ int cmd_list(const Args& a) {
     if (all || what == "collectives") {
         std::cout << "collective algorithms:\n";
         for (const auto& e : hardware::collective_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    }
+    if (all || what == "topologies") {
+        std::cout << "topology builders (fabric topology; cluster.scale_out.topology):\n";
+        for (const auto& e : hardware::topology_registry().entries())
+            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    }
+    if (all || what == "routing") {
+        std::cout << "routing strategies (cluster.scale_out.routing):\n";
+        for (const auto& e : hardware::routing_registry().entries())
             std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
     }
     return 0;

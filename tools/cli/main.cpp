@@ -42,16 +42,19 @@ namespace {
 constexpr const char* kUsage = R"(usage: fathom <command> [options]
 
 commands:
-  run SCENARIO.yaml [--json FILE] [--trace FILE] [--requests FILE] [--set key=value ...]
+  run SCENARIO.yaml [--json FILE] [--trace FILE] [--requests FILE] [--network simgrid] [--set key=value ...]
       predict one training step, or serve a scenario's traffic (kind: serving); --json writes the
-      metrics, --trace a Perfetto timeline, --requests (serving) the per-request CSV
+      metrics, --trace a Perfetto timeline, --requests (serving) the per-request CSV; --network
+      simgrid costs collectives as flows sharing the topology graph's links (cluster.network)
+  topology SCENARIO.yaml [-o FILE.dot]
+      the cluster as a graph: a summary, and GraphViz DOT (default SCENARIO-name.dot)
   capacity SERVING.yaml [--json FILE] [--set key=value ...]
       the highest request rate whose SLO attainment meets slo.target (bisection, several seeds)
   validate SCENARIO.yaml [--set key=value ...]
       check a scenario without running it
-  list [hardware|models|stacks|engines|schedules|collectives|policies|routers|keys]
+  list [hardware|models|stacks|engines|schedules|collectives|policies|routers|topologies|routing|keys]
       list catalog entries, registered algorithms, or every scenario key (a markdown table)
-  compare MEASURED.yaml [--json FILE] [--other-metrics] [--case ID]
+  compare MEASURED.yaml [--json FILE] [--other-metrics] [--case ID] [--network simgrid]
       predict every case of a measurement file (measured-format v1) and report the errors;
       --other-metrics adds each case's further measurements (with their variants), reported apart;
       --case ID runs one case and shows the plan it ran, its assumptions and per-stage breakdown
@@ -67,6 +70,7 @@ Args parse_args(int argc, char** argv) {
         "requests", po::value<std::string>(), "serving: write the per-request CSV")(
         "set", po::value<std::vector<std::string>>()->composing(), "override a scenario field: key=value")(
         "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
+        "network", po::value<std::string>(), "network backend: analytical or simgrid (sets cluster.network)")(
         "device", po::value<std::string>(), "accelerator id (calibrate)")(
         "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
         "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")("out,o", po::value<std::string>(), "output file")(
@@ -94,6 +98,10 @@ Args parse_args(int argc, char** argv) {
     if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
     if (vm.count("requests")) a.requests = vm["requests"].as<std::string>();
     if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
+    if (vm.count("network")) {
+        a.network = vm["network"].as<std::string>();
+        if (a.command != "compare") a.sets.push_back("cluster.network=" + a.network);
+    }
     if (vm.count("collective-algorithm")) a.algorithm = vm["collective-algorithm"].as<std::string>();
     a.other_metrics = vm.count("other-metrics") > 0;
     if (vm.count("case")) a.only_case = vm["case"].as<std::string>();
@@ -285,6 +293,8 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("cluster         %d x %s (%d nodes x %d, %s, %d x %s, %s)\n", s.cluster.gpus(),
                 s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.scale_up.id.c_str(),
                 s.cluster.nics_per_node, s.cluster.nic.id.c_str(), hardware::topology_name(s.cluster.topology));
+    if (s.cluster.network == hardware::NetworkBackend::Simgrid)
+        std::printf("network         simgrid flows, %s routing\n", s.cluster.routing.c_str());
     std::printf("plan            %s\n", p.describe().c_str());
     std::printf("stack           %s\n", p.stack_preset.empty() ? "fathom defaults" : p.stack_preset.c_str());
     std::printf("\nstep time       %.4f s\n", r.step_time_s);
@@ -374,6 +384,7 @@ int main(int argc, char** argv) {
         if (a.command == "compare") return cmd_compare(a);
         if (a.command == "capacity") return cmd_capacity(a);
         if (a.command == "calibrate") return cmd_calibrate(a);
+        if (a.command == "topology") return cmd_topology(a);
         throw sim::InputError("unknown command '" + a.command + "'\n" + kUsage);
     } catch (const sim::InputError& e) {
         std::cerr << "fathom: error: " << e.what() << "\n";
