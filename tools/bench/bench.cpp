@@ -3,6 +3,11 @@
 //   BM_TaskGraph      a task DAG on 8 streams with cross-stream dependencies (tasks/s)
 //   BM_Step/...       wall time to predict one training step of a large published-scale plan;
 //                     the predicted step time and task/event counts are reported as counters.
+//   BM_Step/simgrid_  the same with the SimGrid flow-level network (cluster.network: simgrid)
+//   BM_FlowScaling/N  the SimGrid network's cost against its number of flows: an all-reduce of every
+//                     rank-aligned DP group (one GPU per node, 8 groups) of N H100 nodes on a
+//                     fat-tree-2 with ECMP, plus a 16-GPU all-to-all per pair of nodes
+//                     (flows_per_s = simulated flows per wall second)
 //   BM_Serving/...    wall time to simulate a serving run: 100,000 Poisson requests of Llama 3.1
 //                     70B on 8 TP4 H100 replicas with chunked prefill (Sarathi, 512-token budget)
 //                     near saturation; requests_per_s = simulated requests per wall second.
@@ -13,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "hardware/network/simgrid_network.h"
 #include "plans/evaluate.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
@@ -180,11 +186,24 @@ StepCase deepseek_v3_2048_h800() {
     return c;
 }
 
+// The same steps with the SimGrid flow-level network (cluster.network: simgrid, ECMP): every
+// distinct collective of the step simulated with all its sibling groups, in a child process each.
+StepCase with_simgrid(StepCase c) {
+    c.cluster.network = hardware::NetworkBackend::Simgrid;
+    return c;
+}
+
 BENCHMARK_CAPTURE(BM_Step, gpt3_175b_1024xH100_tp8_pp8_vp6_dp16, gpt3_1024_h100())->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Step, simgrid_gpt3_175b_1024xH100_tp8_pp8_vp6_dp16, with_simgrid(gpt3_1024_h100()))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK_CAPTURE(BM_Step, deepseek_v3_2048xH800_pp16_ep64_dp128, deepseek_v3_2048_h800())->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Step, gpt3_175b_12288xA100_tp8_pp8_dp192, gpt3_12288_a100())->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Step, llama31_405b_16384xH100_tp8_pp16_dp128, llama405_16384_h100())
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Step, simgrid_llama31_405b_16384xH100_tp8_pp16_dp128, with_simgrid(llama405_16384_h100()))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 
@@ -211,5 +230,32 @@ void BM_Serving(benchmark::State& state) {
     state.counters["ttft_p99_ms"] = last.ttft_s.p99 * 1e3;
 }
 BENCHMARK(BM_Serving)->Arg(58)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void BM_FlowScaling(benchmark::State& state) {
+    plans::ClusterRequest req;
+    req.accelerator = "h100-sxm-80gb";
+    req.nodes = static_cast<int>(state.range(0));
+    req.nic = "ib-ndr-400g";
+    req.topology = hardware::ScaleOutTopology::FatTree2;
+    const auto cluster = plans::build_cluster(req, catalog());
+    const auto net = hardware::make_simgrid_network(cluster, "ecmp");
+    std::vector<hardware::CollectiveCall> calls;
+    for (const auto& g : hardware::sibling_groups(hardware::CommGroup{req.nodes, 8}, cluster.gpus()))
+        calls.push_back({hardware::Collective::AllReduce, 1e9, g, 0.0});
+    for (const auto& g : hardware::sibling_groups(hardware::CommGroup{16, 1}, cluster.gpus()))
+        calls.push_back({hardware::Collective::AllToAll, 256e6, g, 0.0});
+    int64_t flows = 0;
+    for (auto _ : state) {
+        const auto r = net->run(calls);
+        flows = 0;
+        for (const auto& c : r) flows += c.flows;
+        benchmark::DoNotOptimize(flows);
+    }
+    state.counters["gpus"] = cluster.gpus();
+    state.counters["flows"] = static_cast<double>(flows);
+    state.counters["flows_per_s"] = benchmark::Counter(static_cast<double>(flows) * state.iterations(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_FlowScaling)->Arg(16)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 
 BENCHMARK_MAIN();
