@@ -20,7 +20,38 @@ public:
         : cluster_(c),
           analytical_(make_analytical_network(c, algorithm)),
           routing_(routing_registry().get(routing).factory()),
-          topo_(build_topology(c)) {}
+          topo_(build_topology(c)) {
+        // The fixed first and last hops of every route, looked up once.
+        const TopoGraph& g = topo_.graph();
+        auto id = [&](Vertex a, Vertex b) {
+            const auto [e, ok] = boost::edge(a, b, g);
+            FATHOM_CHECK(ok, "topology: no link " + g[a].name + " -> " + g[b].name);
+            return g[e].id;
+        };
+        const int n = topo_.gpus();
+        to_switch_.assign(static_cast<size_t>(n), -1);
+        from_switch_.assign(static_cast<size_t>(n), -1);
+        host_up_.assign(static_cast<size_t>(n), -1);
+        host_down_.assign(static_cast<size_t>(n), -1);
+        for (int r = 0; r < n; ++r) {
+            const Vertex gpu = topo_.gpu(r);
+            const Vertex sw = topo_.scale_up_switch(r / c.gpus_per_node);
+            if (sw != Topology::null_vertex()) {
+                to_switch_[static_cast<size_t>(r)] = id(gpu, sw);
+                from_switch_[static_cast<size_t>(r)] = id(sw, gpu);
+            }
+            const Vertex nic = topo_.nic_of(r);
+            if (nic == Topology::null_vertex()) continue;
+            host_up_[static_cast<size_t>(r)] = id(gpu, nic);
+            host_down_[static_cast<size_t>(r)] = id(nic, gpu);
+            if (leaf_of_.count(nic)) continue;
+            for (auto [e, end] = boost::out_edges(nic, g); e != end; ++e)
+                if (g[*e].level == LinkLevel::ScaleOut) {
+                    leaf_of_[nic] = boost::target(*e, g);
+                    leaf_down_[nic] = id(boost::target(*e, g), nic);
+                }
+        }
+    }
 
     GroupLayout layout(const CommGroup& g) const override { return analytical_->layout(g); }
     CollectivePlan plan(Collective op, double bytes, const CommGroup& g) const override {
@@ -55,14 +86,13 @@ public:
         RouteCache cache(topo_);
         uint64_t flow_id = 0;
 
-        auto add_route = [&](std::vector<Path>& into, Vertex a, Vertex b) {
-            if (a == b) return;
-            std::vector<Path> leg = routing_->route(topo_, cache.toward(b), a, flow_id);
+        // Every path so far followed by every path of `leg`.
+        auto join = [](std::vector<Path>& into, std::vector<Path> leg) {
             if (into.empty()) {
                 into = std::move(leg);
                 return;
             }
-            std::vector<Path> joined;  // every path so far followed by every path of this leg
+            std::vector<Path> joined;
             for (const Path& p : into)
                 for (const Path& q : leg) {
                     Path j = p;
@@ -72,7 +102,29 @@ public:
                 }
             into = std::move(joined);
         };
-
+        // Inside a node: through its switch, or the direct link of a mesh (one path either way).
+        auto intra = [&](int a, int b) {
+            if (a == b) return std::vector<Path>{};
+            const Vertex sw = topo_.scale_up_switch(a / cluster_.gpus_per_node);
+            if (sw != Topology::null_vertex()) return std::vector<Path>{Path{{to_switch_[static_cast<size_t>(a)], from_switch_[static_cast<size_t>(b)]}, 1.0}};
+            const auto [e, ok] = boost::edge(topo_.gpu(a), topo_.gpu(b), topo_.graph());
+            FATHOM_CHECK(ok, "no scale-up link between GPUs " + std::to_string(a) + " and " + std::to_string(b));
+            return std::vector<Path>{Path{{topo_.link(e).id}, 1.0}};
+        };
+        // Between nodes: GPU to its NIC, the routing strategy from that NIC to the destination
+        // NIC's leaf (one search per leaf, not per GPU), down to the NIC and the GPU.
+        auto network = [&](int a, int b) {
+            const Vertex nic_a = topo_.nic_of(a), nic_b = topo_.nic_of(b);
+            std::vector<Path> legs = routing_->route(topo_, cache.toward(leaf_of_.at(nic_b)), nic_a, flow_id, b);
+            if (legs.empty()) legs.push_back(Path{{}, 1.0});
+            for (Path& p : legs) {
+                p.links.insert(p.links.begin(), host_up_[static_cast<size_t>(a)]);
+                p.links.push_back(leaf_down_.at(nic_b));
+                p.links.push_back(host_down_[static_cast<size_t>(b)]);
+            }
+            return legs;
+        };
+        const int per_node = cluster_.gpus_per_node;
         for (size_t i = 0; i < calls.size(); ++i) {
             const CollectiveCall& call = calls[i];
             results[i].start = results[i].end = call.start;
@@ -90,9 +142,13 @@ public:
             for (const Flow& f : p.flows) {
                 ++flow_id;
                 std::vector<Path> route;
-                const Vertex src = topo_.gpu(f.src), dst = topo_.gpu(f.dst);
-                if (f.via >= 0 && f.via != f.src) add_route(route, src, topo_.gpu(f.via));
-                add_route(route, f.via >= 0 ? topo_.gpu(f.via) : src, dst);
+                if (f.src / per_node == f.dst / per_node) {
+                    route = intra(f.src, f.dst);
+                } else {
+                    const int exit = f.via >= 0 ? f.via : f.src;
+                    join(route, intra(f.src, exit));
+                    join(route, network(exit, f.dst));
+                }
                 for (const Path& r : route) {
                     auto [it, fresh] = path_ids.emplace(r.links, static_cast<int>(paths.size()));
                     if (fresh) paths.push_back(r.links);
@@ -147,6 +203,11 @@ private:
     std::unique_ptr<NetworkModel> analytical_;
     std::unique_ptr<RoutingStrategy> routing_;
     Topology topo_;
+    // Per GPU rank: link ids to and from its scale-up switch and its NIC; per NIC: its leaf and
+    // the leaf-to-NIC link.
+    std::vector<int> to_switch_, from_switch_, host_up_, host_down_;
+    std::map<Vertex, Vertex> leaf_of_;
+    std::map<Vertex, int> leaf_down_;
     using Key = std::tuple<int, double, int, int, int, std::vector<int>>;
     mutable std::mutex mu_;
     mutable std::map<Key, CollectiveCost> cache_;

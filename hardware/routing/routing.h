@@ -43,8 +43,11 @@ class RoutingStrategy {
 public:
     virtual ~RoutingStrategy() = default;
     // The paths of one flow `flow` (an id that stays the same for the flow, as a 5-tuple would)
-    // from src to dst; shares sum to 1. Empty when src == dst. InputError when dst is unreachable.
-    virtual std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t flow) const = 0;
+    // from src to the destination of `hops`; shares sum to 1. Empty when src is it. InputError when
+    // it is unreachable. `dst_index`: the index D-mod-K routes by, when `hops` leads to the final
+    // destination's leaf rather than to the destination itself (-1: the destination's own index).
+    virtual std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t flow,
+                                    int64_t dst_index = -1) const = 0;
 };
 
 using RoutingFactory = std::unique_ptr<RoutingStrategy> (*)();

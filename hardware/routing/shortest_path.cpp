@@ -7,7 +7,7 @@ namespace {
 
 class ShortestPath final : public RoutingStrategy {
 public:
-    std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t) const override {
+    std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t, int64_t) const override {
         if (src == hops.destination()) return {};
         return follow(topo, hops, src, [](int, size_t) { return size_t{0}; });
     }

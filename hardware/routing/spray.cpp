@@ -12,7 +12,7 @@ constexpr size_t kMaxPaths = 64;
 
 class Spray final : public RoutingStrategy {
 public:
-    std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t) const override {
+    std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t, int64_t) const override {
         if (src == hops.destination()) return {};
         std::vector<Path> done;
         struct Partial { Vertex at; Path path; };

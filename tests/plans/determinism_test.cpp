@@ -43,3 +43,21 @@ TEST_CASE("evaluating the GPT-3 175B example is bit-identical across calls and t
         CHECK(bubble[static_cast<size_t>(i)] == first.bubble_fraction);
     }
 }
+
+TEST_CASE("the SimGrid network is bit-identical across calls and threads (one child process per simulation)",
+          "[plans][determinism][simgrid]") {
+    // The bundled fat-tree example with ECMP: its DP rings collide on spine uplinks, so the result
+    // depends on every flow's hash and on SimGrid's sharing; both must repeat exactly.
+    const auto& ctx = testing::source_context();
+    const auto s = scenarios::load_scenario(testing::example("network-llama3-70b-fat-tree.yaml"), *ctx.catalog);
+    auto run = [&] { return plans::evaluate(s, ctx).training()->step_time_s; };
+    const double first = run();
+    REQUIRE(first > 0);
+    CHECK(run() == first);
+    constexpr int kThreads = 3;
+    std::vector<double> step(kThreads, -1.0);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i) threads.emplace_back([&, i] { step[static_cast<size_t>(i)] = run(); });
+    for (auto& t : threads) t.join();
+    for (double x : step) CHECK(x == first);
+}
