@@ -47,6 +47,16 @@ std::vector<Vertex> add_switches(Topology& topo, VertexKind kind, const std::str
     return out;
 }
 
+std::vector<Vertex> add_node_leaves(Topology& topo, const ClusterSpec& c) {
+    const std::vector<Vertex> nics = add_nics(topo, c);
+    const std::vector<Vertex> leaves = add_switches(topo, VertexKind::Leaf, "leaf", (c.nodes + c.nodes_per_leaf - 1) / c.nodes_per_leaf);
+    for (int node = 0; node < c.nodes; ++node)
+        for (int j = 0; j < c.nics_per_node; ++j)
+            network_link(topo, nics[static_cast<size_t>(node * c.nics_per_node + j)],
+                         leaves[static_cast<size_t>(node / c.nodes_per_leaf)], c, true);
+    return leaves;
+}
+
 int uplinks(int downlinks, double oversubscription) {
     return std::max(1, static_cast<int>(std::ceil(downlinks / std::max(1.0, oversubscription) - 1e-9)));
 }

@@ -27,6 +27,9 @@ namespace topo_detail {
 std::vector<Vertex> add_nics(Topology& topo, const ClusterSpec& cluster);
 // Switches of one tier, named prefix0, prefix1, ...
 std::vector<Vertex> add_switches(Topology& topo, VertexKind kind, const std::string& prefix, int count);
+// The NICs (add_nics) under leaves of nodes_per_leaf nodes each, every NIC of a node on its node's
+// leaf (the fat-trees' lowest tier). Returns the leaves.
+std::vector<Vertex> add_node_leaves(Topology& topo, const ClusterSpec& cluster);
 // Uplinks per leaf: its downlinks divided by the oversubscription, at least one.
 int uplinks(int downlinks, double oversubscription);
 // One scale-out link (NIC bandwidth and efficiency) between two switches or a NIC and a switch.

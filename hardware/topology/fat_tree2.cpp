@@ -8,14 +8,8 @@ namespace fathom::hardware {
 
 void build_fat_tree2(Topology& topo, const ClusterSpec& c) {
     using namespace topo_detail;
-    const std::vector<Vertex> nics = add_nics(topo, c);
-    const int leaves_n = (c.nodes + c.nodes_per_leaf - 1) / c.nodes_per_leaf;
-    const std::vector<Vertex> leaves = add_switches(topo, VertexKind::Leaf, "leaf", leaves_n);
-    for (int node = 0; node < c.nodes; ++node)
-        for (int j = 0; j < c.nics_per_node; ++j)
-            network_link(topo, nics[static_cast<size_t>(node * c.nics_per_node + j)],
-                         leaves[static_cast<size_t>(node / c.nodes_per_leaf)], c, true);
-    if (leaves_n < 2) return;
+    const std::vector<Vertex> leaves = add_node_leaves(topo, c);
+    if (leaves.size() < 2) return;
     const int up = uplinks(c.nodes_per_leaf * c.nics_per_node, c.oversubscription);
     const std::vector<Vertex> spines = add_switches(topo, VertexKind::Spine, "spine", up);
     for (Vertex leaf : leaves)

@@ -11,33 +11,15 @@
 #include "hardware/network/flow_solver.h"
 #include "hardware/network/simgrid_network.h"
 #include "hardware/routing/routing.h"
+#include "tests/support/fixtures.h"
 
 using namespace fathom::hardware;
 
 namespace {
-
-// As collectives_test's cluster: 450 GB/s x 0.8 scale-up, 50 GB/s x 0.9 NICs, 2 us / 5 us steps.
+using fathom::testing::network_cluster;
 ClusterSpec cluster(int nodes, int gpus_per_node, int nodes_per_leaf, ScaleOutTopology t, double oversub = 1) {
-    ClusterSpec c;
-    c.accelerator.launch_overhead = 5e-6;
-    c.nodes = nodes;
-    c.gpus_per_node = gpus_per_node;
-    c.scale_up.topology = ScaleUpTopology::Switched;
-    c.scale_up.bandwidth_per_gpu = 450e9;
-    c.scale_up.link_bandwidth = 450e9;
-    c.scale_up.busbw_efficiency = 0.8;
-    c.scale_up.step_latency = 2e-6;
-    c.nic.bandwidth = 50e9;
-    c.nic.latency = 5e-6;
-    c.nic.switch_latency = 1e-6;
-    c.nic.efficiency = 0.9;
-    c.nics_per_node = gpus_per_node;
-    c.nodes_per_leaf = nodes_per_leaf;
-    c.topology = t;
-    c.oversubscription = oversub;
-    return c;
+    return network_cluster(nodes, gpus_per_node, nodes_per_leaf, t, oversub);
 }
-
 }  // namespace
 
 TEST_CASE("flow solver: max-min sharing of one link, completions in order", "[hardware][simgrid]") {

@@ -11,28 +11,14 @@
 #include "hardware/topology/builders.h"
 #include "hardware/topology/topology.h"
 #include "sim/error.h"
+#include "tests/support/fixtures.h"
 
 using namespace fathom::hardware;
 
 namespace {
 
 ClusterSpec cluster(int nodes, int gpus_per_node, int nics, int nodes_per_leaf, ScaleOutTopology t, double oversub = 1) {
-    ClusterSpec c;
-    c.nodes = nodes;
-    c.gpus_per_node = gpus_per_node;
-    c.scale_up.topology = ScaleUpTopology::Switched;
-    c.scale_up.bandwidth_per_gpu = 450e9;
-    c.scale_up.link_bandwidth = 450e9;
-    c.scale_up.busbw_efficiency = 0.8;
-    c.nic.bandwidth = 50e9;
-    c.nic.efficiency = 0.9;
-    c.nic.latency = 4e-6;
-    c.nic.switch_latency = 1e-6;
-    c.nics_per_node = nics;
-    c.nodes_per_leaf = nodes_per_leaf;
-    c.topology = t;
-    c.oversubscription = oversub;
-    return c;
+    return fathom::testing::network_cluster(nodes, gpus_per_node, nodes_per_leaf, t, oversub, nics);
 }
 
 std::map<VertexKind, int> kinds(const Topology& t) {
@@ -131,7 +117,7 @@ TEST_CASE("routing: fewest-hop paths, and how each strategy picks among them", "
         const auto p = ecmp->route(t, cache.toward(t.gpu(8)), t.gpu(0), 1);
         REQUIRE(p.size() == 1);
         CHECK(p[0].links.size() == 6);
-        CHECK(latency(t, p[0]) == Approx(4e-6 + 2 * 1e-6));
+        CHECK(latency(t, p[0]) == Approx(5e-6 + 2 * 1e-6));
     }
     SECTION("a shared NIC is not a path between the GPUs that share it") {
         const Topology s = build_topology(cluster(2, 8, 4, 1, ScaleOutTopology::FatTree2));

@@ -28,6 +28,31 @@ inline hardware::ClusterSpec h100_cluster(int gpus_per_node, int nodes = 1) {
     return plans::build_cluster(r, source_catalog());
 }
 
+// A hand-built cluster for the network tests (no catalog): switched scale-up of 450 GB/s x 0.8 per
+// GPU with 2 us steps, one 50 GB/s x 0.9 NIC per GPU (5 us NIC to NIC, 1 us per further switch
+// hop), 5 us launch, under the given scale-out topology.
+inline hardware::ClusterSpec network_cluster(int nodes, int gpus_per_node, int nodes_per_leaf, hardware::ScaleOutTopology t,
+                                             double oversubscription = 1, int nics_per_node = 0) {
+    hardware::ClusterSpec c;
+    c.accelerator.launch_overhead = 5e-6;
+    c.nodes = nodes;
+    c.gpus_per_node = gpus_per_node;
+    c.scale_up.topology = hardware::ScaleUpTopology::Switched;
+    c.scale_up.bandwidth_per_gpu = 450e9;
+    c.scale_up.link_bandwidth = 450e9;
+    c.scale_up.busbw_efficiency = 0.8;
+    c.scale_up.step_latency = 2e-6;
+    c.nic.bandwidth = 50e9;
+    c.nic.latency = 5e-6;
+    c.nic.switch_latency = 1e-6;
+    c.nic.efficiency = 0.9;
+    c.nics_per_node = nics_per_node > 0 ? nics_per_node : gpus_per_node;
+    c.nodes_per_leaf = nodes_per_leaf;
+    c.topology = t;
+    c.oversubscription = oversubscription;
+    return c;
+}
+
 inline std::string example(const std::string& name) { return kSource + "/scenarios/examples/" + name; }
 
 // One training step of a valid plan; a context without tables prices every op with the roofline.
