@@ -40,7 +40,9 @@ struct Outcome {
 struct EvaluateOptions {
     std::ostream* trace = nullptr;  // Chrome/Perfetto trace output, optional
     bool keep_records = false;      // serving: per-request records in the report
-    std::function<void(int64_t, int64_t)> progress;  // serving: (requests finished, expected or 0)
+    // serving: (requests finished, expected or 0); training on the SimGrid network: (collectives
+    // simulated, 0)
+    std::function<void(int64_t, int64_t)> progress;
 };
 
 Outcome evaluate(const Scenario& scenario, const EvaluationContext& context, const EvaluateOptions& options = {});

@@ -58,6 +58,7 @@ public:
         return analytical_->plan(op, bytes, g);
     }
     const Topology& topology() const override { return topo_; }
+    void set_progress(std::function<void(int64_t)> progress) override { progress_ = std::move(progress); }
 
     CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const override {
         if (group.count() <= 1 || bytes <= 0) return {0.0, "none"};
@@ -73,6 +74,7 @@ public:
         for (const auto& r : results) cost.seconds = std::max(cost.seconds, r.seconds());
         std::lock_guard<std::mutex> lock(mu_);
         cache_.emplace(key, cost);
+        if (progress_) progress_(static_cast<int64_t>(cache_.size()));
         return cost;
     }
 
@@ -211,6 +213,7 @@ private:
     using Key = std::tuple<int, double, int, int, int, std::vector<int>>;
     mutable std::mutex mu_;
     mutable std::map<Key, CollectiveCost> cache_;
+    std::function<void(int64_t)> progress_;
 };
 
 }  // namespace

@@ -8,6 +8,8 @@
 // Time of one call: the algorithm's fixed part (launch, latencies: the closed form with no bytes)
 // plus the time until its last flow ends. collective() gives the slowest of the sibling calls (a
 // step waits for all of them) and caches it per (operation, bytes, group).
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +39,8 @@ public:
     // Runs these calls together in one simulation (each starting at its `start`).
     virtual std::vector<CallResult> run(const std::vector<CollectiveCall>& calls) const = 0;
     virtual const Topology& topology() const = 0;
+    // Called with the number of collectives simulated so far after each new one (a progress bar).
+    virtual void set_progress(std::function<void(int64_t)> progress) = 0;
 };
 
 // `routing`: a routing_registry() name; `algorithm` as for make_analytical_network.

@@ -280,6 +280,9 @@ int cmd_run(const Args& a, bool validate_only) {
     const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
     std::ostringstream trace;
     plans::EvaluateOptions opt;
+    Progress bar("network: collectives simulated");
+    if (s.cluster.network == hardware::NetworkBackend::Simgrid)
+        opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
     if (!a.trace.empty()) opt.trace = &trace;
     const plans::Outcome o = plans::evaluate(s, ctx, opt);
     if (!o.ok()) throw sim::InputError(plans::describe(o.violations), s.file);
