@@ -52,6 +52,7 @@ const char* topology_name(ScaleOutTopology t) {
         case ScaleOutTopology::FatTree2: return "fat-tree-2";
         case ScaleOutTopology::FatTree3: return "fat-tree-3";
         case ScaleOutTopology::RailOptimized: return "rail-optimized";
+        case ScaleOutTopology::Dragonfly: return "dragonfly";
     }
     return "?";
 }

@@ -99,7 +99,7 @@ struct SsdSpec {
     double capacity = 0;
 };
 
-enum class ScaleOutTopology { FatTree2, FatTree3, RailOptimized };
+enum class ScaleOutTopology { FatTree2, FatTree3, RailOptimized, Dragonfly };
 const char* topology_name(ScaleOutTopology t);
 
 // How collectives are costed: closed forms (the default, the search's fast path), or flows on the

@@ -296,11 +296,12 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
          [](const R& r) -> KeyValue { return int64_t{r.nics_per_node}; }},
         {Decl("cluster.scale_out.topology", KeyType::Choice,
               "scale-out network (rail-optimized and fat-tree-2 give the same results in the analytical network)")
-             .choices({"rail-optimized", "fat-tree-2", "fat-tree-3"}),
+             .choices({"rail-optimized", "fat-tree-2", "fat-tree-3", "dragonfly"}),
          [](R& r, const KeyValue& v) {
              const std::string& t = to_str(v);
              r.topology = t == "fat-tree-2"   ? hardware::ScaleOutTopology::FatTree2
                           : t == "fat-tree-3" ? hardware::ScaleOutTopology::FatTree3
+                          : t == "dragonfly"  ? hardware::ScaleOutTopology::Dragonfly
                                               : hardware::ScaleOutTopology::RailOptimized;
          },
          [](const R& r) -> KeyValue { return std::string(hardware::topology_name(r.topology)); }},

@@ -275,7 +275,7 @@ void collect_warnings(const Node& root, plans::Scenario& s) {
             warn(cluster, "scale_out", "a single-node cluster sends nothing over the scale-out network: these keys "
                                        "cannot change the result");
         } else if (s.cluster.network == hardware::NetworkBackend::Analytical) {
-            if (so->has("topology") && so->str("topology") != "fat-tree-3")
+            if (so->has("topology") && so->str("topology") != "fat-tree-3" && so->str("topology") != "dragonfly")
                 warn(*so, "topology", "the analytical network models rail-optimized and fat-tree-2 alike (same per-GPU "
                                       "NIC bandwidth and switch hops); the choice cannot change the result (cluster.network: "
                                       "simgrid routes flows on the graph)");

@@ -110,9 +110,13 @@ private:
             inter_bw /= std::max(1.0, cluster_.oversubscription);
             hops = 3;  // leaf - spine - leaf
             // A 3-tier fat-tree of radix-k switches puts k/2 leaves of k/2 nodes in a pod, so a pod
-            // holds nodes_per_leaf^2 nodes; groups beyond it climb to the core (two more hops).
+            // holds nodes_per_leaf^2 nodes; groups beyond it climb to the core (two more hops). A
+            // dragonfly group (nodes_per_leaf routers of nodes_per_leaf nodes) is such a pod, and
+            // crossing groups takes a global link between two local ones: the same two more hops.
             const int per_pod = cluster_.nodes_per_leaf * cluster_.nodes_per_leaf;
-            if (cluster_.topology == ScaleOutTopology::FatTree3 && ctx.layout.nodes > per_pod) hops = 5;
+            if ((cluster_.topology == ScaleOutTopology::FatTree3 || cluster_.topology == ScaleOutTopology::Dragonfly) &&
+                ctx.layout.nodes > per_pod)
+                hops = 5;
         }
         ctx.inter.bandwidth = inter_bw;
         ctx.inter.latency = cluster_.nic.latency + (hops - 1) * cluster_.nic.switch_latency;

@@ -15,6 +15,8 @@ const TopologyRegistry& topology_registry() {
               &build_fat_tree2);
         r.add("fat-tree-3", "scale-out: leaves, pods of nodes_per_leaf leaves with aggregation switches, a core tier",
               &build_fat_tree3);
+        r.add("dragonfly", "scale-out: routers of nodes_per_leaf nodes, groups of nodes_per_leaf routers joined all-to-all, "
+              "global links between every pair of groups", &build_dragonfly);
         r.add("rail-optimized", "scale-out: NIC i of every node of a group on rail leaf i, spines joining all leaves",
               &build_rail_optimized);
         return r;

@@ -11,7 +11,7 @@ namespace fathom::hardware {
 using TopologyBuilder = void (*)(Topology& topo, const ClusterSpec& cluster);
 using TopologyRegistry = sim::Registry<TopologyBuilder>;
 
-// nvswitch, full-mesh (scale-up); fat-tree-2, fat-tree-3, rail-optimized (scale-out).
+// nvswitch, full-mesh (scale-up); fat-tree-2, fat-tree-3, rail-optimized, dragonfly (scale-out).
 const TopologyRegistry& topology_registry();
 
 void build_nvswitch(Topology& topo, const ClusterSpec& cluster);
@@ -19,6 +19,7 @@ void build_full_mesh(Topology& topo, const ClusterSpec& cluster);
 void build_fat_tree2(Topology& topo, const ClusterSpec& cluster);
 void build_fat_tree3(Topology& topo, const ClusterSpec& cluster);
 void build_rail_optimized(Topology& topo, const ClusterSpec& cluster);
+void build_dragonfly(Topology& topo, const ClusterSpec& cluster);
 
 namespace topo_detail {
 // The NICs of every node, each linked to the accelerators that send through it (GPU i of a node

@@ -121,3 +121,22 @@ TEST_CASE("SimGrid network: ECMP collisions on the spines, and spraying removes 
     CHECK(slowest - fixed == Approx(k * S / B).epsilon(0.01));
     CHECK(ecmp->collective(Collective::AllReduce, S, dp).seconds == Approx(slowest).epsilon(1e-9));
 }
+
+TEST_CASE("SimGrid network: a dragonfly's global link is shared by the flows that cross between groups", "[hardware][simgrid]") {
+    // 4 single-GPU nodes, one per router, 2 routers per group: groups {r0, r1} and {r2, r3}. Each
+    // router's uplink capacity is its one NIC's 50 GB/s: one local bundle r0-r1 and one global
+    // bundle r0-r2 (the first router of each group holds the group's global link), 50 GB/s each.
+    // GPU 0 -> GPU 2 crosses r0-r2; GPU 1 -> GPU 3 goes r1-r0-r2-r3 over the same global bundle.
+    // Alone each takes S / B after its fixed part; together 2 S / B.
+    const ClusterSpec c = cluster(4, 1, 1, ScaleOutTopology::Dragonfly);
+    const auto net = make_simgrid_network(c, "ecmp");
+    const double S = 100e6, B = 50e9 * 0.9;
+    const CollectiveCall a{Collective::SendRecv, S, CommGroup::of({0, 2}), 0.0};
+    const CollectiveCall b{Collective::SendRecv, S, CommGroup::of({1, 3}), 0.0};
+    const double fixed_a = net->plan(Collective::SendRecv, S, a.group).fixed_seconds;
+    const double fixed_b = net->plan(Collective::SendRecv, S, b.group).fixed_seconds;
+    CHECK(net->run({a})[0].seconds() - fixed_a == Approx(S / B).epsilon(1e-3));
+    const auto both = net->run({a, b});
+    CHECK(both[0].seconds() - fixed_a == Approx(2 * S / B).epsilon(1e-3));
+    CHECK(both[1].seconds() - fixed_b == Approx(2 * S / B).epsilon(1e-3));
+}

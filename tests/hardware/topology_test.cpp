@@ -65,6 +65,13 @@ TEST_CASE("topology builders: vertices and links by each builder's rule", "[hard
         CHECK(k[VertexKind::Spine] == 2 * 16);  // 2 pods x 16 aggregation switches
         CHECK(k[VertexKind::Core] == 16 * 2);   // 16 groups x 2 cores
     }
+    SECTION("dragonfly: groups of nodes_per_leaf routers, local bundles inside, one global bundle per group pair") {
+        const Topology t = build_topology(cluster(8, 8, 8, 2, ScaleOutTopology::Dragonfly));
+        auto k = kinds(t);
+        CHECK(k[VertexKind::Leaf] == 4);  // routers of 2 nodes; 2 groups of 2 routers
+        // Directed: GPU-switch 64 x 2, GPU-NIC 64 x 2, NIC-router 64 x 2; 2 local + 1 global bundle x 2.
+        CHECK(t.links() == 128 + 128 + 128 + 3 * 2);
+    }
     SECTION("a full mesh links every pair of a node's GPUs") {
         ClusterSpec c = cluster(1, 8, 8, 1, ScaleOutTopology::FatTree2);
         c.scale_up.topology = ScaleUpTopology::FullMesh;
