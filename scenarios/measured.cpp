@@ -229,12 +229,17 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
 }  // namespace
 
 std::vector<CompareResult> compare_measured(const std::string& path, const plans::EvaluationContext& ctx,
-                                            bool include_other_metrics, const std::string& only_case) {
+                                            bool include_other_metrics, const std::string& only_case,
+                                            const std::function<void(int64_t, int64_t)>& progress) {
     const Node root = load_yaml_file(path);
     root.allow_only({"format_version", "cases"});
     if (root.integer("format_version") != 1) root.fail("format_version", "only format_version 1 is supported");
     std::vector<CompareResult> out;
-    for (const auto& item : root.child("cases").items()) {
+    const auto items = root.child("cases").items();
+    int64_t done = 0;
+    for (const auto& item : items) {
+        if (progress) progress(done, static_cast<int64_t>(items.size()));
+        ++done;
         const YAML::Node& c = item.raw();
         if (!c.IsMap() || !c["id"] || !c["kind"] || !c["metric"] || !c["value"])
             item.fail("", "a case needs id, kind, metric and value");

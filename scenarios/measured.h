@@ -4,6 +4,7 @@
 // framework's software stack is its preset (workloads/stacks/, each value with its source), and
 // what the source omits beyond it is filled by documented rules (listed per case as assumptions).
 // Cases fathom cannot express yet are returned with status "unsupported" and why.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,9 @@ struct CompareResult {
 // Headline measurement of every case. With `include_other_metrics`, also every other_metrics entry
 // (the case's configuration with its `variant` fields applied; derived fields such as dp follow).
 // With `only_case`, only the case of that id (and its entries) runs.
+// `progress`, if set, is called after each case with (cases done, cases in the file).
 std::vector<CompareResult> compare_measured(const std::string& path, const plans::EvaluationContext& context,
-                                            bool include_other_metrics = false, const std::string& only_case = "");
+                                            bool include_other_metrics = false, const std::string& only_case = "",
+                                            const std::function<void(int64_t, int64_t)>& progress = {});
 
 }  // namespace fathom::scenarios

@@ -2,6 +2,12 @@
 // The `fathom` CLI's shared pieces: parsed arguments, file output (whole files, after the work
 // succeeded) and number formatting, and the commands that live in their own files.
 #include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
 
 #include <string>
 #include <vector>
@@ -23,6 +29,40 @@ void write_file(const std::string& path, const std::string& text);
 void write_json(const std::string& path, const nlohmann::json& j);
 std::string gib(double bytes);  // "12.3 GiB"
 double median_of(std::vector<double> v);
+
+// A progress bar with ETA on stderr when it is a terminal; silent otherwise.
+class Progress {
+public:
+    explicit Progress(std::string what) : what_(std::move(what)), tty_(isatty(STDERR_FILENO) == 1), start_(clock::now()) {}
+    ~Progress() {
+        if (shown_) std::fprintf(stderr, "\r\033[K");
+    }
+    void operator()(int64_t done, int64_t total) {
+        if (!tty_) return;
+        const double elapsed = std::chrono::duration<double>(clock::now() - start_).count();
+        if (elapsed < 0.5 || elapsed - last_ < 0.1) return;
+        last_ = elapsed;
+        shown_ = true;
+        if (total <= 0) {
+            std::fprintf(stderr, "\r\033[K%s: %lld done, %.0f s", what_.c_str(), static_cast<long long>(done), elapsed);
+            return;
+        }
+        const double f = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
+        const int width = 30, fill = static_cast<int>(f * width);
+        const double eta = f > 0 ? elapsed * (1 - f) / f : 0;
+        std::fprintf(stderr, "\r\033[K%s [%s%s] %3.0f%% %lld/%lld, ETA %.0f s", what_.c_str(), std::string(fill, '#').c_str(),
+                     std::string(width - fill, '.').c_str(), 100 * f, static_cast<long long>(done),
+                     static_cast<long long>(total), eta);
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    std::string what_;
+    bool tty_;
+    clock::time_point start_;
+    double last_ = 0;
+    bool shown_ = false;
+};
 
 int cmd_list(const Args& a);       // tools/cli/list.cpp
 int cmd_compare(const Args& a);    // tools/cli/compare.cpp

@@ -48,7 +48,12 @@ int cmd_compare(const Args& a) {
             throw sim::InputError("--network: expected analytical or simgrid, not '" + a.network + "'");
         ctx.network = a.network == "simgrid" ? hardware::NetworkBackend::Simgrid : hardware::NetworkBackend::Analytical;
     }
-    const auto results = scenarios::compare_measured(one_file(a), ctx, a.other_metrics || !a.only_case.empty(), a.only_case);
+    std::vector<scenarios::CompareResult> results;
+    {
+        Progress bar("compare: cases");
+        results = scenarios::compare_measured(one_file(a), ctx, a.other_metrics || !a.only_case.empty(), a.only_case,
+                                              [&bar](int64_t done, int64_t total) { bar(done, total); });
+    }
     auto is_variant = [](const scenarios::CompareResult& r) { return r.id.find('#') != std::string::npos; };
     auto table = [&](bool variants) {
         std::vector<double> errs;
