@@ -281,6 +281,9 @@ void collect_warnings(const Node& root, plans::Scenario& s) {
                                       "simgrid routes flows on the graph)");
             if (so->has("routing"))
                 warn(*so, "routing", "the analytical network has no routes: only cluster.network: simgrid uses it");
+            if (so->has("topology") && so->str("topology") == "dragonfly")
+                warn(*so, "topology", "the analytical network prices a dragonfly as a fat-tree-3 (a group as a pod); the "
+                                      "limits of its global links show only with cluster.network: simgrid");
         }
     }
 }

@@ -72,6 +72,20 @@ TEST_CASE("SimGrid network agrees with the analytical closed forms on uncontende
         }
 }
 
+TEST_CASE("SimGrid network with spraying agrees with the closed forms on a fat-tree-3 across pods", "[hardware][simgrid]") {
+    // 32 nodes, 2 per leaf, pods of 2 leaves: DP rings (one GPU per node, 8 groups) and 64-GPU
+    // groups (4 per node) climb to the core tier; spraying loads every uplink evenly, so each
+    // GPU's NIC share is the bottleneck, as in the closed form.
+    const ClusterSpec c = cluster(32, 8, 2, ScaleOutTopology::FatTree3);
+    const auto analytical = make_analytical_network(c);
+    const auto flows = make_simgrid_network(c, "spray");
+    for (const CommGroup& g : {CommGroup{32, 8}, CommGroup{64, 4}}) {
+        INFO("group of " << g.size << ", stride " << g.stride);
+        CHECK(flows->collective(Collective::AllReduce, 1e9, g).seconds ==
+              Approx(analytical->collective(Collective::AllReduce, 1e9, g).seconds).epsilon(0.03));
+    }
+}
+
 TEST_CASE("SimGrid network: two rings through one oversubscribed uplink each take twice as long", "[hardware][simgrid]") {
     // 4 single-GPU nodes, 2 per leaf, 2:1 oversubscribed: one uplink per leaf, one spine. Ring A
     // joins ranks 0 and 2, ring B ranks 1 and 3; each all-reduce of S sends 2 (n-1)/n S = S from
