@@ -131,29 +131,6 @@ private:
 
 }  // namespace
 
-CommGroup CommGroup::of(std::vector<int> ranks) {
-    CommGroup g;
-    g.size = static_cast<int>(ranks.size());
-    g.members = std::move(ranks);
-    return g;
-}
-
-std::vector<CommGroup> sibling_groups(const CommGroup& group, int gpus) {
-    if (!group.members.empty() || group.size < 1 || group.stride < 1) return {group};
-    const long long block = static_cast<long long>(group.size) * group.stride;
-    if (block > gpus || gpus % block != 0 || group.offset % group.stride >= group.stride) return {group};
-    std::vector<CommGroup> out;
-    for (long long k = 0; k < gpus / block; ++k)
-        for (int r = 0; r < group.stride; ++r) out.emplace_back(group.size, group.stride, static_cast<int>(k * block + r));
-    // `group` first, the others in order.
-    for (size_t i = 0; i < out.size(); ++i)
-        if (out[i].offset == group.offset) {
-            std::swap(out[0], out[i]);
-            return out;
-        }
-    return {group};
-}
-
 std::unique_ptr<NetworkModel> make_analytical_network(const ClusterSpec& cluster, const std::string& algorithm) {
     return std::make_unique<AnalyticalNetwork>(cluster, algorithm);
 }

@@ -169,7 +169,6 @@ public:
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return calls[a].start < calls[b].start; });
         std::vector<std::vector<size_t>> pieces_of(calls.size());
         for (size_t k = 0; k < pieces.size(); ++k) pieces_of[pieces[k].call].push_back(k);
-        std::vector<int> running(calls.size(), 0);
         std::vector<double> last(calls.size(), 0.0);
         std::vector<uint64_t> done;
         size_t next = 0, outstanding = 0;
@@ -181,7 +180,6 @@ public:
                 for (size_t k : pieces_of[c])
                     if (pieces[k].bytes > 0) {
                         solver->start(pieces[k].path, pieces[k].bytes, k);
-                        ++running[c];
                         ++outstanding;
                     }
             }
@@ -189,10 +187,8 @@ public:
             const double until = next < order.size() ? calls[order[next]].start : std::numeric_limits<double>::infinity();
             const double t = solver->advance(until, done);
             for (uint64_t k : done) {
-                const size_t c = pieces[k].call;
-                --running[c];
                 --outstanding;
-                last[c] = std::max(last[c], t);
+                last[pieces[k].call] = std::max(last[pieces[k].call], t);
             }
         }
         for (size_t i = 0; i < calls.size(); ++i)
@@ -217,11 +213,6 @@ private:
 };
 
 }  // namespace
-
-std::unique_ptr<NetworkModel> make_network(const ClusterSpec& cluster, const std::string& algorithm) {
-    if (cluster.network == NetworkBackend::Simgrid) return make_simgrid_network(cluster, cluster.routing, algorithm);
-    return make_analytical_network(cluster, algorithm);
-}
 
 std::unique_ptr<FlowNetworkModel> make_simgrid_network(const ClusterSpec& cluster, const std::string& routing,
                                                        const std::string& algorithm) {

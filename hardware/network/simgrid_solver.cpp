@@ -22,7 +22,6 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>

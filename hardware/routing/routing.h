@@ -29,7 +29,6 @@ public:
     NextHops(const Topology& topo, Vertex dst);
     // Out-edges of `at` that lie on a fewest-hop path to the destination, by ascending target id.
     std::vector<Edge> from(Vertex at) const;
-    int distance(Vertex v) const { return dist_[v]; }
     Vertex destination() const { return dst_; }
 
 private:
