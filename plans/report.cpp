@@ -23,6 +23,10 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
     s.add("out_of_memory", r.out_of_memory);
     s.add("events", static_cast<int64_t>(r.events));
     s.add("tasks", static_cast<int64_t>(r.tasks));
+    if (r.flow_transfers > 0) {  // a flow network: the transfers that ran as flows
+        s.add("flow_transfers", static_cast<int64_t>(r.flow_transfers));
+        s.add("flows", static_cast<int64_t>(r.flows));
+    }
     s.add("cost_model", o.cost_model);
     s.add("outside_calibrated_range", r.uncalibrated_ops);
     std::vector<Record> stages;

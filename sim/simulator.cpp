@@ -64,6 +64,15 @@ bool Simulator::pop_and_run(Time limit) {
     return false;
 }
 
+Time Simulator::next_event_time() {
+    while (!heap_.empty()) {
+        const Entry& e = heap_.front();
+        if (slots_[e.slot].seq == e.seq) return Time::from_ps(e.time);
+        pop_heap();  // cancelled
+    }
+    return Time::max();
+}
+
 void Simulator::run() {
     stopped_ = false;
     while (!stopped_ && pop_and_run(Time::max())) {

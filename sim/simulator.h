@@ -36,6 +36,10 @@ public:
     void run();
     // Runs events with time <= t, then sets the clock to t (if the queue was not stopped earlier).
     void run_until(Time t);
+    // The time of the next pending event, Time::max() when none is left (drops cancelled entries
+    // from the front of the queue). A driver that advances another clock between events (the flow
+    // network of workloads/replay/flow_replay.h) peeks here, then calls run_until(that time).
+    Time next_event_time();
     void stop() { stopped_ = true; }
     uint64_t events_processed() const { return processed_; }
     size_t pending() const { return live_; }

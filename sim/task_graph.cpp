@@ -66,9 +66,17 @@ void TaskGraph::try_start(StreamId s) {
     t.state = State::Running;
     t.start = sim_.now();
     t.end = t.start + t.duration;
-    sim_.schedule_at(t.end, [this, id] { finish(id); });
+    if (timer_ && timer_->take(*this, record(id), tasks_[id].duration)) tasks_[id].end = Time::max();  // until complete()
+    else sim_.schedule_at(tasks_[id].end, [this, id] { finish(id); });
     // Observers may add tasks (reallocating tasks_): nothing below may use `t`.
     if (!on_start.empty()) on_start.emit(record(id));
+}
+
+void TaskGraph::complete(TaskId id) {
+    FATHOM_CHECK(id < tasks_.size() && tasks_[id].state == State::Running && tasks_[id].end == Time::max(),
+                 "complete() of a task that no timer holds");
+    tasks_[id].end = sim_.now();
+    finish(id);
 }
 
 void TaskGraph::finish(TaskId id) {

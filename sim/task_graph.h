@@ -11,6 +11,10 @@
 // when it decides the batch): add_task on an idle stream whose dependencies are met starts the
 // task at the current time. A dependency may be added only while its successor has not started.
 //
+// Timers: a task's end may be decided outside the graph (a transfer whose speed depends on the
+// other traffic on the network). A TaskTimer set on the graph is offered every task as it starts;
+// a task it takes has no end until the timer calls complete(id), at the then current time.
+//
 // Observers: on_start fires when a task begins, on_finish when it ends (both AFTER the state
 // change, inside the event). Tasks carry an opaque `tag` and two integer labels that the workload
 // defines (e.g. operation class, micro-batch, layer); the engine never interprets them.
@@ -42,6 +46,15 @@ struct StreamInfo {
     std::string group;  // the device it belongs to, e.g. "stage 3"; one timeline process per group
 };
 
+class TaskGraph;
+class TaskTimer {
+public:
+    virtual ~TaskTimer() = default;
+    // `task` of `graph` starts now with a planned `duration`; true: the timer will call
+    // graph.complete() for it.
+    virtual bool take(TaskGraph& graph, const TaskRecord& task, Time duration) = 0;
+};
+
 class TaskGraph {
 public:
     explicit TaskGraph(Simulator& sim) : sim_(sim) {}
@@ -57,6 +70,10 @@ public:
     void add_dependency(TaskId before, TaskId after);
     // Call once after building an initial graph, and again is harmless: starts every ready task.
     void start();
+    // Offers every task to `timer` as it starts (nullptr: none). Set before start().
+    void set_timer(TaskTimer* timer) { timer_ = timer; }
+    // Ends a running task that the timer took, now.
+    void complete(TaskId t);
 
     bool finished(TaskId t) const { return tasks_[t].state == State::Done; }
     Time start_time(TaskId t) const { return tasks_[t].start; }
@@ -101,6 +118,7 @@ private:
     std::vector<std::string> names_;
     size_t done_count_ = 0;
     bool started_ = false;
+    TaskTimer* timer_ = nullptr;
 };
 
 }  // namespace fathom::sim

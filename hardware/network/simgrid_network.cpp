@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <unordered_map>
 
 #include "hardware/network/flow_solver.h"
 #include "hardware/routing/routing.h"
@@ -78,16 +79,29 @@ public:
         return cost;
     }
 
-    std::vector<CallResult> run(const std::vector<CollectiveCall>& calls) const override {
-        struct Piece { size_t call; int path; double bytes; };
-        std::vector<CallResult> results(calls.size());
-        std::vector<double> fixed(calls.size(), 0.0);
-        std::vector<Piece> pieces;
-        std::map<std::vector<int>, int> path_ids;
-        std::vector<std::vector<int>> paths;
-        RouteCache cache(topo_);
-        uint64_t flow_id = 0;
+    std::vector<CallResult> run(const std::vector<CollectiveCall>& calls) const override;
+    std::unique_ptr<FlowSession> session() const override;
 
+    // The algorithm a call uses ("none": nothing to move).
+    std::string algorithm_of(const CollectiveCall& c) const {
+        if (c.group.count() <= 1 || c.bytes <= 0) return "none";
+        return analytical_->plan(c.op, c.bytes, c.group).algorithm;
+    }
+
+    struct Piece {
+        int path;
+        double bytes;
+    };
+    // The paths of every flow of `call` (added to `paths`), in pieces; its fixed part in `fixed`.
+    std::vector<Piece> route(const CollectiveCall& call, std::map<std::vector<int>, int>& path_ids,
+                             std::vector<std::vector<int>>& paths, RouteCache& cache, uint64_t& flow_id, double& fixed) const {
+        std::vector<Piece> pieces;
+        fixed = 0;
+        if (call.group.count() <= 1 || call.bytes <= 0) return pieces;
+        for (int m = 0; m < call.group.count(); ++m)
+            if (call.group.rank(m) < 0 || call.group.rank(m) >= topo_.gpus())
+                throw sim::InputError("communicator rank " + std::to_string(call.group.rank(m)) + " outside the " +
+                                      std::to_string(topo_.gpus()) + "-GPU cluster");
         // Every path so far followed by every path of `leg`.
         auto join = [](std::vector<Path>& into, std::vector<Path> leg) {
             if (into.empty()) {
@@ -127,73 +141,25 @@ public:
             return legs;
         };
         const int per_node = cluster_.gpus_per_node;
-        for (size_t i = 0; i < calls.size(); ++i) {
-            const CollectiveCall& call = calls[i];
-            results[i].start = results[i].end = call.start;
-            if (call.group.count() <= 1 || call.bytes <= 0) {
-                results[i].algorithm = "none";
-                continue;
+        const CollectivePlan p = analytical_->plan(call.op, call.bytes, call.group);
+        fixed = p.fixed_seconds;
+        for (const Flow& f : p.flows) {
+            ++flow_id;
+            std::vector<Path> route;
+            if (f.src / per_node == f.dst / per_node) {
+                route = intra(f.src, f.dst);
+            } else {
+                const int exit = f.via >= 0 ? f.via : f.src;
+                join(route, intra(f.src, exit));
+                join(route, network(exit, f.dst));
             }
-            for (int m = 0; m < call.group.count(); ++m)
-                if (call.group.rank(m) < 0 || call.group.rank(m) >= topo_.gpus())
-                    throw sim::InputError("communicator rank " + std::to_string(call.group.rank(m)) + " outside the " +
-                                          std::to_string(topo_.gpus()) + "-GPU cluster");
-            const CollectivePlan p = analytical_->plan(call.op, call.bytes, call.group);
-            results[i].algorithm = p.algorithm;
-            fixed[i] = p.fixed_seconds;
-            for (const Flow& f : p.flows) {
-                ++flow_id;
-                std::vector<Path> route;
-                if (f.src / per_node == f.dst / per_node) {
-                    route = intra(f.src, f.dst);
-                } else {
-                    const int exit = f.via >= 0 ? f.via : f.src;
-                    join(route, intra(f.src, exit));
-                    join(route, network(exit, f.dst));
-                }
-                for (const Path& r : route) {
-                    auto [it, fresh] = path_ids.emplace(r.links, static_cast<int>(paths.size()));
-                    if (fresh) paths.push_back(r.links);
-                    pieces.push_back(Piece{i, it->second, f.bytes * r.share});
-                    ++results[i].flows;
-                }
+            for (const Path& r : route) {
+                auto [it, fresh] = path_ids.emplace(r.links, static_cast<int>(paths.size()));
+                if (fresh) paths.push_back(r.links);
+                pieces.push_back(Piece{it->second, f.bytes * r.share});
             }
         }
-
-        // One simulation: links, paths, then the calls' flows at their start times in order.
-        auto solver = make_simgrid_solver();
-        for (const auto& e : topo_.edges_by_id()) solver->add_link(topo_.link(e).capacity());
-        for (const auto& p : paths) solver->add_path(p);
-        std::vector<size_t> order(calls.size());
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return calls[a].start < calls[b].start; });
-        std::vector<std::vector<size_t>> pieces_of(calls.size());
-        for (size_t k = 0; k < pieces.size(); ++k) pieces_of[pieces[k].call].push_back(k);
-        std::vector<double> last(calls.size(), 0.0);
-        std::vector<uint64_t> done;
-        size_t next = 0, outstanding = 0;
-        for (;;) {
-            const double now = solver->now();
-            while (next < order.size() && calls[order[next]].start <= now) {
-                const size_t c = order[next++];
-                last[c] = calls[c].start;
-                for (size_t k : pieces_of[c])
-                    if (pieces[k].bytes > 0) {
-                        solver->start(pieces[k].path, pieces[k].bytes, k);
-                        ++outstanding;
-                    }
-            }
-            if (next == order.size() && outstanding == 0) break;
-            const double until = next < order.size() ? calls[order[next]].start : std::numeric_limits<double>::infinity();
-            const double t = solver->advance(until, done);
-            for (uint64_t k : done) {
-                --outstanding;
-                last[pieces[k].call] = std::max(last[pieces[k].call], t);
-            }
-        }
-        for (size_t i = 0; i < calls.size(); ++i)
-            if (results[i].algorithm != "none") results[i].end = last[i] + fixed[i];
-        return results;
+        return pieces;
     }
 
 private:
@@ -211,6 +177,161 @@ private:
     mutable std::map<Key, CollectiveCost> cache_;
     std::function<void(int64_t)> progress_;
 };
+
+// One SimGrid solver (child process) per session; paths are collected while patterns are declared
+// and handed to the solver at the first start.
+class Session final : public FlowSession {
+public:
+    explicit Session(const SimgridNetwork& net) : net_(net), cache_(net.topology()) {}
+
+    int add_pattern(const std::vector<CollectiveCall>& calls) override {
+        FATHOM_CHECK(!solver_ && users_.empty(), "flow session: pattern declared after the first start");
+        // The bytes a pattern moves over one path travel as one flow (NCCL's channels between two
+        // GPUs over the same links are one stream to the fabric), in order of first use.
+        Pattern p;
+        std::map<int, size_t> at;
+        for (const CollectiveCall& c : calls) {
+            double fixed = 0;
+            for (const auto& piece : net_.route(c, path_ids_, paths_, cache_, flow_id_, fixed)) {
+                auto [it, fresh] = at.emplace(piece.path, p.pieces.size());
+                if (fresh) p.pieces.push_back(piece);
+                else p.pieces[it->second].bytes += piece.bytes;
+            }
+            p.fixed = std::max(p.fixed, fixed);
+        }
+        patterns_.push_back(std::move(p));
+        return static_cast<int>(patterns_.size()) - 1;
+    }
+    double fixed_seconds(int pattern) const override { return patterns_.at(static_cast<size_t>(pattern)).fixed; }
+    bool isolated(int pattern) const override {
+        if (users_.empty()) {  // once, when the patterns are complete: how many patterns use each link
+            users_.assign(net_.topology().edges_by_id().size(), 0);
+            for (const Pattern& p : patterns_) {
+                std::vector<int> links;
+                for (const Piece& piece : p.pieces) links.insert(links.end(), paths_[static_cast<size_t>(piece.path)].begin(), paths_[static_cast<size_t>(piece.path)].end());
+                std::sort(links.begin(), links.end());
+                links.erase(std::unique(links.begin(), links.end()), links.end());
+                for (int l : links) ++users_[static_cast<size_t>(l)];
+            }
+        }
+        for (const Piece& piece : patterns_.at(static_cast<size_t>(pattern)).pieces)
+            for (int l : paths_[static_cast<size_t>(piece.path)])
+                if (users_[static_cast<size_t>(l)] > 1) return false;
+        return true;
+    }
+    int pieces(int pattern) const { return static_cast<int>(patterns_.at(static_cast<size_t>(pattern)).pieces.size()); }
+
+    void start(int pattern, double scale, uint64_t tag) override {
+        const Pattern& p = patterns_.at(static_cast<size_t>(pattern));
+        if (!solver_) {
+            solver_ = make_simgrid_solver();
+            for (const auto& e : net_.topology().edges_by_id()) solver_->add_link(net_.topology().link(e).capacity());
+            for (const auto& path : paths_) solver_->add_path(path);
+        }
+        const uint64_t instance = next_instance_++;
+        size_t n = 0;
+        for (const Piece& piece : p.pieces) {
+            const double bytes = piece.bytes * scale;
+            if (!(bytes > 0)) continue;
+            const uint64_t flow = next_flow_++;
+            flow_instance_.emplace(flow, instance);
+            solver_->start(piece.path, bytes, flow);
+            ++n;
+        }
+        flows_started_ += n;
+        if (n == 0) ended_.push_back(tag);
+        else instances_.emplace(instance, Instance{tag, n});
+    }
+
+    double advance(double until, std::vector<uint64_t>& done) override {
+        done.clear();
+        if (!ended_.empty()) {  // instances with no flows end where they started
+            done.swap(ended_);
+            return now();
+        }
+        if (!solver_) {
+            if (std::isfinite(until)) idle_now_ = std::max(idle_now_, until);
+            return idle_now_;
+        }
+        std::vector<uint64_t> flows;
+        for (;;) {
+            const double t = solver_->advance(until, flows);
+            for (uint64_t f : flows) {
+                const auto it = flow_instance_.find(f);
+                const uint64_t instance = it->second;
+                flow_instance_.erase(it);
+                auto inst = instances_.find(instance);
+                if (--inst->second.remaining == 0) {
+                    done.push_back(inst->second.tag);
+                    instances_.erase(inst);
+                }
+            }
+            // Flows ended but no instance did: keep going toward `until`.
+            if (!done.empty() || flows.empty() || t >= until) return t;
+        }
+    }
+    double now() const override { return solver_ ? solver_->now() : idle_now_; }
+    uint64_t flows_started() const override { return flows_started_; }
+
+private:
+    using Piece = SimgridNetwork::Piece;
+    struct Pattern {
+        std::vector<Piece> pieces;
+        double fixed = 0;
+    };
+    struct Instance {
+        uint64_t tag;
+        size_t remaining;
+    };
+    const SimgridNetwork& net_;
+    RouteCache cache_;
+    std::map<std::vector<int>, int> path_ids_;
+    std::vector<std::vector<int>> paths_;
+    uint64_t flow_id_ = 0;
+    std::vector<Pattern> patterns_;
+    std::unique_ptr<FlowSolver> solver_;
+    double idle_now_ = 0;
+    uint64_t next_instance_ = 0, next_flow_ = 0, flows_started_ = 0;
+    std::unordered_map<uint64_t, uint64_t> flow_instance_;
+    std::unordered_map<uint64_t, Instance> instances_;
+    std::vector<uint64_t> ended_;
+    mutable std::vector<int> users_;  // per link, the patterns that use it (isolated())
+};
+
+std::unique_ptr<FlowSession> SimgridNetwork::session() const { return std::make_unique<Session>(*this); }
+
+std::vector<CallResult> SimgridNetwork::run(const std::vector<CollectiveCall>& calls) const {
+    std::vector<CallResult> results(calls.size());
+    Session session(*this);
+    std::vector<int> pattern(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) {
+        results[i].start = results[i].end = calls[i].start;
+        pattern[i] = session.add_pattern({calls[i]});
+        results[i].algorithm = algorithm_of(calls[i]);
+    }
+    // The calls start at their times in order; each ends with its last flow plus its fixed part.
+    std::vector<size_t> order(calls.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return calls[a].start < calls[b].start; });
+    std::vector<uint64_t> done;
+    size_t next = 0, outstanding = 0;
+    for (;;) {
+        while (next < order.size() && calls[order[next]].start <= session.now()) {
+            session.start(pattern[order[next]], 1.0, order[next]);
+            ++next;
+            ++outstanding;
+        }
+        if (next == order.size() && outstanding == 0) break;
+        const double until = next < order.size() ? calls[order[next]].start : std::numeric_limits<double>::infinity();
+        const double t = session.advance(until, done);
+        for (uint64_t k : done) {
+            --outstanding;
+            if (results[k].algorithm != "none") results[k].end = std::max(calls[k].start, t) + session.fixed_seconds(pattern[k]);
+        }
+    }
+    for (size_t i = 0; i < calls.size(); ++i) results[i].flows = session.pieces(pattern[i]);
+    return results;
+}
 
 }  // namespace
 

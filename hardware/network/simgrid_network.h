@@ -34,8 +34,35 @@ struct CallResult {
     int flows = 0;        // flows it was made of (after spraying splits them over paths)
 };
 
+// A live flow simulation on a network's topology, for a replay that starts transfers as it goes
+// (workloads/replay/flow_replay.h) with fathom's clock as the master. Patterns (sets of collective
+// calls that run together, e.g. every DP ring of a pipeline stage) are declared first, and routed
+// once (a connection keeps its ECMP path); then instances of them start at the session's current
+// time with their bytes scaled, and advance() reports the instances whose last flow ended (their
+// fixed part is the caller's to add).
+class FlowSession {
+public:
+    virtual ~FlowSession() = default;
+    // Declares a pattern; only before the first start(). Calls of one rank or no bytes add nothing.
+    virtual int add_pattern(const std::vector<CollectiveCall>& calls) = 0;
+    // The largest fixed part (launch, latencies) of the pattern's calls, s.
+    virtual double fixed_seconds(int pattern) const = 0;
+    // No other pattern uses any of its links (so, one instance at a time, it is never contended).
+    // Only after the last add_pattern().
+    virtual bool isolated(int pattern) const = 0;
+    // Starts an instance of `pattern` now with every flow's bytes times `scale`; `tag` comes back
+    // from advance() when its last flow ends (at once when it has none).
+    virtual void start(int pattern, double scale, uint64_t tag) = 0;
+    // Runs to `until` or to the next instance's end, whichever is first (as FlowSolver::advance).
+    virtual double advance(double until, std::vector<uint64_t>& done) = 0;
+    virtual double now() const = 0;
+    // Flows started so far (after spraying splits them over paths).
+    virtual uint64_t flows_started() const = 0;
+};
+
 class FlowNetworkModel : public NetworkModel {
 public:
+    virtual std::unique_ptr<FlowSession> session() const = 0;
     // Runs these calls together in one simulation (each starting at its `start`).
     virtual std::vector<CallResult> run(const std::vector<CollectiveCall>& calls) const = 0;
     virtual const Topology& topology() const = 0;

@@ -289,6 +289,9 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("\nmemory          peak %s of %s per GPU: %s\n", gib(r.peak_memory_bytes).c_str(),
                 gib(r.memory_capacity_bytes).c_str(), r.out_of_memory ? "OUT OF MEMORY" : "fits");
     std::printf("simulated       %zu tasks, %llu events\n", r.tasks, static_cast<unsigned long long>(r.events));
+    if (r.flow_transfers > 0)
+        std::printf("flows           %llu transfers as %llu flows sharing the fabric\n", static_cast<unsigned long long>(r.flow_transfers),
+                    static_cast<unsigned long long>(r.flows));
     std::printf("op costs        %s\n", o.cost_model == "table" ? ("calibrated table " + s.cluster.accelerator.calibration_table).c_str()
                                                                   : "roofline (no calibration table for this accelerator)");
     if (!r.uncalibrated_ops.empty()) {

@@ -169,6 +169,7 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk, s
         if (!(forward ? last : first) && map_.owner(to) != s && costs_.p2p > 0) {
             const sim::TaskId send = chain.add_comm(GroupKind::pp, costs_.p2p, mb, -1);
             graph_.add_dependency(end, send);
+            sends_.push_back(Send{send, s, map_.owner(to)});
             if (!plan_.stack.pp_comm_overlap) {
                 // Blocking send (Megatron-LM's p2p_communication waits for its batched isend/irecv
                 // and synchronizes the device): the stage computes nothing until the send is done,

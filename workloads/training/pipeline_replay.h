@@ -30,6 +30,14 @@ public:
     void build();
     const std::vector<StageStreams>& streams() const { return streams_; }
     const std::vector<PipelineSlot>& order(int stage) const { return orders_[static_cast<size_t>(stage)]; }
+    // Every pipeline send of the step: its task and the stages it goes from and to (a flow replay
+    // routes each by its direction; interleaved schedules also send from the last stage to the first).
+    struct Send {
+        sim::TaskId task;
+        int from;
+        int to;
+    };
+    const std::vector<Send>& sends() const { return sends_; }
 
 private:
     // `paired_input`: for the forward of a forward-backward pair, its backward's input.
@@ -54,6 +62,7 @@ private:
     // last virtual stage), backward input (its send), and the last forward task before any send.
     std::vector<sim::TaskId> forward_done_, backward_done_, forward_last_;
     std::vector<sim::TaskId> last_gradient_pass_;  // per stage
+    std::vector<Send> sends_;
 };
 
 }  // namespace fathom::workloads

@@ -9,6 +9,7 @@
 #include "workloads/metrics/stream_busy.h"
 #include "workloads/training/packing.h"
 #include "workloads/training/pipeline_replay.h"
+#include "workloads/training/step_flows.h"
 #include "workloads/training/training_tags.h"
 
 namespace fathom::workloads {
@@ -35,8 +36,18 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     PipelineReplay replay(graph, p, *schedule, map, costs, coster);
     replay.build();
     const StreamBusyCollector busy(graph);
+    // On a flow network every transfer of the step runs as flows on one fabric, so TP, CP, DP, EP
+    // and pipeline traffic that overlap in time share links.
+    std::unique_ptr<hardware::FlowSession> session;
+    std::unique_ptr<FlowReplay> flows;
+    if (const auto* fn = dynamic_cast<const hardware::FlowNetworkModel*>(&in.network)) {
+        session = fn->session();
+        flows = std::make_unique<FlowReplay>(sim, *session);
+        route_step_flows(*flows, *session, in.network, graph, replay, p);
+    }
     graph.start();
-    sim.run();
+    if (flows) flows->run();
+    else sim.run();
     FATHOM_CHECK(graph.unfinished() == 0, "training replay ended with unfinished tasks (dependency cycle)");
 
     StepReport rep;
@@ -46,6 +57,10 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     rep.packing_imbalance = packing.imbalance;
     rep.events = sim.events_processed();
     rep.tasks = graph.task_count();
+    if (flows) {
+        rep.flow_transfers = flows->transfers();
+        rep.flows = session->flows_started();
+    }
     const double gpus = p.gpus();
     const double tokens = static_cast<double>(p.training.global_batch) * static_cast<double>(p.training.seq_len);
     rep.tokens_per_s_per_gpu = tokens / (end * gpus);

@@ -42,6 +42,10 @@ struct StepReport {
     std::vector<StageReport> stages;
     uint64_t events = 0;
     size_t tasks = 0;
+    // On a flow network (hardware/network/simgrid_network.h) the step's transfers ran as flows
+    // sharing links (workloads/replay/flow_replay.h): how many tasks did, and their flows.
+    uint64_t flow_transfers = 0;
+    uint64_t flows = 0;
     // Ops whose cost came from outside the calibrated range of a cost table (sorted, unique).
     std::vector<std::string> uncalibrated_ops;
 };

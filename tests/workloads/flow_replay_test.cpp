@@ -1,0 +1,104 @@
+// Communication tasks as flows (workloads/replay/flow_replay.h): tasks on two streams whose
+// patterns cross one oversubscribed uplink share it while they overlap, and only then; a pattern
+// whose links are its own keeps its priced duration to the picosecond.
+#include <catch2/catch.hpp>
+
+#include "hardware/network/simgrid_network.h"
+#include "sim/simulator.h"
+#include "sim/task_graph.h"
+#include "tests/support/fixtures.h"
+#include "workloads/replay/flow_replay.h"
+
+using namespace fathom;
+using hardware::Collective;
+using hardware::CollectiveCall;
+using hardware::CommGroup;
+
+namespace {
+
+// 4 single-GPU nodes, 2 per leaf, 2:1 oversubscribed: one uplink per leaf. Ring A joins ranks 0
+// and 2, ring B ranks 1 and 3: both cross the leaves' single uplinks (as in the SimGrid network's
+// test). An all-reduce of S alone takes R = F + S / B (fixed part F, B the NIC's 45 GB/s).
+struct Rig {
+    hardware::ClusterSpec cluster = testing::network_cluster(4, 1, 2, hardware::ScaleOutTopology::FatTree2, 2.0);
+    std::unique_ptr<hardware::FlowNetworkModel> net = hardware::make_simgrid_network(cluster, "ecmp");
+    std::unique_ptr<hardware::FlowSession> session = net->session();
+    sim::Simulator sim;
+    sim::TaskGraph graph{sim};
+    workloads::FlowReplay replay{sim, *session};
+    static constexpr double S = 256e6;
+    double R = 0, F = 0;
+    sim::StreamId a = 0, b = 0, c = 0;  // c: no pattern (compute)
+
+    explicit Rig(bool with_b = true) {
+        const CommGroup ga = CommGroup::of({0, 2}), gb = CommGroup::of({1, 3});
+        a = graph.add_stream("a", "x");
+        b = graph.add_stream("b", "x");
+        c = graph.add_stream("c", "x");
+        const int pa = session->add_pattern({CollectiveCall{Collective::AllReduce, S, ga, 0.0}});
+        R = net->collective(Collective::AllReduce, S, ga).seconds;
+        F = session->fixed_seconds(pa);
+        replay.route(graph, a, pa, R);
+        if (with_b) replay.route(graph, b, session->add_pattern({CollectiveCall{Collective::AllReduce, S, gb, 0.0}}), R);
+    }
+    sim::TaskId task(sim::StreamId s, double seconds) { return graph.add_task(s, sim::Time::from_seconds(seconds), graph.intern("t")); }
+    void run() {
+        graph.start();
+        replay.run();
+        REQUIRE(graph.unfinished() == 0);
+    }
+    double end(sim::TaskId t) const { return graph.end_time(t).seconds(); }
+};
+
+}  // namespace
+
+TEST_CASE("flow replay: overlapping transfers through one uplink share it, in turn they do not", "[workloads][simgrid]") {
+    SECTION("together: each moves S at B / 2") {
+        Rig r;
+        REQUIRE(r.R - r.F == Approx(Rig::S / 45e9).epsilon(1e-3));
+        const auto x = r.task(r.a, r.R), y = r.task(r.b, r.R);
+        r.run();
+        CHECK(r.end(x) == Approx(r.F + 2 * (r.R - r.F)).epsilon(1e-6));
+        CHECK(r.end(y) == Approx(r.F + 2 * (r.R - r.F)).epsilon(1e-6));
+    }
+    SECTION("staggered by half a transfer: the overlap is shared") {
+        // T = R - F. A alone for T/2 (half done), then both at B/2: A's other half takes T, B's first
+        // half too; B's second half alone takes T/2. A ends at 1.5 T + F, B at 2 T + F.
+        Rig r;
+        const double T = r.R - r.F;
+        const auto x = r.task(r.a, r.R);
+        const auto wait = r.task(r.c, T / 2);
+        const auto y = r.task(r.b, r.R);
+        r.graph.add_dependency(wait, y);
+        r.run();
+        CHECK(r.end(x) == Approx(1.5 * T + r.F).epsilon(1e-6));
+        CHECK(r.end(y) == Approx(2 * T + r.F).epsilon(1e-6));
+    }
+    SECTION("one stream in turn: each as priced") {
+        Rig r;
+        const auto x = r.task(r.a, r.R), y = r.task(r.a, r.R);
+        r.run();
+        CHECK(r.end(x) == Approx(r.R).epsilon(1e-6));
+        CHECK(r.end(y) == Approx(2 * r.R).epsilon(1e-6));
+        CHECK(r.replay.transfers() == 2);
+    }
+    SECTION("a task scaled: half the time alone is half the bytes") {
+        Rig r;
+        const double T = r.R - r.F;
+        const auto x = r.task(r.a, r.F + T / 2), y = r.task(r.b, r.R);
+        r.run();
+        // Both at B/2 until A's S/2 is done (at T), then B's remaining S/2 alone (T/2).
+        CHECK(r.end(x) == Approx(T + r.F).epsilon(1e-6));
+        CHECK(r.end(y) == Approx(1.5 * T + r.F).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("flow replay: a pattern alone on its links keeps its priced time exactly", "[workloads][simgrid]") {
+    Rig r(false);  // only ring A declared: the uplinks are its own
+    const auto x = r.task(r.a, r.R);
+    const auto y = r.task(r.c, 1e-3);  // a stream without a pattern: as given
+    r.run();
+    CHECK(r.graph.end_time(x) == sim::Time::from_seconds(r.R));
+    CHECK(r.graph.end_time(y) == sim::Time::from_seconds(1e-3));
+    CHECK(r.replay.transfers() == 0);
+}

@@ -1,0 +1,85 @@
+#include "workloads/replay/flow_replay.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "sim/error.h"
+
+namespace fathom::workloads {
+
+size_t FlowReplay::index_of(sim::TaskGraph& graph) {
+    for (size_t i = 0; i < graphs_.size(); ++i)
+        if (graphs_[i].graph == &graph) return i;
+    graphs_.push_back(Graph{&graph, {}, {}});
+    graph.set_timer(this);
+    return graphs_.size() - 1;
+}
+
+void FlowReplay::route(sim::TaskGraph& graph, sim::StreamId stream, int pattern, double reference_s) {
+    graphs_[index_of(graph)].streams[stream] = Route{pattern, reference_s};
+}
+
+void FlowReplay::route_task(sim::TaskGraph& graph, sim::TaskId task, int pattern, double reference_s) {
+    graphs_[index_of(graph)].tasks[task] = Route{pattern, reference_s};
+}
+
+bool FlowReplay::take(sim::TaskGraph& graph, const sim::TaskRecord& task, sim::Time duration) {
+    const size_t g = index_of(graph);
+    const Graph& gr = graphs_[g];
+    const Route* r = nullptr;
+    if (auto it = gr.tasks.find(task.id); it != gr.tasks.end()) r = &it->second;
+    else if (auto st = gr.streams.find(task.stream); st != gr.streams.end()) r = &st->second;
+    if (!r || r->pattern < 0) return false;
+    const double fixed = session_.fixed_seconds(r->pattern);
+    const double d = duration.seconds();
+    if (d <= fixed || r->reference_s <= fixed) return false;  // latency only: nothing to share
+    if (session_.isolated(r->pattern)) return false;          // its links are its own: as priced
+    // The session's clock follows the engine's (it may lag while nothing flows).
+    if (session_.now() < sim_.now().seconds()) {
+        std::vector<uint64_t> done;
+        session_.advance(sim_.now().seconds(), done);
+        FATHOM_CHECK(done.empty(), "flow replay: a transfer ended behind the engine's clock");
+    }
+    const uint64_t tag = (static_cast<uint64_t>(g) << 32) | task.id;
+    session_.start(r->pattern, (d - fixed) / (r->reference_s - fixed), tag);
+    fixed_of_[tag] = fixed;
+    ++transfers_;
+    return true;
+}
+
+void FlowReplay::ended(const std::vector<uint64_t>& tags) {
+    for (uint64_t tag : tags) {
+        const auto it = fixed_of_.find(tag);
+        FATHOM_CHECK(it != fixed_of_.end(), "flow replay: an unknown transfer ended");
+        const double fixed = it->second;
+        fixed_of_.erase(it);
+        sim::TaskGraph* graph = graphs_[static_cast<size_t>(tag >> 32)].graph;
+        const auto task = static_cast<sim::TaskId>(tag & 0xffffffffu);
+        sim_.schedule_after(sim::Time::from_seconds(fixed), [graph, task] { graph->complete(task); });
+    }
+}
+
+void FlowReplay::run() {
+    std::vector<uint64_t> done;
+    for (;;) {
+        const sim::Time next = sim_.next_event_time();
+        if (!fixed_of_.empty()) {
+            // Flows run until the engine's next event or until one of them ends, if sooner.
+            const double until = next == sim::Time::max() ? std::numeric_limits<double>::infinity() : next.seconds();
+            const double t = session_.advance(until, done);
+            FATHOM_CHECK(!done.empty() || next != sim::Time::max(), "flow replay: transfers running but none can end");
+            if (!done.empty()) {
+                // An end within the picosecond of `next` rounds onto it: its completion still comes
+                // after the events already at that time (it is scheduled later).
+                const sim::Time at = std::min(next, std::max(sim_.now(), sim::Time::from_seconds(t)));
+                sim_.run_until(at);
+                ended(done);
+                continue;
+            }
+        }
+        if (next == sim::Time::max()) return;
+        sim_.run_until(next);
+    }
+}
+
+}  // namespace fathom::workloads
