@@ -221,7 +221,7 @@ public:
     }
     int pieces(int pattern) const { return static_cast<int>(patterns_.at(static_cast<size_t>(pattern)).pieces.size()); }
 
-    void start(int pattern, double scale, uint64_t tag) override {
+    size_t start(int pattern, double scale, uint64_t tag) override {
         const Pattern& p = patterns_.at(static_cast<size_t>(pattern));
         if (!solver_) {
             solver_ = make_simgrid_solver();
@@ -241,6 +241,7 @@ public:
         flows_started_ += n;
         if (n == 0) ended_.push_back(tag);
         else instances_.emplace(instance, Instance{tag, n});
+        return n;
     }
 
     double advance(double until, std::vector<uint64_t>& done) override {

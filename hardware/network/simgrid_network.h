@@ -51,8 +51,8 @@ public:
     // Only after the last add_pattern().
     virtual bool isolated(int pattern) const = 0;
     // Starts an instance of `pattern` now with every flow's bytes times `scale`; `tag` comes back
-    // from advance() when its last flow ends (at once when it has none).
-    virtual void start(int pattern, double scale, uint64_t tag) = 0;
+    // from advance() when its last flow ends (at once when it has none). Returns its flows.
+    virtual size_t start(int pattern, double scale, uint64_t tag) = 0;
     // Runs to `until` or to the next instance's end, whichever is first (as FlowSolver::advance).
     virtual double advance(double until, std::vector<uint64_t>& done) = 0;
     virtual double now() const = 0;

@@ -15,6 +15,18 @@ size_t FlowReplay::index_of(sim::TaskGraph& graph) {
     return graphs_.size() - 1;
 }
 
+uint64_t FlowReplay::transfers(const sim::TaskGraph& graph) const {
+    for (const Graph& g : graphs_)
+        if (g.graph == &graph) return g.transfers;
+    return 0;
+}
+
+uint64_t FlowReplay::flows(const sim::TaskGraph& graph) const {
+    for (const Graph& g : graphs_)
+        if (g.graph == &graph) return g.flows;
+    return 0;
+}
+
 void FlowReplay::route(sim::TaskGraph& graph, sim::StreamId stream, int pattern, double reference_s) {
     graphs_[index_of(graph)].streams[stream] = Route{pattern, reference_s};
 }
@@ -25,7 +37,7 @@ void FlowReplay::route_task(sim::TaskGraph& graph, sim::TaskId task, int pattern
 
 bool FlowReplay::take(sim::TaskGraph& graph, const sim::TaskRecord& task, sim::Time duration) {
     const size_t g = index_of(graph);
-    const Graph& gr = graphs_[g];
+    const Graph& gr = graphs_[g];  // (a reference: start() below does not add graphs)
     const Route* r = nullptr;
     if (auto it = gr.tasks.find(task.id); it != gr.tasks.end()) r = &it->second;
     else if (auto st = gr.streams.find(task.stream); st != gr.streams.end()) r = &st->second;
@@ -41,9 +53,10 @@ bool FlowReplay::take(sim::TaskGraph& graph, const sim::TaskRecord& task, sim::T
         FATHOM_CHECK(done.empty(), "flow replay: a transfer ended behind the engine's clock");
     }
     const uint64_t tag = (static_cast<uint64_t>(g) << 32) | task.id;
-    session_.start(r->pattern, (d - fixed) / (r->reference_s - fixed), tag);
+    graphs_[g].flows += session_.start(r->pattern, (d - fixed) / (r->reference_s - fixed), tag);
     fixed_of_[tag] = fixed;
     ++transfers_;
+    ++graphs_[g].transfers;
     return true;
 }
 

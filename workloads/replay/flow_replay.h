@@ -44,8 +44,10 @@ public:
     void run();
 
     bool take(sim::TaskGraph& graph, const sim::TaskRecord& task, sim::Time duration) override;
-    // Tasks that moved flows, and the flows they started.
+    // Tasks that moved flows, and the flows they started: of all graphs, or of one.
     uint64_t transfers() const { return transfers_; }
+    uint64_t transfers(const sim::TaskGraph& graph) const;
+    uint64_t flows(const sim::TaskGraph& graph) const;
 
 private:
     struct Route {
@@ -56,6 +58,7 @@ private:
         sim::TaskGraph* graph = nullptr;
         std::unordered_map<sim::StreamId, Route> streams;
         std::unordered_map<sim::TaskId, Route> tasks;
+        uint64_t transfers = 0, flows = 0;
     };
     size_t index_of(sim::TaskGraph& graph);
     // Completions of instances that ended at `t`: their tasks complete after their fixed part.

@@ -16,26 +16,48 @@ namespace fathom::workloads {
 
 using models::GroupKind;
 
-StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
-    const TrainingPlan& p = in.plan;
+struct StepReplay::Impl {
+    const StepInputs& in;
     std::unique_ptr<PipelineSchedule> owned;
-    const PipelineSchedule* schedule = in.schedule;
-    if (!schedule) {
-        owned = schedule_registry().get(p.training.schedule).factory();
-        schedule = owned.get();
-    }
-    const StageMap map(in.model, p, *schedule);
-    ProgramCoster coster(in.cost, in.network, p.layout);
-    const Packing packing = pack_documents(in.model, p, in.cost);
-    coster.set_attention_scale(packing.attention_scale);
-    if (p.stack.tp_comm_overlap) coster.set_tp_overlap(p.stack.tp_overlap_contention);
-    const StepCosts costs = cost_training_step(in.model, p, coster);
+    const PipelineSchedule* schedule;
+    StageMap map;
+    ProgramCoster coster;
+    Packing packing;
+    StepCosts costs;
+    sim::TaskGraph graph;
+    PipelineReplay replay;
+    StreamBusyCollector busy;
+    uint64_t flow_transfers = 0;
+    uint64_t flows = 0;
+    const FlowReplay* flow_replay = nullptr;
 
+    static std::unique_ptr<PipelineSchedule> own(const StepInputs& in) {
+        return in.schedule ? nullptr : schedule_registry().get(in.plan.training.schedule).factory();
+    }
+    Impl(const StepInputs& i, sim::Simulator& sim)
+        : in(i), owned(own(i)), schedule(i.schedule ? i.schedule : owned.get()), map(i.model, i.plan, *schedule),
+          coster(i.cost, i.network, i.plan.layout), packing(pack_documents(i.model, i.plan, i.cost)),
+          costs([this] {
+              coster.set_attention_scale(packing.attention_scale);
+              if (in.plan.stack.tp_comm_overlap) coster.set_tp_overlap(in.plan.stack.tp_overlap_contention);
+              return cost_training_step(in.model, in.plan, coster);
+          }()),
+          graph(sim), replay(graph, i.plan, *schedule, map, costs, coster),
+          busy((replay.build(), graph)) {}  // the collector subscribes after the step is laid
+};
+
+StepReplay::StepReplay(const StepInputs& in, sim::Simulator& sim) : impl_(std::make_unique<Impl>(in, sim)) {}
+StepReplay::~StepReplay() = default;
+sim::TaskGraph& StepReplay::graph() { return impl_->graph; }
+
+void StepReplay::route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of) {
+    route_step_flows(replay, session, impl_->in.network, impl_->graph, impl_->replay, impl_->in.plan, rank_of);
+    impl_->flow_replay = &replay;
+}
+
+StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     sim::Simulator sim;
-    sim::TaskGraph graph(sim);
-    PipelineReplay replay(graph, p, *schedule, map, costs, coster);
-    replay.build();
-    const StreamBusyCollector busy(graph);
+    StepReplay step(in, sim);
     // On a flow network every transfer of the step runs as flows on one fabric, so TP, CP, DP, EP
     // and pipeline traffic that overlap in time share links.
     std::unique_ptr<hardware::FlowSession> session;
@@ -43,13 +65,25 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     if (const auto* fn = dynamic_cast<const hardware::FlowNetworkModel*>(&in.network)) {
         session = fn->session();
         flows = std::make_unique<FlowReplay>(sim, *session);
-        route_step_flows(*flows, *session, in.network, graph, replay, p);
+        step.route_flows(*flows, *session);
     }
-    graph.start();
+    step.graph().start();
     if (flows) flows->run();
     else sim.run();
-    FATHOM_CHECK(graph.unfinished() == 0, "training replay ended with unfinished tasks (dependency cycle)");
+    return step.report(sim, trace);
+}
 
+StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) const {
+    const StepInputs& in = impl_->in;
+    const TrainingPlan& p = in.plan;
+    const StageMap& map = impl_->map;
+    const Packing& packing = impl_->packing;
+    const StreamBusyCollector& busy = impl_->busy;
+    const sim::TaskGraph& graph = impl_->graph;
+    const PipelineReplay& replay = impl_->replay;
+    const ProgramCoster& coster = impl_->coster;
+    const PipelineSchedule* schedule = impl_->schedule;
+    FATHOM_CHECK(graph.unfinished() == 0, "training replay ended with unfinished tasks (dependency cycle)");
     StepReport rep;
     const double end = busy.makespan_s();
     rep.step_time_s = end;
@@ -57,9 +91,9 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     rep.packing_imbalance = packing.imbalance;
     rep.events = sim.events_processed();
     rep.tasks = graph.task_count();
-    if (flows) {
-        rep.flow_transfers = flows->transfers();
-        rep.flows = session->flows_started();
+    if (impl_->flow_replay) {
+        rep.flow_transfers = impl_->flow_replay->transfers(graph);
+        rep.flows = impl_->flow_replay->flows(graph);
     }
     const double gpus = p.gpus();
     const double tokens = static_cast<double>(p.training.global_batch) * static_cast<double>(p.training.seq_len);

@@ -4,10 +4,14 @@
 // step time, throughput, bubbles, exposed communication and the memory estimate
 // (training_memory.h).
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hardware/network/network_model.h"
+#include "hardware/network/simgrid_network.h"
+#include "sim/simulator.h"
+#include "sim/task_graph.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
 #include "workloads/training/training_memory.h"
@@ -62,5 +66,28 @@ struct StepInputs {
 // Runs the replay. `plan` must have passed plans::check_training_plan. If `trace` is non-null,
 // writes the Chrome trace-event timeline to it.
 StepReport simulate_training_step(const StepInputs& in, std::ostream* trace = nullptr);
+
+class FlowReplay;
+
+// What simulate_training_step does, in pieces, for a driver that runs several jobs on one engine
+// and one fabric (shared_fabric.h): the step laid on a graph of `sim`, its transfers routed on a
+// flow session, then (after the engine ran) its report. `in` must outlive it.
+class StepReplay {
+public:
+    StepReplay(const StepInputs& in, sim::Simulator& sim);
+    ~StepReplay();
+    StepReplay(const StepReplay&) = delete;
+    StepReplay& operator=(const StepReplay&) = delete;
+
+    sim::TaskGraph& graph();
+    // `rank_of`: the cluster GPU of each of the job's ranks (empty: the first GPUs in order).
+    void route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of = {});
+    // After the engine ran: the step's report (`events`: the engine's, shared by every job on it).
+    StepReport report(const sim::Simulator& sim, std::ostream* trace = nullptr) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace fathom::workloads
