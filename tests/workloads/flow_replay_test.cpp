@@ -8,6 +8,7 @@
 #include "sim/task_graph.h"
 #include "tests/support/fixtures.h"
 #include "workloads/replay/flow_replay.h"
+#include "workloads/training/shared_fabric.h"
 
 using namespace fathom;
 using hardware::Collective;
@@ -101,4 +102,19 @@ TEST_CASE("flow replay: a pattern alone on its links keeps its priced time exact
     CHECK(r.graph.end_time(x) == sim::Time::from_seconds(r.R));
     CHECK(r.graph.end_time(y) == sim::Time::from_seconds(1e-3));
     CHECK(r.replay.transfers() == 0);
+}
+
+TEST_CASE("jobs on one fabric are placed on whole nodes, packed or dealt out in turn", "[workloads]") {
+    // 3 jobs of 2, 1 and 2 nodes of 4 GPUs on 6 nodes. Packed: nodes 0-1, 2, 3-4. Interleaved:
+    // round 1 deals nodes 0, 1, 2 to jobs 1, 2, 3; round 2 nodes 3 and 4 to jobs 1 and 3.
+    const auto packed = workloads::place_jobs({8, 4, 8}, 6, 4, "packed");
+    CHECK(packed[0] == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+    CHECK(packed[1] == std::vector<int>{8, 9, 10, 11});
+    CHECK(packed[2] == std::vector<int>{12, 13, 14, 15, 16, 17, 18, 19});
+    const auto dealt = workloads::place_jobs({8, 4, 8}, 6, 4, "interleaved");
+    CHECK(dealt[0] == std::vector<int>{0, 1, 2, 3, 12, 13, 14, 15});
+    CHECK(dealt[1] == std::vector<int>{4, 5, 6, 7});
+    CHECK(dealt[2] == std::vector<int>{8, 9, 10, 11, 16, 17, 18, 19});
+    CHECK_THROWS_WITH(workloads::place_jobs({6}, 6, 4, "packed"), Catch::Contains("not whole nodes"));
+    CHECK_THROWS_WITH(workloads::place_jobs({16, 16}, 6, 4, "packed"), Catch::Contains("need 8 nodes; the cluster has 6"));
 }

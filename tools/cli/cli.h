@@ -17,7 +17,7 @@ namespace fathom::cli {
 struct Args {
     std::string command;
     std::vector<std::string> positional;
-    std::string json, trace, algorithm, device, out, requests, only_case, network;
+    std::string json, trace, algorithm, device, out, requests, only_case, network, placement;
     bool other_metrics = false;
     std::vector<std::string> sets;
 };
@@ -68,5 +68,6 @@ int cmd_list(const Args& a);       // tools/cli/list.cpp
 int cmd_compare(const Args& a);    // tools/cli/compare.cpp
 int cmd_calibrate(const Args& a);  // tools/cli/calibrate.cpp
 int cmd_topology(const Args& a);   // tools/cli/topology.cpp
+int cmd_share(const Args& a);      // tools/cli/share.cpp
 
 }  // namespace fathom::cli

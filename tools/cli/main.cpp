@@ -48,6 +48,9 @@ commands:
       simgrid costs collectives as flows sharing the topology graph's links (cluster.network)
   topology SCENARIO.yaml [-o FILE.dot]
       the cluster as a graph: a summary, and GraphViz DOT (default SCENARIO-name.dot)
+  share TRAINING.yaml TRAINING.yaml ... [--placement packed|interleaved] [--json FILE]
+      training jobs on one fabric (the first scenario's cluster, simulated as flows): each job's
+      step alone on its nodes and with the others running, and its slowdown
   capacity SERVING.yaml [--json FILE] [--set key=value ...]
       the highest request rate whose SLO attainment meets slo.target (bisection, several seeds)
   validate SCENARIO.yaml [--set key=value ...]
@@ -72,6 +75,7 @@ Args parse_args(int argc, char** argv) {
         "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
         "network", po::value<std::string>(), "network backend: analytical or simgrid (sets cluster.network)")(
         "device", po::value<std::string>(), "accelerator id (calibrate)")(
+        "placement", po::value<std::string>(), "share: packed or interleaved nodes")(
         "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
         "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")("out,o", po::value<std::string>(), "output file")(
         "args", po::value<std::vector<std::string>>(), "positional")("help,h", "help");
@@ -106,6 +110,7 @@ Args parse_args(int argc, char** argv) {
     a.other_metrics = vm.count("other-metrics") > 0;
     if (vm.count("case")) a.only_case = vm["case"].as<std::string>();
     if (vm.count("device")) a.device = vm["device"].as<std::string>();
+    if (vm.count("placement")) a.placement = vm["placement"].as<std::string>();
     if (vm.count("out")) a.out = vm["out"].as<std::string>();
     return a;
 }
@@ -358,6 +363,7 @@ int main(int argc, char** argv) {
         if (a.command == "capacity") return cmd_capacity(a);
         if (a.command == "calibrate") return cmd_calibrate(a);
         if (a.command == "topology") return cmd_topology(a);
+        if (a.command == "share") return cmd_share(a);
         throw sim::InputError("unknown command '" + a.command + "'\n" + kUsage);
     } catch (const sim::InputError& e) {
         std::cerr << "fathom: error: " << e.what() << "\n";

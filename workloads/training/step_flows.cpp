@@ -29,7 +29,9 @@ Collective collective_of(GroupKind g, const TrainingPlan& p) {
 
 void route_step_flows(FlowReplay& replay, hardware::FlowSession& session, const hardware::NetworkModel& network,
                       sim::TaskGraph& graph, const PipelineReplay& pipeline, const TrainingPlan& plan,
-                      const std::vector<int>& rank_of) {
+                      const std::vector<int>& rank_of, StepPatterns* known) {
+    StepPatterns local;
+    StepPatterns& patterns = known ? *known : local;
     const ParallelLayout& l = plan.layout;
     const int block = l.tp * l.cp * l.dp;  // ranks per pipeline stage
     auto gpu = [&rank_of](int r) { return rank_of.empty() ? r : rank_of.at(static_cast<size_t>(r)); };
@@ -45,31 +47,33 @@ void route_step_flows(FlowReplay& replay, hardware::FlowSession& session, const 
             const auto& stream = st.comm[static_cast<size_t>(kind)];
             const CommGroup g = l.group(kind);
             if (!stream || g.size <= 1) continue;
-            const Collective op = collective_of(kind, plan);
-            // Every group of this kind among the stage's ranks (they tile the stage).
-            std::vector<CollectiveCall> calls;
-            const int span = g.size * g.stride;
-            for (int k = 0; k < block / span; ++k)
-                for (int r = 0; r < g.stride; ++r) calls.push_back({op, kReferenceBytes, members(s * block + k * span + r, g.size, g.stride), 0.0});
-            const int pattern = session.add_pattern(calls);
-            replay.route(graph, *stream, pattern, network.collective(op, kReferenceBytes, g).seconds);
+            auto [it, fresh] = patterns.streams.emplace(std::make_pair(s, static_cast<int>(kind)), std::make_pair(-1, 0.0));
+            if (fresh) {
+                const Collective op = collective_of(kind, plan);
+                // Every group of this kind among the stage's ranks (they tile the stage).
+                std::vector<CollectiveCall> calls;
+                const int span = g.size * g.stride;
+                for (int k = 0; k < block / span; ++k)
+                    for (int r = 0; r < g.stride; ++r) calls.push_back({op, kReferenceBytes, members(s * block + k * span + r, g.size, g.stride), 0.0});
+                it->second = {session.add_pattern(calls), network.collective(op, kReferenceBytes, g).seconds};
+            }
+            replay.route(graph, *stream, it->second.first, it->second.second);
         }
     }
 
     // Pipeline sends, one pattern per direction used.
     if (l.pp > 1) {
         const double reference = network.collective(Collective::SendRecv, kReferenceBytes, l.group(GroupKind::pp)).seconds;
-        std::map<std::pair<int, int>, int> patterns;
         for (const PipelineReplay::Send& send : pipeline.sends()) {
-            auto [it, fresh] = patterns.emplace(std::make_pair(send.from, send.to), -1);
+            auto [it, fresh] = patterns.sends.emplace(std::make_pair(send.from, send.to), std::make_pair(-1, reference));
             if (fresh) {
                 std::vector<CollectiveCall> calls;
                 for (int r = 0; r < block; ++r)
                     calls.push_back({Collective::SendRecv, kReferenceBytes,
                                      CommGroup::of({gpu(send.from * block + r), gpu(send.to * block + r)}), 0.0});
-                it->second = session.add_pattern(calls);
+                it->second.first = session.add_pattern(calls);
             }
-            replay.route_task(graph, send.task, it->second, reference);
+            replay.route_task(graph, send.task, it->second.first, it->second.second);
         }
     }
 }

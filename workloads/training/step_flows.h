@@ -9,6 +9,8 @@
 // for everything but the expert-data-parallel gradients, which ride the DP stream on the DP
 // pattern. Per direction of pipeline sends actually made (stage a to stage b): every rank of a
 // sends to its peer in b.
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "hardware/network/network_model.h"
@@ -19,10 +21,18 @@
 
 namespace fathom::workloads {
 
+// The patterns of one job, kept to route its later steps (a session takes no new patterns once
+// flows run): per (stage, kind) of stream and per (from, to) of pipeline sends, the pattern and its
+// reference time.
+struct StepPatterns {
+    std::map<std::pair<int, int>, std::pair<int, double>> streams, sends;
+};
+
 // `rank_of[r]`: the cluster GPU of the job's rank r (empty: the identity, a job alone on the
-// cluster's first GPUs). `network` prices the reference calls as it priced the step.
+// cluster's first GPUs). `network` prices the reference calls as it priced the step. Patterns
+// come from `known` where it has them (another step of the same job) and are added to it.
 void route_step_flows(FlowReplay& replay, hardware::FlowSession& session, const hardware::NetworkModel& network,
                       sim::TaskGraph& graph, const PipelineReplay& pipeline, const TrainingPlan& plan,
-                      const std::vector<int>& rank_of = {});
+                      const std::vector<int>& rank_of = {}, StepPatterns* known = nullptr);
 
 }  // namespace fathom::workloads

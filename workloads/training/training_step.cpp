@@ -50,8 +50,9 @@ StepReplay::StepReplay(const StepInputs& in, sim::Simulator& sim) : impl_(std::m
 StepReplay::~StepReplay() = default;
 sim::TaskGraph& StepReplay::graph() { return impl_->graph; }
 
-void StepReplay::route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of) {
-    route_step_flows(replay, session, impl_->in.network, impl_->graph, impl_->replay, impl_->in.plan, rank_of);
+void StepReplay::route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of,
+                             StepPatterns* known) {
+    route_step_flows(replay, session, impl_->in.network, impl_->graph, impl_->replay, impl_->in.plan, rank_of, known);
     impl_->flow_replay = &replay;
 }
 

@@ -68,6 +68,7 @@ struct StepInputs {
 StepReport simulate_training_step(const StepInputs& in, std::ostream* trace = nullptr);
 
 class FlowReplay;
+struct StepPatterns;
 
 // What simulate_training_step does, in pieces, for a driver that runs several jobs on one engine
 // and one fabric (shared_fabric.h): the step laid on a graph of `sim`, its transfers routed on a
@@ -81,7 +82,9 @@ public:
 
     sim::TaskGraph& graph();
     // `rank_of`: the cluster GPU of each of the job's ranks (empty: the first GPUs in order).
-    void route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of = {});
+    // `known`: the job's patterns from an earlier step (step_flows.h), reused and completed.
+    void route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of = {},
+                     StepPatterns* known = nullptr);
     // After the engine ran: the step's report (`events`: the engine's, shared by every job on it).
     StepReport report(const sim::Simulator& sim, std::ostream* trace = nullptr) const;
 
