@@ -13,10 +13,10 @@
 //
 // Two implementations: the analytical one (closed forms; the default and the search's fast path)
 // and the SimGrid one (simgrid_network.h: the same algorithms' flows on the cluster's topology
-// graph, all groups of a kind at once, so that they contend for shared links). Workloads still ask
-// for every duration before the replay runs; contention between different kinds of traffic (TP
-// with DP, one job with another) needs the replay to start flows as it goes, which the flow
-// solver (flow_solver.h) already supports.
+// graph, all groups of a kind at once, so that they contend for shared links). Workloads ask for
+// every duration before the replay runs; on the SimGrid network the replay then runs its transfers
+// as flows on one fabric as it goes (workloads/replay/flow_replay.h), so traffic of different
+// kinds (TP with DP, one job with another) contends too.
 #include <memory>
 #include <string>
 #include <vector>
