@@ -73,36 +73,18 @@ int cmd_list(const Args& a) {
             std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
         }
     }
-    if (all || what == "policies") {
-        std::cout << "batching policies (serving.policy):\n";
-        for (const auto& e : workloads::serving::policy_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
-    if (all || what == "routers") {
-        std::cout << "routers (serving.router):\n";
-        for (const auto& e : workloads::serving::router_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
-    if (all || what == "schedules") {
-        std::cout << "pipeline schedules:\n";
-        for (const auto& e : workloads::schedule_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
-    if (all || what == "collectives") {
-        std::cout << "collective algorithms:\n";
-        for (const auto& e : hardware::collective_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
-    if (all || what == "topologies") {
-        std::cout << "topology builders (fabric topology; cluster.scale_out.topology):\n";
-        for (const auto& e : hardware::topology_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
-    if (all || what == "routing") {
-        std::cout << "routing strategies (cluster.scale_out.routing):\n";
-        for (const auto& e : hardware::routing_registry().entries())
-            std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    }
+    // A registry of named parts (sim/registry.h): one line per entry.
+    auto entries = [&](const char* kind, const char* title, const auto& registry) {
+        if (!all && what != kind) return;
+        std::cout << title << ":\n";
+        for (const auto& e : registry.entries()) std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+    };
+    entries("policies", "batching policies (serving.policy)", workloads::serving::policy_registry());
+    entries("routers", "routers (serving.router)", workloads::serving::router_registry());
+    entries("schedules", "pipeline schedules", workloads::schedule_registry());
+    entries("collectives", "collective algorithms", hardware::collective_registry());
+    entries("topologies", "topology builders (fabric topology; cluster.scale_out.topology)", hardware::topology_registry());
+    entries("routing", "routing strategies (cluster.scale_out.routing)", hardware::routing_registry());
     return 0;
 }
 

@@ -51,7 +51,8 @@ int cmd_share(const Args& a) {
                                   scen[j].file);
 
     // Every job priced on its own cluster's flow network, as `fathom run --network simgrid` would.
-    std::vector<plans::EvaluationContext> contexts;
+    // One context: the calibration tables are read once (a training step does not use the seed).
+    const plans::EvaluationContext context = scenarios::make_context(catalog, scen.front().seed, a.algorithm);
     std::vector<std::unique_ptr<models::CostModel>> costs;
     std::vector<std::unique_ptr<hardware::FlowNetworkModel>> networks;
     std::vector<std::unique_ptr<workloads::StepInputs>> inputs;
@@ -61,8 +62,9 @@ int cmd_share(const Args& a) {
         const auto& plan = *s.training();
         const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
         if (!violations.empty()) throw sim::InputError(plans::describe(violations), s.file);
-        contexts.push_back(scenarios::make_context(catalog, s.seed, a.algorithm));
-        costs.push_back(plans::cost_model_for(s.cluster.accelerator, contexts.back(), cost_kind));
+        std::string kind;
+        costs.push_back(plans::cost_model_for(s.cluster.accelerator, context, kind));
+        cost_kind = cost_kind.empty() || cost_kind == kind ? kind : "mixed";
         networks.push_back(hardware::make_simgrid_network(s.cluster, s.cluster.routing, a.algorithm));
         inputs.push_back(std::make_unique<workloads::StepInputs>(workloads::StepInputs{s.model, s.cluster, plan, *costs.back(), *networks.back()}));
         gpus.push_back(plan.gpus());
@@ -107,7 +109,7 @@ int cmd_share(const Args& a) {
                        {"shared_flows", r[j].shared_flows}});
     }
     std::printf("\nop costs        %s; each job priced on its own cluster, its transfers flows on the shared fabric\n",
-                cost_kind == "table" ? "calibrated tables" : "roofline");
+                cost_kind == "table" ? "calibrated tables" : cost_kind == "mixed" ? "calibrated tables and roofline" : "roofline");
     if (!a.json.empty()) write_json(a.json, {{"placement", placement}, {"fabric", scen.front().file}, {"jobs", out}});
     return 0;
 }

@@ -15,6 +15,12 @@ size_t FlowReplay::index_of(sim::TaskGraph& graph) {
     return graphs_.size() - 1;
 }
 
+uint64_t FlowReplay::transfers() const {
+    uint64_t n = 0;
+    for (const Graph& g : graphs_) n += g.transfers;
+    return n;
+}
+
 uint64_t FlowReplay::transfers(const sim::TaskGraph& graph) const {
     for (const Graph& g : graphs_)
         if (g.graph == &graph) return g.transfers;
@@ -57,7 +63,6 @@ bool FlowReplay::take(sim::TaskGraph& graph, const sim::TaskRecord& task, sim::T
     const uint64_t tag = (static_cast<uint64_t>(g) << 32) | task.id;
     graphs_[g].flows += session_.start(r->pattern, (d - fixed) / (r->reference_s - fixed), tag);
     fixed_of_[tag] = fixed;
-    ++transfers_;
     ++graphs_[g].transfers;
     return true;
 }

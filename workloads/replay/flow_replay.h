@@ -45,7 +45,7 @@ public:
 
     bool take(sim::TaskGraph& graph, const sim::TaskRecord& task, sim::Time duration) override;
     // Tasks that moved flows, and the flows they started: of all graphs, or of one.
-    uint64_t transfers() const { return transfers_; }
+    uint64_t transfers() const;
     uint64_t transfers(const sim::TaskGraph& graph) const;
     uint64_t flows(const sim::TaskGraph& graph) const;
 
@@ -68,7 +68,6 @@ private:
     hardware::FlowSession& session_;
     std::vector<Graph> graphs_;
     std::unordered_map<uint64_t, double> fixed_of_;  // running instance (graph << 32 | task) -> its fixed part
-    uint64_t transfers_ = 0;
 };
 
 }  // namespace fathom::workloads
