@@ -71,6 +71,10 @@ struct ScaleUpSpec {
     double busbw_efficiency = 0;   // achievable ring bus bandwidth / bandwidth_per_gpu (nccl-tests)
     double nvls_busbw_efficiency = 0;  // achievable NVLS all-reduce bus bandwidth / bandwidth_per_gpu
     double step_latency = 0;       // s, per algorithm step (NCCL protocol + sync), calibrated
+    double nvls_latency = 0;       // s, start-up of one NVLS call beyond the launch, calibrated
+    // The collective library's pipeline fill (see pipeline_fill() in hardware/collectives), calibrated.
+    double fill_fraction = 0;      // fill time / bandwidth time while chunks grow with the message
+    double fill_max = 0;           // bus bytes: the fill once chunks reach their largest size
 };
 
 struct NicSpec {

@@ -114,9 +114,16 @@ hardware::ScaleUpSpec parse_fabric(const Node& n) {
     f.max_domain_size = static_cast<int>(n.sourced_number("max_domain_size"));
     if (n.has("nvls")) f.nvls = n.sourced_bool("nvls");
     const Node c = n.child("calibration");
-    c.allow_only({"busbw_efficiency", "nvls_busbw_efficiency", "step_latency"});
+    c.allow_only({"busbw_efficiency", "nvls_busbw_efficiency", "nvls_latency", "pipeline_fill_fraction",
+                  "pipeline_fill_max", "step_latency"});
     f.busbw_efficiency = c.sourced_number("busbw_efficiency");
-    if (c.has("nvls_busbw_efficiency")) f.nvls_busbw_efficiency = c.sourced_number("nvls_busbw_efficiency");
+    if (c.has("nvls_busbw_efficiency")) {
+        f.nvls_busbw_efficiency = c.sourced_number("nvls_busbw_efficiency");
+        f.nvls_latency = c.sourced_quantity("nvls_latency", Dimension::Time);
+    }
+    f.fill_fraction = c.sourced_number("pipeline_fill_fraction");
+    if (f.fill_fraction < 0 || f.fill_fraction > 10) c.fail("pipeline_fill_fraction", "expected a fraction in [0, 10]");
+    f.fill_max = c.sourced_quantity("pipeline_fill_max", Dimension::Bytes);
     f.step_latency = c.sourced_quantity("step_latency", Dimension::Time);
     return f;
 }

@@ -25,6 +25,10 @@ double step_latency(const CollectiveContext& ctx) {
     return ctx.layout.nodes <= 1 ? ctx.intra.latency : std::max(ctx.intra.latency, ctx.inter.latency);
 }
 
+double pipeline_fill(double bus_bytes, double bandwidth, const CollectiveContext& ctx) {
+    return std::min(ctx.fill_fraction * bus_bytes, ctx.fill_max) / bandwidth;
+}
+
 void append_node_flows(std::vector<Flow>& out, const GroupLayout& layout, double per_rank) {
     const int g = layout.ranks_per_node;
     if (g < 2 || per_rank <= 0) return;

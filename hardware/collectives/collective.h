@@ -40,6 +40,9 @@ struct CollectiveContext {
     double launch = 0;       // seconds, fixed cost of one collective call
     bool nvls = false;       // in-switch reduction available inside a node
     double nvls_bandwidth = 0;  // achievable NVLS all-reduce bus bandwidth per GPU
+    double nvls_latency = 0;    // seconds, NVLS start-up beyond the launch
+    double fill_fraction = 0;   // pipeline fill / bandwidth time while chunks grow with the message
+    double fill_max = 0;        // bus bytes: the fill once chunks reach their largest size
 };
 
 // One flow of a collective's steady state, between members of the group (indices 0..ranks-1,
@@ -63,9 +66,16 @@ public:
     // Seconds for one call; only called when supports() is true.
     virtual double time(Collective op, double bytes, const CollectiveContext& ctx) const = 0;
     // The flows of one call (a flow-level network shares its links among them and other traffic);
-    // time(op, 0, ctx) is the part that does not depend on bandwidth (launch and latencies). Only
-    // called when supports() is true.
+    // fixed_time() is the part that does not depend on bandwidth sharing. Only called when
+    // supports() is true.
     virtual std::vector<Flow> flows(Collective op, double bytes, const CollectiveContext& ctx) const = 0;
+    // The part of time(op, bytes, ctx) that a flow-level network does not simulate: by default
+    // time(op, 0, ctx), launch and latencies; an algorithm whose start-up grows with the message
+    // (NVLS's pipeline fill) says so.
+    virtual double fixed_time(Collective op, double bytes, const CollectiveContext& ctx) const {
+        (void)bytes;
+        return time(op, 0.0, ctx);
+    }
 };
 
 using CollectiveFactory = std::unique_ptr<CollectiveAlgorithm> (*)();
@@ -87,6 +97,14 @@ std::unique_ptr<CollectiveAlgorithm> make_direct();
 // channels use all `ranks_per_node` NICs in parallel (NCCL rings one channel per rail).
 double ring_bandwidth(const CollectiveContext& ctx);
 double step_latency(const CollectiveContext& ctx);
+// The pipeline fill of a call that moves `bus_bytes` at `bandwidth`, in seconds. NCCL cuts each
+// channel's share into chunks sized to the message, up to a largest chunk, and the first chunks
+// cross the pipeline before the stream is steady: while chunks grow with the message the fill is
+// ctx.fill_fraction of the bandwidth time, and at the largest chunk it stays at ctx.fill_max bus
+// bytes' worth. On 8 H100 (nccl-tests all-reduce, measured.yaml mb-nccl-allreduce-8xh100-*) this
+// is what makes busbw climb from 67 GB/s at 1 MiB through 295 at 32 MiB and 466 at 1 GiB to 480 at
+// 16 GiB, which a constant start-up cannot do: one small enough for 1 MiB is 40% fast at 32 MiB.
+double pipeline_fill(double bus_bytes, double bandwidth, const CollectiveContext& ctx);
 
 // The flows of ring-shaped traffic in which every member sends `per_rank` bytes in all. Inside one
 // node, spread evenly over every peer (NCCL and RCCL run several rings in different orders; on a

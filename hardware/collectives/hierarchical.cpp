@@ -4,7 +4,8 @@
 //   reduce-scatter = intra reduce-scatter (S) -> inter reduce-scatter (S/g)
 // The phases are pipelined over chunks (as NCCL's NVLS-tree and CollNet do), so the bandwidth term
 // is the slower phase; the latencies add. Intra phases move (g-1)/g S at the scale-up bandwidth,
-// inter phases move (N-1)/N S/g over each GPU's own NIC share.
+// inter phases move (N-1)/N S/g over each GPU's own NIC share. The pipeline fill (collective.h) is
+// the slower phase's.
 #include <algorithm>
 #include <cmath>
 
@@ -13,6 +14,23 @@
 namespace fathom::hardware {
 namespace {
 
+struct Phase {
+    double bytes = 0;      // bus bytes per GPU
+    double bandwidth = 1;  // bytes/s
+    double seconds() const { return bytes / bandwidth; }
+};
+
+// The phase that sets the bandwidth term (the phases are pipelined).
+Phase slower_phase(Collective op, double bytes, const CollectiveContext& ctx) {
+    const double g = ctx.layout.ranks_per_node;
+    const double nodes = ctx.layout.nodes;
+    const double phases = op == Collective::AllReduce ? 2 : 1;
+    const double intra_bw = (op == Collective::AllReduce && ctx.nvls) ? ctx.nvls_bandwidth : ctx.intra.bandwidth;
+    const Phase intra{phases * (g - 1) / g * bytes, intra_bw};
+    const Phase inter{phases * (nodes - 1) / nodes * (bytes / g), ctx.inter.bandwidth};
+    return intra.seconds() >= inter.seconds() ? intra : inter;
+}
+
 class Hierarchical final : public CollectiveAlgorithm {
 public:
     bool supports(Collective op, const CollectiveContext& ctx) const override {
@@ -20,18 +38,18 @@ public:
                (op == Collective::AllReduce || op == Collective::AllGather || op == Collective::ReduceScatter);
     }
     double time(Collective op, double bytes, const CollectiveContext& ctx) const override {
+        return fixed_time(op, bytes, ctx) + slower_phase(op, bytes, ctx).seconds();
+    }
+    double fixed_time(Collective op, double bytes, const CollectiveContext& ctx) const override {
         const double g = ctx.layout.ranks_per_node;
         const double nodes = ctx.layout.nodes;
-        const double intra_bw = (op == Collective::AllReduce && ctx.nvls) ? ctx.nvls_bandwidth : ctx.intra.bandwidth;
-        const double intra_one = (g - 1) / g * bytes / intra_bw;
-        const double inter_one = (nodes - 1) / nodes * (bytes / g) / ctx.inter.bandwidth;
+        const Phase slow = slower_phase(op, bytes, ctx);
+        const double fill = pipeline_fill(slow.bytes, slow.bandwidth, ctx);
         if (op == Collective::AllReduce) {
             const double depth = std::ceil(std::log2(nodes));
-            const double latency = 2 * (g - 1) * ctx.intra.latency + 2 * depth * ctx.inter.latency;
-            return ctx.launch + latency + std::max(2 * intra_one, 2 * inter_one);
+            return ctx.launch + 2 * (g - 1) * ctx.intra.latency + 2 * depth * ctx.inter.latency + fill;
         }
-        const double latency = (g - 1) * ctx.intra.latency + (nodes - 1) * ctx.inter.latency;
-        return ctx.launch + latency + std::max(intra_one, inter_one);
+        return ctx.launch + (g - 1) * ctx.intra.latency + (nodes - 1) * ctx.inter.latency + fill;
     }
     // Concurrent (pipelined) phases: every node's members exchange the intra phases' bytes among
     // themselves; the members of each local index ring across the nodes (one rail each) with the

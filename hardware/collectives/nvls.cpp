@@ -2,27 +2,38 @@
 // switch, which reduces and multicasts the result, so a GPU's link carries each byte once per
 // direction. nccl-tests still reports busbw = algbw x 2(n-1)/n, which can exceed the link
 // bandwidth; the calibrated `nvls_bandwidth` is that achievable bus bandwidth.
-//   time = launch + 2 a + 2(n-1)/n S / busbw_nvls
-// Flows: see flows() below.
+//
+// With W = 2(n-1)/n S the bus bytes and B = nvls_bandwidth:
+//   time = launch + L + W / B + fill(W)
+// L (nvls_latency) is the start-up of one call: NCCL's tuner prices it at 23 us on NVLink
+// (src/graph/tuning.cc, hwLat NVLS), against 0.6-3.4 us per ring step. fill is pipeline_fill()
+// (collective.h).
+// Flows: see flows() below; the fill is part of fixed_time(), not of the flows.
 #include "hardware/collectives/collective.h"
 
 namespace fathom::hardware {
 namespace {
+
+double bus_bytes(double bytes, const CollectiveContext& ctx) {
+    const double n = ctx.layout.ranks;
+    return 2 * (n - 1) / n * bytes;
+}
 
 class Nvls final : public CollectiveAlgorithm {
 public:
     bool supports(Collective op, const CollectiveContext& ctx) const override {
         return op == Collective::AllReduce && ctx.nvls && ctx.layout.nodes == 1 && ctx.layout.ranks > 2;
     }
-    double time(Collective, double bytes, const CollectiveContext& ctx) const override {
-        const double n = ctx.layout.ranks;
-        return ctx.launch + 2 * ctx.intra.latency + 2 * (n - 1) / n * bytes / ctx.nvls_bandwidth;
+    double time(Collective op, double bytes, const CollectiveContext& ctx) const override {
+        return fixed_time(op, bytes, ctx) + bus_bytes(bytes, ctx) / ctx.nvls_bandwidth;
+    }
+    double fixed_time(Collective, double bytes, const CollectiveContext& ctx) const override {
+        return ctx.launch + ctx.nvls_latency + pipeline_fill(bus_bytes(bytes, ctx), ctx.nvls_bandwidth, ctx);
     }
     // The in-switch reduction as ring-shaped traffic on the GPU-switch links, its bytes scaled by
     // intra.bandwidth / nvls_bandwidth so that those links (sized for rings) take the NVLS time.
     std::vector<Flow> flows(Collective, double bytes, const CollectiveContext& ctx) const override {
-        const double n = ctx.layout.ranks;
-        return ring_flows(ctx.layout, 2 * (n - 1) / n * bytes * ctx.intra.bandwidth / ctx.nvls_bandwidth);
+        return ring_flows(ctx.layout, bus_bytes(bytes, ctx) * ctx.intra.bandwidth / ctx.nvls_bandwidth);
     }
 };
 

@@ -2,6 +2,7 @@
 // All-reduce only. Reduce then broadcast: latency 2 (ceil(log2 N) a_inter + (g-1) a_intra);
 // with the two trees each carrying half of the data, the bandwidth term equals the ring's,
 // 2(n-1)/n S / B, so the tree wins for small messages over many nodes and ties for large ones.
+// Its pipeline fill (collective.h) is the ring's too.
 #include <cmath>
 
 #include "hardware/collectives/collective.h"
@@ -14,11 +15,15 @@ public:
     bool supports(Collective op, const CollectiveContext& ctx) const override {
         return op == Collective::AllReduce && ctx.layout.nodes > 1;
     }
-    double time(Collective, double bytes, const CollectiveContext& ctx) const override {
+    double time(Collective op, double bytes, const CollectiveContext& ctx) const override {
+        const double n = ctx.layout.ranks;
+        return fixed_time(op, bytes, ctx) + 2 * (n - 1) / n * bytes / ring_bandwidth(ctx);
+    }
+    double fixed_time(Collective, double bytes, const CollectiveContext& ctx) const override {
         const double n = ctx.layout.ranks;
         const double depth = std::ceil(std::log2(static_cast<double>(ctx.layout.nodes)));
         const double latency = 2 * (depth * ctx.inter.latency + (ctx.layout.ranks_per_node - 1) * ctx.intra.latency);
-        return ctx.launch + latency + 2 * (n - 1) / n * bytes / ring_bandwidth(ctx);
+        return ctx.launch + latency + pipeline_fill(2 * (n - 1) / n * bytes, ring_bandwidth(ctx), ctx);
     }
     // The two trees together load every GPU's links as the ring does (the bandwidth term above is
     // the ring's), so the flows are the ring's.

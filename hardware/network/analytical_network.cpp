@@ -61,7 +61,7 @@ public:
         if (group.count() <= 1 || bytes <= 0) return {"none", 0.0, 0.0, {}};
         const Choice c = choose(op, bytes, group);
         const CollectiveContext ctx = context(group);
-        CollectivePlan p{c.name, c.seconds, c.algorithm->time(op, 0.0, ctx), c.algorithm->flows(op, bytes, ctx)};
+        CollectivePlan p{c.name, c.seconds, c.algorithm->fixed_time(op, bytes, ctx), c.algorithm->flows(op, bytes, ctx)};
         for (auto& f : p.flows) {
             f.src = group.rank(f.src);
             f.dst = group.rank(f.dst);
@@ -103,6 +103,11 @@ private:
         ctx.intra.latency = su.step_latency;
         ctx.nvls = su.nvls && su.nvls_busbw_efficiency > 0 && ctx.layout.ranks_per_node == cluster_.gpus_per_node;
         ctx.nvls_bandwidth = su.bandwidth_per_gpu * su.nvls_busbw_efficiency;
+        ctx.nvls_latency = su.nvls_latency;
+        // The fill is the collective library's (chunking), so it is the scale-up fabric's also for
+        // groups that span nodes.
+        ctx.fill_fraction = su.fill_fraction;
+        ctx.fill_max = su.fill_max;
 
         double inter_bw = cluster_.nic_bandwidth_per_gpu() * cluster_.nic.efficiency;
         double hops = 1;  // one leaf (or rail) switch

@@ -78,6 +78,51 @@ TEST_CASE("ring all-reduce and all-gather inside one node", "[hardware][collecti
     }
 }
 
+
+TEST_CASE("pipeline fill: a fraction of the bandwidth time until the chunks reach their largest size", "[hardware][collectives]") {
+    // The test cluster with f = 0.45 and F = 43.2 MB of bus bytes, and NVLS (B_nvls = 480 GB/s,
+    // start-up L_nvls = 17.8 us). Ring all-reduce in one node, W = 2(n-1)/n S = 1.75 S:
+    //   S = 1 MiB:  W = 1,835,008 B; f W = 825,754 B < F, so fill = f W / B_intra
+    //   S = 1 GiB:  f W = 845.6 MB > F, so fill = F / B_intra = 43.2e6 / 360e9 = 120 us
+    // NVLS, same S: time = L + L_nvls + W / B_nvls + min(f W, F) / B_nvls. At 1 MiB NVLS takes
+    // 5 + 17.8 + 3.823 + 1.720 = 28.34 us and the ring 5 + 14 x 2 + 5.097 + 2.294 = 40.39 us, so
+    // NVLS is picked.
+    ClusterSpec cluster = test_cluster();
+    cluster.scale_up.fill_fraction = 0.45;
+    cluster.scale_up.fill_max = 43.2e6;
+    const double n = 8, f = 0.45, F = 43.2e6;
+    const CommGroup tp{8, 1};
+    for (const double S : {1048576.0, kGiB}) {
+        const double W = 2 * (n - 1) / n * S;
+        const double ring = kLaunch + 2 * (n - 1) * kIntraLat + W / kIntraBw + std::min(f * W, F) / kIntraBw;
+        INFO("S = " << S);
+        CHECK(make_analytical_network(cluster, "ring")->collective(Collective::AllReduce, S, tp).seconds ==
+              Approx(ring).epsilon(1e-12));
+        // All-gather: W = (n-1)/n S, (n-1) steps.
+        const double Wg = (n - 1) / n * S;
+        const double ag = kLaunch + (n - 1) * kIntraLat + Wg / kIntraBw + std::min(f * Wg, F) / kIntraBw;
+        CHECK(make_analytical_network(cluster, "ring")->collective(Collective::AllGather, S, tp).seconds ==
+              Approx(ag).epsilon(1e-12));
+    }
+    CHECK(make_analytical_network(cluster, "ring")->collective(Collective::AllReduce, kGiB, tp).seconds ==
+          Approx(kLaunch + 14 * kIntraLat + 1.75 * kGiB / kIntraBw + 120e-6).epsilon(1e-9));
+
+    cluster.scale_up.nvls = true;
+    cluster.scale_up.nvls_busbw_efficiency = 480.0 / 450.0;
+    cluster.scale_up.nvls_latency = 17.8e-6;
+    const auto automatic = make_analytical_network(cluster);
+    const double Bn = 480e9;
+    const double W1 = 1.75 * 1048576.0;
+    const CollectiveCost small = automatic->collective(Collective::AllReduce, 1048576.0, tp);
+    CHECK(small.algorithm == "nvls");
+    CHECK(small.seconds == Approx(kLaunch + 17.8e-6 + W1 / Bn + f * W1 / Bn).epsilon(1e-9));
+    CHECK(small.seconds == Approx(28.34e-6).epsilon(1e-3));
+    // The flow backend's fixed part holds the start-up and the fill; the flows carry W.
+    const CollectivePlan plan = automatic->plan(Collective::AllReduce, kGiB, tp);
+    CHECK(plan.algorithm == "nvls");
+    CHECK(plan.fixed_seconds == Approx(kLaunch + 17.8e-6 + F / Bn).epsilon(1e-9));
+    CHECK(plan.seconds - plan.fixed_seconds == Approx(1.75 * kGiB / Bn).epsilon(1e-9));
+}
 TEST_CASE("ring across nodes uses the slower level", "[hardware][collectives]") {
     // 32 ranks, stride 1: 4 nodes x 8 ranks. Ring bandwidth = min(B_intra, 8 x B_inter)
     // = min(360, 360) GB/s; step latency = max(a_intra, a_inter) = 5 us.
