@@ -118,3 +118,23 @@ TEST_CASE("jobs on one fabric are placed on whole nodes, packed or dealt out in 
     CHECK_THROWS_WITH(workloads::place_jobs({6}, 6, 4, "packed"), Catch::Contains("not whole nodes"));
     CHECK_THROWS_WITH(workloads::place_jobs({16, 16}, 6, 4, "packed"), Catch::Contains("need 8 nodes; the cluster has 6"));
 }
+
+TEST_CASE("flow replay: transfers outside a task graph (serving's KV moves) share links and end by callback", "[workloads][simgrid]") {
+    // Two instances of ring A's pattern, one started at 0 and one at T/2 (T = R - F, the pattern's
+    // bandwidth time at scale 1): the first moves half alone, then both share the uplink at B/2,
+    // as in the staggered case above: the first ends at 1.5 T + F, the second at 2 T + F. A third,
+    // started after both at 3 T with scale 0.5, is alone: it ends at 3 T + T/2 + F.
+    Rig r(false);
+    const double T = r.R - r.F;
+    std::vector<double> ends(3, -1.0);
+    r.sim.schedule_at(sim::Time::from_seconds(0), [&] { r.replay.start(0, 1.0, r.F, [&] { ends[0] = r.sim.now().seconds(); }); });
+    r.sim.schedule_at(sim::Time::from_seconds(T / 2),
+                      [&] { r.replay.start(0, 1.0, r.F, [&] { ends[1] = r.sim.now().seconds(); }); });
+    r.sim.schedule_at(sim::Time::from_seconds(3 * T),
+                      [&] { r.replay.start(0, 0.5, r.F, [&] { ends[2] = r.sim.now().seconds(); }); });
+    r.replay.run();
+    CHECK(ends[0] == Approx(1.5 * T + r.F).epsilon(1e-6));
+    CHECK(ends[1] == Approx(2 * T + r.F).epsilon(1e-6));
+    CHECK(ends[2] == Approx(3.5 * T + r.F).epsilon(1e-6));
+    CHECK(r.replay.transfers() == 3);
+}

@@ -16,7 +16,7 @@ size_t FlowReplay::index_of(sim::TaskGraph& graph) {
 }
 
 uint64_t FlowReplay::transfers() const {
-    uint64_t n = 0;
+    uint64_t n = direct_transfers_;
     for (const Graph& g : graphs_) n += g.transfers;
     return n;
 }
@@ -52,6 +52,15 @@ bool FlowReplay::take(sim::TaskGraph& graph, const sim::TaskRecord& task, sim::T
     const double d = duration.seconds();
     if (d <= fixed || r->reference_s <= fixed) return false;  // latency only: nothing to share
     if (session_.isolated(r->pattern)) return false;          // its links are its own: as priced
+    catch_up();
+    const uint64_t tag = (static_cast<uint64_t>(g) << 32) | task.id;
+    graphs_[g].flows += session_.start(r->pattern, (d - fixed) / (r->reference_s - fixed), tag);
+    fixed_of_[tag] = fixed;
+    ++graphs_[g].transfers;
+    return true;
+}
+
+void FlowReplay::catch_up() {
     // The session's clock follows the engine's: it lags while nothing flows, or by rounding (SimGrid
     // may stop a hair before the engine's time); transfers ending in that gap end now.
     while (session_.now() < sim_.now().seconds()) {
@@ -60,15 +69,25 @@ bool FlowReplay::take(sim::TaskGraph& graph, const sim::TaskRecord& task, sim::T
         if (done.empty()) break;
         ended(done);
     }
-    const uint64_t tag = (static_cast<uint64_t>(g) << 32) | task.id;
-    graphs_[g].flows += session_.start(r->pattern, (d - fixed) / (r->reference_s - fixed), tag);
-    fixed_of_[tag] = fixed;
-    ++graphs_[g].transfers;
-    return true;
+}
+
+void FlowReplay::start(int pattern, double scale, double fixed, sim::Simulator::Handler on_end) {
+    catch_up();
+    const uint64_t tag = direct_next_++;
+    direct_.emplace(tag, std::make_pair(fixed, std::move(on_end)));
+    ++direct_transfers_;
+    session_.start(pattern, scale, tag);
 }
 
 void FlowReplay::ended(const std::vector<uint64_t>& tags) {
     for (uint64_t tag : tags) {
+        if (tag >= kDirect) {
+            auto it = direct_.find(tag);
+            FATHOM_CHECK(it != direct_.end(), "flow replay: an unknown transfer ended");
+            sim_.schedule_after(sim::Time::from_seconds(it->second.first), std::move(it->second.second));
+            direct_.erase(it);
+            continue;
+        }
         const auto it = fixed_of_.find(tag);
         FATHOM_CHECK(it != fixed_of_.end(), "flow replay: an unknown transfer ended");
         const double fixed = it->second;
@@ -83,7 +102,7 @@ void FlowReplay::run() {
     std::vector<uint64_t> done;
     for (;;) {
         const sim::Time next = sim_.next_event_time();
-        if (!fixed_of_.empty()) {
+        if (!fixed_of_.empty() || !direct_.empty()) {
             // Flows run until the engine's next event or until one of them ends, if sooner.
             const double until = next == sim::Time::max() ? std::numeric_limits<double>::infinity() : next.seconds();
             const double t = session_.advance(until, done);

@@ -40,11 +40,16 @@ public:
     void route(sim::TaskGraph& graph, sim::StreamId stream, int pattern, double reference_s);
     // One task moves `pattern` instead of its stream's (a pipeline send backward, not forward).
     void route_task(sim::TaskGraph& graph, sim::TaskId task, int pattern, double reference_s);
+    // A transfer outside any task graph (a serving run's KV cache moving between replicas): an
+    // instance of `pattern` starting now with its flows' bytes times `scale`; `on_end` runs `fixed`
+    // seconds after its last flow ends. Instances of one pattern may overlap (they share its links).
+    void start(int pattern, double scale, double fixed, sim::Simulator::Handler on_end);
     // Runs the engine and the network together until both are idle.
     void run();
 
     bool take(sim::TaskGraph& graph, const sim::TaskRecord& task, sim::Time duration) override;
-    // Tasks that moved flows, and the flows they started: of all graphs, or of one.
+    // Tasks (and start() transfers) that moved flows, and the flows they started: of all graphs,
+    // or of one.
     uint64_t transfers() const;
     uint64_t transfers(const sim::TaskGraph& graph) const;
     uint64_t flows(const sim::TaskGraph& graph) const;
@@ -63,11 +68,17 @@ private:
     size_t index_of(sim::TaskGraph& graph);
     // Completions of instances that ended at `t`: their tasks complete after their fixed part.
     void ended(const std::vector<uint64_t>& tags);
+    // Brings the session's clock to the engine's (it lags while nothing flows).
+    void catch_up();
 
     sim::Simulator& sim_;
     hardware::FlowSession& session_;
     std::vector<Graph> graphs_;
     std::unordered_map<uint64_t, double> fixed_of_;  // running instance (graph << 32 | task) -> its fixed part
+    // start() transfers, tagged from kDirect up: fixed part and completion.
+    static constexpr uint64_t kDirect = uint64_t{1} << 63;
+    std::unordered_map<uint64_t, std::pair<double, sim::Simulator::Handler>> direct_;
+    uint64_t direct_next_ = kDirect, direct_transfers_ = 0;
 };
 
 }  // namespace fathom::workloads
