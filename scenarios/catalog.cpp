@@ -122,7 +122,7 @@ hardware::ScaleUpSpec parse_fabric(const Node& n) {
         f.nvls_latency = c.sourced_quantity("nvls_latency", Dimension::Time);
     }
     f.fill_fraction = c.sourced_number("pipeline_fill_fraction");
-    if (f.fill_fraction < 0 || f.fill_fraction > 10) c.fail("pipeline_fill_fraction", "expected a fraction in [0, 10]");
+    if (f.fill_fraction < 0 || f.fill_fraction > 10) c.fail("pipeline_fill_fraction", "expected a number from 0 to 10 (fill time over bandwidth time)");
     f.fill_max = c.sourced_quantity("pipeline_fill_max", Dimension::Bytes);
     f.step_latency = c.sourced_quantity("step_latency", Dimension::Time);
     return f;
