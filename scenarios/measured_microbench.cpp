@@ -165,10 +165,7 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
     if (!has(b, "size_bytes")) throw Unsupported{"collective without size_bytes"};
     const double size = b["size_bytes"].as<double>();
     const double t = network->collective(it->second, size, group).seconds;
-    double factor = 1.0;
-    if (it->second == hardware::Collective::AllReduce) factor = 2.0 * (n - 1) / n;
-    else if (it->second != hardware::Collective::Broadcast) factor = (n - 1) / n;
-    out.predicted = size / t * factor / 1e9;
+    out.predicted = size / t * hardware::bus_factor(it->second, n) / 1e9;
     if (impl != "nccl-tests" && !impl.empty()) out.assumptions.push_back("'" + impl + "' timed like nccl-tests");
     return out;
 }

@@ -21,6 +21,15 @@ double ring_bandwidth(const CollectiveContext& ctx) {
     return std::min(ctx.intra.bandwidth, ctx.layout.ranks_per_node * ctx.inter.bandwidth);
 }
 
+double bus_factor(Collective op, double ranks) {
+    switch (op) {
+        case Collective::AllReduce: return 2 * (ranks - 1) / ranks;
+        case Collective::Broadcast:
+        case Collective::SendRecv: return 1.0;
+        default: return (ranks - 1) / ranks;
+    }
+}
+
 double step_latency(const CollectiveContext& ctx) {
     return ctx.layout.nodes <= 1 ? ctx.intra.latency : std::max(ctx.intra.latency, ctx.inter.latency);
 }

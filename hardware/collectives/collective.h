@@ -96,6 +96,10 @@ std::unique_ptr<CollectiveAlgorithm> make_direct();
 // nodes: inside a node the scale-up bandwidth; between nodes each GPU's NIC share, and the ring's
 // channels use all `ranks_per_node` NICs in parallel (NCCL rings one channel per rail).
 double ring_bandwidth(const CollectiveContext& ctx);
+// Bus bytes per byte of `bytes` (nccl-tests' busbw / algbw, see the top of this file) for `ranks`
+// ranks: 2(n-1)/n all-reduce, (n-1)/n all-gather, reduce-scatter and all-to-all, 1 broadcast and
+// send/recv.
+double bus_factor(Collective op, double ranks);
 double step_latency(const CollectiveContext& ctx);
 // The pipeline fill of a call that moves `bus_bytes` at `bandwidth`, in seconds. NCCL cuts each
 // channel's share into chunks sized to the message, up to a largest chunk, and the first chunks

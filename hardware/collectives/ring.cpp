@@ -12,14 +12,6 @@
 namespace fathom::hardware {
 namespace {
 
-double bus_bytes(Collective op, double bytes, double n) {
-    switch (op) {
-        case Collective::AllReduce: return 2 * (n - 1) / n * bytes;
-        case Collective::Broadcast: return bytes;
-        default: return (n - 1) / n * bytes;
-    }
-}
-
 class Ring final : public CollectiveAlgorithm {
 public:
     bool supports(Collective op, const CollectiveContext& ctx) const override {
@@ -27,21 +19,16 @@ public:
                                         op == Collective::ReduceScatter || op == Collective::Broadcast);
     }
     double time(Collective op, double bytes, const CollectiveContext& ctx) const override {
-        return fixed_time(op, bytes, ctx) + bus_bytes(op, bytes, ctx.layout.ranks) / ring_bandwidth(ctx);
+        return fixed_time(op, bytes, ctx) + bus_factor(op, ctx.layout.ranks) * bytes / ring_bandwidth(ctx);
     }
     double fixed_time(Collective op, double bytes, const CollectiveContext& ctx) const override {
         const double n = ctx.layout.ranks;
         const double steps = op == Collective::AllReduce ? 2 * (n - 1) : n - 1;
         return ctx.launch + steps * step_latency(ctx) +
-               pipeline_fill(bus_bytes(op, bytes, n), ring_bandwidth(ctx), ctx);
+               pipeline_fill(bus_factor(op, n) * bytes, ring_bandwidth(ctx), ctx);
     }
     std::vector<Flow> flows(Collective op, double bytes, const CollectiveContext& ctx) const override {
-        const double n = ctx.layout.ranks;
-        switch (op) {
-            case Collective::AllReduce: return ring_flows(ctx.layout, 2 * (n - 1) / n * bytes);
-            case Collective::Broadcast: return ring_flows(ctx.layout, bytes, false);
-            default: return ring_flows(ctx.layout, (n - 1) / n * bytes);
-        }
+        return ring_flows(ctx.layout, bus_factor(op, ctx.layout.ranks) * bytes, op != Collective::Broadcast);
     }
 };
 

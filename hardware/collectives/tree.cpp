@@ -16,20 +16,17 @@ public:
         return op == Collective::AllReduce && ctx.layout.nodes > 1;
     }
     double time(Collective op, double bytes, const CollectiveContext& ctx) const override {
-        const double n = ctx.layout.ranks;
-        return fixed_time(op, bytes, ctx) + 2 * (n - 1) / n * bytes / ring_bandwidth(ctx);
+        return fixed_time(op, bytes, ctx) + bus_factor(op, ctx.layout.ranks) * bytes / ring_bandwidth(ctx);
     }
-    double fixed_time(Collective, double bytes, const CollectiveContext& ctx) const override {
-        const double n = ctx.layout.ranks;
+    double fixed_time(Collective op, double bytes, const CollectiveContext& ctx) const override {
         const double depth = std::ceil(std::log2(static_cast<double>(ctx.layout.nodes)));
         const double latency = 2 * (depth * ctx.inter.latency + (ctx.layout.ranks_per_node - 1) * ctx.intra.latency);
-        return ctx.launch + latency + pipeline_fill(2 * (n - 1) / n * bytes, ring_bandwidth(ctx), ctx);
+        return ctx.launch + latency + pipeline_fill(bus_factor(op, ctx.layout.ranks) * bytes, ring_bandwidth(ctx), ctx);
     }
     // The two trees together load every GPU's links as the ring does (the bandwidth term above is
     // the ring's), so the flows are the ring's.
-    std::vector<Flow> flows(Collective, double bytes, const CollectiveContext& ctx) const override {
-        const double n = ctx.layout.ranks;
-        return ring_flows(ctx.layout, 2 * (n - 1) / n * bytes);
+    std::vector<Flow> flows(Collective op, double bytes, const CollectiveContext& ctx) const override {
+        return ring_flows(ctx.layout, bus_factor(op, ctx.layout.ranks) * bytes);
     }
 };
 

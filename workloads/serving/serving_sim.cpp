@@ -5,12 +5,11 @@
 #include <deque>
 #include <ostream>
 
-#include "hardware/network/simgrid_network.h"
 #include "sim/error.h"
 #include "sim/simulator.h"
-#include "workloads/replay/flow_replay.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/iteration_cost.h"
+#include "workloads/serving/kv_transfer.h"
 #include "workloads/serving/replica_state.h"
 #include "workloads/serving/request_metrics.h"
 #include "workloads/serving/router.h"
@@ -136,13 +135,7 @@ private:
     bool closed_ = false;
     bool source_done_ = false;
     int64_t max_len_ = 0;
-    // On a flow network (cluster.network: simgrid), disaggregated: KV transfers run as flows that
-    // share links, one pattern per (prefill replica, decode replica) pair, routed once.
-    std::unique_ptr<hardware::FlowSession> kv_session_;
-    std::unique_ptr<FlowReplay> kv_flows_;
-    std::vector<int> kv_pattern_;  // [prefill index * decode replicas + decode index]
-    static constexpr double kKvReferenceBytes = 256.0 * 1024 * 1024;  // per stream, of each pattern
-    void route_kv_flows(const hardware::FlowNetworkModel& network);
+    std::unique_ptr<KvTransfers> kv_transfers_;  // disaggregated, both pools: prefill to decode
     RequestMetrics metrics_;  // of the measured requests (ids from warmup_ on)
     double start_ = -1, in_system_area_ = 0, in_system_t_ = 0;  // Little's law: requests in the system over time
     int64_t in_system_ = 0;
@@ -380,7 +373,11 @@ Cluster::Cluster(const ServingInputs& inputs, RequestSource& source, const Servi
         build(*p.prefill, Role::Prefill, in.cost, memory_, entry_);
         build(*p.decode, Role::Decode, in.decode_cost ? *in.decode_cost : in.cost, decode_memory_, decode_);
         decode_router_ = make_router(p.router);
-        if (const auto* flows = dynamic_cast<const hardware::FlowNetworkModel*>(&in.network)) route_kv_flows(*flows);
+        std::vector<int> prefill_ranks, decode_ranks;
+        for (const auto& r : entry_) prefill_ranks.push_back(r->first_rank);
+        for (const auto& r : decode_) decode_ranks.push_back(r->first_rank);
+        kv_transfers_ = std::make_unique<KvTransfers>(sim, in.network, std::move(prefill_ranks), std::move(decode_ranks),
+                                                      std::min(p.prefill->tp, p.decode->tp));
     } else {
         build(p.replica, Role::Aggregated, in.cost, memory_, entry_);
     }
@@ -489,20 +486,6 @@ void Cluster::client_next(double t) {
     });
 }
 
-void Cluster::route_kv_flows(const hardware::FlowNetworkModel& network) {
-    kv_session_ = network.session();
-    const int streams = std::min(plan_.prefill->tp, plan_.decode->tp);
-    for (const auto& from : entry_)
-        for (const auto& to : decode_) {
-            std::vector<hardware::CollectiveCall> calls;
-            for (int k = 0; k < streams; ++k)
-                calls.push_back({hardware::Collective::SendRecv, kKvReferenceBytes,
-                                 hardware::CommGroup::of({from->first_rank + k, to->first_rank + k}), 0.0});
-            kv_pattern_.push_back(kv_session_->add_pattern(calls));
-        }
-    kv_flows_ = std::make_unique<FlowReplay>(sim, *kv_session_);
-}
-
 Replica& Cluster::route_decode(const Request& req) {
     for (size_t i = 0; i < decode_.size(); ++i) loads_[i] = decode_[i]->load();
     std::vector<ReplicaLoad> loads(loads_.begin(), loads_.begin() + static_cast<std::ptrdiff_t>(decode_.size()));
@@ -510,12 +493,10 @@ Replica& Cluster::route_decode(const Request& req) {
 }
 
 void Cluster::prefilled(Replica& from, Sequence* s) {
-    // The KV cache moves from the prefill replica's TP ranks to the decode replica's: min(tp) rank
-    // pairs in parallel, each sending its share, through the network model.
+    // The KV cache moves from the prefill replica's TP ranks to the decode replica's (kv_transfer.h).
     Replica& to = route_decode(s->req);
     ++to.outstanding;
-    const int streams = std::min(plan_.prefill->tp, plan_.decode->tp);
-    const double bytes = static_cast<double>(s->computed) * memory_.kv_bytes_per_token / streams;
+    const double bytes = static_cast<double>(s->computed) * memory_.kv_bytes_per_token;
     const double start = now();
     auto arrived = [this, &from, &to, s, start] {
         from.release_sent(s);
@@ -527,14 +508,7 @@ void Cluster::prefilled(Replica& from, Sequence* s) {
         s->prefill_target = s->computed;
         to.receive(s);
     };
-    if (kv_flows_) {
-        // Every stream's share as flows, with whatever else moves between the pools at the time.
-        const int pattern = kv_pattern_[static_cast<size_t>(from.id()) * decode_.size() + static_cast<size_t>(to.id())];
-        kv_flows_->start(pattern, bytes / kKvReferenceBytes, kv_session_->fixed_seconds(pattern), std::move(arrived));
-        return;
-    }
-    const auto group = hardware::CommGroup::of({from.first_rank, to.first_rank});
-    at(start + in.network.collective(hardware::Collective::SendRecv, bytes, group).seconds, std::move(arrived));
+    kv_transfers_->start(from.id(), to.id(), bytes, std::move(arrived));
 }
 
 void Cluster::finished(Sequence* s) {
@@ -553,7 +527,7 @@ ServingReport Cluster::run() {
     } else {
         next_arrival();
     }
-    if (kv_flows_) kv_flows_->run();
+    if (kv_transfers_) kv_transfers_->run();
     else sim.run();
     ServingReport rep;
     rep.gpus = plan_.gpus();
