@@ -22,6 +22,7 @@ const char* key_type_name(KeyType t) {
         case KeyType::Quantity: return "quantity";
         case KeyType::Text: return "text";
         case KeyType::IntegerList: return "integer list";
+        case KeyType::ChoiceList: return "choice list";
     }
     return "?";
 }
@@ -80,6 +81,17 @@ std::string check_value(const KeyInfo& k, const KeyValue& v) {
                 all += (i == 0 ? "" : i + 1 == k.choices.size() ? " or " : ", ") + k.choices[i];
             return "expected " + all + ", got '" + to_str(v) + "'";
         }
+        case KeyType::ChoiceList: {
+            if (!std::holds_alternative<std::string>(v)) return "expected a list";
+            const auto items = split_choices(to_str(v));
+            if (items.empty()) return "expected at least one entry";
+            for (const auto& item : items) {
+                KeyInfo one = k;
+                one.type = KeyType::Choice;
+                if (auto e = check_value(one, item); !e.empty()) return "each entry: " + e;
+            }
+            return "";
+        }
         case KeyType::IntegerList:
             if (!std::holds_alternative<std::vector<int64_t>>(v)) return "expected a list of integers";
             for (int64_t x : std::get<std::vector<int64_t>>(v))
@@ -120,6 +132,9 @@ const std::vector<KeyInfo>& scenario_keys() {
             .by_default("required for serving"),
         Decl("slo", KeyType::Text, "the `slo.*` keys (serving: latency targets)").shown_as("mapping").by_default("none"),
         Decl("capacity", KeyType::Text, "the `capacity.*` keys (`fathom capacity`: the request-rate search)")
+            .shown_as("mapping")
+            .by_default("the defaults below"),
+        Decl("search", KeyType::Text, "the `search.*` keys (`fathom search`: the training plans searched and how they rank)")
             .shown_as("mapping")
             .by_default("the defaults below"),
         Decl("serving.disaggregation", KeyType::Text,
@@ -324,16 +339,30 @@ std::vector<const KeyInfo*> all_keys() {
     for (const auto& k : cluster_keys()) every.push_back(&k.info);
     for (const auto& k : training_plan_keys()) every.push_back(&k.info);
     for (const auto& k : serving_plan_keys()) every.push_back(&k.info);
+    for (const auto& k : search_keys()) every.push_back(&k.info);
     std::vector<const KeyInfo*> out;
     // Section by section, in the order a scenario file reads; a sub-mapping after its section's values.
     auto sub_mapping = [](const KeyInfo* k) { return !k->section().empty() && k->shown_type == "mapping"; };
     for (const std::string section :
          {"", "model", "model.moe", "model.mla", "cluster", "cluster.scale_out", "parallel", "training", "training.documents", "stack", "serving", "serving.disaggregation",
           "serving.disaggregation.prefill", "serving.disaggregation.decode", "traffic", "traffic.prompt", "traffic.output",
-          "traffic.shared_prefix", "traffic.sessions", "slo", "capacity"})
+          "traffic.shared_prefix", "traffic.sessions", "slo", "capacity", "search"})
         for (bool mappings : {false, true})
             for (const KeyInfo* k : every)
                 if (k->section() == section && sub_mapping(k) == mappings) out.push_back(k);
+    return out;
+}
+
+std::vector<std::string> split_choices(const std::string& value) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= value.size()) {
+        const size_t comma = value.find(',', start);
+        const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!item.empty()) out.push_back(item);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
     return out;
 }
 
@@ -347,9 +376,10 @@ std::string key_reference_markdown() {
     std::string out = "| key | type | default | meaning |\n|---|---|---|---|\n";
     for (const KeyInfo* k : all_keys()) {
         std::string type = key_type_name(k->type);
-        if (k->type == KeyType::Choice) {
+        if (k->type == KeyType::Choice || k->type == KeyType::ChoiceList) {
             type.clear();
             for (const auto& c : k->choices) type += (type.empty() ? "" : " \\| ") + ("`" + c + "`");
+            if (k->type == KeyType::ChoiceList) type = "list of " + type;
         }
         if (k->type == KeyType::Quantity) type += std::string(" (") + sim::dimension_name(k->unit) + ", e.g. `" +
                                                   sim::dimension_example(k->unit) + "`)";

@@ -17,13 +17,15 @@
 
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
+#include "plans/search_space.h"
 #include "sim/units.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
 namespace fathom::plans {
 
-enum class KeyType { Integer, Number, Boolean, Choice, Quantity, Text, IntegerList };
+// ChoiceList: several of the declared choices, a YAML list; held as one string, comma-separated.
+enum class KeyType { Integer, Number, Boolean, Choice, Quantity, Text, IntegerList, ChoiceList };
 const char* key_type_name(KeyType t);
 
 using KeyValue = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>>;
@@ -63,6 +65,9 @@ const std::vector<Key<workloads::TrainingPlan>>& training_plan_keys();
 // and `.decode` pools), `traffic` (arrivals and lengths: `traffic.prompt`, `traffic.output`,
 // `traffic.shared_prefix`, `traffic.sessions`) and `slo`.
 const std::vector<Key<workloads::serving::ServingPlan>>& serving_plan_keys();
+const std::vector<Key<TrainingSearchSpace>>& search_keys();  // plans/search_keys.cpp
+// The entries of a ChoiceList value.
+std::vector<std::string> split_choices(const std::string& value);
 
 // Every declared key, in reference order.
 std::vector<const KeyInfo*> all_keys();

@@ -4,6 +4,7 @@
 // adding its plan to WorkloadPlan and its evaluation to plans/evaluate.cpp; nothing here is
 // training-specific beyond that list.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
+#include "plans/search_space.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
@@ -37,6 +39,7 @@ struct Scenario {
     models::ModelSpec model;
     hardware::ClusterSpec cluster;  // resolved against the catalog
     WorkloadPlan plan;
+    std::optional<TrainingSearchSpace> search;  // the `search` section of a training scenario, when given
     std::vector<Warning> warnings;
 
     WorkloadKind kind() const { return static_cast<WorkloadKind>(plan.index()); }

@@ -296,7 +296,7 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     s.file = root.file();
     s.name = root.has("name") ? std::get<std::string>(read_value(root, *plans::find_key("name"))) : root.file();
     const std::string kind = root.has("kind") ? std::get<std::string>(read_value(root, *plans::find_key("kind"))) : "training";
-    const char* const own[2][4] = {{"parallel", "training", "stack", ""}, {"serving", "traffic", "slo", "capacity"}};
+    const char* const own[2][4] = {{"parallel", "training", "stack", "search"}, {"serving", "traffic", "slo", "capacity"}};
     for (int k = 0; k < 2; ++k) {
         const bool mine = (kind == "serving") == (k == 1);
         if (mine) continue;
@@ -329,6 +329,12 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
     if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
     s.plan = std::move(plan);
+    if (auto search = root.find("search")) {
+        check_section_keys(*search, "search");
+        plans::TrainingSearchSpace space;
+        read_section(*search, "search", plans::search_keys(), space);
+        s.search = std::move(space);
+    }
     collect_warnings(root, s);
     return s;
 }

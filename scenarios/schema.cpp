@@ -15,6 +15,20 @@ plans::KeyValue read_value(const Node& n, const plans::KeyInfo& k) {
         case KeyType::Choice:
         case KeyType::Text: v = n.str(name); break;
         case KeyType::Quantity: v = n.quantity(name, k.unit); break;
+        case KeyType::ChoiceList: {
+            // A YAML list (or one value); held comma-joined, each entry checked by check_value.
+            const Node item = n.child(name);
+            std::string joined;
+            if (item.is_scalar()) joined = item.scalar();
+            else
+                for (const Node& x : item.items()) {
+                    const std::string e = x.scalar();
+                    if (e.empty() || e.find(',') != std::string::npos) x.fail("", "expected one of the choices, got '" + e + "'");
+                    joined += (joined.empty() ? "" : ",") + e;
+                }
+            v = joined;
+            break;
+        }
         case KeyType::IntegerList: {
             std::vector<int64_t> list;
             for (const Node& item : n.child(name).items()) {

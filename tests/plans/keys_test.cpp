@@ -43,6 +43,7 @@ KeyValue other_value(const plans::KeyInfo& k, const KeyValue& current) {
                 if (c != std::get<std::string>(current)) return c;
             break;
         case plans::KeyType::IntegerList: return std::vector<int64_t>{5, 7};
+        case plans::KeyType::ChoiceList: return k.choices.front();
         case plans::KeyType::Text: return std::get<std::string>(current) + "x";
     }
     FAIL("no other value for " << k.path);

@@ -8,6 +8,10 @@
 //                     rank-aligned DP group (one GPU per node, 8 groups) of N H100 nodes on a
 //                     fat-tree-2 with ECMP, plus a 16-GPU all-to-all per pair of nodes
 //                     (flows_per_s = simulated flows per wall second)
+//   BM_Search/T       plan search (plans/search.h) over the whole default training space of Llama
+//                     3.1 70B on 1,024 H100 (tp, pp, vp, micro-batch, ZeRO, recompute, bf16 and
+//                     fp8) on T threads; candidates_per_s = candidates (pruned or simulated) per
+//                     wall second, simulated_per_s = full replays per wall second.
 //   BM_Serving/...    wall time to simulate a serving run: 100,000 Poisson requests of Llama 3.1
 //                     70B on 8 TP4 H100 replicas with chunked prefill (Sarathi, 512-token budget)
 //                     near saturation; requests_per_s = simulated requests per wall second.
@@ -20,6 +24,7 @@
 
 #include "hardware/network/simgrid_network.h"
 #include "plans/evaluate.h"
+#include "plans/search.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
 #include "sim/random.h"
@@ -210,6 +215,28 @@ BENCHMARK_CAPTURE(BM_Step, simgrid_llama31_405b_16384xH100_tp8_pp16_dp128, with_
 // The serving benchmark: 100k Poisson requests, 1024 prompt / 256 output tokens, Llama 3.1
 // 70B on 8 replicas of TP4 H100, Sarathi-Serve with a 512-token budget, at 90% of the rate the
 // replicas sustain offline (65 requests/s: `fathom run` with arrival: offline), i.e. 58 requests/s.
+void BM_Search(benchmark::State& state) {
+    const auto& model = catalog().model("llama3-70b");
+    plans::ClusterRequest req;
+    req.accelerator = "h100-sxm-80gb";
+    req.nodes = 128;
+    req.nic = "ib-ndr-400g";
+    const auto cluster = plans::build_cluster(req, catalog());
+    workloads::TrainingPlan base = plan(8, 4, 32, 1, 1024, 8192);
+    plans::TrainingSearchSpace space;
+    space.dtype = {"bf16", "fp8"};
+    plans::SearchOptions opt;
+    opt.threads = static_cast<int>(state.range(0));
+    plans::SearchResult r;
+    for (auto _ : state) r = plans::search_training(model, cluster, base, space, context(), opt);
+    const double n = static_cast<double>(r.candidates.size());
+    state.counters["candidates"] = n;
+    state.counters["simulated"] = static_cast<double>(r.evaluated);
+    state.counters["candidates_per_s"] = benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["simulated_per_s"] = benchmark::Counter(static_cast<double>(r.evaluated), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Search)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
 void BM_Serving(benchmark::State& state) {
     const std::string yaml =
         "kind: serving\nmodel: llama3-70b\ncluster: {accelerator: h100-sxm-80gb, nodes: 4, gpus_per_node: 8}\n"

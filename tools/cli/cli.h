@@ -20,6 +20,9 @@ struct Args {
     std::string json, trace, algorithm, device, out, requests, only_case, network, placement;
     bool other_metrics = false;
     std::vector<std::string> sets;
+    int threads = 0;              // search: 0 = the machine's hardware threads
+    int64_t max_candidates = 0;   // search: 0 = all
+    double time_limit = 0;        // search: seconds, 0 = none
 };
 
 // The one file argument of a command (InputError otherwise).
@@ -69,5 +72,6 @@ int cmd_compare(const Args& a);    // tools/cli/compare.cpp
 int cmd_calibrate(const Args& a);  // tools/cli/calibrate.cpp
 int cmd_topology(const Args& a);   // tools/cli/topology.cpp
 int cmd_share(const Args& a);      // tools/cli/share.cpp
+int cmd_search(const Args& a);     // tools/cli/search.cpp
 
 }  // namespace fathom::cli

@@ -53,6 +53,11 @@ commands:
       step alone on its nodes and with the others running, and its slowdown
   capacity SERVING.yaml [--json FILE] [--set key=value ...]
       the highest request rate whose SLO attainment meets slo.target (bisection, several seeds)
+  search TRAINING.yaml [--threads N] [--max-candidates N] [--time-limit S] [--json FILE] [-o FILE.csv]
+      every training plan of the scenario's `search` section (parallel degrees, micro and global
+      batch, ZeRO, recompute, schedule, dtype), pruned by plan checks and the memory estimate,
+      the rest simulated in parallel and ranked by goodput (or throughput, or cost); -o writes
+      every candidate as CSV, --json as JSON; identical results at any thread count
   validate SCENARIO.yaml [--set key=value ...]
       check a scenario without running it
   list [hardware|models|stacks|engines|schedules|collectives|policies|routers|topologies|routing|keys]
@@ -76,6 +81,9 @@ Args parse_args(int argc, char** argv) {
         "network", po::value<std::string>(), "network backend: analytical or simgrid (sets cluster.network)")(
         "device", po::value<std::string>(), "accelerator id (calibrate)")(
         "placement", po::value<std::string>(), "share: packed or interleaved nodes")(
+        "threads", po::value<int>(), "search: worker threads (default: the machine's)")(
+        "max-candidates", po::value<long long>(), "search: only the first N candidates")(
+        "time-limit", po::value<double>(), "search: stop starting candidates after S seconds")(
         "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
         "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")("out,o", po::value<std::string>(), "output file")(
         "args", po::value<std::vector<std::string>>(), "positional")("help,h", "help");
@@ -112,6 +120,18 @@ Args parse_args(int argc, char** argv) {
     if (vm.count("device")) a.device = vm["device"].as<std::string>();
     if (vm.count("placement")) a.placement = vm["placement"].as<std::string>();
     if (vm.count("out")) a.out = vm["out"].as<std::string>();
+    if (vm.count("threads")) {
+        a.threads = vm["threads"].as<int>();
+        if (a.threads < 1 || a.threads > 1024) throw sim::InputError("command line: --threads must be between 1 and 1024");
+    }
+    if (vm.count("max-candidates")) {
+        a.max_candidates = vm["max-candidates"].as<long long>();
+        if (a.max_candidates < 1) throw sim::InputError("command line: --max-candidates must be >= 1");
+    }
+    if (vm.count("time-limit")) {
+        a.time_limit = vm["time-limit"].as<double>();
+        if (!(a.time_limit > 0) || a.time_limit > 1e7) throw sim::InputError("command line: --time-limit must be a positive number of seconds");
+    }
     return a;
 }
 
@@ -364,6 +384,7 @@ int main(int argc, char** argv) {
         if (a.command == "calibrate") return cmd_calibrate(a);
         if (a.command == "topology") return cmd_topology(a);
         if (a.command == "share") return cmd_share(a);
+        if (a.command == "search") return cmd_search(a);
         throw sim::InputError("unknown command '" + a.command + "'\n" + kUsage);
     } catch (const sim::InputError& e) {
         std::cerr << "fathom: error: " << e.what() << "\n";

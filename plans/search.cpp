@@ -1,0 +1,260 @@
+#include "plans/search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "plans/constraints.h"
+#include "plans/keys.h"
+#include "sim/error.h"
+#include "workloads/training/training_memory.h"
+
+namespace fathom::plans {
+
+using workloads::TrainingPlan;
+
+const char* candidate_status_name(CandidateStatus s) {
+    switch (s) {
+        case CandidateStatus::Evaluated: return "evaluated";
+        case CandidateStatus::Pruned: return "pruned";
+        case CandidateStatus::OutOfMemory: return "out_of_memory";
+        case CandidateStatus::Skipped: return "skipped";
+    }
+    return "?";
+}
+
+double statistical_efficiency(double b_noise, double b0, double b) {
+    if (b_noise <= 0) return 1.0;
+    return (b_noise + b0) / (b_noise + b);
+}
+
+namespace {
+
+std::vector<int64_t> divisors(int64_t n) {
+    std::vector<int64_t> out;
+    for (int64_t d = 1; d <= n; ++d)
+        if (n % d == 0) out.push_back(d);
+    return out;
+}
+
+// The axes with their defaults filled in (search_space.h: an empty list is the default).
+TrainingSearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpec& c, const TrainingPlan& base,
+                                  TrainingSearchSpace s) {
+    const int64_t gpus = c.gpus();
+    if (s.tp.empty())  // within a node (TP traffic stays on the scale-up fabric), dividing the query heads
+        for (int64_t d : divisors(c.gpus_per_node))
+            if (m.heads % d == 0) s.tp.push_back(d);
+    if (s.pp.empty())  // even splits of the layers
+        for (int64_t d : divisors(std::gcd<int64_t>(m.layers, gpus)))
+            if (d <= 64) s.pp.push_back(d);
+    if (s.vp.empty()) s.vp = {1, 2, 4};
+    if (s.cp.empty()) s.cp = {base.layout.cp};
+    if (s.ep.empty()) s.ep = {base.layout.ep};
+    if (s.micro_batch.empty()) s.micro_batch = {1, 2, 4};
+    if (s.global_batch.empty()) s.global_batch = {base.training.global_batch};
+    if (s.zero_stage.empty()) s.zero_stage = {0, 1, 2, 3};
+    if (s.recompute.empty()) s.recompute = {"none", "selective", "full"};
+    if (s.schedule.empty()) s.schedule = {"auto"};
+    if (s.dtype.empty()) s.dtype = {std::get<std::string>(get_training_key(base, "stack.dtype"))};
+    return s;
+}
+
+std::string gib(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+
+void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const EvaluationContext& context,
+                  double b_noise, double b0, double price, Candidate& c) {
+    const auto violations = check_training_plan(model, cluster, c.plan);
+    if (!violations.empty()) {
+        c.status = CandidateStatus::Pruned;
+        c.reason = describe(violations);
+        return;
+    }
+    const auto memory = workloads::estimate_training_memory(model, cluster, c.plan);
+    c.peak_memory_bytes = memory.peak_bytes;
+    c.capacity_bytes = memory.capacity_bytes;
+    if (memory.out_of_memory) {
+        c.status = CandidateStatus::OutOfMemory;
+        c.reason = "peak " + gib(memory.peak_bytes) + " of " + gib(memory.capacity_bytes) + " per GPU";
+        return;
+    }
+    const Outcome o = evaluate_training(model, cluster, c.plan, context);
+    if (!o.ok()) {
+        c.status = CandidateStatus::Pruned;
+        c.reason = describe(o.violations);
+        return;
+    }
+    const workloads::StepReport& r = *o.training();
+    c.status = CandidateStatus::Evaluated;
+    c.step_time_s = r.step_time_s;
+    c.tokens_per_s = r.tokens_per_s_per_gpu * c.plan.gpus();
+    c.mfu = r.mfu;
+    c.peak_memory_bytes = r.peak_memory_bytes;
+    c.capacity_bytes = r.memory_capacity_bytes;
+    c.statistical_efficiency = statistical_efficiency(b_noise, b0, c.plan.training.global_batch);
+    c.goodput_tokens_per_s = c.tokens_per_s * c.statistical_efficiency;
+    if (price > 0 && c.tokens_per_s > 0) c.usd_per_million_tokens = price * c.plan.gpus() / 3600.0 / c.tokens_per_s * 1e6;
+}
+
+// Marks the evaluated candidates that no other evaluated candidate dominates: at least as good on
+// `a` (higher is better) and on `b` (lower is better), and strictly better on one.
+template <typename A, typename B>
+void mark_pareto(std::vector<Candidate>& cs, A a, B b, bool Candidate::*flag) {
+    std::vector<size_t> ev;
+    for (size_t i = 0; i < cs.size(); ++i)
+        if (cs[i].status == CandidateStatus::Evaluated) ev.push_back(i);
+    for (size_t i : ev) {
+        bool dominated = false;
+        for (size_t j : ev)
+            if (a(cs[j]) >= a(cs[i]) && b(cs[j]) <= b(cs[i]) && (a(cs[j]) > a(cs[i]) || b(cs[j]) < b(cs[i]))) {
+                dominated = true;
+                break;
+            }
+        cs[i].*flag = !dominated;
+    }
+}
+
+}  // namespace
+
+std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                                                   const TrainingPlan& base, const TrainingSearchSpace& space) {
+    const TrainingSearchSpace s = with_defaults(model, cluster, base, space);
+    const int64_t gpus = cluster.gpus();
+    const bool moe = model.moe.enabled();
+    std::vector<TrainingPlan> out;
+    for (int64_t tp : s.tp)
+        for (int64_t pp : s.pp)
+            for (int64_t vp : s.vp)
+                for (int64_t cp : s.cp) {
+                    if (gpus % (tp * pp * cp) != 0) continue;  // not a factorization of the GPU count
+                    if (pp == 1 && vp > 1) continue;           // virtual stages need a pipeline
+                    const int64_t dp = gpus / (tp * pp * cp);
+                    for (int64_t ep : s.ep) {
+                        if (!moe && ep > 1) continue;
+                        for (int64_t mb : s.micro_batch)
+                            for (int64_t gb : s.global_batch)
+                                for (int64_t zero : s.zero_stage) {
+                                    // Without data parallelism (or expert data parallelism) ZeRO
+                                    // shards nothing: one plan stands for all stages.
+                                    const bool sharded = dp * cp > 1 || (moe && dp * cp * tp / ep > 1);
+                                    if (!sharded && zero != s.zero_stage.front()) continue;
+                                    for (const std::string& rc : s.recompute)
+                                        for (const std::string& sched : s.schedule) {
+                                            // One schedule stands for all without a pipeline.
+                                            if (pp == 1 && sched != s.schedule.front()) continue;
+                                            for (const std::string& dt : s.dtype) {
+                                                TrainingPlan p = base;
+                                                p.layout.tp = static_cast<int>(tp);
+                                                p.layout.pp = static_cast<int>(pp);
+                                                p.layout.vp = static_cast<int>(vp);
+                                                p.layout.cp = static_cast<int>(cp);
+                                                p.layout.dp = static_cast<int>(dp);
+                                                p.layout.ep = static_cast<int>(ep);
+                                                p.layout.etp = base.layout.etp > 1 && base.layout.etp == base.layout.tp ? static_cast<int>(tp) : 1;
+                                                p.layout.sequence_parallel = base.layout.sequence_parallel && tp > 1;
+                                                p.training.micro_batch = static_cast<int>(mb);
+                                                p.training.global_batch = static_cast<int>(gb);
+                                                p.training.zero_stage = static_cast<int>(zero);
+                                                p.training.layers_per_virtual_stage.clear();
+                                                set_training_key(p, "training.recompute", rc);
+                                                const std::string schedule =
+                                                    sched != "auto" ? sched : vp > 1 ? "interleaved-1f1b" : "1f1b";
+                                                set_training_key(p, "training.schedule", schedule);
+                                                set_training_key(p, "stack.dtype", dt);
+                                                out.push_back(std::move(p));
+                                            }
+                                        }
+                                }
+                    }
+                }
+    return out;
+}
+
+SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const TrainingPlan& base,
+                             const TrainingSearchSpace& space, const EvaluationContext& context, const SearchOptions& options) {
+    if (space.objective == "cost" && space.price_per_gpu_hour <= 0)
+        throw sim::InputError("ranking by cost needs search.price_per_gpu_hour", "", 0, "search.objective");
+    SearchResult result;
+    result.base_global_batch = base.training.global_batch;
+    std::vector<TrainingPlan> plans = enumerate_training_plans(model, cluster, base, space);
+    if (options.max_candidates > 0 && static_cast<int64_t>(plans.size()) > options.max_candidates) {
+        plans.resize(static_cast<size_t>(options.max_candidates));
+        result.truncated = true;
+    }
+    auto& cs = result.candidates;
+    cs.resize(plans.size());
+    for (size_t i = 0; i < plans.size(); ++i) {
+        cs[i].index = static_cast<int64_t>(i);
+        cs[i].plan = std::move(plans[i]);
+    }
+
+    // Work queue: each thread takes the next index; results land at their index.
+    const auto start = std::chrono::steady_clock::now();
+    std::atomic<size_t> next{0};
+    std::atomic<int64_t> done{0};
+    std::atomic<bool> out_of_time{false};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    const int64_t total = static_cast<int64_t>(cs.size());
+    auto work = [&](bool report) {
+        for (;;) {
+            if (options.time_limit_s > 0 &&
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > options.time_limit_s)
+                out_of_time = true;
+            if (out_of_time) return;
+            const size_t i = next.fetch_add(1);
+            if (i >= cs.size()) return;
+            try {
+                evaluate_one(model, cluster, context, space.b_noise, result.base_global_batch, space.price_per_gpu_hour, cs[i]);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+                out_of_time = true;  // stop every thread
+                return;
+            }
+            const int64_t d = ++done;
+            if (report && options.progress) options.progress(d, total);
+        }
+    };
+    const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(std::max<size_t>(1, cs.size()))));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work, false);
+    work(true);
+    for (auto& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
+    if (options.progress) options.progress(done, total);
+
+    for (const Candidate& c : cs) {
+        switch (c.status) {
+            case CandidateStatus::Evaluated: ++result.evaluated; break;
+            case CandidateStatus::Pruned: ++result.pruned; break;
+            case CandidateStatus::OutOfMemory: ++result.out_of_memory; break;
+            case CandidateStatus::Skipped: ++result.skipped; break;
+        }
+        if (c.status == CandidateStatus::Evaluated) result.ranking.push_back(c.index);
+    }
+    auto key = [&](const Candidate& c) {
+        if (space.objective == "throughput") return c.tokens_per_s;
+        if (space.objective == "cost") return -c.usd_per_million_tokens;
+        return c.goodput_tokens_per_s;
+    };
+    std::stable_sort(result.ranking.begin(), result.ranking.end(),
+                     [&](int64_t x, int64_t y) { return key(cs[static_cast<size_t>(x)]) > key(cs[static_cast<size_t>(y)]); });
+    mark_pareto(cs, [](const Candidate& c) { return c.tokens_per_s; }, [](const Candidate& c) { return c.peak_memory_bytes; },
+                &Candidate::pareto_memory);
+    if (space.price_per_gpu_hour > 0)
+        mark_pareto(cs, [](const Candidate& c) { return c.goodput_tokens_per_s; },
+                    [](const Candidate& c) { return c.usd_per_million_tokens; }, &Candidate::pareto_cost);
+    return result;
+}
+
+}  // namespace fathom::plans

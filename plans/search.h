@@ -1,0 +1,70 @@
+#pragma once
+// Training plan search: every plan of a TrainingSearchSpace (plans/search_space.h) over one model
+// and cluster, pruned by exact checks before anything is simulated (the plan constraints, then
+// the pure memory estimate: a plan that does not fit is pruned with its peak), the survivors
+// replayed in full (evaluate_training) on a pool of threads, ranked by goodput, throughput or cost.
+//
+// Candidates are enumerated in a fixed order (tp, pp, vp, cp, ep, micro-batch, global batch, ZeRO
+// stage, recompute, schedule, dtype, each axis in its list's order) and each result is stored at
+// its candidate's index, so the result is bit-identical at any thread count; ties in the ranking
+// go to the lower index. A time limit makes the set of evaluated candidates depend on the machine
+// (those not started are reported as skipped).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "plans/evaluate.h"
+#include "plans/search_space.h"
+
+namespace fathom::plans {
+
+enum class CandidateStatus { Evaluated, Pruned, OutOfMemory, Skipped };
+const char* candidate_status_name(CandidateStatus s);
+
+struct Candidate {
+    int64_t index = 0;
+    workloads::TrainingPlan plan;
+    CandidateStatus status = CandidateStatus::Skipped;
+    std::string reason;                  // why pruned (the violated keys) or out of memory
+    double peak_memory_bytes = 0;        // from the estimate (pruned for memory) or the replay
+    double capacity_bytes = 0;
+    double step_time_s = 0;
+    double tokens_per_s = 0;             // whole cluster
+    double mfu = 0;
+    double statistical_efficiency = 1;
+    double goodput_tokens_per_s = 0;     // tokens_per_s x statistical_efficiency
+    double usd_per_million_tokens = 0;   // 0 without a price
+    bool pareto_memory = false;          // no other evaluated plan has more throughput and less memory
+    bool pareto_cost = false;            // no other has more goodput at a lower cost per token
+};
+
+struct SearchOptions {
+    int threads = 1;
+    int64_t max_candidates = 0;  // 0: all; else the first N of the enumeration order
+    double time_limit_s = 0;     // 0: none; candidates not started by then are skipped
+    std::function<void(int64_t, int64_t)> progress;  // (candidates done, total), from the caller's thread
+};
+
+struct SearchResult {
+    std::vector<Candidate> candidates;  // in enumeration order
+    std::vector<int64_t> ranking;       // indices of evaluated candidates, best first
+    int64_t evaluated = 0, pruned = 0, out_of_memory = 0, skipped = 0;
+    bool truncated = false;             // max_candidates cut the enumeration
+    double base_global_batch = 0;       // B0 of the statistical efficiency
+};
+
+// (b_noise + b0) / (b_noise + b); 1 when b_noise is 0 (not given).
+double statistical_efficiency(double b_noise, double b0, double b);
+
+// The candidate plans of `space` around `base` (the scenario's plan: its stack, sequence length
+// and every key no axis sets), before any check. Throws InputError for an axis value no plan can
+// take (an unknown schedule or dtype).
+std::vector<workloads::TrainingPlan> enumerate_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                                                              const workloads::TrainingPlan& base, const TrainingSearchSpace& space);
+
+SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                             const workloads::TrainingPlan& base, const TrainingSearchSpace& space,
+                             const EvaluationContext& context, const SearchOptions& options = {});
+
+}  // namespace fathom::plans

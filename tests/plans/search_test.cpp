@@ -1,0 +1,153 @@
+// Training plan search (plans/search.h): the best plan equals brute-force evaluation of every plan
+// of the space, results are identical at any thread count, pruned plans say why, and the
+// statistical efficiency follows its closed form.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "plans/search.h"
+#include "tests/support/fixtures.h"
+#include "workloads/training/training_memory.h"
+
+using namespace fathom;
+
+namespace {
+
+plans::Scenario quickstart() {
+    return scenarios::load_scenario(testing::example("quickstart.yaml"), *testing::source_context().catalog);
+}
+
+// A small space around the quickstart (Llama 3 8B, 8 H100, whose cp 2 the space sets to 1).
+plans::TrainingSearchSpace small_space() {
+    plans::TrainingSearchSpace s;
+    s.tp = {1, 2, 4, 8};
+    s.pp = {1, 2};
+    s.vp = {1};
+    s.cp = {1};
+    s.micro_batch = {1, 2};
+    s.zero_stage = {1, 3};
+    s.recompute = {"none", "full"};
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("statistical efficiency: (B_noise + B0) / (B_noise + B), 1 without a noise scale", "[plans][search]") {
+    // b_noise 1024, B0 256: B = 256 -> 1; B = 512 -> 1280 / 1536 = 0.8333; B = 128 -> 1280 / 1152.
+    CHECK(plans::statistical_efficiency(1024, 256, 256) == Approx(1.0));
+    CHECK(plans::statistical_efficiency(1024, 256, 512) == Approx(1280.0 / 1536.0));
+    CHECK(plans::statistical_efficiency(1024, 256, 128) == Approx(1280.0 / 1152.0));
+    CHECK(plans::statistical_efficiency(0, 256, 4096) == 1.0);
+}
+
+TEST_CASE("the enumeration is the cross product of the axes that factor the GPU count", "[plans][search]") {
+    const plans::Scenario s = quickstart();
+    const auto plans = plans::enumerate_training_plans(s.model, s.cluster, *s.training(), small_space());
+    // tp x pp must divide 8 GPUs with cp 1: 7 of the 4 x 2 pairs do (tp 8 pp 2 needs 16; dp =
+    // 8 / (tp pp)), times micro-batch 2 x ZeRO 2 x recompute 2 = 56, less the ZeRO duplicates where
+    // dp = 1 (tp 8 pp 1 and tp 4 pp 2: 2 x 2 x 2 = 8 plans stand for 16) -> 48.
+    CHECK(plans.size() == 48);
+    for (const auto& p : plans) {
+        CHECK(p.layout.dp * p.layout.tp * p.layout.pp * p.layout.cp == 8);
+        CHECK(p.layout.sequence_parallel == (p.layout.tp > 1));  // the quickstart's preset turns it on
+        CHECK(p.training.schedule == "1f1b");
+    }
+}
+
+TEST_CASE("the search's best plan is the best of brute-force evaluation, and pruned plans say why", "[plans][search]") {
+    const auto& ctx = testing::source_context();
+    const plans::Scenario s = quickstart();
+    const plans::TrainingSearchSpace space = small_space();
+    const plans::SearchResult r = plans::search_training(s.model, s.cluster, *s.training(), space, ctx);
+    REQUIRE(r.candidates.size() == 48);
+    REQUIRE(r.evaluated > 0);
+    // Brute force: every plan of the space evaluated on its own.
+    double best = 0;
+    int64_t best_index = -1, fits = 0;
+    const auto plans = plans::enumerate_training_plans(s.model, s.cluster, *s.training(), space);
+    for (size_t i = 0; i < plans.size(); ++i) {
+        const plans::Outcome o = plans::evaluate_training(s.model, s.cluster, plans[i], ctx);
+        if (!o.ok() || o.training()->out_of_memory) continue;
+        ++fits;
+        const double tps = o.training()->tokens_per_s_per_gpu * 8;
+        if (tps > best) best = tps, best_index = static_cast<int64_t>(i);
+    }
+    CHECK(r.evaluated == fits);
+    REQUIRE(best_index >= 0);
+    CHECK(r.ranking.front() == best_index);
+    CHECK(r.candidates[static_cast<size_t>(best_index)].tokens_per_s == Approx(best).epsilon(1e-12));
+    // Every candidate not simulated has its reason; out-of-memory ones their estimated peak.
+    for (const auto& c : r.candidates) {
+        if (c.status == plans::CandidateStatus::Evaluated) continue;
+        CHECK_FALSE(c.reason.empty());
+        if (c.status == plans::CandidateStatus::OutOfMemory) CHECK(c.peak_memory_bytes > c.capacity_bytes);
+    }
+    CHECK(r.evaluated + r.pruned + r.out_of_memory + r.skipped == 48);
+}
+
+TEST_CASE("a search gives identical results at one and at two threads", "[plans][search]") {
+    const auto& ctx = testing::source_context();
+    const plans::Scenario s = quickstart();
+    plans::SearchOptions one, two;
+    one.threads = 1;
+    two.threads = 2;
+    const auto a = plans::search_training(s.model, s.cluster, *s.training(), small_space(), ctx, one);
+    const auto b = plans::search_training(s.model, s.cluster, *s.training(), small_space(), ctx, two);
+    REQUIRE(a.candidates.size() == b.candidates.size());
+    CHECK(a.ranking == b.ranking);
+    for (size_t i = 0; i < a.candidates.size(); ++i) {
+        CHECK(a.candidates[i].status == b.candidates[i].status);
+        CHECK(a.candidates[i].step_time_s == b.candidates[i].step_time_s);  // bit-identical
+        CHECK(a.candidates[i].pareto_memory == b.candidates[i].pareto_memory);
+    }
+}
+
+TEST_CASE("goodput ranks by throughput times statistical efficiency; the Pareto front is undominated", "[plans][search]") {
+    const auto& ctx = testing::source_context();
+    const plans::Scenario s = quickstart();
+    plans::TrainingSearchSpace space = small_space();
+    space.global_batch = {64, 128, 256};
+    space.b_noise = 128;  // B0 = 128 (the quickstart's): efficiencies 256/192, 1, 256/384
+    space.price_per_gpu_hour = 2;
+    const auto r = plans::search_training(s.model, s.cluster, *s.training(), space, ctx);
+    for (size_t k = 1; k < r.ranking.size(); ++k)
+        CHECK(r.candidates[static_cast<size_t>(r.ranking[k - 1])].goodput_tokens_per_s >=
+              r.candidates[static_cast<size_t>(r.ranking[k])].goodput_tokens_per_s);
+    for (const auto& c : r.candidates) {
+        if (c.status != plans::CandidateStatus::Evaluated) continue;
+        const double e = c.plan.training.global_batch == 64 ? 256.0 / 192 : c.plan.training.global_batch == 128 ? 1.0 : 256.0 / 384;
+        CHECK(c.statistical_efficiency == Approx(e));
+        // 2 USD per GPU-hour x 8 GPUs over the tokens of an hour, per million.
+        CHECK(c.usd_per_million_tokens == Approx(2.0 * 8 / 3600 / c.tokens_per_s * 1e6));
+        bool dominated = false;
+        for (const auto& d : r.candidates)
+            if (d.status == plans::CandidateStatus::Evaluated && d.tokens_per_s >= c.tokens_per_s &&
+                d.peak_memory_bytes <= c.peak_memory_bytes &&
+                (d.tokens_per_s > c.tokens_per_s || d.peak_memory_bytes < c.peak_memory_bytes))
+                dominated = true;
+        CHECK(c.pareto_memory == !dominated);
+    }
+}
+
+TEST_CASE("ranking by cost without a price is an input error naming the key", "[plans][search]") {
+    const auto& ctx = testing::source_context();
+    const plans::Scenario s = quickstart();
+    plans::TrainingSearchSpace space = small_space();
+    space.objective = "cost";
+    try {
+        plans::search_training(s.model, s.cluster, *s.training(), space, ctx);
+        FAIL("expected an InputError");
+    } catch (const sim::InputError& e) {
+        CHECK(e.key() == "search.objective");
+    }
+}
+
+TEST_CASE("max_candidates keeps the first of the enumeration order", "[plans][search]") {
+    const auto& ctx = testing::source_context();
+    const plans::Scenario s = quickstart();
+    plans::SearchOptions opt;
+    opt.max_candidates = 10;
+    const auto r = plans::search_training(s.model, s.cluster, *s.training(), small_space(), ctx, opt);
+    CHECK(r.truncated);
+    CHECK(r.candidates.size() == 10);
+}

@@ -1,0 +1,188 @@
+// `fathom search SCENARIO`: the training plans of the scenario's `search` section, ranked
+// (plans/search.h).
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include "plans/search.h"
+#include "scenarios/catalog.h"
+#include "scenarios/scenario.h"
+#include "sim/error.h"
+#include "tools/cli/cli.h"
+
+namespace fathom::cli {
+namespace {
+
+nlohmann::json candidate_json(const plans::Candidate& c) {
+    const auto& l = c.plan.layout;
+    const auto& t = c.plan.training;
+    nlohmann::json j = {{"index", c.index},
+                        {"status", plans::candidate_status_name(c.status)},
+                        {"dp", l.dp},
+                        {"tp", l.tp},
+                        {"pp", l.pp},
+                        {"vp", l.vp},
+                        {"cp", l.cp},
+                        {"ep", l.ep},
+                        {"micro_batch_size", t.micro_batch},
+                        {"global_batch_size", t.global_batch},
+                        {"zero_stage", t.zero_stage},
+                        {"recompute", workloads::recompute_name(t.recompute)},
+                        {"schedule", t.schedule},
+                        {"dtype", std::get<std::string>(plans::get_training_key(c.plan, "stack.dtype"))},
+                        {"plan", c.plan.describe()}};
+    if (!c.reason.empty()) j["reason"] = c.reason;
+    if (c.peak_memory_bytes > 0) j["peak_memory_gib"] = c.peak_memory_bytes / (1024.0 * 1024.0 * 1024.0);
+    if (c.status == plans::CandidateStatus::Evaluated) {
+        j["step_time_s"] = c.step_time_s;
+        j["tokens_per_s"] = c.tokens_per_s;
+        j["mfu"] = c.mfu;
+        j["statistical_efficiency"] = c.statistical_efficiency;
+        j["goodput_tokens_per_s"] = c.goodput_tokens_per_s;
+        if (c.usd_per_million_tokens > 0) j["usd_per_million_tokens"] = c.usd_per_million_tokens;
+        j["pareto_throughput_memory"] = c.pareto_memory;
+        j["pareto_goodput_cost"] = c.pareto_cost;
+    }
+    return j;
+}
+
+// CSV with one row per candidate, quoted where a field may hold commas.
+std::string candidates_csv(const plans::SearchResult& r) {
+    std::string out =
+        "index,status,dp,tp,pp,vp,cp,ep,micro_batch_size,global_batch_size,zero_stage,recompute,schedule,dtype,step_time_s,"
+        "tokens_per_s,mfu,peak_memory_gib,statistical_efficiency,goodput_tokens_per_s,usd_per_million_tokens,"
+        "pareto_throughput_memory,pareto_goodput_cost,reason\n";
+    char buf[512];
+    for (const auto& c : r.candidates) {
+        const auto& l = c.plan.layout;
+        const auto& t = c.plan.training;
+        const bool ev = c.status == plans::CandidateStatus::Evaluated;
+        std::string reason = c.reason;
+        for (char& ch : reason)
+            if (ch == '"' || ch == '\n') ch = '\'';
+        std::snprintf(buf, sizeof buf, "%lld,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%s,", static_cast<long long>(c.index),
+                      plans::candidate_status_name(c.status), l.dp, l.tp, l.pp, l.vp, l.cp, l.ep, t.micro_batch, t.global_batch,
+                      t.zero_stage, workloads::recompute_name(t.recompute), t.schedule.c_str(),
+                      std::get<std::string>(plans::get_training_key(c.plan, "stack.dtype")).c_str());
+        out += buf;
+        if (ev)
+            std::snprintf(buf, sizeof buf, "%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.6g,%d,%d,", c.step_time_s, c.tokens_per_s, c.mfu,
+                          c.peak_memory_bytes / (1024.0 * 1024.0 * 1024.0), c.statistical_efficiency, c.goodput_tokens_per_s,
+                          c.usd_per_million_tokens, c.pareto_memory ? 1 : 0, c.pareto_cost ? 1 : 0);
+        else if (c.peak_memory_bytes > 0)
+            std::snprintf(buf, sizeof buf, ",,,%.6g,,,,,,", c.peak_memory_bytes / (1024.0 * 1024.0 * 1024.0));
+        else
+            std::snprintf(buf, sizeof buf, ",,,,,,,,,");
+        out += buf;
+        out += "\"" + reason + "\"\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+int cmd_search(const Args& a) {
+    const auto catalog = scenarios::load_catalog();
+    const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
+    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
+    if (!s.training()) throw sim::InputError("search covers training plans only so far (kind: training)", s.file);
+    const plans::TrainingSearchSpace space = s.search.value_or(plans::TrainingSearchSpace{});
+    const auto& base = *s.training();
+    const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
+    plans::SearchOptions opt;
+    opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    opt.max_candidates = a.max_candidates;
+    opt.time_limit_s = a.time_limit;
+    plans::SearchResult r;
+    const auto start = std::chrono::steady_clock::now();
+    {
+        Progress bar("search: plans");
+        opt.progress = [&bar](int64_t d, int64_t t) { bar(d, t); };
+        try {
+            r = plans::search_training(s.model, s.cluster, base, space, ctx, opt);
+        } catch (const sim::InputError& e) {
+            throw sim::InputError(e.bare_message(), s.file, 0, e.key());
+        }
+    }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const int64_t total = static_cast<int64_t>(r.candidates.size());
+
+    std::printf("scenario        %s: %s on %d x %s\n", s.name.c_str(), s.model.name.c_str(), s.cluster.gpus(),
+                s.cluster.accelerator.id.c_str());
+    std::printf("objective       %s%s\n", space.objective.c_str(),
+                space.b_noise > 0 ? (" (b_noise " + std::to_string(static_cast<long long>(space.b_noise)) + " sequences, B0 " +
+                                     std::to_string(static_cast<long long>(r.base_global_batch)) + ")")
+                                        .c_str()
+                                  : "");
+    std::printf("candidates      %lld%s: %lld simulated, %lld pruned by plan checks, %lld out of memory (estimate), %lld skipped\n",
+                static_cast<long long>(total), r.truncated ? " (cut by --max-candidates)" : "", static_cast<long long>(r.evaluated),
+                static_cast<long long>(r.pruned), static_cast<long long>(r.out_of_memory), static_cast<long long>(r.skipped));
+    std::printf("time            %.2f s on %d threads, %.0f candidates/s\n", wall, opt.threads, wall > 0 ? total / wall : 0.0);
+    const bool cost = space.price_per_gpu_hour > 0;
+    std::printf("\n%4s %4s %3s %3s %3s %3s %3s %3s %6s %4s %-9s %-16s %-5s %9s %12s %6s %10s %12s%s %s\n", "rank", "dp", "tp", "pp",
+                "vp", "cp", "ep", "mb", "gb", "zero", "recompute", "schedule", "dtype", "step_s", "tokens/s", "mfu", "peak_mem",
+                "goodput", cost ? "    $/Mtok" : "", "pareto");
+    const size_t rows = std::min<size_t>(r.ranking.size(), static_cast<size_t>(space.top));
+    for (size_t k = 0; k < rows; ++k) {
+        const plans::Candidate& c = r.candidates[static_cast<size_t>(r.ranking[k])];
+        const auto& l = c.plan.layout;
+        const auto& t = c.plan.training;
+        char cost_col[32] = "";
+        if (cost) std::snprintf(cost_col, sizeof cost_col, " %10.4f", c.usd_per_million_tokens);
+        std::string pareto = c.pareto_memory ? "mem" : "";
+        if (c.pareto_cost) pareto += pareto.empty() ? "cost" : ",cost";
+        std::printf("%4zu %4d %3d %3d %3d %3d %3d %3d %6d %4d %-9s %-16s %-5s %9.4f %12.0f %5.1f%% %10s %12.0f%s %s\n", k + 1, l.dp,
+                    l.tp, l.pp, l.vp, l.cp, l.ep, t.micro_batch, t.global_batch, t.zero_stage, workloads::recompute_name(t.recompute),
+                    t.schedule.c_str(), std::get<std::string>(plans::get_training_key(c.plan, "stack.dtype")).c_str(), c.step_time_s,
+                    c.tokens_per_s, 100 * c.mfu, gib(c.peak_memory_bytes).c_str(), c.goodput_tokens_per_s, cost_col, pareto.c_str());
+    }
+    // Where the scenario's own plan stands.
+    bool found = false;
+    for (size_t k = 0; k < r.ranking.size() && !found; ++k) {
+        const plans::Candidate& c = r.candidates[static_cast<size_t>(r.ranking[k])];
+        if (c.plan != base) continue;
+        found = true;
+        const plans::Candidate& best = r.candidates[static_cast<size_t>(r.ranking.front())];
+        std::printf("\nscenario's plan rank %zu of %zu (%.0f tokens/s; the best %+.1f%%)\n", k + 1, r.ranking.size(), c.tokens_per_s,
+                    100 * (best.goodput_tokens_per_s / c.goodput_tokens_per_s - 1));
+    }
+    if (!found)
+        for (const auto& c : r.candidates)
+            if (c.plan == base) {
+                found = true;
+                std::printf("\nscenario's plan %s: %s\n", plans::candidate_status_name(c.status), c.reason.c_str());
+            }
+    if (!found) std::printf("\nscenario's plan is not in the searched space\n");
+    // The commonest reasons for pruning.
+    std::map<std::string, int64_t> reasons;
+    for (const auto& c : r.candidates)
+        if (c.status == plans::CandidateStatus::Pruned) ++reasons[c.reason.substr(0, c.reason.find('\n'))];
+    if (!reasons.empty()) {
+        std::vector<std::pair<int64_t, std::string>> by_count;
+        for (const auto& [why, n] : reasons) by_count.emplace_back(-n, why);
+        std::sort(by_count.begin(), by_count.end());
+        std::printf("pruned because  ");
+        for (size_t k = 0; k < std::min<size_t>(3, by_count.size()); ++k)
+            std::printf("%s%lld x %s\n", k ? "                " : "", static_cast<long long>(-by_count[k].first), by_count[k].second.c_str());
+    }
+    if (!a.out.empty()) write_file(a.out, candidates_csv(r));
+    if (!a.json.empty()) {
+        nlohmann::json all = nlohmann::json::array();
+        for (const auto& c : r.candidates) all.push_back(candidate_json(c));
+        write_json(a.json, {{"scenario", s.name},
+                            {"objective", space.objective},
+                            {"candidates_total", total},
+                            {"evaluated", r.evaluated},
+                            {"pruned", r.pruned},
+                            {"out_of_memory", r.out_of_memory},
+                            {"skipped", r.skipped},
+                            {"truncated", r.truncated},
+                            {"ranking", r.ranking},
+                            {"candidates", all}});
+    }
+    return 0;
+}
+
+}  // namespace fathom::cli
