@@ -83,9 +83,8 @@ std::string check_value(const KeyInfo& k, const KeyValue& v) {
         }
         case KeyType::ChoiceList: {
             if (!std::holds_alternative<std::string>(v)) return "expected a list";
-            const auto items = split_choices(to_str(v));
-            if (items.empty()) return "expected at least one entry";
-            for (const auto& item : items) {
+            if (to_str(v).empty()) return "expected at least one entry";
+            for (const auto& item : split_choices(to_str(v))) {
                 KeyInfo one = k;
                 one.type = KeyType::Choice;
                 if (auto e = check_value(one, item); !e.empty()) return "each entry: " + e;
@@ -354,15 +353,12 @@ std::vector<const KeyInfo*> all_keys() {
 }
 
 std::vector<std::string> split_choices(const std::string& value) {
+    // Every entry, empty ones too: check_value rejects them instead of dropping them.
     std::vector<std::string> out;
     size_t start = 0;
-    while (start <= value.size()) {
-        const size_t comma = value.find(',', start);
-        const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!item.empty()) out.push_back(item);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
+    for (size_t comma; (comma = value.find(',', start)) != std::string::npos; start = comma + 1)
+        out.push_back(value.substr(start, comma - start));
+    out.push_back(value.substr(start));
     return out;
 }
 

@@ -125,57 +125,63 @@ void mark_pareto(std::vector<Candidate>& cs, A a, B b, bool Candidate::*flag) {
 
 }  // namespace
 
-std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
-                                                   const TrainingPlan& base, const TrainingSearchSpace& space) {
-    const TrainingSearchSpace s = with_defaults(model, cluster, base, space);
-    const int64_t gpus = cluster.gpus();
-    const bool moe = model.moe.enabled();
-    std::vector<TrainingPlan> out;
+namespace {
+
+// The parallel layouts of the space, in axis order: tp x pp x cp dividing the GPU count, vp > 1
+// only with a pipeline, ep > 1 only for a mixture-of-experts model.
+std::vector<workloads::ParallelLayout> layouts(const models::ModelSpec& model, int64_t gpus, const workloads::ParallelLayout& base,
+                                               const TrainingSearchSpace& s) {
+    std::vector<workloads::ParallelLayout> out;
     for (int64_t tp : s.tp)
         for (int64_t pp : s.pp)
             for (int64_t vp : s.vp)
-                for (int64_t cp : s.cp) {
-                    if (gpus % (tp * pp * cp) != 0) continue;  // not a factorization of the GPU count
-                    if (pp == 1 && vp > 1) continue;           // virtual stages need a pipeline
-                    const int64_t dp = gpus / (tp * pp * cp);
+                for (int64_t cp : s.cp)
                     for (int64_t ep : s.ep) {
-                        if (!moe && ep > 1) continue;
-                        for (int64_t mb : s.micro_batch)
-                            for (int64_t gb : s.global_batch)
-                                for (int64_t zero : s.zero_stage) {
-                                    // Without data parallelism (or expert data parallelism) ZeRO
-                                    // shards nothing: one plan stands for all stages.
-                                    const bool sharded = dp * cp > 1 || (moe && dp * cp * tp / ep > 1);
-                                    if (!sharded && zero != s.zero_stage.front()) continue;
-                                    for (const std::string& rc : s.recompute)
-                                        for (const std::string& sched : s.schedule) {
-                                            // One schedule stands for all without a pipeline.
-                                            if (pp == 1 && sched != s.schedule.front()) continue;
-                                            for (const std::string& dt : s.dtype) {
-                                                TrainingPlan p = base;
-                                                p.layout.tp = static_cast<int>(tp);
-                                                p.layout.pp = static_cast<int>(pp);
-                                                p.layout.vp = static_cast<int>(vp);
-                                                p.layout.cp = static_cast<int>(cp);
-                                                p.layout.dp = static_cast<int>(dp);
-                                                p.layout.ep = static_cast<int>(ep);
-                                                p.layout.etp = base.layout.etp > 1 && base.layout.etp == base.layout.tp ? static_cast<int>(tp) : 1;
-                                                p.layout.sequence_parallel = base.layout.sequence_parallel && tp > 1;
-                                                p.training.micro_batch = static_cast<int>(mb);
-                                                p.training.global_batch = static_cast<int>(gb);
-                                                p.training.zero_stage = static_cast<int>(zero);
-                                                p.training.layers_per_virtual_stage.clear();
-                                                set_training_key(p, "training.recompute", rc);
-                                                const std::string schedule =
-                                                    sched != "auto" ? sched : vp > 1 ? "interleaved-1f1b" : "1f1b";
-                                                set_training_key(p, "training.schedule", schedule);
-                                                set_training_key(p, "stack.dtype", dt);
-                                                out.push_back(std::move(p));
-                                            }
-                                        }
-                                }
+                        if (gpus % (tp * pp * cp) != 0 || (pp == 1 && vp > 1) || (!model.moe.enabled() && ep > 1)) continue;
+                        workloads::ParallelLayout l = base;
+                        l.tp = static_cast<int>(tp);
+                        l.pp = static_cast<int>(pp);
+                        l.vp = static_cast<int>(vp);
+                        l.cp = static_cast<int>(cp);
+                        l.dp = static_cast<int>(gpus / (tp * pp * cp));
+                        l.ep = static_cast<int>(ep);
+                        l.etp = base.etp > 1 && base.etp == base.tp ? l.tp : 1;
+                        l.sequence_parallel = base.sequence_parallel && tp > 1;
+                        out.push_back(l);
                     }
-                }
+    return out;
+}
+
+}  // namespace
+
+std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                                                   const TrainingPlan& base, const TrainingSearchSpace& space) {
+    const TrainingSearchSpace s = with_defaults(model, cluster, base, space);
+    std::vector<TrainingPlan> out;
+    for (const workloads::ParallelLayout& layout : layouts(model, cluster.gpus(), base.layout, s)) {
+        // Without data parallelism (dense or expert) ZeRO shards nothing, and without a pipeline
+        // the schedule does not matter: the first stage and schedule stand for all.
+        const bool sharded = layout.dp * layout.cp > 1 || (model.moe.enabled() && layout.group(models::GroupKind::edp).size > 1);
+        for (int64_t mb : s.micro_batch)
+            for (int64_t gb : s.global_batch)
+                for (int64_t zero : s.zero_stage)
+                    for (const std::string& rc : s.recompute)
+                        for (const std::string& sched : s.schedule)
+                            for (const std::string& dt : s.dtype) {
+                                if ((!sharded && zero != s.zero_stage.front()) || (layout.pp == 1 && sched != s.schedule.front())) continue;
+                                TrainingPlan p = base;
+                                p.layout = layout;
+                                p.training.micro_batch = static_cast<int>(mb);
+                                p.training.global_batch = static_cast<int>(gb);
+                                p.training.zero_stage = static_cast<int>(zero);
+                                p.training.layers_per_virtual_stage.clear();
+                                set_training_key(p, "training.recompute", rc);
+                                set_training_key(p, "training.schedule",
+                                                 sched != "auto" ? sched : layout.vp > 1 ? "interleaved-1f1b" : "1f1b");
+                                set_training_key(p, "stack.dtype", dt);
+                                out.push_back(std::move(p));
+                            }
+    }
     return out;
 }
 

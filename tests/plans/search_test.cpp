@@ -151,3 +151,12 @@ TEST_CASE("max_candidates keeps the first of the enumeration order", "[plans][se
     CHECK(r.truncated);
     CHECK(r.candidates.size() == 10);
 }
+
+TEST_CASE("a choice list rejects unknown and empty entries", "[plans][search]") {
+    const plans::KeyInfo* k = plans::find_key("search.recompute");
+    REQUIRE(k != nullptr);
+    CHECK(plans::check_value(*k, std::string("none,full")).empty());
+    CHECK_THAT(plans::check_value(*k, std::string("none,,full")), Catch::Contains("got ''"));
+    CHECK_THAT(plans::check_value(*k, std::string("none,partial")), Catch::Contains("got 'partial'"));
+    CHECK_THAT(plans::check_value(*k, std::string("")), Catch::Contains("at least one entry"));
+}

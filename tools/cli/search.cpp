@@ -1,5 +1,6 @@
 // `fathom search SCENARIO`: the training plans of the scenario's `search` section, ranked
 // (plans/search.h).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -48,35 +49,38 @@ nlohmann::json candidate_json(const plans::Candidate& c) {
     return j;
 }
 
-// CSV with one row per candidate, quoted where a field may hold commas.
+// One CSV row per candidate, the columns of candidate_json (a field it leaves out stays empty);
+// the reason is quoted, as it may hold commas.
 std::string candidates_csv(const plans::SearchResult& r) {
-    std::string out =
-        "index,status,dp,tp,pp,vp,cp,ep,micro_batch_size,global_batch_size,zero_stage,recompute,schedule,dtype,step_time_s,"
-        "tokens_per_s,mfu,peak_memory_gib,statistical_efficiency,goodput_tokens_per_s,usd_per_million_tokens,"
-        "pareto_throughput_memory,pareto_goodput_cost,reason\n";
-    char buf[512];
+    static const char* const columns[] = {"index", "status", "dp", "tp", "pp", "vp", "cp", "ep", "micro_batch_size",
+                                          "global_batch_size", "zero_stage", "recompute", "schedule", "dtype", "step_time_s",
+                                          "tokens_per_s", "mfu", "peak_memory_gib", "statistical_efficiency",
+                                          "goodput_tokens_per_s", "usd_per_million_tokens", "pareto_throughput_memory",
+                                          "pareto_goodput_cost", "reason"};
+    std::string out;
+    for (const char* c : columns) out += std::string(out.empty() ? "" : ",") + c;
+    out += "\n";
+    char buf[64];
     for (const auto& c : r.candidates) {
-        const auto& l = c.plan.layout;
-        const auto& t = c.plan.training;
-        const bool ev = c.status == plans::CandidateStatus::Evaluated;
-        std::string reason = c.reason;
-        for (char& ch : reason)
-            if (ch == '"' || ch == '\n') ch = '\'';
-        std::snprintf(buf, sizeof buf, "%lld,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%s,", static_cast<long long>(c.index),
-                      plans::candidate_status_name(c.status), l.dp, l.tp, l.pp, l.vp, l.cp, l.ep, t.micro_batch, t.global_batch,
-                      t.zero_stage, workloads::recompute_name(t.recompute), t.schedule.c_str(),
-                      std::get<std::string>(plans::get_training_key(c.plan, "stack.dtype")).c_str());
-        out += buf;
-        if (ev)
-            std::snprintf(buf, sizeof buf, "%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.6g,%d,%d,", c.step_time_s, c.tokens_per_s, c.mfu,
-                          c.peak_memory_bytes / (1024.0 * 1024.0 * 1024.0), c.statistical_efficiency, c.goodput_tokens_per_s,
-                          c.usd_per_million_tokens, c.pareto_memory ? 1 : 0, c.pareto_cost ? 1 : 0);
-        else if (c.peak_memory_bytes > 0)
-            std::snprintf(buf, sizeof buf, ",,,%.6g,,,,,,", c.peak_memory_bytes / (1024.0 * 1024.0 * 1024.0));
-        else
-            std::snprintf(buf, sizeof buf, ",,,,,,,,,");
-        out += buf;
-        out += "\"" + reason + "\"\n";
+        const nlohmann::json j = candidate_json(c);
+        std::string row;
+        for (const char* col : columns) {
+            if (col != columns[0]) row += ",";
+            if (!j.contains(col)) continue;
+            const auto& v = j[col];
+            if (v.is_boolean()) row += v.get<bool>() ? "1" : "0";
+            else if (v.is_number_integer()) row += std::to_string(v.get<long long>());
+            else if (v.is_number()) {
+                std::snprintf(buf, sizeof buf, "%.9g", v.get<double>());
+                row += buf;
+            } else {
+                std::string text = v.get<std::string>();
+                for (char& ch : text)
+                    if (ch == '"' || ch == '\n') ch = '\'';
+                row += std::string(col) == "reason" ? "\"" + text + "\"" : text;
+            }
+        }
+        out += row + "\n";
     }
     return out;
 }
@@ -139,22 +143,17 @@ int cmd_search(const Args& a) {
                     c.tokens_per_s, 100 * c.mfu, gib(c.peak_memory_bytes).c_str(), c.goodput_tokens_per_s, cost_col, pareto.c_str());
     }
     // Where the scenario's own plan stands.
-    bool found = false;
-    for (size_t k = 0; k < r.ranking.size() && !found; ++k) {
-        const plans::Candidate& c = r.candidates[static_cast<size_t>(r.ranking[k])];
-        if (c.plan != base) continue;
-        found = true;
+    const auto own = std::find_if(r.candidates.begin(), r.candidates.end(), [&](const plans::Candidate& c) { return c.plan == base; });
+    if (own == r.candidates.end()) {
+        std::printf("\nscenario's plan is not in the searched space\n");
+    } else if (own->status != plans::CandidateStatus::Evaluated) {
+        std::printf("\nscenario's plan %s: %s\n", plans::candidate_status_name(own->status), own->reason.c_str());
+    } else {
+        const size_t rank = static_cast<size_t>(std::find(r.ranking.begin(), r.ranking.end(), own->index) - r.ranking.begin());
         const plans::Candidate& best = r.candidates[static_cast<size_t>(r.ranking.front())];
-        std::printf("\nscenario's plan rank %zu of %zu (%.0f tokens/s; the best %+.1f%%)\n", k + 1, r.ranking.size(), c.tokens_per_s,
-                    100 * (best.goodput_tokens_per_s / c.goodput_tokens_per_s - 1));
+        std::printf("\nscenario's plan rank %zu of %zu (%.0f tokens/s; the best %+.1f%%)\n", rank + 1, r.ranking.size(), own->tokens_per_s,
+                    100 * (best.goodput_tokens_per_s / own->goodput_tokens_per_s - 1));
     }
-    if (!found)
-        for (const auto& c : r.candidates)
-            if (c.plan == base) {
-                found = true;
-                std::printf("\nscenario's plan %s: %s\n", plans::candidate_status_name(c.status), c.reason.c_str());
-            }
-    if (!found) std::printf("\nscenario's plan is not in the searched space\n");
     // The commonest reasons for pruning.
     std::map<std::string, int64_t> reasons;
     for (const auto& c : r.candidates)
