@@ -105,6 +105,8 @@ MeasurementFile read_measurements_csv(const std::string& path) {
         } else if (!op.empty()) {
             m.op = models::memory_op(op, num("bytes", true));
             m.op.dtype = *dtype;
+            // Row kernels keep their row width (a coordinate of their table group).
+            if (models::row_kernel(op) && !get("n").empty()) m.op.n = i64("n");
         } else {
             throw sim::InputError("empty op", path, line_no, "op");
         }

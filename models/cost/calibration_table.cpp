@@ -17,10 +17,19 @@ constexpr double kRangeSlack = 1e-9;
 
 bool memory_class(OpKind k) { return k == OpKind::MemoryBound || k == OpKind::Optimizer; }
 
+// A decode attention: one query per sequence over a KV cache (a single-slice op with q_len 1),
+// memory-bound on the KV read, so it has a group of its own priced by bytes. Absorbed MLA decode
+// (FlashMLA, compute-bound at 64-128 heads) is a group of its own too.
+bool decode_attention(const OpDesc& op) {
+    return op.kind == OpKind::AttentionFwd && op.attn.slices.size() == 1 && op.attn.slices.front().q_len == 1;
+}
+
 // Memory-bound ops group by the measured kernel they run as (their role's kernel, not their name:
 // "rmsnorm_attn" and "rmsnorm_mlp_bwd" are both priced by the "rmsnorm" group); GEMMs and attention
 // by kind and dtype.
 std::string group_op_name(const OpDesc& op) {
+    if (decode_attention(op))
+        return op.attn.kernel == AttentionKernel::MlaDecode ? "attention_mla_decode" : "attention_decode";
     if (!memory_class(op.kind)) return op_kind_name(op.kind);
     return op.kernel.empty() ? op.name : op.kernel;
 }
@@ -48,6 +57,7 @@ std::vector<double> features(const OpDesc& op, const hardware::AcceleratorSpec& 
         }
         case OpKind::AttentionFwd:
         case OpKind::AttentionBwd: {
+            if (decode_attention(op)) return {op.bytes / bw, 1.0};
             const double x1 = op.flops / acc.peak(op.dtype);
             const int64_t kv = op.attn.slices.empty() ? 1 : op.attn.slices.front().kv_len;
             return {x1, x1 / static_cast<double>(std::max<int64_t>(1, kv)), 1.0};
@@ -79,13 +89,22 @@ std::vector<double> calibration_coords(const OpDesc& op) {
                     lg(static_cast<double>(op.batch))};
         case OpKind::AttentionFwd:
         case OpKind::AttentionBwd: {
-            // A single-slice op (ragged ops are priced slice by slice).
+            // A single-slice op (ragged ops are priced slice by slice). Causal and non-causal kernels
+            // of one shape differ in time by more than their FLOPs say, so the mask is a coordinate
+            // too, far apart (log 8) so that neither borrows the other's correction; so are the
+            // key/value heads (grouped-query attention reads fewer keys per query head).
             const SequenceSlice x = op.attn.slices.empty() ? SequenceSlice{} : op.attn.slices.front();
             return {lg(static_cast<double>(x.count * op.attn.heads)), lg(static_cast<double>(x.q_len)),
-                    lg(static_cast<double>(x.kv_len)), lg(static_cast<double>(op.attn.head_dim))};
+                    lg(static_cast<double>(x.kv_len)), lg(static_cast<double>(op.attn.head_dim)),
+                    op.attn.causal ? std::log(8.0) : 0.0,
+                    lg(static_cast<double>(op.attn.heads) / static_cast<double>(std::max<int64_t>(1, op.attn.kv_heads)))};
         }
         case OpKind::MemoryBound:
-        case OpKind::Optimizer: return {lg(op.bytes)};
+        case OpKind::Optimizer:
+            // Row kernels (norms, softmax) carry their row width in `n`: at equal bytes a narrow row
+            // runs fewer threads per block than a wide one, so the width is a coordinate of its own.
+            if (op.n > 0) return {lg(op.bytes), lg(static_cast<double>(op.n))};
+            return {lg(op.bytes)};
     }
     return {};
 }

@@ -52,7 +52,7 @@ LayerProgram head_forward(const ModelSpec& m, const LayerInputs& in) {
     // Softmax cross-entropy over the vocab shard: read the logits and write the fp32 softmax, or
     // (fused loss) write the bf16 gradient over the logits in place.
     const double written = in.kernels.fused_cross_entropy ? 2.0 : 4.0;
-    p.compute(memory_op("cross_entropy", tf * static_cast<double>(v) * (2.0 + written), OpRole::CrossEntropy, "softmax"));
+    p.compute(memory_op("cross_entropy", tf * static_cast<double>(v) * (2.0 + written), OpRole::CrossEntropy, "softmax", v));
     return p;
 }
 

@@ -14,8 +14,9 @@ using hardware::Collective;
 // lookup a row copy.
 std::string norm_kernel(const ModelSpec& m) { return m.norm == Norm::RmsNorm ? "rmsnorm" : "layernorm"; }
 
-OpDesc elementwise(std::string name, double elements, double reads, double writes, OpRole role, std::string kernel) {
-    return memory_op(std::move(name), elements * kAct * (reads + writes), role, std::move(kernel));
+OpDesc elementwise(std::string name, double elements, double reads, double writes, OpRole role, std::string kernel,
+                   int64_t row_width) {
+    return memory_op(std::move(name), elements * kAct * (reads + writes), role, std::move(kernel), row_width);
 }
 
 double tokens_of(const LayerInputs& in) { return static_cast<double>(in.batch.tokens()); }
@@ -78,7 +79,8 @@ void tp_exit(LayerProgram& p, const LayerInputs& in, double bytes) {
 
 void norm(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, const std::string& suffix) {
     const std::string n = m.norm == Norm::RmsNorm ? "rmsnorm" : "layernorm";
-    p.compute(elementwise(n + suffix, sp_tokens_of(in) * static_cast<double>(m.hidden), 1, 1, OpRole::Norm, norm_kernel(m)));
+    p.compute(elementwise(n + suffix, sp_tokens_of(in) * static_cast<double>(m.hidden), 1, 1, OpRole::Norm, norm_kernel(m),
+                          m.hidden));
 }
 
 void residual(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, const std::string& name) {
@@ -184,7 +186,7 @@ void attention(LayerProgram& p, const LayerInputs& in, int64_t q_heads, int64_t 
             const int64_t bh = x.count * a.heads;
             const double scores = static_cast<double>(bh) * static_cast<double>(x.q_len) * static_cast<double>(x.kv_len);
             p.compute(gemm_op("attention_scores", x.q_len, x.kv_len, dh, d16, bh, OpRole::AttentionScores));
-            p.compute(elementwise("scale_mask_softmax", scores, 1, 1, OpRole::AttentionSoftmax, "softmax"));
+            p.compute(elementwise("scale_mask_softmax", scores, 1, 1, OpRole::AttentionSoftmax, "softmax", x.kv_len));
             // read, write, 1-byte mask
             p.compute(memory_op("attention_dropout", scores * (kAct * 2 + 1), OpRole::AttentionDropout, kUnaryKernel));
             p.compute(gemm_op("attention_values", x.q_len, dh, x.kv_len, d16, bh, OpRole::AttentionValues));
@@ -266,13 +268,15 @@ void attention_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in)
         const int64_t qk = a.qk_head_dim();
         if (a.q_lora_rank > 0) {
             p.compute(gemm_op("q_down", t, a.q_lora_rank, h, gd, 1, OpRole::QkvProjection));
-            p.compute(elementwise("q_norm", tf * static_cast<double>(a.q_lora_rank), 1, 1, OpRole::Norm, norm_kernel(m)));
+            p.compute(elementwise("q_norm", tf * static_cast<double>(a.q_lora_rank), 1, 1, OpRole::Norm, norm_kernel(m),
+                                  a.q_lora_rank));
             p.compute(gemm_op("q_up", t, q_heads * qk, a.q_lora_rank, gd, 1, OpRole::QkvProjection));
         } else {
             p.compute(gemm_op("q_proj", t, q_heads * qk, h, gd, 1, OpRole::QkvProjection));
         }
         p.compute(gemm_op("kv_down", t, a.kv_lora_rank + a.qk_rope_head_dim, h, gd, 1, OpRole::QkvProjection));
-        p.compute(elementwise("kv_norm", tf * static_cast<double>(a.kv_lora_rank), 1, 1, OpRole::Norm, norm_kernel(m)));
+        p.compute(elementwise("kv_norm", tf * static_cast<double>(a.kv_lora_rank), 1, 1, OpRole::Norm, norm_kernel(m),
+                              a.kv_lora_rank));
         const OpDesc rotary = elementwise("rotary", tf * static_cast<double>((q_heads + 1) * a.qk_rope_head_dim), 1, 1,
                                           OpRole::Rotary, "rotary");
         out_in = q_heads * a.v_head_dim;

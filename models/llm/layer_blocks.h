@@ -15,7 +15,9 @@ inline constexpr double kAct = 2.0;  // bytes per activation element (bf16)
 inline constexpr const char* kUnaryKernel = "gelu";
 
 // Elementwise op over `elements`, reading `reads` tensors and writing `writes` of that size.
-OpDesc elementwise(std::string name, double elements, double reads, double writes, OpRole role, std::string kernel);
+// `row_width` > 0 for row kernels (norms, softmax): the width of one row (models/ops/op.h memory_op).
+OpDesc elementwise(std::string name, double elements, double reads, double writes, OpRole role, std::string kernel,
+                   int64_t row_width = 0);
 std::string norm_kernel(const ModelSpec& m);
 
 double tokens_of(const LayerInputs& in);     // rows every GEMM of the layer sees

@@ -82,7 +82,8 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     // Router: logits over the experts for the rank's own tokens (bf16 GEMM), then the top-k softmax
     // reading and writing fp32 scores.
     p.compute(gemm_op("router", static_cast<int64_t>(sp), e.num_experts, h, Dtype::bf16, 1, OpRole::Router));
-    p.compute(memory_op("router_topk", sp * static_cast<double>(e.num_experts) * 4.0 * 2.0, OpRole::Router, "softmax"));
+    p.compute(memory_op("router_topk", sp * static_cast<double>(e.num_experts) * 4.0 * 2.0, OpRole::Router, "softmax",
+                        e.num_experts));
     // Permute: read each routed row, write it into its expert's slot.
     p.compute(memory_op("permute", routed * hd * kAct * 2.0, OpRole::Permute, "memcpy_d2d"));
     CommStep a2a;

@@ -93,15 +93,18 @@ OpDesc attention_op(bool backward, const AttentionShape& s, Dtype dtype) {
     return op;
 }
 
-OpDesc memory_op(std::string name, double bytes, OpRole role, std::string kernel) {
+OpDesc memory_op(std::string name, double bytes, OpRole role, std::string kernel, int64_t row_width) {
     OpDesc op;
     op.kind = OpKind::MemoryBound;
     op.role = role;
     op.kernel = kernel.empty() ? name : std::move(kernel);
     op.name = std::move(name);
     op.bytes = bytes;
+    op.n = row_width;
     return op;
 }
+
+bool row_kernel(const std::string& kernel) { return kernel == "rmsnorm" || kernel == "layernorm" || kernel == "softmax"; }
 
 const std::vector<std::string>& measured_memory_kernels() {
     // tools/calibrate/calibrate.cu, `report(...)` and the copy rows.

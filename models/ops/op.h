@@ -113,7 +113,12 @@ OpDesc attention_op(bool backward, const AttentionShape& shape, Dtype dtype);
 // FLOPs of one slice of an attention op (the terms attention_op sums).
 double attention_slice_flops(bool backward, const AttentionShape& shape, const SequenceSlice& slice);
 // A memory-bound op; `kernel` defaults to `name` (the calibration tool's own rows).
-OpDesc memory_op(std::string name, double bytes, OpRole role = OpRole::Other, std::string kernel = "");
+// `row_width` > 0: the op is a row kernel (a norm or softmax over rows of that many values), the
+// width kept in `n` (calibration tables price row kernels by bytes and width).
+OpDesc memory_op(std::string name, double bytes, OpRole role = OpRole::Other, std::string kernel = "",
+                 int64_t row_width = 0);
+// Whether a measured kernel name is a row kernel (rmsnorm, layernorm, softmax).
+bool row_kernel(const std::string& kernel);
 
 // The kernels tools/calibrate measures for memory-bound work. Every memory-bound op a layer
 // program emits names one of them as its `kernel`, so a complete calibration table prices it.

@@ -125,7 +125,7 @@ LayerProgram backward_program(const LayerProgram& forward) {
                 break;
             case OpKind::AttentionFwd: out.compute(attention_op(true, f.attn, f.dtype), GradKind::Input); break;
             case OpKind::MemoryBound:
-                out.compute(memory_op(f.name + "_bwd", 2 * f.bytes, f.role, f.kernel), GradKind::Input);
+                out.compute(memory_op(f.name + "_bwd", 2 * f.bytes, f.role, f.kernel, f.n), GradKind::Input);
                 break;
             default: break;
         }

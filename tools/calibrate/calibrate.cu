@@ -9,7 +9,10 @@
 //   - kernel launch overhead (back-to-back empty kernels).
 // Attention is measured by attention.py beside this file (PyTorch SDPA, flash backend).
 // Timing: CUDA events around `reps` launches after `warmup` launches, repeated `trials` times; the
-// CSV keeps the median per-launch time and the 10th/90th percentiles.
+// CSV keeps the median per-launch time and the 10th/90th percentiles. GEMM operands hold random
+// values (zeros draw less power and run faster than real data), and the weight operand rotates over
+// copies spanning more than the L2 cache, so skinny decode GEMMs read their weights from HBM as
+// they do in a model whose layers each have their own weights.
 //
 // Dependencies: the CUDA toolkit only (runtime, cuBLASLt), so it builds on a bare GPU machine:
 //   cmake -S tools/calibrate -B build-cal && cmake --build build-cal && build-cal/fathom_calibrate OUT_DIR
@@ -45,7 +48,7 @@
 
 namespace {
 
-constexpr const char* kToolVersion = "fathom_calibrate 0.1";
+constexpr const char* kToolVersion = "fathom_calibrate 0.3";
 constexpr int kWarmup = 3;
 constexpr int kTrials = 7;
 
@@ -110,6 +113,30 @@ std::vector<GemmShape> gemm_grid() {
     return out;
 }
 
+// Uniform values in [-1, 1) from a counter hash, written as bf16 or fp8 e4m3 (never NaN or Inf).
+__device__ float hash_uniform(size_t i) {
+    unsigned long long z = (i + 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 31)) * 0x94D049BB133111EBull;
+    z ^= z >> 29;
+    return static_cast<float>(z & 0xFFFFFF) / 8388608.0f - 1.0f;
+}
+__global__ void fill_bf16(__nv_bfloat16* p, size_t n, size_t seed) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+        p[i] = __float2bfloat16(hash_uniform(i + seed));
+}
+__global__ void fill_fp8(__nv_fp8_e4m3* p, size_t n, size_t seed) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+        p[i] = __nv_fp8_e4m3(hash_uniform(i + seed));
+}
+void fill_random(void* p, size_t elems, bool fp8, size_t seed) {
+    if (fp8)
+        fill_fp8<<<1024, 256>>>(static_cast<__nv_fp8_e4m3*>(p), elems, seed);
+    else
+        fill_bf16<<<1024, 256>>>(static_cast<__nv_bfloat16*>(p), elems, seed);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+}
+
 void measure_gemms(cudaStream_t stream) {
     cublasLtHandle_t lt;
     CHECK_LT(cublasLtCreate(&lt));
@@ -123,15 +150,21 @@ void measure_gemms(cudaStream_t stream) {
         max_elems_b = std::max(max_elems_b, s.k * s.n);
         max_elems_c = std::max(max_elems_c, s.m * s.n);
     }
+    // The weight operand B rotates over copies in a pool of at least 4x the L2 cache (50 MB on
+    // H100, 60 MB on H200): each launch reads a copy the previous ones evicted.
+    int l2_bytes = 0;
+    CHECK_CUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0));
+    const size_t pool_b = std::max<size_t>(static_cast<size_t>(max_elems_b) * 2, 4ul * static_cast<size_t>(l2_bytes));
     void *A, *B, *C;
     CHECK_CUDA(cudaMalloc(&A, max_elems_a * 2));
-    CHECK_CUDA(cudaMalloc(&B, max_elems_b * 2));
+    CHECK_CUDA(cudaMalloc(&B, pool_b));
     CHECK_CUDA(cudaMalloc(&C, max_elems_c * 2));
-    CHECK_CUDA(cudaMemset(A, 0, max_elems_a * 2));
-    CHECK_CUDA(cudaMemset(B, 0, max_elems_b * 2));
     for (int fp8 = 0; fp8 <= 1; ++fp8) {
         const cudaDataType_t in_type = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
         const char* dtype = fp8 ? "fp8" : "bf16";
+        const size_t elem = fp8 ? 1 : 2;
+        fill_random(A, max_elems_a * 2 / elem, fp8 != 0, 1);
+        fill_random(B, pool_b / elem, fp8 != 0, 1ull << 40);
         for (const auto& s : grid) {
             if (fp8 && (s.m % 16 != 0 || s.n % 16 != 0 || s.k % 16 != 0)) continue;  // fp8 needs 16-aligned dims
             cublasLtMatmulDesc_t desc;
@@ -155,8 +188,13 @@ void measure_gemms(cudaStream_t stream) {
                 const float alpha = 1.0f, beta = 0.0f;
                 const double flops = 2.0 * s.m * s.n * s.k;
                 const int reps = reps_for(flops / 5e8);
+                const size_t b_bytes = static_cast<size_t>(s.k) * static_cast<size_t>(s.n) * elem;
+                const size_t b_stride = (b_bytes + 255) / 256 * 256;
+                const size_t copies = std::max<size_t>(1, pool_b / b_stride);
+                size_t next = 0;
                 const Timing t = time_it(stream, reps, [&] {
-                    CHECK_LT(cublasLtMatmul(lt, desc, &alpha, A, la, B, lb, &beta, C, lc, C, lc, &heur.algo, workspace,
+                    const void* b = static_cast<const char*>(B) + (next++ % copies) * b_stride;
+                    CHECK_LT(cublasLtMatmul(lt, desc, &alpha, A, la, b, lb, &beta, C, lc, C, lc, &heur.algo, workspace,
                                             workspace_bytes, stream));
                 });
                 row("gemm", dtype, s.m, s.n, s.k, 1, 0, 0, 0, 0, t, flops / (t.median_us * 1e-6) / 1e12);
@@ -178,129 +216,185 @@ void measure_gemms(cudaStream_t stream) {
 }
 
 // ---------------------------------------------------------------- memory-bound kernels
-// One block per row (token), bf16 in and out, fp32 math: the shapes of fused training kernels.
-__global__ void rmsnorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int width) {
+// bf16 in and out, fp32 math, 16-byte accesses (8 values) as production fused kernels make them
+// (Transformer Engine, Apex, PyTorch's vectorized norms): scalar 2-byte accesses reach only about
+// half the HBM bandwidth on Hopper and would calibrate fathom to slower kernels than frameworks run.
+// Row kernels (norms, softmax) take one block per row (token) and keep the row in registers.
+constexpr int kVec = 8;         // bf16 values per 16-byte access
+constexpr int kRowVecs = 4;     // vectors per thread in a row kernel (width <= 512 x 4 x 8 = 16384)
+
+__device__ __forceinline__ void load8(const __nv_bfloat16* p, float (&f)[kVec]) {
+    const uint4 u = *reinterpret_cast<const uint4*>(p);
+    const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const float2 t = __bfloat1622float2(h[k]);
+        f[2 * k] = t.x;
+        f[2 * k + 1] = t.y;
+    }
+}
+__device__ __forceinline__ void store8(__nv_bfloat16* p, const float (&f)[kVec]) {
+    uint4 u;
+    __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&u);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) h[k] = __floats2bfloat162_rn(f[2 * k], f[2 * k + 1]);
+    *reinterpret_cast<uint4*>(p) = u;
+}
+
+// Block-wide sum (op 0) or max (op 1) of one float per thread; every thread gets the result.
+template <int Op>
+__device__ float block_reduce(float v, float* scratch) {
+    auto combine = [](float a, float b) { return Op == 0 ? a + b : fmaxf(a, b); };
+    for (int o = 16; o > 0; o >>= 1) v = combine(v, __shfl_xor_sync(0xffffffff, v, o));
+    __syncthreads();  // scratch may still be read by a previous reduction
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
+    __syncthreads();
+    const int warps = (blockDim.x + 31) / 32;
+    v = threadIdx.x < warps ? scratch[threadIdx.x] : (Op == 0 ? 0.f : -1e30f);
+    if (threadIdx.x < 32)
+        for (int o = 16; o > 0; o >>= 1) v = combine(v, __shfl_xor_sync(0xffffffff, v, o));
+    if (threadIdx.x == 0) scratch[0] = v;
+    __syncthreads();
+    return scratch[0];
+}
+
+// Loads this thread's vectors of row `row` (vector j = threadIdx.x + i * blockDim.x); returns how many.
+__device__ int load_row(const __nv_bfloat16* x, int width, float (&v)[kRowVecs][kVec]) {
     const __nv_bfloat16* xr = x + static_cast<size_t>(blockIdx.x) * width;
-    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
-    __shared__ float partial[32];
+    int n = 0;
+    for (int j = threadIdx.x; j < width / kVec && n < kRowVecs; j += blockDim.x) load8(xr + j * kVec, v[n++]);
+    return n;
+}
+
+__global__ void rmsnorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int width) {
+    __shared__ float scratch[32];
+    float v[kRowVecs][kVec];
+    const int n = load_row(x, width, v);
     float s = 0;
-    for (int i = threadIdx.x; i < width; i += blockDim.x) {
-        const float v = __bfloat162float(xr[i]);
-        s += v * v;
+    for (int i = 0; i < n; ++i)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) s += v[i][k] * v[i][k];
+    const float r = rsqrtf(block_reduce<0>(s, scratch) / width + 1e-6f);
+    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
+    for (int i = 0; i < n; ++i) {
+        const int j = threadIdx.x + i * blockDim.x;
+        float g[kVec];
+        load8(w + j * kVec, g);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) v[i][k] *= r * g[k];
+        store8(yr + j * kVec, v[i]);
     }
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
-    if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = s;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        s = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : 0.f;
-        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
-        if (threadIdx.x == 0) partial[0] = rsqrtf(s / width + 1e-6f);
-    }
-    __syncthreads();
-    const float r = partial[0];
-    for (int i = threadIdx.x; i < width; i += blockDim.x)
-        yr[i] = __float2bfloat16(__bfloat162float(xr[i]) * r * __bfloat162float(w[i]));
 }
 
 __global__ void layernorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int width) {
-    const __nv_bfloat16* xr = x + static_cast<size_t>(blockIdx.x) * width;
+    __shared__ float scratch[32];
+    float v[kRowVecs][kVec];
+    const int n = load_row(x, width, v);
+    float s = 0;
+    for (int i = 0; i < n; ++i)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) s += v[i][k];
+    const float mean = block_reduce<0>(s, scratch) / width;
+    float q = 0;
+    for (int i = 0; i < n; ++i)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) q += (v[i][k] - mean) * (v[i][k] - mean);
+    const float r = rsqrtf(block_reduce<0>(q, scratch) / width + 1e-5f);
     __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
-    __shared__ float ps[32], pq[32];
-    float s = 0, q = 0;
-    for (int i = threadIdx.x; i < width; i += blockDim.x) {
-        const float v = __bfloat162float(xr[i]);
-        s += v;
-        q += v * v;
+    for (int i = 0; i < n; ++i) {
+        const int j = threadIdx.x + i * blockDim.x;
+        float g[kVec];
+        load8(w + j * kVec, g);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) v[i][k] = (v[i][k] - mean) * r * g[k];
+        store8(yr + j * kVec, v[i]);
     }
-    for (int o = 16; o > 0; o >>= 1) {
-        s += __shfl_xor_sync(0xffffffff, s, o);
-        q += __shfl_xor_sync(0xffffffff, q, o);
-    }
-    if (threadIdx.x % 32 == 0) {
-        ps[threadIdx.x / 32] = s;
-        pq[threadIdx.x / 32] = q;
-    }
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        s = threadIdx.x < blockDim.x / 32 ? ps[threadIdx.x] : 0.f;
-        q = threadIdx.x < blockDim.x / 32 ? pq[threadIdx.x] : 0.f;
-        for (int o = 16; o > 0; o >>= 1) {
-            s += __shfl_xor_sync(0xffffffff, s, o);
-            q += __shfl_xor_sync(0xffffffff, q, o);
-        }
-        if (threadIdx.x == 0) {
-            const float mean = s / width;
-            ps[0] = mean;
-            pq[0] = rsqrtf(q / width - mean * mean + 1e-5f);
-        }
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < width; i += blockDim.x)
-        yr[i] = __float2bfloat16((__bfloat162float(xr[i]) - ps[0]) * pq[0] * __bfloat162float(w[i]));
 }
 
 __global__ void softmax_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, int width) {
-    const __nv_bfloat16* xr = x + static_cast<size_t>(blockIdx.x) * width;
-    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
-    __shared__ float red[32];
+    __shared__ float scratch[32];
+    float v[kRowVecs][kVec];
+    const int n = load_row(x, width, v);
     float mx = -1e30f;
-    for (int i = threadIdx.x; i < width; i += blockDim.x) mx = fmaxf(mx, __bfloat162float(xr[i]));
-    for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffff, mx, o));
-    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = mx;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int i = 1; i < blockDim.x / 32; ++i) red[0] = fmaxf(red[0], red[i]);
-    }
-    __syncthreads();
-    mx = red[0];
-    __syncthreads();
+    for (int i = 0; i < n; ++i)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) mx = fmaxf(mx, v[i][k]);
+    mx = block_reduce<1>(mx, scratch);
     float s = 0;
-    for (int i = threadIdx.x; i < width; i += blockDim.x) s += __expf(__bfloat162float(xr[i]) - mx);
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
-    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = s;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int i = 1; i < blockDim.x / 32; ++i) red[0] += red[i];
+    for (int i = 0; i < n; ++i)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+            v[i][k] = __expf(v[i][k] - mx);
+            s += v[i][k];
+        }
+    const float inv = 1.f / block_reduce<0>(s, scratch);
+    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
+    for (int i = 0; i < n; ++i) {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) v[i][k] *= inv;
+        store8(yr + (threadIdx.x + i * blockDim.x) * kVec, v[i]);
     }
-    __syncthreads();
-    const float inv = 1.f / red[0];
-    for (int i = threadIdx.x; i < width; i += blockDim.x) yr[i] = __float2bfloat16(__expf(__bfloat162float(xr[i]) - mx) * inv);
 }
 
+// Threads per block of a row kernel: one 16-byte vector each, up to 512 (then kRowVecs per thread).
+int row_block(long width) { return static_cast<int>(std::min<long>(512, std::max<long>(32, width / kVec))); }
+
 __global__ void swiglu_kernel(const __nv_bfloat16* gate_up, __nv_bfloat16* y, size_t rows, int width) {
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rows * width; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
-        const size_t r = i / width, c = i % width;
-        const float g = __bfloat162float(gate_up[r * 2 * width + c]);
-        const float u = __bfloat162float(gate_up[r * 2 * width + width + c]);
-        y[i] = __float2bfloat16(g / (1.f + __expf(-g)) * u);
+    const size_t per_row = width / kVec;
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rows * per_row; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
+        const size_t r = i / per_row, c = (i % per_row) * kVec;
+        float g[kVec], u[kVec];
+        load8(gate_up + r * 2 * width + c, g);
+        load8(gate_up + r * 2 * width + width + c, u);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) g[k] = g[k] / (1.f + __expf(-g[k])) * u[k];
+        store8(y + r * width + c, g);
     }
 }
 
 __global__ void gelu_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, size_t n) {
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
-        const float v = __bfloat162float(x[i]);
-        y[i] = __float2bfloat16(0.5f * v * (1.f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v))));
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n / kVec; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
+        float v[kVec];
+        load8(x + i * kVec, v);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) v[k] = 0.5f * v[k] * (1.f + tanhf(0.7978845608f * (v[k] + 0.044715f * v[k] * v[k] * v[k])));
+        store8(y + i * kVec, v);
     }
 }
 
 __global__ void residual_kernel(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* y, size_t n) {
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * static_cast<size_t>(blockDim.x))
-        y[i] = __float2bfloat16(__bfloat162float(a[i]) + __bfloat162float(b[i]));
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n / kVec; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
+        float u[kVec], v[kVec];
+        load8(a + i * kVec, u);
+        load8(b + i * kVec, v);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) u[k] += v[k];
+        store8(y + i * kVec, u);
+    }
 }
 
-// Rotary embedding over [rows, heads * head_dim] with head_dim 128, rotating pairs (i, i + 64).
+// Rotary embedding over [rows, heads * head_dim] with head_dim 128, rotating pairs (i, i + 64):
+// each thread takes 8 consecutive i of one head and their partners 64 further on.
 __global__ void rotary_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, size_t rows, int width) {
-    const size_t pairs = rows * width / 2;
-    for (size_t p = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; p < pairs; p += gridDim.x * static_cast<size_t>(blockDim.x)) {
-        const size_t r = p / (width / 2), j = p % (width / 2);
-        const size_t head = j / 64, i = j % 64;
-        const size_t base = r * width + head * 128;
-        const float theta = (r % 8192) * __powf(10000.f, -static_cast<float>(i) / 64.f);
-        float s, c;
-        __sincosf(theta, &s, &c);
-        const float x0 = __bfloat162float(x[base + i]), x1 = __bfloat162float(x[base + i + 64]);
-        y[base + i] = __float2bfloat16(x0 * c - x1 * s);
-        y[base + i + 64] = __float2bfloat16(x0 * s + x1 * c);
+    const size_t units = rows * width / (2 * kVec);
+    const size_t per_row = width / (2 * kVec);
+    for (size_t p = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; p < units; p += gridDim.x * static_cast<size_t>(blockDim.x)) {
+        const size_t r = p / per_row, j = p % per_row;
+        const size_t head = j / (64 / kVec), i0 = (j % (64 / kVec)) * kVec;
+        const size_t base = r * width + head * 128 + i0;
+        float x0[kVec], x1[kVec];
+        load8(x + base, x0);
+        load8(x + base + 64, x1);
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+            float sn, cs;
+            __sincosf(static_cast<float>(r) * __powf(10000.f, -static_cast<float>(i0 + k) / 64.f), &sn, &cs);
+            const float a = x0[k], b = x1[k];
+            x0[k] = a * cs - b * sn;
+            x1[k] = a * sn + b * cs;
+        }
+        store8(y + base, x0);
+        store8(y + base + 64, x1);
     }
 }
 
@@ -326,12 +420,13 @@ void measure_memory_kernels(cudaStream_t stream, int sms) {
                 row(op, "bf16", rows, width, 0, 0, 0, 0, 0, bytes, t, bytes / (t.median_us * 1e-6) / 1e9);
             };
             const int reps = reps_for(n * 4 / 2e6);
-            report("rmsnorm", n * 4, time_it(stream, reps, [&] { rmsnorm_kernel<<<rows, 512, 0, stream>>>(x, w, y, static_cast<int>(width)); }));
-            report("layernorm", n * 4, time_it(stream, reps, [&] { layernorm_kernel<<<rows, 512, 0, stream>>>(x, w, y, static_cast<int>(width)); }));
-            report("softmax", n * 4, time_it(stream, reps, [&] { softmax_kernel<<<rows, 512, 0, stream>>>(x, y, static_cast<int>(width)); }));
+            const int rb = row_block(width);
+            report("rmsnorm", n * 4, time_it(stream, reps, [&] { rmsnorm_kernel<<<rows, rb, 0, stream>>>(x, w, y, static_cast<int>(width)); }));
+            report("layernorm", n * 4, time_it(stream, reps, [&] { layernorm_kernel<<<rows, rb, 0, stream>>>(x, w, y, static_cast<int>(width)); }));
+            report("softmax", n * 4, time_it(stream, reps, [&] { softmax_kernel<<<rows, rb, 0, stream>>>(x, y, static_cast<int>(width)); }));
             report("swiglu", n * 6, time_it(stream, reps, [&] { swiglu_kernel<<<grid, block, 0, stream>>>(x, y, rows, static_cast<int>(width)); }));
             report("gelu", n * 4, time_it(stream, reps, [&] { gelu_kernel<<<grid, block, 0, stream>>>(x, y, static_cast<size_t>(n)); }));
-            report("residual_add", n * 6, time_it(stream, reps, [&] { residual_kernel<<<grid, block, 0, stream>>>(x, x, y, static_cast<size_t>(n)); }));
+            report("residual_add", n * 6, time_it(stream, reps, [&] { residual_kernel<<<grid, block, 0, stream>>>(x, x + static_cast<size_t>(n), y, static_cast<size_t>(n)); }));
             report("rotary", n * 4, time_it(stream, reps, [&] { rotary_kernel<<<grid, block, 0, stream>>>(x, y, rows, static_cast<int>(width)); }));
             CHECK_CUDA(cudaGetLastError());
         }
@@ -396,8 +491,9 @@ void write_metadata(const std::string& path, const cudaDeviceProp& p, int driver
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s OUT_DIR   (writes OUT_DIR/measurements.csv and OUT_DIR/metadata.json)\n", argv[0]);
+    const std::string part = argc == 3 ? argv[2] : "all";
+    if (argc < 2 || argc > 3 || (part != "all" && part != "gemm" && part != "memory" && part != "copies")) {
+        std::fprintf(stderr, "usage: %s OUT_DIR [all|gemm|memory|copies]   (writes OUT_DIR/measurements.csv and OUT_DIR/metadata.json)\n", argv[0]);
         return 2;
     }
     const std::string dir = argv[1];
@@ -415,9 +511,9 @@ int main(int argc, char** argv) {
     std::fprintf(g_csv, "op,dtype,m,n,k,batch,heads,kv_heads,seq_len,kv_len,head_dim,causal,bytes,time_us,time_p10_us,time_p90_us,achieved,source\n");
     cudaStream_t stream;
     CHECK_CUDA(cudaStreamCreate(&stream));
-    measure_gemms(stream);
-    measure_memory_kernels(stream, prop.multiProcessorCount);
-    measure_copies(stream);
+    if (part == "all" || part == "gemm") measure_gemms(stream);
+    if (part == "all" || part == "memory") measure_memory_kernels(stream, prop.multiProcessorCount);
+    if (part == "all" || part == "copies") measure_copies(stream);
     CHECK_CUDA(cudaStreamDestroy(stream));
     std::fclose(g_csv);
     std::printf("wrote %s/measurements.csv and %s/metadata.json\n", dir.c_str(), dir.c_str());

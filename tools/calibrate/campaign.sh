@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The calibration campaign on a GPU machine (CUDA toolkit, CMake, PyTorch; no fathom dependencies).
+#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|all]
+# kernels: fathom_calibrate (GEMMs, memory-bound kernels, copies, launch) and attention.py
+#          (flash attention forward/backward, GQA) -> OUT_DIR/measurements.csv, metadata.json,
+#          measurements.csv.fa2.csv
+# layers:  attention.py --decode (decode attention rows appended to OUT_DIR/measurements.csv); layers.py (Llama 3 8B/70B layers,
+#          training and serving) -> OUT_DIR/layers.csv, layers_profile.txt
+# Each part takes about 4-5 minutes on an H100; logs go to OUT_DIR/*.log.
+set -uo pipefail
+out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|all]}
+what=${2:-all}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem,power.limit,driver_version --format=csv > "$out/nvidia-smi.csv" 2>&1
+if [[ $what == kernels || $what == all ]]; then
+  cmake -S "$here" -B /tmp/build-cal -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/build.log" 2>&1 &&
+    cmake --build /tmp/build-cal -j 16 >> "$out/build.log" 2>&1 || { echo "build failed"; tail -20 "$out/build.log"; exit 1; }
+  timeout 330 /tmp/build-cal/fathom_calibrate "$out" 2>&1 | tee "$out/calibrate.log" | tail -3
+  timeout 200 python3 "$here/attention.py" "$out/measurements.csv" 2>&1 | tee "$out/attention.log" | tail -5
+fi
+if [[ $what == layers || $what == all ]]; then
+  timeout 150 python3 "$here/attention.py" --decode "$out/measurements.csv" 2>&1 | tee "$out/decode.log" | tail -5
+  timeout 380 python3 "$here/layers.py" "$out/layers.csv" "$out/layers_profile.txt" 2>&1 | tee "$out/layers.log" | tail -40
+fi
+wc -l "$out"/*.csv
