@@ -10,9 +10,7 @@
 #include "sim/error.h"
 
 namespace fathom::scenarios {
-namespace {
 
-// RFC 4180 fields: commas inside double quotes, "" for a literal quote.
 std::vector<std::string> split_csv(const std::string& line) {
     std::vector<std::string> out;
     std::string cur;
@@ -40,8 +38,6 @@ std::vector<std::string> split_csv(const std::string& line) {
     out.push_back(cur);
     return out;
 }
-
-}  // namespace
 
 MeasurementFile read_measurements_csv(const std::string& path) {
     std::ifstream in(path);

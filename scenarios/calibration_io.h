@@ -21,6 +21,8 @@ struct MeasurementFile {
 };
 
 MeasurementFile read_measurements_csv(const std::string& path);
+// One CSV line's fields (RFC 4180: commas inside double quotes, "" for a literal quote).
+std::vector<std::string> split_csv(const std::string& line);
 void write_calibration_table(const models::CalibrationTable& t, const std::string& path);
 models::CalibrationTable read_calibration_table(const std::string& path);
 

@@ -34,13 +34,31 @@ std::string group_op_name(const OpDesc& op) {
     return op.kernel.empty() ? op.name : op.kernel;
 }
 
-// The single-slice attention ops of a ragged attention op.
+// The single-slice attention ops a ragged attention op is priced as: each prefill (q_len > 1)
+// slice alone, and all decode slices (q_len 1) merged into one uniform decode of their total
+// sequences over their mean key length. A decode's time is its KV read plus a fixed cost the
+// varlen kernel pays once, so pricing each decode length apart would pay that fixed cost (about
+// 18 us on H100, attention.py's smallest decodes) once per distinct length; the merged decode reads
+// the same keys (count x mean = the sum of count x kv_len, to rounding).
 std::vector<OpDesc> attention_slices(const OpDesc& op) {
     std::vector<OpDesc> out;
+    int64_t decodes = 0;
+    double decode_keys = 0;
     for (const SequenceSlice& x : op.attn.slices) {
+        if (x.q_len == 1 && op.kind == OpKind::AttentionFwd) {
+            decodes += x.count;
+            decode_keys += static_cast<double>(x.count) * static_cast<double>(x.kv_len);
+            continue;
+        }
         AttentionShape one = op.attn;
         one.slices = {x};
         out.push_back(attention_op(op.kind == OpKind::AttentionBwd, one, op.dtype));
+    }
+    if (decodes > 0) {
+        AttentionShape one = op.attn;
+        const auto mean = static_cast<int64_t>(std::llround(decode_keys / static_cast<double>(decodes)));
+        one.slices = {SequenceSlice{decodes, 1, std::max<int64_t>(1, mean)}};
+        out.push_back(attention_op(false, one, op.dtype));
     }
     return out;
 }
@@ -204,8 +222,15 @@ double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int
         correction = wsum > 0 ? correction / wsum : 0.0;
     }
     double t = parametric(g, op, acc_, *kernel_roofline_) * std::exp(correction);
-    // Sustained load slows the tensor-bound part only; memory-bound groups keep their time.
-    if (g.kind != OpKind::MemoryBound && g.kind != OpKind::Optimizer) t /= clock_;
+    // Sustained or serving load lowers the tensor clock, which slows a kernel only where its tensor
+    // work bounds it: the table time scales by the roofline's loaded-to-kernel ratio of the time
+    // without the launch (1 / clock for a compute-bound GEMM, 1 for a decode GEMM or a decode
+    // attention bound by its memory reads). Memory-bound groups keep their time.
+    if (g.kind != OpKind::MemoryBound && g.kind != OpKind::Optimizer && clock_ != 1.0) {
+        const double launch = acc_.launch_overhead;  // in both roofline times, not clocked
+        const double kernel = kernel_roofline_->seconds(op) - launch;
+        if (kernel > 0) t *= (roofline_->seconds(op) - launch) / kernel;
+    }
     // Attention tables are measured with the device's best kernel (tools/calibrate/attention.py);
     // a FlashAttention-2-class kernel runs at the catalog's fraction of it.
     const bool attention = op.kind == OpKind::AttentionFwd || op.kind == OpKind::AttentionBwd;
@@ -231,15 +256,16 @@ bool TableCost::calibrated(const OpDesc& op) const {
 
 double TableCost::seconds(const OpDesc& op) const {
     if (ragged_attention(op)) {
-        // One varlen kernel: the slices priced apart, less the launches the table counted per slice
-        // (never below its longest slice).
+        // One varlen kernel: the slices priced apart (decodes merged), less the launches the table
+        // counted per part (never below its longest part).
+        const std::vector<OpDesc> parts = attention_slices(op);
         double t = 0, longest = 0;
-        for (const OpDesc& one : attention_slices(op)) {
+        for (const OpDesc& one : parts) {
             const double x = seconds(one);
             t += x;
             longest = std::max(longest, x);
         }
-        return std::max(longest, t - static_cast<double>(op.attn.slices.size() - 1) * acc_.launch_overhead);
+        return std::max(longest, t - static_cast<double>(parts.size() - 1) * acc_.launch_overhead);
     }
     const CalibrationGroup* g = group_in_range(op);
     return g ? table_seconds(*g, op) : roofline_->seconds(op);

@@ -193,3 +193,107 @@ TEST_CASE("serving load runs the tensor cores at the serving clock, or the susta
     CHECK(rs->seconds(g) - a.launch_overhead == Approx((rk->seconds(g) - a.launch_overhead) / 0.8));
     CHECK(rs->seconds(m) == Approx(rk->seconds(m)));
 }
+
+TEST_CASE("under load a table slows a memory-bound GEMM less than a compute-bound one", "[calibration]") {
+    // The roofline's loaded-to-kernel ratio (launch excluded) scales the table time: a 1-token
+    // decode GEMM of a 4096 x 4096 weight reads 32 MiB (16 us at 2 TB/s x 0.9, against 0.04 us of
+    // tensor work at 800 TFLOP/s), so it is memory-bound and keeps its kernel time; a 2048 x 4096 x
+    // 4096 GEMM (86 us of tensor work) takes kernel time / clock.
+    auto a = device();
+    a.calibration.sustained_clock = 0.8;
+    const auto table = fit_calibration(synthetic(), a);
+    const TableCost kernel(table, a, Load::Kernel), sustained(table, a, Load::Sustained);
+    const OpDesc decode = gemm_op("gemm", 1, 4096, 4096, Dtype::bf16);
+    const OpDesc big = gemm_op("gemm", 2048, 4096, 4096, Dtype::bf16);
+    CHECK(sustained.seconds(decode) == Approx(kernel.seconds(decode)).epsilon(1e-12));
+    CHECK(sustained.seconds(big) == Approx(kernel.seconds(big) / 0.8).epsilon(1e-12));
+}
+
+namespace {
+AttentionShape gqa(bool causal, int64_t batch, int64_t q_len, int64_t kv_len) {
+    AttentionShape s;
+    s.heads = 32;
+    s.kv_heads = 8;
+    s.head_dim = 128;
+    s.causal = causal;
+    s.slices = {SequenceSlice{batch, q_len, kv_len}};
+    return s;
+}
+}  // namespace
+
+TEST_CASE("decode attention is its own table group, priced by the bytes of the KV cache it reads", "[calibration]") {
+    // Truth: t = 1.1 x bytes / 2 TB/s + 18 us, bytes = the KV read 2 x batch x kv_heads x kv x 128 x 2
+    // (plus the queries and outputs). The decode group's form is a x bytes/bw + c, so the fit
+    // recovers a = 1.1, c = 18 us, and an unmeasured decode is predicted exactly; a prefill
+    // attention of the same table is not in that group.
+    const auto a = device();
+    std::vector<Measurement> data;
+    auto truth = [&](const OpDesc& op) { return 1.1 * op.bytes / 2e12 + 18e-6; };
+    for (int64_t b : {1, 8, 64, 256})
+        for (int64_t kv : {128, 1024, 8192}) {
+            Measurement m;
+            m.op = attention_op(false, gqa(false, b, 1, kv), Dtype::bf16);
+            m.seconds = truth(m.op);
+            data.push_back(m);
+        }
+    const auto table = fit_calibration(data, a);
+    REQUIRE(table.groups.size() == 1);
+    CHECK(table.groups[0].op == "attention_decode");
+    REQUIRE(table.groups[0].coef.size() == 2);
+    CHECK(table.groups[0].coef[0] == Approx(1.1).epsilon(1e-9));
+    CHECK(table.groups[0].coef[1] == Approx(18e-6).epsilon(1e-9));
+    const TableCost cost(table, a, Load::Kernel);
+    const OpDesc unseen = attention_op(false, gqa(false, 32, 1, 2048), Dtype::bf16);
+    CHECK(cost.calibrated(unseen));
+    CHECK(cost.seconds(unseen) == Approx(truth(unseen)).epsilon(1e-9));
+    CHECK(!cost.calibrated(attention_op(false, gqa(true, 1, 4096, 4096), Dtype::bf16)));
+
+    // A ragged decode batch (4 sequences at 1,000 keys, 4 at 3,000) is one varlen kernel: priced as
+    // the uniform decode of 8 sequences over their mean 2,000 keys (the same KV bytes), so the 18 us
+    // fixed cost is paid once, not once per distinct length.
+    AttentionShape ragged = gqa(false, 4, 1, 1000);
+    ragged.slices.push_back(SequenceSlice{4, 1, 3000});
+    const OpDesc r = attention_op(false, ragged, Dtype::bf16);
+    const OpDesc uniform = attention_op(false, gqa(false, 8, 1, 2000), Dtype::bf16);
+    CHECK(r.bytes == Approx(uniform.bytes));
+    CHECK(cost.seconds(r) == Approx(cost.seconds(uniform)).epsilon(1e-12));
+}
+
+TEST_CASE("a table keeps causal and non-causal attention of one shape apart", "[calibration]") {
+    // Both masks measured at the same shapes, the non-causal one 1.5x slower than its FLOPs say
+    // relative to the causal one: each in-sample point is reproduced exactly (before the mask was a
+    // table coordinate, the two shared coordinates and one took the other's correction).
+    const auto a = device();
+    std::vector<Measurement> data;
+    for (int64_t s : {1024, 4096, 16384})
+        for (bool causal : {true, false}) {
+            Measurement m;
+            m.op = attention_op(false, gqa(causal, 1, s, s), Dtype::bf16);
+            m.seconds = m.op.flops / 500e12 * (causal ? 1.0 : 1.5) + 10e-6;
+            data.push_back(m);
+        }
+    const TableCost cost(fit_calibration(data, a), a, Load::Kernel);
+    for (const auto& m : data) CHECK(cost.seconds(m.op) == Approx(m.seconds).epsilon(1e-9));
+}
+
+TEST_CASE("a table keeps row kernels of equal bytes and different row widths apart", "[calibration]") {
+    // RMSNorm over 4,096 rows of 2,048 and over 1,024 rows of 8,192 moves the same bytes; the
+    // narrow rows run at 1.5 TB/s, the wide ones at 2.5 TB/s. The row width is a table coordinate,
+    // so each is reproduced, and a width between them interpolates between the two.
+    const auto a = device();
+    std::vector<Measurement> data;
+    for (int64_t width : {2048, 8192})
+        for (double rows : {1024.0, 4096.0, 16384.0, 65536.0}) {
+            Measurement m;
+            const double bytes = rows * static_cast<double>(width) * 2 * 2;
+            m.op = memory_op("rmsnorm", bytes, OpRole::Norm, "rmsnorm", width);
+            m.seconds = bytes / (width == 2048 ? 1.5e12 : 2.5e12) + 3e-6;
+            data.push_back(m);
+        }
+    const TableCost cost(fit_calibration(data, a), a, Load::Kernel);
+    for (const auto& m : data) CHECK(cost.seconds(m.op) == Approx(m.seconds).epsilon(1e-9));
+    const double bytes = 4096.0 * 4096 * 2 * 2;
+    const double mid = cost.seconds(memory_op("rmsnorm", bytes, OpRole::Norm, "rmsnorm", 4096));
+    CHECK(mid > bytes / 2.5e12 + 3e-6);
+    CHECK(mid < bytes / 1.5e12 + 3e-6);
+}

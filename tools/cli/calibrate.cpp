@@ -1,4 +1,5 @@
 // `fathom calibrate fit`: a per-op cost table from kernel measurements.
+// `fathom calibrate layers`: measured whole layers against the per-op sums (roofline and table).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -6,19 +7,80 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+#include <map>
+
 #include "models/cost/calibration_table.h"
 #include "scenarios/calibration_io.h"
 #include "scenarios/catalog.h"
+#include "scenarios/layer_check.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
 
 namespace fathom::cli {
 
+namespace {
+
+// Measured layers (layers.csv) against the per-op sums of the roofline and, when table.yaml lies
+// beside the CSV, of the calibrated table; both at kernel load (short benchmarks, full clocks).
+int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
+    const auto& acc = catalog.accelerator(a.device);
+    const std::string csv = a.positional[1];
+    const auto rows = scenarios::read_layer_csv(csv);
+    const auto table_path = std::filesystem::path(csv).parent_path() / "table.yaml";
+    std::unique_ptr<models::TableCost> table;
+    if (std::filesystem::is_regular_file(table_path)) {
+        auto t = scenarios::read_calibration_table(table_path.string());
+        if (t.device != acc.id)
+            throw sim::InputError("table " + table_path.string() + " is for '" + t.device + "', not '" + acc.id + "'");
+        table = std::make_unique<models::TableCost>(std::move(t), acc, models::Load::Kernel);
+    }
+    const auto roof = models::make_roofline_cost(acc, models::Load::Kernel);
+    std::printf("%-11s %-12s %5s %6s %6s %6s %11s %11s %7s %11s %7s\n", "model", "phase", "batch", "q_len", "kv_len", "ops",
+                "measured_us", "roofline_us", "err", "table_us", "err");
+    std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_phase;
+    for (const auto& m : rows) {
+        const auto& model = catalog.model(m.model);
+        const auto r = scenarios::layer_op_sum(model, m, *roof);
+        const double er = r.seconds / m.seconds - 1;
+        by_phase[m.phase].first.push_back(er);
+        std::printf("%-11s %-12s %5lld %6lld %6lld %6d %11.1f %11.1f %+6.1f%%", m.model.c_str(), m.phase.c_str(),
+                    static_cast<long long>(m.batch), static_cast<long long>(m.q_len), static_cast<long long>(m.kv_len), r.ops,
+                    m.seconds * 1e6, r.seconds * 1e6, 100 * er);
+        if (table) {
+            const double t = scenarios::layer_op_sum(model, m, *table).seconds;
+            by_phase[m.phase].second.push_back(t / m.seconds - 1);
+            std::printf(" %11.1f %+6.1f%%", t * 1e6, 100 * (t / m.seconds - 1));
+        }
+        std::printf("\n");
+    }
+    auto abs_median = [](std::vector<double> v) {
+        for (auto& x : v) x = std::fabs(x);
+        return 100 * median_of(v);
+    };
+    std::printf("\n%-12s %5s %22s %22s\n", "phase", "rows", "roofline median |err|", "table median |err|");
+    for (const auto& [phase, e] : by_phase) {
+        std::printf("%-12s %5zu %21.1f%%", phase.c_str(), e.first.size(), abs_median(e.first));
+        if (!e.second.empty()) std::printf(" %21.1f%%", abs_median(e.second));
+        std::printf("\n");
+    }
+    return 0;
+}
+
+}  // namespace
+
 int cmd_calibrate(const Args& a) {
-    if (a.positional.size() != 2 || a.positional[0] != "fit")
-        throw sim::InputError("usage: fathom calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]");
-    if (a.device.empty()) throw sim::InputError("calibrate fit needs --device (an accelerator id, see `fathom list hardware`)");
+    const bool fit = a.positional.size() == 2 && a.positional[0] == "fit";
+    const bool layers = a.positional.size() == 2 && a.positional[0] == "layers";
+    if (!fit && !layers)
+        throw sim::InputError(
+            "usage: fathom calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]\n"
+            "       fathom calibrate layers LAYERS.csv --device ID");
+    if (a.device.empty())
+        throw sim::InputError(std::string("calibrate ") + a.positional[0] +
+                              " needs --device (an accelerator id, see `fathom list hardware`)");
     const auto catalog = scenarios::load_catalog();
+    if (layers) return calibrate_layers(a, *catalog);
     const auto& acc = catalog->accelerator(a.device);
     const std::string csv = a.positional[1];
     const auto file = scenarios::read_measurements_csv(csv);

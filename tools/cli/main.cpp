@@ -69,6 +69,9 @@ commands:
   calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]
       fit a per-op cost table from kernel measurements (tools/calibrate) and report the
       roofline's and the table's per-op errors against them
+  calibrate layers LAYERS.csv --device ID
+      measured whole layers (tools/calibrate/layers.py) against fathom's per-op sums, roofline
+      and (when table.yaml lies beside the CSV) the calibrated table
 )";
 
 Args parse_args(int argc, char** argv) {

@@ -1,0 +1,75 @@
+#include "scenarios/layer_check.h"
+
+#include <fstream>
+#include <map>
+
+#include "models/llm/dense_layer.h"
+#include "scenarios/calibration_io.h"
+#include "sim/error.h"
+
+namespace fathom::scenarios {
+
+std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw sim::InputError("cannot open layer measurements file", path);
+    std::string line;
+    if (!std::getline(in, line)) throw sim::InputError("empty layer measurements file", path, 1);
+    const auto header = split_csv(line);
+    std::map<std::string, size_t> col;
+    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+    for (const char* required : {"model", "phase", "batch", "q_len", "kv_len", "time_us"})
+        if (!col.count(required)) throw sim::InputError(std::string("missing column '") + required + "'", path, 1);
+    std::vector<LayerMeasurement> out;
+    int line_no = 1;
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (line.empty()) continue;
+        const auto f = split_csv(line);
+        auto get = [&](const char* name) { return col[name] < f.size() ? f[col[name]] : std::string(); };
+        auto num = [&](const char* name) {
+            const std::string s = get(name);
+            try {
+                size_t pos = 0;
+                const double v = std::stod(s, &pos);
+                if (pos == s.size() && v > 0) return v;
+            } catch (const std::exception&) {
+            }
+            throw sim::InputError("expected a positive number, got '" + s + "'", path, line_no, name);
+        };
+        LayerMeasurement m;
+        m.line = line_no;
+        m.model = get("model");
+        m.phase = get("phase");
+        if (m.phase != "train" && m.phase != "forward" && m.phase != "prefill" && m.phase != "decode" &&
+            m.phase != "decode_graph")
+            throw sim::InputError("unknown phase '" + m.phase + "' (train, forward, prefill, decode, decode_graph)", path,
+                                  line_no, "phase");
+        m.batch = static_cast<int64_t>(num("batch"));
+        m.q_len = static_cast<int64_t>(num("q_len"));
+        m.kv_len = static_cast<int64_t>(num("kv_len"));
+        m.seconds = num("time_us") * 1e-6;
+        out.push_back(m);
+    }
+    if (out.empty()) throw sim::InputError("no layer measurement rows", path, 1);
+    return out;
+}
+
+LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m, const models::CostModel& cost) {
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(m.batch, m.q_len, m.kv_len);
+    in.kernels.fused_elementwise = false;  // eager PyTorch (layers.py)
+    in.kernels.attention_kernel = models::AttentionKernel::Fa3;
+    std::vector<models::OpDesc> ops = models::dense_layer_forward(model, in).ops();
+    if (m.phase == "train") {
+        const auto bwd = models::dense_layer_backward(model, in).ops();
+        ops.insert(ops.end(), bwd.begin(), bwd.end());
+    }
+    LayerSum s;
+    for (const auto& op : ops) {
+        s.seconds += cost.seconds(op);
+        ++s.ops;
+    }
+    return s;
+}
+
+}  // namespace fathom::scenarios

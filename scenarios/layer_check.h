@@ -1,0 +1,42 @@
+#pragma once
+// Whole-layer ground truth for the per-op cost models: measured transformer layers
+// (tools/calibrate/layers.py writes hardware/calibration/<gpu>/layers.csv) against the sum of
+// fathom's per-op predictions for the same layer program.
+//
+// layers.csv columns: model (a catalog model id), phase, batch, q_len, kv_len, time_us (median per
+// call), time_p10_us, time_p90_us, note. Phases:
+//   train         one layer's forward and backward (micro-batch `batch` x `q_len` tokens, causal)
+//   forward       its forward alone
+//   prefill       one serving prefill chunk: `batch` sequences of `q_len` tokens, no cached prefix
+//   decode        one decode iteration: `batch` sequences of one token over `kv_len` cached keys,
+//                 eager PyTorch (kernel launches exposed when the GPU outruns the CPU)
+//   decode_graph  the same captured as a CUDA graph (what serving engines run)
+// The layer is priced as layers.py runs it: TP 1, bf16, flash attention of FlashAttention-3 class
+// (cuDNN), eager elementwise ops (KernelStack::fused_elementwise false), no communication.
+#include <string>
+#include <vector>
+
+#include "models/cost/cost_model.h"
+#include "models/llm/model_spec.h"
+
+namespace fathom::scenarios {
+
+struct LayerMeasurement {
+    std::string model, phase;
+    int64_t batch = 1, q_len = 0, kv_len = 0;
+    double seconds = 0;
+    int line = 0;  // in the CSV, for messages
+};
+
+// Reads layers.csv; InputError (file, line, column) on a malformed row or an unknown phase.
+std::vector<LayerMeasurement> read_layer_csv(const std::string& path);
+
+// The sum of the per-op predictions of `cost` over the layer program the measurement ran, and how
+// many kernels that program launches.
+struct LayerSum {
+    double seconds = 0;
+    int ops = 0;
+};
+LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m, const models::CostModel& cost);
+
+}  // namespace fathom::scenarios
