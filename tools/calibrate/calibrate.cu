@@ -268,6 +268,26 @@ __device__ int load_row(const __nv_bfloat16* x, int width, float (&v)[kRowVecs][
     return n;
 }
 
+// Writes this thread's vectors of row `blockIdx.x` (as load_row read them), each value mapped by
+// f(value, weight) with the row weight `w` (1 when null).
+template <typename F>
+__device__ void store_row(__nv_bfloat16* y, const __nv_bfloat16* w, int width, float (&v)[kRowVecs][kVec], int n, F f) {
+    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
+    for (int i = 0; i < n; ++i) {
+        const int j = threadIdx.x + i * blockDim.x;
+        float g[kVec];
+        if (w) {
+            load8(w + j * kVec, g);
+        } else {
+#pragma unroll
+            for (int k = 0; k < kVec; ++k) g[k] = 1.f;
+        }
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) v[i][k] = f(v[i][k], g[k]);
+        store8(yr + j * kVec, v[i]);
+    }
+}
+
 __global__ void rmsnorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int width) {
     __shared__ float scratch[32];
     float v[kRowVecs][kVec];
@@ -277,15 +297,7 @@ __global__ void rmsnorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w, _
 #pragma unroll
         for (int k = 0; k < kVec; ++k) s += v[i][k] * v[i][k];
     const float r = rsqrtf(block_reduce<0>(s, scratch) / width + 1e-6f);
-    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
-    for (int i = 0; i < n; ++i) {
-        const int j = threadIdx.x + i * blockDim.x;
-        float g[kVec];
-        load8(w + j * kVec, g);
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) v[i][k] *= r * g[k];
-        store8(yr + j * kVec, v[i]);
-    }
+    store_row(y, w, width, v, n, [r](float x, float g) { return x * r * g; });
 }
 
 __global__ void layernorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int width) {
@@ -302,15 +314,7 @@ __global__ void layernorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w,
 #pragma unroll
         for (int k = 0; k < kVec; ++k) q += (v[i][k] - mean) * (v[i][k] - mean);
     const float r = rsqrtf(block_reduce<0>(q, scratch) / width + 1e-5f);
-    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
-    for (int i = 0; i < n; ++i) {
-        const int j = threadIdx.x + i * blockDim.x;
-        float g[kVec];
-        load8(w + j * kVec, g);
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) v[i][k] = (v[i][k] - mean) * r * g[k];
-        store8(yr + j * kVec, v[i]);
-    }
+    store_row(y, w, width, v, n, [mean, r](float x, float g) { return (x - mean) * r * g; });
 }
 
 __global__ void softmax_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, int width) {
@@ -330,12 +334,7 @@ __global__ void softmax_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, int wid
             s += v[i][k];
         }
     const float inv = 1.f / block_reduce<0>(s, scratch);
-    __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.x) * width;
-    for (int i = 0; i < n; ++i) {
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) v[i][k] *= inv;
-        store8(yr + (threadIdx.x + i * blockDim.x) * kVec, v[i]);
-    }
+    store_row(y, nullptr, width, v, n, [inv](float x, float) { return x * inv; });
 }
 
 // Threads per block of a row kernel: one 16-byte vector each, up to 512 (then kRowVecs per thread).

@@ -18,16 +18,20 @@ The layer is written as Megatron/vLLM run it, without custom fused kernels: RMSN
 (torch.nn.functional.rms_norm), one fused QKV GEMM, rotary embedding (rotate-half), SDPA (cuDNN for
 training and prefill where it takes the shape, else SDPA's own choice), output projection,
 residual add, RMSNorm, one fused gate-and-up GEMM, SiLU x up, down projection, residual add.
-Time per call: median (p10, p90) of 7 CUDA-event timed trials after 3 warm-up calls.
+Time per call: median (p10, p90) of 7 CUDA-event timed trials after 3 warm-up calls
+(attention.timed).
 """
 import csv
-import statistics
+import os
 import sys
 
 import torch
 import torch.nn.functional as F
 
-TRIALS, WARMUP = 7, 3
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attention  # noqa: E402  (its timing loop: same warm-up, trials and percentiles)
+
+WARMUP = attention.WARMUP
 MODELS = {  # hidden, heads, kv_heads, ffn (Llama 3 model cards / config.json)
     "llama3-8b": (4096, 32, 8, 14336),
     "llama3-70b": (8192, 64, 8, 28672),
@@ -41,27 +45,16 @@ DT = torch.bfloat16
 
 
 def timed(fn):
-    """Median, p10 and p90 time per call in microseconds."""
+    """Median, p10 and p90 time per call in microseconds (attention.timed), with the launches per
+    trial sized from one call so that each trial lasts about 20 ms."""
     for _ in range(WARMUP):
         fn()
-    torch.cuda.synchronize()
-    # reps sized from one call so each trial lasts ~20 ms
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     a.record()
     fn()
     b.record()
     torch.cuda.synchronize()
-    reps = max(2, min(200, int(20.0 / max(a.elapsed_time(b), 1e-3))))
-    times = []
-    for _ in range(TRIALS):
-        a.record()
-        for _ in range(reps):
-            fn()
-        b.record()
-        torch.cuda.synchronize()
-        times.append(1000.0 * a.elapsed_time(b) / reps)
-    times.sort()
-    return statistics.median(times), times[int(0.1 * (len(times) - 1) + 0.5)], times[int(0.9 * (len(times) - 1) + 0.5)]
+    return attention.timed(fn, max(2, min(200, int(20.0 / max(a.elapsed_time(b), 1e-3)))))
 
 
 class Layer:
