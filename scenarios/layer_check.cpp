@@ -48,6 +48,11 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
         m.q_len = static_cast<int64_t>(num("q_len"));
         m.kv_len = static_cast<int64_t>(num("kv_len"));
         m.seconds = num("time_us") * 1e-6;
+        // Optional column: eager (default: layers.py) or fused (layers_compiled.py, torch.compile).
+        const std::string ew = col.count("elementwise") ? get("elementwise") : std::string();
+        if (!ew.empty() && ew != "eager" && ew != "fused")
+            throw sim::InputError("unknown elementwise kernels '" + ew + "' (eager, fused)", path, line_no, "elementwise");
+        m.fused_elementwise = ew == "fused";
         out.push_back(m);
     }
     if (out.empty()) throw sim::InputError("no layer measurement rows", path, 1);
@@ -57,7 +62,7 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
 LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m, const models::CostModel& cost) {
     models::LayerInputs in;
     in.batch = models::TokenBatch::uniform(m.batch, m.q_len, m.kv_len);
-    in.kernels.fused_elementwise = false;  // eager PyTorch (layers.py)
+    in.kernels.fused_elementwise = m.fused_elementwise;  // eager PyTorch, or torch.compile's fusions
     in.kernels.attention_kernel = models::AttentionKernel::Fa3;
     std::vector<models::OpDesc> ops = models::dense_layer_forward(model, in).ops();
     if (m.phase == "train") {

@@ -4,7 +4,8 @@
 // fathom's per-op predictions for the same layer program.
 //
 // layers.csv columns: model (a catalog model id), phase, batch, q_len, kv_len, time_us (median per
-// call), time_p10_us, time_p90_us, note. Phases:
+// call), time_p10_us, time_p90_us, note, and optionally elementwise (eager: layers.py, the default;
+// fused: layers_compiled.py, the layer under torch.compile). Phases:
 //   train         one layer's forward and backward (micro-batch `batch` x `q_len` tokens, causal)
 //   forward       its forward alone
 //   prefill       one serving prefill chunk: `batch` sequences of `q_len` tokens, no cached prefix
@@ -12,7 +13,8 @@
 //                 eager PyTorch (kernel launches exposed when the GPU outruns the CPU)
 //   decode_graph  the same captured as a CUDA graph (what serving engines run)
 // The layer is priced as layers.py runs it: TP 1, bf16, flash attention of FlashAttention-3 class
-// (cuDNN), eager elementwise ops (KernelStack::fused_elementwise false), no communication.
+// (cuDNN), elementwise ops eager or fused as the row says (KernelStack::fused_elementwise), no
+// communication.
 #include <string>
 #include <vector>
 
@@ -25,7 +27,8 @@ struct LayerMeasurement {
     std::string model, phase;
     int64_t batch = 1, q_len = 0, kv_len = 0;
     double seconds = 0;
-    int line = 0;  // in the CSV, for messages
+    bool fused_elementwise = false;  // the `elementwise` column: eager (default) or fused
+    int line = 0;                    // in the CSV, for messages
 };
 
 // Reads layers.csv; InputError (file, line, column) on a malformed row or an unknown phase.

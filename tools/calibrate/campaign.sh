@@ -5,7 +5,7 @@
 #          (flash attention forward/backward, GQA) -> OUT_DIR/measurements.csv, metadata.json,
 #          measurements.csv.fa2.csv
 # layers:  attention.py --decode (decode attention rows appended to OUT_DIR/measurements.csv); layers.py (Llama 3 8B/70B layers,
-#          training and serving) -> OUT_DIR/layers.csv, layers_profile.txt
+#          training and serving, eager) and layers_compiled.py (torch.compile) -> OUT_DIR/layers.csv, layers_profile.txt
 # Each part takes about 4-5 minutes on an H100; logs go to OUT_DIR/*.log.
 set -uo pipefail
 out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|all]}
@@ -22,6 +22,9 @@ if [[ $what == kernels || $what == all ]]; then
 fi
 if [[ $what == layers || $what == all ]]; then
   timeout 150 python3 "$here/attention.py" --decode "$out/measurements.csv" 2>&1 | tee "$out/decode.log" | tail -5
-  timeout 380 python3 "$here/layers.py" "$out/layers.csv" "$out/layers_profile.txt" 2>&1 | tee "$out/layers.log" | tail -40
+  timeout 300 python3 "$here/layers.py" "$out/layers.csv" "$out/layers_profile.txt" 2>&1 | tee "$out/layers.log" | tail -40
+  # The same layers under torch.compile (fused elementwise kernels), appended to layers.csv.
+  timeout 150 python3 "$here/layers_compiled.py" /tmp/layers_compiled.csv 2>&1 | tee "$out/layers_compiled.log" | tail -10
+  tail -n +2 /tmp/layers_compiled.csv >> "$out/layers.csv"
 fi
 wc -l "$out"/*.csv

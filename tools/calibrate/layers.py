@@ -118,12 +118,13 @@ def main():
     profile_path = sys.argv[2] if len(sys.argv) > 2 else None
     out = open(path, "w", newline="")
     w = csv.writer(out)
-    w.writerow(["model", "phase", "batch", "q_len", "kv_len", "time_us", "time_p10_us", "time_p90_us", "note"])
+    w.writerow(["model", "phase", "batch", "q_len", "kv_len", "time_us", "time_p10_us", "time_p90_us", "note",
+                "elementwise"])
     note = f"torch {torch.__version__}, {torch.cuda.get_device_name()}, eager"
     profiles = []
 
     def row(model, phase, b, q, kv, t, extra=""):
-        w.writerow([model, phase, b, q, kv, f"{t[0]:.2f}", f"{t[1]:.2f}", f"{t[2]:.2f}", note + extra])
+        w.writerow([model, phase, b, q, kv, f"{t[0]:.2f}", f"{t[1]:.2f}", f"{t[2]:.2f}", note + extra, "eager"])
         out.flush()
         print(model, phase, b, q, kv, f"{t[0]:.1f} us", flush=True)
 

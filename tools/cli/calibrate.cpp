@@ -46,20 +46,21 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
                                   m.line, "model");
     }
     const auto roof = models::make_roofline_cost(acc, models::Load::Kernel);
-    std::printf("%-11s %-12s %5s %6s %6s %6s %11s %11s %7s %11s %7s\n", "model", "phase", "batch", "q_len", "kv_len", "ops",
+    std::printf("%-11s %-13s %5s %6s %6s %6s %11s %11s %7s %11s %7s\n", "model", "phase", "batch", "q_len", "kv_len", "ops",
                 "measured_us", "roofline_us", "err", "table_us", "err");
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_phase;
     for (const auto& m : rows) {
         const auto& model = catalog.model(m.model);
         const auto r = scenarios::layer_op_sum(model, m, *roof);
         const double er = r.seconds / m.seconds - 1;
-        by_phase[m.phase].first.push_back(er);
-        std::printf("%-11s %-12s %5lld %6lld %6lld %6d %11.1f %11.1f %+6.1f%%", m.model.c_str(), m.phase.c_str(),
+        const std::string phase = m.fused_elementwise ? m.phase + "/fused" : m.phase;  // torch.compile rows
+        by_phase[phase].first.push_back(er);
+        std::printf("%-11s %-13s %5lld %6lld %6lld %6d %11.1f %11.1f %+6.1f%%", m.model.c_str(), phase.c_str(),
                     static_cast<long long>(m.batch), static_cast<long long>(m.q_len), static_cast<long long>(m.kv_len), r.ops,
                     m.seconds * 1e6, r.seconds * 1e6, 100 * er);
         if (table) {
             const double t = scenarios::layer_op_sum(model, m, *table).seconds;
-            by_phase[m.phase].second.push_back(t / m.seconds - 1);
+            by_phase[phase].second.push_back(t / m.seconds - 1);
             std::printf(" %11.1f %+6.1f%%", t * 1e6, 100 * (t / m.seconds - 1));
         }
         std::printf("\n");
@@ -68,9 +69,9 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
         for (auto& x : v) x = std::fabs(x);
         return 100 * median_of(v);
     };
-    std::printf("\n%-12s %5s %22s %22s\n", "phase", "rows", "roofline median |err|", "table median |err|");
+    std::printf("\n%-13s %5s %22s %22s\n", "phase", "rows", "roofline median |err|", "table median |err|");
     for (const auto& [phase, e] : by_phase) {
-        std::printf("%-12s %5zu %21.1f%%", phase.c_str(), e.first.size(), abs_median(e.first));
+        std::printf("%-13s %5zu %21.1f%%", phase.c_str(), e.first.size(), abs_median(e.first));
         if (!e.second.empty()) std::printf(" %21.1f%%", abs_median(e.second));
         std::printf("\n");
     }
