@@ -1,5 +1,6 @@
 #include "scenarios/layer_check.h"
 
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -25,16 +26,24 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
         ++line_no;
         if (line.empty()) continue;
         const auto f = split_csv(line);
-        auto get = [&](const char* name) { return col[name] < f.size() ? f[col[name]] : std::string(); };
+        auto get = [&](const char* name) { return col.at(name) < f.size() ? f[col.at(name)] : std::string(); };
         auto num = [&](const char* name) {
             const std::string s = get(name);
             try {
                 size_t pos = 0;
                 const double v = std::stod(s, &pos);
-                if (pos == s.size() && v > 0) return v;
+                if (pos == s.size() && v > 0 && std::isfinite(v)) return v;
             } catch (const std::exception&) {
             }
             throw sim::InputError("expected a positive number, got '" + s + "'", path, line_no, name);
+        };
+        // Counts (sequences, tokens, keys) are whole numbers below 2^53: 1.5 sequences is an error,
+        // never truncated.
+        auto count = [&](const char* name) {
+            const double v = num(name);
+            if (v != std::floor(v) || v > 9007199254740992.0)
+                throw sim::InputError("expected a whole number, got '" + get(name) + "'", path, line_no, name);
+            return static_cast<int64_t>(v);
         };
         LayerMeasurement m;
         m.line = line_no;
@@ -44,9 +53,9 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
             m.phase != "decode_graph")
             throw sim::InputError("unknown phase '" + m.phase + "' (train, forward, prefill, decode, decode_graph)", path,
                                   line_no, "phase");
-        m.batch = static_cast<int64_t>(num("batch"));
-        m.q_len = static_cast<int64_t>(num("q_len"));
-        m.kv_len = static_cast<int64_t>(num("kv_len"));
+        m.batch = count("batch");
+        m.q_len = count("q_len");
+        m.kv_len = count("kv_len");
         m.seconds = num("time_us") * 1e-6;
         // Optional column: eager (default: layers.py) or fused (layers_compiled.py, torch.compile).
         const std::string ew = col.count("elementwise") ? get("elementwise") : std::string();
@@ -57,6 +66,18 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
     }
     if (out.empty()) throw sim::InputError("no layer measurement rows", path, 1);
     return out;
+}
+
+void check_layer_models(const std::vector<LayerMeasurement>& rows, const plans::Catalog& catalog,
+                        const std::string& path) {
+    for (const auto& m : rows) {
+        const auto it = catalog.models().find(m.model);
+        if (it == catalog.models().end())
+            throw sim::InputError("unknown model '" + m.model + "' (see `fathom list models`)", path, m.line, "model");
+        if (it->second.moe.num_experts > 0)
+            throw sim::InputError("model '" + m.model + "' is a mixture of experts: layer checks take dense models", path,
+                                  m.line, "model");
+    }
 }
 
 LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m, const models::CostModel& cost) {

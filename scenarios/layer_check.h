@@ -20,6 +20,7 @@
 
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
+#include "plans/catalog.h"
 
 namespace fathom::scenarios {
 
@@ -33,6 +34,11 @@ struct LayerMeasurement {
 
 // Reads layers.csv; InputError (file, line, column) on a malformed row or an unknown phase.
 std::vector<LayerMeasurement> read_layer_csv(const std::string& path);
+
+// Every row names a dense model of the catalog (the layer is priced as dense_layer_forward and
+// backward); InputError naming `path`, the row's line and the key otherwise.
+void check_layer_models(const std::vector<LayerMeasurement>& rows, const plans::Catalog& catalog,
+                        const std::string& path);
 
 // The sum of the per-op predictions of `cost` over the layer program the measurement ran, and how
 // many kernels that program launches.

@@ -127,7 +127,9 @@ TEST_CASE("committed whole-layer measurements are reproduced by the per-op sums 
         const auto& acc = catalog.accelerator(table.device);
         const models::TableCost cost(table, acc, models::Load::Kernel);
         std::vector<double> err;
-        for (const auto& m : scenarios::read_layer_csv(csv.string())) {
+        const auto rows = scenarios::read_layer_csv(csv.string());
+        scenarios::check_layer_models(rows, catalog, csv.string());
+        for (const auto& m : rows) {
             const bool gpu_bound = m.phase == "train" || m.phase == "forward" || m.phase == "decode_graph" ||
                                    (m.phase == "prefill" && m.q_len >= 1024);
             if (!gpu_bound) continue;

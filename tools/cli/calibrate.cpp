@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
-
-#include <filesystem>
-#include <map>
 
 #include "models/cost/calibration_table.h"
 #include "scenarios/calibration_io.h"
@@ -35,16 +34,7 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
             throw sim::InputError("table " + table_path.string() + " is for '" + t.device + "', not '" + acc.id + "'");
         table = std::make_unique<models::TableCost>(std::move(t), acc, models::Load::Kernel);
     }
-    // Every row's model checked before anything is printed: a catalog dense model (the layer is
-    // priced as dense_layer_forward/backward), else an error naming the file and line.
-    for (const auto& m : rows) {
-        const auto it = catalog.models().find(m.model);
-        if (it == catalog.models().end())
-            throw sim::InputError("unknown model '" + m.model + "' (see `fathom list models`)", csv, m.line, "model");
-        if (it->second.moe.num_experts > 0)
-            throw sim::InputError("model '" + m.model + "' is a mixture of experts: layer checks take dense models", csv,
-                                  m.line, "model");
-    }
+    scenarios::check_layer_models(rows, catalog, csv);  // before anything is printed
     const auto roof = models::make_roofline_cost(acc, models::Load::Kernel);
     std::printf("%-11s %-13s %5s %6s %6s %6s %11s %11s %7s %11s %7s\n", "model", "phase", "batch", "q_len", "kv_len", "ops",
                 "measured_us", "roofline_us", "err", "table_us", "err");
