@@ -268,6 +268,16 @@ __device__ int load_row(const __nv_bfloat16* x, int width, float (&v)[kRowVecs][
     return n;
 }
 
+// The sum over the whole row (all threads of the block) of f(value).
+template <typename F>
+__device__ float row_sum(const float (&v)[kRowVecs][kVec], int n, float* scratch, F f) {
+    float s = 0;
+    for (int i = 0; i < n; ++i)
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) s += f(v[i][k]);
+    return block_reduce<0>(s, scratch);
+}
+
 // Writes this thread's vectors of row `blockIdx.x` (as load_row read them), each value mapped by
 // f(value, weight) with the row weight `w` (1 when null).
 template <typename F>
@@ -292,11 +302,7 @@ __global__ void rmsnorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w, _
     __shared__ float scratch[32];
     float v[kRowVecs][kVec];
     const int n = load_row(x, width, v);
-    float s = 0;
-    for (int i = 0; i < n; ++i)
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) s += v[i][k] * v[i][k];
-    const float r = rsqrtf(block_reduce<0>(s, scratch) / width + 1e-6f);
+    const float r = rsqrtf(row_sum(v, n, scratch, [](float x) { return x * x; }) / width + 1e-6f);
     store_row(y, w, width, v, n, [r](float x, float g) { return x * r * g; });
 }
 
@@ -304,16 +310,8 @@ __global__ void layernorm_kernel(const __nv_bfloat16* x, const __nv_bfloat16* w,
     __shared__ float scratch[32];
     float v[kRowVecs][kVec];
     const int n = load_row(x, width, v);
-    float s = 0;
-    for (int i = 0; i < n; ++i)
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) s += v[i][k];
-    const float mean = block_reduce<0>(s, scratch) / width;
-    float q = 0;
-    for (int i = 0; i < n; ++i)
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) q += (v[i][k] - mean) * (v[i][k] - mean);
-    const float r = rsqrtf(block_reduce<0>(q, scratch) / width + 1e-5f);
+    const float mean = row_sum(v, n, scratch, [](float x) { return x; }) / width;
+    const float r = rsqrtf(row_sum(v, n, scratch, [mean](float x) { return (x - mean) * (x - mean); }) / width + 1e-5f);
     store_row(y, w, width, v, n, [mean, r](float x, float g) { return (x - mean) * r * g; });
 }
 
