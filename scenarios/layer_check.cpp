@@ -5,6 +5,7 @@
 #include <map>
 
 #include "models/llm/dense_layer.h"
+#include "models/llm/moe_layer.h"
 #include "scenarios/calibration_io.h"
 #include "sim/error.h"
 
@@ -74,9 +75,14 @@ void check_layer_models(const std::vector<LayerMeasurement>& rows, const plans::
         const auto it = catalog.models().find(m.model);
         if (it == catalog.models().end())
             throw sim::InputError("unknown model '" + m.model + "' (see `fathom list models`)", path, m.line, "model");
-        if (it->second.moe.num_experts > 0)
-            throw sim::InputError("model '" + m.model + "' is a mixture of experts: layer checks take dense models", path,
-                                  m.line, "model");
+        const auto& model = it->second;
+        // A mixture of experts is priced on one GPU (EP 1): every layer must be an MoE layer, and
+        // no shared experts (moe_layers.py measures neither interleaved dense layers nor them).
+        if (model.moe.num_experts > 0 && (model.moe_layers() != model.layers || model.moe.shared_experts > 0))
+            throw sim::InputError("model '" + m.model +
+                                      "': layer checks take dense models and mixtures of experts whose every layer is "
+                                      "an MoE layer without shared experts",
+                                  path, m.line, "model");
     }
 }
 
@@ -85,9 +91,11 @@ LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m,
     in.batch = models::TokenBatch::uniform(m.batch, m.q_len, m.kv_len);
     in.kernels.fused_elementwise = m.fused_elementwise;  // eager PyTorch, or torch.compile's fusions
     in.kernels.attention_kernel = models::AttentionKernel::Fa3;
-    std::vector<models::OpDesc> ops = models::dense_layer_forward(model, in).ops();
+    const bool moe = model.moe.num_experts > 0;
+    const models::LayerProgram fwd = moe ? models::moe_layer_forward(model, in) : models::dense_layer_forward(model, in);
+    std::vector<models::OpDesc> ops = fwd.ops();
     if (m.phase == "train") {
-        const auto bwd = models::dense_layer_backward(model, in).ops();
+        const auto bwd = models::backward_program(fwd).ops();
         ops.insert(ops.end(), bwd.begin(), bwd.end());
     }
     LayerSum s;

@@ -36,7 +36,9 @@ struct LayerMeasurement {
 std::vector<LayerMeasurement> read_layer_csv(const std::string& path);
 
 // Every row names a dense model of the catalog (the layer is priced as dense_layer_forward and
-// backward); InputError naming `path`, the row's line and the key otherwise.
+// its backward) or a mixture of experts of MoE layers only, without shared experts (priced as
+// moe_layer_forward at EP 1 and its backward: tools/calibrate/moe_layers.py measures those);
+// InputError naming `path`, the row's line and the key otherwise.
 void check_layer_models(const std::vector<LayerMeasurement>& rows, const plans::Catalog& catalog,
                         const std::string& path);
 

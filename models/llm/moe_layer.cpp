@@ -18,6 +18,15 @@ double moe_expert_rows(const ModelSpec& m, const LayerInputs& in) {
     return tokens * static_cast<double>(m.moe.top_k) * in.routing.busiest_rank_load;
 }
 
+double moe_active_experts(const ModelSpec& m, const LayerInputs& in) {
+    const double E = static_cast<double>(m.moe.num_experts), k = static_cast<double>(m.moe.top_k);
+    const double local = E / in.shard.ep;
+    // The tokens behind the rows: over the EP group the experts take ep x rows rows, k per token.
+    const double tokens = moe_expert_rows(m, in) * in.shard.ep / k;
+    // Each token misses a given expert with probability 1 - k / E (k distinct experts of E).
+    return std::clamp(local * (1.0 - std::pow(1.0 - k / E, tokens)), 1.0, local);
+}
+
 double moe_destinations(int64_t experts, int64_t top_k, int parts) {
     // P(no expert of a part among the k) = C(E - E/p, k) / C(E, k).
     const double E = static_cast<double>(experts), held = E / parts;
@@ -74,9 +83,13 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     const bool fp8 = gd == Dtype::fp8;
     const double routed = sp * static_cast<double>(e.top_k);  // rows this rank sends
     const double rows = moe_expert_rows(m, in);
-    // Rows per local expert, rounded up: a grouped GEMM pads nothing, but its per-expert tiles are
-    // whole (one GEMM of E_local batches priced at the mean rows).
-    const int64_t rows_per_expert = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rows / static_cast<double>(local_experts))));
+    // A grouped GEMM runs only the experts that received rows (an empty group loads no weights:
+    // a decode batch of one Mixtral token reads 2 of its 8 experts), rounded up; rows per active
+    // expert rounded up too: a grouped GEMM pads nothing, but its per-expert tiles are whole (one
+    // GEMM of that many batches priced at the mean rows).
+    const int64_t active = std::min<int64_t>(
+        local_experts, static_cast<int64_t>(std::ceil(moe_active_experts(m, in) - 1e-9)));
+    const int64_t rows_per_expert = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rows / static_cast<double>(active))));
 
     norm(p, m, in, "_mlp");
     // Router: logits over the experts for the rank's own tokens (bf16 GEMM), then the top-k softmax
@@ -98,12 +111,12 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     const bool gather = etp > 1 && in.shard.sequence_parallel;
     if (gather) tp_comm(p, in, Collective::AllGather, Collective::ReduceScatter, gathered);
     if (fp8) p.compute(memory_op("fp8_cast_expert_fc1", rows * hd * 3, OpRole::Fp8Cast, kUnaryKernel));
-    p.compute(gemm_op("expert_fc1", rows_per_expert, gated ? 2 * width : width, h, gd, local_experts, OpRole::ExpertUp));
+    p.compute(gemm_op("expert_fc1", rows_per_expert, gated ? 2 * width : width, h, gd, active, OpRole::ExpertUp));
     const double act_elems = rows * static_cast<double>(width);
     p.compute(elementwise(std::string("expert_") + activation_name(m.activation), act_elems, gated ? 2 : 1, 1,
                           OpRole::Activation, gated ? "swiglu" : "gelu"));
     if (fp8) p.compute(memory_op("fp8_cast_expert_fc2", act_elems * 3, OpRole::Fp8Cast, kUnaryKernel));
-    p.compute(gemm_op("expert_fc2", rows_per_expert, h, width, gd, local_experts, OpRole::ExpertDown));
+    p.compute(gemm_op("expert_fc2", rows_per_expert, h, width, gd, active, OpRole::ExpertDown));
     if (gather) tp_comm(p, in, Collective::ReduceScatter, Collective::AllGather, gathered);
     if (in.shard.ep > 1) p.comm(a2a);  // combine (backward: the gradients' dispatch)
     // Unpermute: read the k outputs of each token and its routing weights, write the weighted sum.

@@ -26,6 +26,10 @@ LayerProgram moe_block_forward(const ModelSpec& m, const LayerInputs& in);
 // Routed rows the busiest rank's local experts process in one pass: T_sp x top_k x load, with
 // expert tensor parallelism T x top_k x load (the TP group's tokens, gathered or replicated).
 double moe_expert_rows(const ModelSpec& m, const LayerInputs& in);
+// The busiest rank's local experts that receive at least one row, in expectation under uniform
+// routing: E / ep x (1 - (1 - k / E)^tokens), tokens = ep x moe_expert_rows / k (at least one).
+// Its grouped GEMMs load only these experts' weights.
+double moe_active_experts(const ModelSpec& m, const LayerInputs& in);
 // The all-to-all send buffer of one dispatch (nccl-tests size), scaled by the busiest rank's load:
 // all_to_all T_sp x top_k x hidden x 2 bytes; deepep the buffer whose network (or, within a node,
 // NVLink) share carries each token once per remote destination node (rank), the destinations'

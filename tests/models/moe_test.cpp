@@ -156,6 +156,49 @@ TEST_CASE("the MoE layer program: dispatch, grouped experts, combine", "[models]
     CHECK(comms(models::backward_program(fwd), GroupKind::ep).size() == 2);
 }
 
+TEST_CASE("a small batch's grouped GEMMs run only the experts its tokens reach", "[models][moe]") {
+    // Uniform routing: a token picks k distinct experts of E, so it misses a given expert with
+    // probability 1 - k / E, and T tokens leave E (1 - k / E)^T of them idle. An idle expert's
+    // weights are never loaded (a grouped GEMM has no tile for an empty group).
+    const models::ModelSpec& mixtral = catalog_model("mixtral-8x7b");  // 8 experts, top-2
+    const models::ModelSpec& qwen = catalog_model("qwen3-30b-a3b");    // 128 experts, top-8
+    models::LayerInputs in;
+    auto expert_gemm = [&](const models::ModelSpec& m) {
+        for (const auto& op : models::moe_layer_forward(m, in).ops())
+            if (op.role == models::OpRole::ExpertUp) return op;
+        FAIL("no expert GEMM");
+        return models::OpDesc{};
+    };
+    // One decode token: exactly k experts, each one row. Before this model the GEMM read all E
+    // experts' weights: the measured Mixtral decode layer of one sequence (CUDA graph, H100,
+    // hardware/calibration/h100-sxm-80gb/moe_layers.csv) took 456 us; pricing 8 experts predicted
+    // 1,058 us (+137%), pricing 2 predicts 357 us.
+    in.batch = models::TokenBatch::uniform(1, 1, 2048);
+    CHECK(models::moe_active_experts(mixtral, in) == Approx(2.0));
+    CHECK(expert_gemm(mixtral).batch == 2);
+    CHECK(expert_gemm(mixtral).m == 1);
+    CHECK(models::moe_active_experts(qwen, in) == Approx(8.0));
+    CHECK(expert_gemm(qwen).batch == 8);
+    // Eight tokens: 128 (1 - (120/128)^8) = 51.6 experts, 64 rows over 52 of them (2 rows each,
+    // rounded up).
+    in.batch = models::TokenBatch::uniform(8, 1, 2048);
+    CHECK(models::moe_active_experts(qwen, in) == Approx(128.0 * (1.0 - std::pow(120.0 / 128.0, 8))));
+    CHECK(expert_gemm(qwen).batch == 52);
+    CHECK(expert_gemm(qwen).m == 2);
+    // A training micro-batch reaches every expert: 128 batches of 4096 x 8 / 128 = 256 rows.
+    in.batch = models::TokenBatch::uniform(1, 4096, 4096);
+    CHECK(models::moe_active_experts(qwen, in) == Approx(128.0));
+    CHECK(expert_gemm(qwen).batch == 128);
+    CHECK(expert_gemm(qwen).m == 256);
+    // Expert parallelism: EP 4 holds 32 experts a rank; 2 tokens on each of the 4 ranks reach
+    // 128 (1 - (120/128)^8) / 4 = 12.9 of them in expectation (the rows a rank receives are
+    // ep x its own: tokens = 4 x 16 rows / 8 = 8).
+    in.batch = models::TokenBatch::uniform(2, 1, 2048);
+    in.shard.ep = 4;
+    CHECK(models::moe_active_experts(qwen, in) == Approx(32.0 * (1.0 - std::pow(120.0 / 128.0, 8))));
+    CHECK(expert_gemm(qwen).batch == 13);
+}
+
 TEST_CASE("expert tensor parallelism gathers the routed rows over the TP group", "[models][moe]") {
     const models::ModelSpec m = small_moe();
     models::LayerInputs in;

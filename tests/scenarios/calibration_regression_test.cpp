@@ -146,3 +146,47 @@ TEST_CASE("committed whole-layer measurements are reproduced by the per-op sums 
     }
     CHECK(sets >= 1);
 }
+
+TEST_CASE("committed mixture-of-experts layers bound the per-op sums of their table", "[calibration]") {
+    // hardware/calibration/<gpu>/moe_layers.csv (tools/calibrate/moe_layers.py): Qwen3-30B-A3B
+    // (128 experts, top-8) and Mixtral 8x7B (8, top-2) layers at EP 1 in eager PyTorch, experts as
+    // torch._grouped_mm. fathom's MoE layer program prices them below the measurement: the
+    // grouped GEMM runs below the dense GEMM's efficiency at a few rows an expert (H100, Qwen
+    // decode of 64 sequences: 455 us for 595 MB of expert weights, 1.3 TB/s; the H200 takes 410 us,
+    // so it is not bandwidth-bound), and eager PyTorch adds strided SiLU x up copies and sorts that
+    // fused MoE kernels do not run. At the commit of the measurements the table's sums were 9-39%
+    // (H100) and 10-42% (H200) below the GPU-bound rows. Checked: every GPU-bound row within 45%
+    // and the median within 35%. The bound catches the mechanism this set measured first: pricing
+    // every expert's weights for a decode batch that reaches only top-k of them put one Mixtral
+    // decode sequence at +137% and one Qwen sequence at +167% (H100).
+    const plans::Catalog& catalog = testing::source_catalog();
+    const fs::path root = fs::path(FATHOM_SOURCE_DIR) / "hardware" / "calibration";
+    int sets = 0;
+    for (const auto& dir : fs::directory_iterator(root)) {
+        const fs::path csv = dir.path() / "moe_layers.csv", yaml = dir.path() / "table.yaml";
+        if (!fs::is_regular_file(csv)) continue;
+        ++sets;
+        INFO("MoE layer set " << csv.string());
+        REQUIRE(fs::is_regular_file(yaml));
+        const auto table = scenarios::read_calibration_table(yaml.string());
+        const models::TableCost cost(table, catalog.accelerator(table.device), models::Load::Kernel);
+        const auto rows = scenarios::read_layer_csv(csv.string());
+        scenarios::check_layer_models(rows, catalog, csv.string());
+        std::vector<double> err;
+        for (const auto& m : rows) {
+            // Eager rows of fewer than 4,096 tokens are host-dispatch bound (about 45 ops a layer).
+            const bool gpu_bound = m.phase == "train" || m.phase == "forward" || m.phase == "decode_graph" ||
+                                   (m.phase == "prefill" && m.q_len >= 4096);
+            if (!gpu_bound) continue;
+            const double e = scenarios::layer_op_sum(catalog.model(m.model), m, cost).seconds / m.seconds - 1;
+            INFO(m.model << " " << m.phase << " batch " << m.batch << " q " << m.q_len << ": " << 100 * e << "%");
+            CHECK(std::fabs(e) <= 0.45);
+            err.push_back(std::fabs(e));
+        }
+        REQUIRE(err.size() >= 10);
+        WARN(table.device << ": " << err.size() << " GPU-bound MoE layers; per-op sum median " << 100 * median(err)
+                          << "% max " << 100 * *std::max_element(err.begin(), err.end()) << "%");
+        CHECK(median(err) <= 0.35);
+    }
+    CHECK(sets >= 1);
+}

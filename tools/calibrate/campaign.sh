@@ -5,7 +5,8 @@
 #          (flash attention forward/backward, GQA) -> OUT_DIR/measurements.csv, metadata.json,
 #          measurements.csv.fa2.csv
 # layers:  attention.py --decode (decode attention rows appended to OUT_DIR/measurements.csv); layers.py (Llama 3 8B/70B layers,
-#          training and serving, eager) and layers_compiled.py (torch.compile) -> OUT_DIR/layers.csv, layers_profile.txt
+#          training and serving, eager) and layers_compiled.py (torch.compile) -> OUT_DIR/layers.csv, layers_profile.txt;
+#          moe_layers.py (Qwen3-30B-A3B and Mixtral 8x7B MoE layers, EP 1) -> OUT_DIR/moe_layers.csv, moe_layers_profile.txt
 # Each part takes about 4-5 minutes on an H100; logs go to OUT_DIR/*.log.
 set -uo pipefail
 out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|all]}
@@ -26,5 +27,6 @@ if [[ $what == layers || $what == all ]]; then
   # The same layers under torch.compile (fused elementwise kernels), appended to layers.csv.
   timeout 150 python3 "$here/layers_compiled.py" /tmp/layers_compiled.csv 2>&1 | tee "$out/layers_compiled.log" | tail -10
   tail -n +2 /tmp/layers_compiled.csv >> "$out/layers.csv"
+  timeout 150 python3 "$here/moe_layers.py" "$out/moe_layers.csv" "$out/moe_layers_profile.txt" 2>&1 | tee "$out/moe_layers.log" | tail -10
 fi
 wc -l "$out"/*.csv
