@@ -85,6 +85,10 @@ std::string check_value(const KeyInfo& k, const KeyValue& v) {
             if (!std::holds_alternative<std::string>(v)) return "expected a list";
             if (to_str(v).empty()) return "expected at least one entry";
             for (const auto& item : split_choices(to_str(v))) {
+                if (k.choices.empty()) {  // a free list (search.accelerator): entries checked where they are used
+                    if (item.empty()) return "each entry: expected a non-empty string";
+                    continue;
+                }
                 KeyInfo one = k;
                 one.type = KeyType::Choice;
                 if (auto e = check_value(one, item); !e.empty()) return "each entry: " + e;
@@ -133,7 +137,7 @@ const std::vector<KeyInfo>& scenario_keys() {
         Decl("capacity", KeyType::Text, "the `capacity.*` keys (`fathom capacity`: the request-rate search)")
             .shown_as("mapping")
             .by_default("the defaults below"),
-        Decl("search", KeyType::Text, "the `search.*` keys (`fathom search`: the training plans searched and how they rank)")
+        Decl("search", KeyType::Text, "the `search.*` keys (`fathom search`: the training or serving plans searched and how they rank)")
             .shown_as("mapping")
             .by_default("the defaults below"),
         Decl("serving.disaggregation", KeyType::Text,

@@ -65,7 +65,7 @@ const std::vector<Key<workloads::TrainingPlan>>& training_plan_keys();
 // and `.decode` pools), `traffic` (arrivals and lengths: `traffic.prompt`, `traffic.output`,
 // `traffic.shared_prefix`, `traffic.sessions`) and `slo`.
 const std::vector<Key<workloads::serving::ServingPlan>>& serving_plan_keys();
-const std::vector<Key<TrainingSearchSpace>>& search_keys();  // plans/search_keys.cpp
+const std::vector<Key<SearchSpace>>& search_keys();  // plans/search_keys.cpp
 // The entries of a ChoiceList value.
 std::vector<std::string> split_choices(const std::string& value);
 

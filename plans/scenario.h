@@ -39,7 +39,7 @@ struct Scenario {
     models::ModelSpec model;
     hardware::ClusterSpec cluster;  // resolved against the catalog
     WorkloadPlan plan;
-    std::optional<TrainingSearchSpace> search;  // the `search` section of a training scenario, when given
+    std::optional<SearchSpace> search;  // the `search` section of a training scenario, when given
     std::vector<Warning> warnings;
 
     WorkloadKind kind() const { return static_cast<WorkloadKind>(plan.index()); }

@@ -44,8 +44,8 @@ std::vector<int64_t> divisors(int64_t n) {
 }
 
 // The axes with their defaults filled in (search_space.h: an empty list is the default).
-TrainingSearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpec& c, const TrainingPlan& base,
-                                  TrainingSearchSpace s) {
+SearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpec& c, const TrainingPlan& base,
+                                  SearchSpace s) {
     const int64_t gpus = c.gpus();
     if (s.tp.empty())  // within a node (TP traffic stays on the scale-up fabric), dividing the query heads
         for (int64_t d : divisors(c.gpus_per_node))
@@ -130,7 +130,7 @@ namespace {
 // The parallel layouts of the space, in axis order: tp x pp x cp dividing the GPU count, vp > 1
 // only with a pipeline, ep > 1 only for a mixture-of-experts model.
 std::vector<workloads::ParallelLayout> layouts(const models::ModelSpec& model, int64_t gpus, const workloads::ParallelLayout& base,
-                                               const TrainingSearchSpace& s) {
+                                               const SearchSpace& s) {
     std::vector<workloads::ParallelLayout> out;
     for (int64_t tp : s.tp)
         for (int64_t pp : s.pp)
@@ -155,8 +155,8 @@ std::vector<workloads::ParallelLayout> layouts(const models::ModelSpec& model, i
 }  // namespace
 
 std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
-                                                   const TrainingPlan& base, const TrainingSearchSpace& space) {
-    const TrainingSearchSpace s = with_defaults(model, cluster, base, space);
+                                                   const TrainingPlan& base, const SearchSpace& space) {
+    const SearchSpace s = with_defaults(model, cluster, base, space);
     std::vector<TrainingPlan> out;
     for (const workloads::ParallelLayout& layout : layouts(model, cluster.gpus(), base.layout, s)) {
         // Without data parallelism (dense or expert) ZeRO shards nothing, and without a pipeline
@@ -185,8 +185,49 @@ std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& mode
     return out;
 }
 
+void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate) {
+    // Work queue: each thread takes the next index; results land at their index.
+    const auto start = std::chrono::steady_clock::now();
+    std::atomic<size_t> next{0};
+    std::atomic<int64_t> done{0};
+    std::atomic<bool> stop{false};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    const int64_t total = static_cast<int64_t>(n);
+    auto work = [&](bool report) {
+        for (;;) {
+            if (options.time_limit_s > 0 &&
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > options.time_limit_s)
+                stop = true;
+            if (stop) return;
+            const size_t i = next.fetch_add(1);
+            if (i >= n) return;
+            try {
+                evaluate(i);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+                stop = true;  // stop every thread
+                return;
+            }
+            const int64_t d = ++done;
+            if (report && options.progress) options.progress(d, total);
+        }
+    };
+    const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(std::max<size_t>(1, n))));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work, false);
+    work(true);
+    for (auto& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
+    if (options.progress) options.progress(done, total);
+}
+
 SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const TrainingPlan& base,
-                             const TrainingSearchSpace& space, const EvaluationContext& context, const SearchOptions& options) {
+                             const SearchSpace& space, const EvaluationContext& context, const SearchOptions& options) {
+    if (space.objective == "capacity")
+        throw sim::InputError("capacity ranks serving plans; training plans rank by goodput, throughput or cost", "", 0,
+                              "search.objective");
     if (space.objective == "cost" && space.price_per_gpu_hour <= 0)
         throw sim::InputError("ranking by cost needs search.price_per_gpu_hour", "", 0, "search.objective");
     SearchResult result;
@@ -203,41 +244,9 @@ SearchResult search_training(const models::ModelSpec& model, const hardware::Clu
         cs[i].plan = std::move(plans[i]);
     }
 
-    // Work queue: each thread takes the next index; results land at their index.
-    const auto start = std::chrono::steady_clock::now();
-    std::atomic<size_t> next{0};
-    std::atomic<int64_t> done{0};
-    std::atomic<bool> out_of_time{false};
-    std::exception_ptr failure;
-    std::mutex failure_mutex;
-    const int64_t total = static_cast<int64_t>(cs.size());
-    auto work = [&](bool report) {
-        for (;;) {
-            if (options.time_limit_s > 0 &&
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > options.time_limit_s)
-                out_of_time = true;
-            if (out_of_time) return;
-            const size_t i = next.fetch_add(1);
-            if (i >= cs.size()) return;
-            try {
-                evaluate_one(model, cluster, context, space.b_noise, result.base_global_batch, space.price_per_gpu_hour, cs[i]);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
-                out_of_time = true;  // stop every thread
-                return;
-            }
-            const int64_t d = ++done;
-            if (report && options.progress) options.progress(d, total);
-        }
-    };
-    const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(std::max<size_t>(1, cs.size()))));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work, false);
-    work(true);
-    for (auto& t : pool) t.join();
-    if (failure) std::rethrow_exception(failure);
-    if (options.progress) options.progress(done, total);
+    run_candidates(cs.size(), options, [&](size_t i) {
+        evaluate_one(model, cluster, context, space.b_noise, result.base_global_batch, space.price_per_gpu_hour, cs[i]);
+    });
 
     for (const Candidate& c : cs) {
         switch (c.status) {

@@ -1,5 +1,5 @@
 #pragma once
-// Training plan search: every plan of a TrainingSearchSpace (plans/search_space.h) over one model
+// Training plan search: every plan of a SearchSpace (plans/search_space.h) over one model
 // and cluster, pruned by exact checks before anything is simulated (the plan constraints, then
 // the pure memory estimate: a plan that does not fit is pruned with its peak), the survivors
 // replayed in full (evaluate_training) on a pool of threads, ranked by goodput, throughput or cost.
@@ -54,6 +54,11 @@ struct SearchResult {
     double base_global_batch = 0;       // B0 of the statistical efficiency
 };
 
+// Runs evaluate(i) for every i in [0, n) on options.threads threads (the calling one included,
+// which reports progress), each thread taking the next index; stops starting new ones after
+// options.time_limit_s, and rethrows the first exception after every thread has stopped.
+void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate);
+
 // (b_noise + b0) / (b_noise + b); 1 when b_noise is 0 (not given).
 double statistical_efficiency(double b_noise, double b0, double b);
 
@@ -61,10 +66,10 @@ double statistical_efficiency(double b_noise, double b0, double b);
 // and every key no axis sets), before any check. Throws InputError for an axis value no plan can
 // take (an unknown schedule or dtype).
 std::vector<workloads::TrainingPlan> enumerate_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
-                                                              const workloads::TrainingPlan& base, const TrainingSearchSpace& space);
+                                                              const workloads::TrainingPlan& base, const SearchSpace& space);
 
 SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
-                             const workloads::TrainingPlan& base, const TrainingSearchSpace& space,
+                             const workloads::TrainingPlan& base, const SearchSpace& space,
                              const EvaluationContext& context, const SearchOptions& options = {});
 
 }  // namespace fathom::plans

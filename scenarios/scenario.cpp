@@ -290,13 +290,44 @@ void collect_warnings(const Node& root, plans::Scenario& s) {
 
 }  // namespace
 
+namespace {
+
+// The `search` section: the keys of this kind of scenario only (a training axis in a serving
+// scenario, or the reverse, is an error naming it), device types that the catalog has.
+plans::SearchSpace parse_search(const Node& search, const std::string& kind, const plans::Catalog& catalog) {
+    check_section_keys(search, "search");
+    for (const std::string& key : search.keys()) {
+        const std::string path = "search." + key;
+        if (kind == "serving" ? plans::is_training_search_key(path) : plans::is_serving_search_key(path))
+            search.fail(key, std::string("this axis searches ") + (kind == "serving" ? "training" : "serving") +
+                                 " plans (this scenario is kind: " + kind + ")");
+    }
+    plans::SearchSpace space;
+    try {
+        read_section(search, "search", plans::search_keys(), space);
+    } catch (const sim::InputError& e) {
+        if (e.line() > 0 || e.key().empty()) throw;
+        search.fail(e.key().substr(std::string("search.").size()), e.bare_message());
+    }
+    for (const auto& id : space.accelerator)
+        if (!catalog.accelerators().count(id)) search.fail("accelerator", "unknown accelerator '" + id + "' (see `fathom list accelerators`)");
+    for (const auto& [id, usd] : space.prices)
+        if (!catalog.accelerators().count(id)) search.fail("prices", "unknown accelerator '" + id + "' (see `fathom list accelerators`)");
+    if (kind == "training" && space.objective == "capacity")
+        search.fail("objective", "capacity ranks serving plans (the highest request rate meeting the SLOs); training plans "
+                                 "rank by goodput, throughput or cost");
+    return space;
+}
+
+}  // namespace
+
 plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) {
     check_section_keys(root, "");
     plans::Scenario s;
     s.file = root.file();
     s.name = root.has("name") ? std::get<std::string>(read_value(root, *plans::find_key("name"))) : root.file();
     const std::string kind = root.has("kind") ? std::get<std::string>(read_value(root, *plans::find_key("kind"))) : "training";
-    const char* const own[2][4] = {{"parallel", "training", "stack", "search"}, {"serving", "traffic", "slo", "capacity"}};
+    const char* const own[2][4] = {{"parallel", "training", "stack", ""}, {"serving", "traffic", "slo", "capacity"}};
     for (int k = 0; k < 2; ++k) {
         const bool mine = (kind == "serving") == (k == 1);
         if (mine) continue;
@@ -322,6 +353,7 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
         const auto violations = plans::check_serving_plan(s.model, s.cluster, plan);
         if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
         s.plan = std::move(plan);
+        if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
         collect_warnings(root, s);
         return s;
     }
@@ -329,12 +361,7 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
     if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
     s.plan = std::move(plan);
-    if (auto search = root.find("search")) {
-        check_section_keys(*search, "search");
-        plans::TrainingSearchSpace space;
-        read_section(*search, "search", plans::search_keys(), space);
-        s.search = std::move(space);
-    }
+    if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
     collect_warnings(root, s);
     return s;
 }

@@ -39,6 +39,14 @@ private:
     std::string key_;
 };
 
+// A request larger than a replica's whole KV cache: the plan cannot serve the traffic (vLLM refuses
+// to start when max_model_len exceeds its KV capacity). An input error for `fathom run`; a plan
+// search records it as the candidate's out-of-memory verdict.
+class KvCapacityError : public InputError {
+public:
+    using InputError::InputError;
+};
+
 class InternalError : public Error {
 public:
     using Error::Error;

@@ -18,8 +18,8 @@ plans::Scenario quickstart() {
 }
 
 // A small space around the quickstart (Llama 3 8B, 8 H100, whose cp 2 the space sets to 1).
-plans::TrainingSearchSpace small_space() {
-    plans::TrainingSearchSpace s;
+plans::SearchSpace small_space() {
+    plans::SearchSpace s;
     s.tp = {1, 2, 4, 8};
     s.pp = {1, 2};
     s.vp = {1};
@@ -57,7 +57,7 @@ TEST_CASE("the enumeration is the cross product of the axes that factor the GPU 
 TEST_CASE("the search's best plan is the best of brute-force evaluation, and pruned plans say why", "[plans][search]") {
     const auto& ctx = testing::source_context();
     const plans::Scenario s = quickstart();
-    const plans::TrainingSearchSpace space = small_space();
+    const plans::SearchSpace space = small_space();
     const plans::SearchResult r = plans::search_training(s.model, s.cluster, *s.training(), space, ctx);
     REQUIRE(r.candidates.size() == 48);
     REQUIRE(r.evaluated > 0);
@@ -105,7 +105,7 @@ TEST_CASE("a search gives identical results at one and at two threads", "[plans]
 TEST_CASE("goodput ranks by throughput times statistical efficiency; the Pareto front is undominated", "[plans][search]") {
     const auto& ctx = testing::source_context();
     const plans::Scenario s = quickstart();
-    plans::TrainingSearchSpace space = small_space();
+    plans::SearchSpace space = small_space();
     space.global_batch = {64, 128, 256};
     space.b_noise = 128;  // B0 = 128 (the quickstart's): efficiencies 256/192, 1, 256/384
     space.price_per_gpu_hour = 2;
@@ -132,7 +132,7 @@ TEST_CASE("goodput ranks by throughput times statistical efficiency; the Pareto 
 TEST_CASE("ranking by cost without a price is an input error naming the key", "[plans][search]") {
     const auto& ctx = testing::source_context();
     const plans::Scenario s = quickstart();
-    plans::TrainingSearchSpace space = small_space();
+    plans::SearchSpace space = small_space();
     space.objective = "cost";
     try {
         plans::search_training(s.model, s.cluster, *s.training(), space, ctx);

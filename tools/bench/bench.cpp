@@ -12,6 +12,12 @@
 //                     3.1 70B on 1,024 H100 (tp, pp, vp, micro-batch, ZeRO, recompute, bf16 and
 //                     fp8) on T threads; candidates_per_s = candidates (pruned or simulated) per
 //                     wall second, simulated_per_s = full replays per wall second.
+//   BM_ServingSearch/ the serving plan search (plans/serving_search.h) of the bundled
+//                     scenarios/examples/search-serving-llama3-70b-64xh100.yaml (Llama 3.1 70B on up
+//                     to 64 GPUs, H100 and H200, tp 2/4/8, 1-16 replicas, aggregated and every xPyD
+//                     split, two token budgets; 1,000 Poisson requests a candidate) on T threads;
+//                     capacity_ the same space on H100 alone, aggregated, ranked by capacity (a
+//                     bisection of the request rate per candidate, 1 seed).
 //   BM_Serving/...    wall time to simulate a serving run: 100,000 Poisson requests of Llama 3.1
 //                     70B on 8 TP4 H100 replicas with chunked prefill (Sarathi, 512-token budget)
 //                     near saturation; requests_per_s = simulated requests per wall second.
@@ -25,6 +31,7 @@
 #include "hardware/network/simgrid_network.h"
 #include "plans/evaluate.h"
 #include "plans/search.h"
+#include "plans/serving_search.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
 #include "sim/random.h"
@@ -223,7 +230,7 @@ void BM_Search(benchmark::State& state) {
     req.nic = "ib-ndr-400g";
     const auto cluster = plans::build_cluster(req, catalog());
     workloads::TrainingPlan base = plan(8, 4, 32, 1, 1024, 8192);
-    plans::TrainingSearchSpace space;
+    plans::SearchSpace space;
     space.dtype = {"bf16", "fp8"};
     plans::SearchOptions opt;
     opt.threads = static_cast<int>(state.range(0));
@@ -236,6 +243,29 @@ void BM_Search(benchmark::State& state) {
     state.counters["simulated_per_s"] = benchmark::Counter(static_cast<double>(r.evaluated), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Search)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+void BM_ServingSearch(benchmark::State& state, bool capacity) {
+    plans::Scenario s = scenarios::load_scenario(std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/search-serving-llama3-70b-64xh100.yaml",
+                                                 catalog());
+    plans::SearchSpace space = *s.search;
+    auto base = *s.serving();
+    if (capacity) {
+        space.accelerator = {"h100-sxm-80gb"};
+        space.disaggregation = {"off"};
+        space.objective = "capacity";
+        base.capacity.seeds = 1;
+    }
+    plans::SearchOptions opt;
+    opt.threads = static_cast<int>(state.range(0));
+    plans::ServingSearchResult r;
+    for (auto _ : state) r = plans::search_serving(s.model, s.cluster, base, space, context(), s.seed, opt);
+    const double n = static_cast<double>(r.candidates.size());
+    state.counters["candidates"] = n;
+    state.counters["simulated"] = static_cast<double>(r.evaluated);
+    state.counters["candidates_per_s"] = benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK_CAPTURE(BM_ServingSearch, rate, false)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK_CAPTURE(BM_ServingSearch, capacity, true)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 void BM_Serving(benchmark::State& state) {
     const std::string yaml =

@@ -8,9 +8,15 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 
 #include <string>
 #include <vector>
+
+namespace fathom::plans {
+class Catalog;
+struct Scenario;
+}  // namespace fathom::plans
 
 namespace fathom::cli {
 
@@ -73,5 +79,7 @@ int cmd_calibrate(const Args& a);  // tools/cli/calibrate.cpp
 int cmd_topology(const Args& a);   // tools/cli/topology.cpp
 int cmd_share(const Args& a);      // tools/cli/share.cpp
 int cmd_search(const Args& a);     // tools/cli/search.cpp
+// The serving half of `fathom search` (tools/cli/search_serving.cpp), for a loaded serving scenario.
+int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog);
 
 }  // namespace fathom::cli

@@ -53,11 +53,13 @@ commands:
       step alone on its nodes and with the others running, and its slowdown
   capacity SERVING.yaml [--json FILE] [--set key=value ...]
       the highest request rate whose SLO attainment meets slo.target (bisection, several seeds)
-  search TRAINING.yaml [--threads N] [--max-candidates N] [--time-limit S] [--json FILE] [-o FILE.csv]
-      every training plan of the scenario's `search` section (parallel degrees, micro and global
-      batch, ZeRO, recompute, schedule, dtype), pruned by plan checks and the memory estimate,
-      the rest simulated in parallel and ranked by goodput (or throughput, or cost); -o writes
-      every candidate as CSV, --json as JSON; identical results at any thread count
+  search SCENARIO.yaml [--threads N] [--max-candidates N] [--time-limit S] [--json FILE] [-o FILE.csv]
+      every plan of the scenario's `search` section, pruned by plan checks and memory, the rest
+      simulated in parallel and ranked; training (parallel degrees, micro and global batch,
+      ZeRO, recompute, schedule, dtype) by goodput, throughput or cost; serving (device type,
+      tp, pp, replicas, xPyD disaggregation, policy, batch limits) by SLO-meeting goodput per
+      GPU, throughput, cost or capacity; -o writes every candidate as CSV, --json as JSON;
+      identical results at any thread count
   validate SCENARIO.yaml [--set key=value ...]
       check a scenario without running it
   list [hardware|models|stacks|engines|schedules|collectives|policies|routers|topologies|routing|keys]

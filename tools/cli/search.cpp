@@ -1,5 +1,5 @@
 // `fathom search SCENARIO`: the training plans of the scenario's `search` section, ranked
-// (plans/search.h).
+// (plans/search.h); a serving scenario's go to search_serving.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -91,8 +91,8 @@ int cmd_search(const Args& a) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
-    if (!s.training()) throw sim::InputError("search covers training plans only so far (kind: training)", s.file);
-    const plans::TrainingSearchSpace space = s.search.value_or(plans::TrainingSearchSpace{});
+    if (s.serving()) return cmd_search_serving(a, s, catalog);
+    const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
     const auto& base = *s.training();
     const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
     plans::SearchOptions opt;

@@ -430,7 +430,7 @@ void Cluster::arrive(const Request& req) {
         Replica& to = route_decode(req);
         const int64_t whole = KvCache::blocks_for(req.prompt_tokens + req.output_tokens, plan_.kv.block_size);
         if (whole > to.state.kv().capacity())
-            throw sim::InputError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
+            throw sim::KvCapacityError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
                                   " KV blocks, more than a decode replica's whole KV cache (" +
                                   std::to_string(to.state.kv().capacity()) + " blocks)");
         ++issued_;
@@ -446,7 +446,7 @@ void Cluster::arrive(const Request& req) {
     std::vector<ReplicaLoad> loads(loads_.begin(), loads_.begin() + static_cast<std::ptrdiff_t>(entry_.size()));
     Replica& r = *entry_[static_cast<size_t>(router_->route(req, loads))];
     if (whole > r.state.kv().capacity() && !plan_.disaggregated())
-        throw sim::InputError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
+        throw sim::KvCapacityError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
                               " KV blocks, more than a replica's whole KV cache (" + std::to_string(r.state.kv().capacity()) +
                               " blocks)");
     ++issued_;
