@@ -5,6 +5,7 @@
 // what the source omits beyond it is filled by documented rules (listed per case as assumptions).
 // Cases fathom cannot express yet are returned with status "unsupported" and why.
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ struct CompareResult {
     // Training cases: the plan that ran (fill-ins applied) and its per-stage breakdown.
     std::string plan;
     std::vector<workloads::StageReport> stages;
+    // Training cases: the model, cluster and plan that ran (fill-ins applied), for a plan search
+    // around the published plan (`fathom compare --rank-plans`).
+    std::shared_ptr<const models::ModelSpec> model;
+    std::shared_ptr<const hardware::ClusterSpec> cluster;
+    std::shared_ptr<const workloads::TrainingPlan> training_plan;
 };
 
 // Headline measurement of every case. With `include_other_metrics`, also every other_metrics entry

@@ -234,6 +234,7 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
     if (has(t, "dp_comm_overlap")) p.stack.dp_comm_overlap = t["dp_comm_overlap"].as<bool>();
     // One simulation of the plan as completed so far (uneven split, least recompute that fits).
     std::vector<std::string> plans_ran;
+    std::vector<workloads::TrainingPlan> plans_ran_full;  // in step with plans_ran
     auto simulate = [&](workloads::TrainingPlan q, std::vector<std::string>& notes) {
         // Pieces of the model: a bidirectional schedule keeps a copy per route.
         const long stages = static_cast<long>(q.layout.pp) * q.layout.vp /
@@ -301,12 +302,14 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
         workloads::StepReport rep = *o.training();
         const double predicted = predict_metric(c, out.metric, rep, model, q, cluster);
         plans_ran.push_back(q.describe());  // in step with the successful runs
+        plans_ran_full.push_back(q);
         return std::make_pair(predicted, std::move(rep));
     };
     std::pair<double, workloads::StepReport> run;
     if (vp_range.empty()) {
         run = simulate(p, out.assumptions);
         out.plan = plans_ran.back();
+        out.training_plan = std::make_shared<const workloads::TrainingPlan>(plans_ran_full.back());
     } else {
         std::vector<std::pair<double, workloads::StepReport>> runs;
         std::vector<std::vector<std::string>> notes;
@@ -331,6 +334,7 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
         const size_t mid = order[(order.size() - 1) / 2];
         run = runs[mid];
         out.plan = plans_ran[mid];
+        out.training_plan = std::make_shared<const workloads::TrainingPlan>(plans_ran_full[mid]);
         out.range_key = "vp";
         out.range_values = ran;
         out.range_low = runs[order.front()].first;
@@ -352,6 +356,8 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
     out.peak_memory_bytes = rep.peak_memory_bytes;
     out.memory_capacity_bytes = rep.memory_capacity_bytes;
     out.out_of_memory = rep.out_of_memory;
+    out.model = std::make_shared<const models::ModelSpec>(model);
+    out.cluster = std::make_shared<const hardware::ClusterSpec>(cluster);
     return out;
 }
 

@@ -18,6 +18,9 @@ const char* collective_name(Collective c) {
 
 double ring_bandwidth(const CollectiveContext& ctx) {
     if (ctx.layout.nodes <= 1) return ctx.intra.bandwidth;
+    // One rank per node: the ring never crosses the scale-up fabric (on a full mesh such a group
+    // has no scale-up link at all, and its intra bandwidth is 0).
+    if (ctx.layout.ranks_per_node <= 1) return ctx.inter.bandwidth;
     return std::min(ctx.intra.bandwidth, ctx.layout.ranks_per_node * ctx.inter.bandwidth);
 }
 

@@ -133,6 +133,21 @@ TEST_CASE("ring across nodes uses the slower level", "[hardware][collectives]") 
     CHECK(net->collective(Collective::AllReduce, S, CommGroup{32, 1}).seconds == Approx(expected).epsilon(1e-12));
 }
 
+TEST_CASE("a ring of one rank per node on full-mesh nodes runs on the NICs alone", "[hardware][collectives]") {
+    // Full-mesh nodes (MI300X class): a group of g GPUs of a node uses its g - 1 direct links, so
+    // a group holding one GPU of each node has no scale-up bandwidth at all; its ring crosses only
+    // the NICs: bandwidth B_inter (50 GB/s x 0.9), 2 ranks on 2 nodes (stride 8). It used to take
+    // min(0, B_inter) and no algorithm could price the all-gather (an internal error, found by a
+    // plan search over the MI355X training case).
+    ClusterSpec c = test_cluster();
+    c.scale_up.topology = ScaleUpTopology::FullMesh;
+    c.scale_up.link_bandwidth = 64e9;
+    const auto net = make_analytical_network(c, "ring");
+    const double S = kGiB, n = 2;
+    const double expected = kLaunch + (n - 1) * kInterLat + (n - 1) / n * S / kInterBw;
+    CHECK(net->collective(Collective::AllGather, S, CommGroup{2, 8}).seconds == Approx(expected).epsilon(1e-9));
+}
+
 TEST_CASE("hierarchical all-reduce across nodes", "[hardware][collectives]") {
     // 32 ranks = N 4 nodes x g 8 ranks. Phases pipelined: bandwidth term = the slower phase,
     // latencies add:

@@ -16,7 +16,11 @@
 namespace fathom::plans {
 class Catalog;
 struct Scenario;
+struct EvaluationContext;
 }  // namespace fathom::plans
+namespace fathom::scenarios {
+struct CompareResult;
+}  // namespace fathom::scenarios
 
 namespace fathom::cli {
 
@@ -25,6 +29,7 @@ struct Args {
     std::vector<std::string> positional;
     std::string json, trace, algorithm, device, out, requests, only_case, network, placement;
     bool other_metrics = false;
+    bool rank_plans = false;      // compare: rank each training case's published plan
     std::vector<std::string> sets;
     int threads = 0;              // search: 0 = the machine's hardware threads
     int64_t max_candidates = 0;   // search: 0 = all
@@ -79,6 +84,10 @@ int cmd_calibrate(const Args& a);  // tools/cli/calibrate.cpp
 int cmd_topology(const Args& a);   // tools/cli/topology.cpp
 int cmd_share(const Args& a);      // tools/cli/share.cpp
 int cmd_search(const Args& a);     // tools/cli/search.cpp
+// compare --rank-plans (tools/cli/rank_plans.cpp): a search around each training case's plan,
+// printed as a table; one JSON record per case.
+nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>& results, const plans::EvaluationContext& ctx,
+                                    const Args& a);
 // The serving half of `fathom search` (tools/cli/search_serving.cpp), for a loaded serving scenario.
 int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog);
 

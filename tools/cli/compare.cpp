@@ -97,6 +97,8 @@ int cmd_compare(const Args& a) {
         std::printf("\n%zu entries simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", verrs.size(),
                     vu, 100 * median_of(verrs), 100 * (verrs.empty() ? 0 : *std::max_element(verrs.begin(), verrs.end())));
     }
+    nlohmann::json ranks;
+    if (a.rank_plans) ranks = rank_published_plans(results, ctx, a);
     if (!a.json.empty()) {
         nlohmann::json arr = nlohmann::json::array();
         for (const auto& r : results) {
@@ -128,6 +130,8 @@ int cmd_compare(const Args& a) {
                 j["status"] = "unsupported";
                 j["reason"] = r.reason;
             }
+            for (const auto& rank : ranks)
+                if (rank["id"] == r.id) j["plan_rank"] = rank;
             arr.push_back(j);
         }
         write_json(a.json, arr);

@@ -64,10 +64,12 @@ commands:
       check a scenario without running it
   list [hardware|models|stacks|engines|schedules|collectives|policies|routers|topologies|routing|keys]
       list catalog entries, registered algorithms, or every scenario key (a markdown table)
-  compare MEASURED.yaml [--json FILE] [--other-metrics] [--case ID] [--network simgrid]
+  compare MEASURED.yaml [--json FILE] [--other-metrics] [--case ID] [--network simgrid] [--rank-plans]
       predict every case of a measurement file (measured-format v1) and report the errors;
       --other-metrics adds each case's further measurements (with their variants), reported apart;
-      --case ID runs one case and shows the plan it ran, its assumptions and per-stage breakdown
+      --case ID runs one case and shows the plan it ran, its assumptions and per-stage breakdown;
+      --rank-plans searches the plans around each training case's published one and reports
+      where it ranks and how much faster fathom's best is predicted to be
   calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]
       fit a per-op cost table from kernel measurements (tools/calibrate) and report the
       roofline's and the table's per-op errors against them
@@ -90,6 +92,7 @@ Args parse_args(int argc, char** argv) {
         "max-candidates", po::value<long long>(), "search: only the first N candidates")(
         "time-limit", po::value<double>(), "search: stop starting candidates after S seconds")(
         "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
+        "rank-plans", "compare: rank each training case's published plan in a search around it")(
         "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")("out,o", po::value<std::string>(), "output file")(
         "args", po::value<std::vector<std::string>>(), "positional")("help,h", "help");
     po::positional_options_description pos;
@@ -121,6 +124,7 @@ Args parse_args(int argc, char** argv) {
     }
     if (vm.count("collective-algorithm")) a.algorithm = vm["collective-algorithm"].as<std::string>();
     a.other_metrics = vm.count("other-metrics") > 0;
+    a.rank_plans = vm.count("rank-plans") > 0;
     if (vm.count("case")) a.only_case = vm["case"].as<std::string>();
     if (vm.count("device")) a.device = vm["device"].as<std::string>();
     if (vm.count("placement")) a.placement = vm["placement"].as<std::string>();
