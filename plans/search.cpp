@@ -12,6 +12,7 @@
 
 #include "plans/constraints.h"
 #include "plans/keys.h"
+#include "plans/search_wire.h"
 #include "sim/error.h"
 #include "workloads/training/training_memory.h"
 
@@ -202,6 +203,7 @@ void run_candidates(size_t n, const SearchOptions& options, const std::function<
             if (stop) return;
             const size_t i = next.fetch_add(1);
             if (i >= n) return;
+            if (!options.partition.owns(i)) continue;
             try {
                 evaluate(i);
             } catch (...) {
@@ -248,6 +250,15 @@ SearchResult search_training(const models::ModelSpec& model, const hardware::Clu
         evaluate_one(model, cluster, context, space.b_noise, result.base_global_batch, space.price_per_gpu_hour, cs[i]);
     });
 
+    finalize_training_search(result, space);
+    return result;
+}
+
+void finalize_training_search(SearchResult& result, const SearchSpace& space) {
+    auto& cs = result.candidates;
+    result.evaluated = result.pruned = result.out_of_memory = result.skipped = 0;
+    result.ranking.clear();
+    for (Candidate& c : cs) c.pareto_memory = c.pareto_cost = false;
     for (const Candidate& c : cs) {
         switch (c.status) {
             case CandidateStatus::Evaluated: ++result.evaluated; break;
@@ -269,7 +280,32 @@ SearchResult search_training(const models::ModelSpec& model, const hardware::Clu
     if (space.price_per_gpu_hour > 0)
         mark_pareto(cs, [](const Candidate& c) { return c.goodput_tokens_per_s; },
                     [](const Candidate& c) { return c.usd_per_million_tokens; }, &Candidate::pareto_cost);
-    return result;
+}
+
+std::string encode_search_share(const SearchResult& result, const Partition& partition) {
+    SearchWireWriter w;
+    for (const Candidate& c : result.candidates) {
+        if (!partition.owns(static_cast<size_t>(c.index)) || c.status == CandidateStatus::Skipped) continue;
+        w.integer(c.index);
+        w.integer(static_cast<int64_t>(c.status));
+        w.text(c.reason);
+        for (double x : {c.peak_memory_bytes, c.capacity_bytes, c.step_time_s, c.tokens_per_s, c.mfu, c.statistical_efficiency,
+                         c.goodput_tokens_per_s, c.usd_per_million_tokens})
+            w.number(x);
+    }
+    return w.str();
+}
+
+void merge_search_share(SearchResult& result, const std::string& share) {
+    SearchWireReader r(share);
+    while (!r.done()) {
+        Candidate& c = result.candidates.at(r.index(result.candidates.size()));
+        c.status = r.status();
+        c.reason = r.text();
+        for (double* x : {&c.peak_memory_bytes, &c.capacity_bytes, &c.step_time_s, &c.tokens_per_s, &c.mfu,
+                          &c.statistical_efficiency, &c.goodput_tokens_per_s, &c.usd_per_million_tokens})
+            *x = r.number();
+    }
 }
 
 }  // namespace fathom::plans

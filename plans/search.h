@@ -39,7 +39,16 @@ struct Candidate {
     bool pareto_cost = false;            // no other has more goodput at a lower cost per token
 };
 
+// One process's share of a search run by several (MPI ranks, or Python workers): it evaluates the
+// candidates i with i mod size == rank (interleaved, so that neighbouring candidates of similar
+// cost spread over the processes); the others stay Skipped until merge_search_results fills them.
+struct Partition {
+    int rank = 0, size = 1;
+    bool owns(size_t i) const { return size <= 1 || static_cast<int>(i % static_cast<size_t>(size)) == rank; }
+};
+
 struct SearchOptions {
+    Partition partition;
     int threads = 1;
     int64_t max_candidates = 0;  // 0: all; else the first N of the enumeration order
     double time_limit_s = 0;     // 0: none; candidates not started by then are skipped
@@ -54,7 +63,7 @@ struct SearchResult {
     double base_global_batch = 0;       // B0 of the statistical efficiency
 };
 
-// Runs evaluate(i) for every i in [0, n) on options.threads threads (the calling one included,
+// Runs evaluate(i) for every i in [0, n) that options.partition owns, on options.threads threads (the calling one included,
 // which reports progress), each thread taking the next index; stops starting new ones after
 // options.time_limit_s, and rethrows the first exception after every thread has stopped.
 void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate);
@@ -71,5 +80,15 @@ std::vector<workloads::TrainingPlan> enumerate_training_plans(const models::Mode
 SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                              const workloads::TrainingPlan& base, const SearchSpace& space,
                              const EvaluationContext& context, const SearchOptions& options = {});
+
+// The counts, ranking and Pareto flags of a result from its candidates' outcomes (search_training
+// calls it; call it again after merging the shares of a partitioned search).
+void finalize_training_search(SearchResult& result, const SearchSpace& space);
+
+// A partitioned search's share as text (the outcomes of the candidates `partition` owns; doubles
+// exact), and its merge into the full result of another process (same scenario, same space).
+// merge throws InputError on a share of another search (index out of range, malformed text).
+std::string encode_search_share(const SearchResult& result, const Partition& partition);
+void merge_search_share(SearchResult& result, const std::string& share);
 
 }  // namespace fathom::plans

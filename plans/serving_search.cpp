@@ -6,6 +6,7 @@
 
 #include "plans/capacity.h"
 #include "plans/catalog.h"
+#include "plans/search_wire.h"
 #include "sim/error.h"
 #include "workloads/serving/serving_memory.h"
 
@@ -63,11 +64,7 @@ std::string layout_of(const ServingPlan& p) {
 void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const SearchSpace& space,
                   const EvaluationContext& context, uint64_t seed, ServingCandidate& c) {
     const ServingPlan& p = c.plan;
-    c.layout = layout_of(p);
-    c.gpus = p.gpus();
     const PoolLayout& first = p.disaggregated() ? *p.prefill : p.replica;
-    const double price = price_of(space, first.accelerator.id);
-    c.usd_per_hour = price * c.gpus;
     const auto violations = check_serving_plan(model, cluster, p);
     if (!violations.empty()) {
         c.status = CandidateStatus::Pruned;
@@ -216,10 +213,23 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
     auto& cs = result.candidates;
     cs.resize(plans.size());
     for (size_t i = 0; i < plans.size(); ++i) {
-        cs[i].index = static_cast<int64_t>(i);
-        cs[i].plan = std::move(plans[i]);
+        ServingCandidate& c = cs[i];
+        c.index = static_cast<int64_t>(i);
+        c.plan = std::move(plans[i]);
+        c.layout = layout_of(c.plan);
+        c.gpus = c.plan.gpus();
+        c.usd_per_hour = price_of(space, (c.plan.disaggregated() ? *c.plan.prefill : c.plan.replica).accelerator.id) * c.gpus;
     }
     run_candidates(cs.size(), options, [&](size_t i) { evaluate_one(model, cluster, space, context, seed, cs[i]); });
+    finalize_serving_search(result, space);
+    return result;
+}
+
+void finalize_serving_search(ServingSearchResult& result, const SearchSpace& space) {
+    auto& cs = result.candidates;
+    result.evaluated = result.pruned = result.out_of_memory = result.skipped = 0;
+    result.ranking.clear();
+    for (ServingCandidate& c : cs) c.pareto_cost = c.pareto_latency = false;
     for (const ServingCandidate& c : cs) {
         switch (c.status) {
             case CandidateStatus::Evaluated: ++result.evaluated; break;
@@ -246,7 +256,36 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
     mark_pareto(
         cs, [](const ServingCandidate& c) { return c.output_tokens_per_s; }, [](const ServingCandidate& c) { return c.ttft_p90_s; },
         &ServingCandidate::pareto_latency);
-    return result;
+}
+
+std::string encode_serving_search_share(const ServingSearchResult& result, const Partition& partition) {
+    SearchWireWriter w;
+    for (const ServingCandidate& c : result.candidates) {
+        if (!partition.owns(static_cast<size_t>(c.index)) || c.status == CandidateStatus::Skipped) continue;
+        w.integer(c.index);
+        w.integer(static_cast<int64_t>(c.status));
+        w.text(c.reason);
+        w.integer(c.meets_slo ? 1 : 0);
+        for (double x : {c.kv_tokens_per_replica, c.slo_attainment, c.goodput_requests_per_s, c.requests_per_s, c.output_tokens_per_s,
+                         c.ttft_p50_s, c.ttft_p90_s, c.tpot_p50_s, c.tpot_p90_s, c.usd_per_1k_good_requests,
+                         c.joules_per_output_token, c.capacity_requests_per_s, c.score})
+            w.number(x);
+    }
+    return w.str();
+}
+
+void merge_serving_search_share(ServingSearchResult& result, const std::string& share) {
+    SearchWireReader r(share);
+    while (!r.done()) {
+        ServingCandidate& c = result.candidates.at(r.index(result.candidates.size()));
+        c.status = r.status();
+        c.reason = r.text();
+        c.meets_slo = r.integer() != 0;
+        for (double* x : {&c.kv_tokens_per_replica, &c.slo_attainment, &c.goodput_requests_per_s, &c.requests_per_s,
+                          &c.output_tokens_per_s, &c.ttft_p50_s, &c.ttft_p90_s, &c.tpot_p50_s, &c.tpot_p90_s,
+                          &c.usd_per_1k_good_requests, &c.joules_per_output_token, &c.capacity_requests_per_s, &c.score})
+            *x = r.number();
+    }
 }
 
 }  // namespace fathom::plans

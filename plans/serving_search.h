@@ -71,4 +71,10 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
                                    const workloads::serving::ServingPlan& base, const SearchSpace& space,
                                    const EvaluationContext& context, uint64_t seed, const SearchOptions& options = {});
 
+// As for training searches (plans/search.h): counts, ranking and Pareto flags from the outcomes,
+// and a partitioned search's share as text and its merge.
+void finalize_serving_search(ServingSearchResult& result, const SearchSpace& space);
+std::string encode_serving_search_share(const ServingSearchResult& result, const Partition& partition);
+void merge_serving_search_share(ServingSearchResult& result, const std::string& share);
+
 }  // namespace fathom::plans

@@ -160,3 +160,30 @@ TEST_CASE("a choice list rejects unknown and empty entries", "[plans][search]") 
     CHECK_THAT(plans::check_value(*k, std::string("none,partial")), Catch::Contains("got 'partial'"));
     CHECK_THAT(plans::check_value(*k, std::string("")), Catch::Contains("at least one entry"));
 }
+
+TEST_CASE("a search split into two shares and merged is the search of one process", "[plans][search]") {
+    // What `mpirun -np 2 fathom search` does (and the Python workers will): each process evaluates
+    // the candidates i with i mod 2 == rank, rank 0 merges the other's share and ranks.
+    const auto& ctx = testing::source_context();
+    const plans::Scenario s = quickstart();
+    const auto whole = plans::search_training(s.model, s.cluster, *s.training(), small_space(), ctx);
+    plans::SearchOptions r0, r1;
+    r0.partition = {0, 2};
+    r1.partition = {1, 2};
+    auto merged = plans::search_training(s.model, s.cluster, *s.training(), small_space(), ctx, r0);
+    const auto other = plans::search_training(s.model, s.cluster, *s.training(), small_space(), ctx, r1);
+    CHECK(merged.skipped == 24);  // the other half, before the merge
+    plans::merge_search_share(merged, plans::encode_search_share(other, r1.partition));
+    plans::finalize_training_search(merged, small_space());
+    CHECK(merged.ranking == whole.ranking);
+    CHECK(merged.skipped == 0);
+    for (size_t i = 0; i < whole.candidates.size(); ++i) {
+        CHECK(merged.candidates[i].status == whole.candidates[i].status);
+        CHECK(merged.candidates[i].reason == whole.candidates[i].reason);
+        CHECK(merged.candidates[i].step_time_s == whole.candidates[i].step_time_s);  // bit-identical through the text
+        CHECK(merged.candidates[i].pareto_memory == whole.candidates[i].pareto_memory);
+    }
+    // A share of another search does not merge silently.
+    CHECK_THROWS_WITH(plans::merge_search_share(merged, "999 0 0: "), Catch::Contains("candidate 999 of 48"));
+    CHECK_THROWS_WITH(plans::merge_search_share(merged, "1 0 5:ab "), Catch::Contains("malformed search share"));
+}

@@ -218,3 +218,23 @@ TEST_CASE("a serving scenario's search section takes serving axes and catalog de
     CHECK_THAT(training_error("search.replicas=[2]"), Catch::Contains("searches serving plans"));
     CHECK_THAT(training_error("search.objective=capacity"), Catch::Contains("capacity ranks serving plans"));
 }
+
+TEST_CASE("a serving search split into two shares and merged is the search of one process", "[plans][search][serving]") {
+    const auto& ctx = testing::source_context();
+    const plans::Scenario s = scenario();
+    const auto whole = plans::search_serving(s.model, s.cluster, *s.serving(), small_space(), ctx, s.seed);
+    plans::SearchOptions r0, r1;
+    r0.partition = {0, 2};
+    r1.partition = {1, 2};
+    auto merged = plans::search_serving(s.model, s.cluster, *s.serving(), small_space(), ctx, s.seed, r0);
+    const auto other = plans::search_serving(s.model, s.cluster, *s.serving(), small_space(), ctx, s.seed, r1);
+    plans::merge_serving_search_share(merged, plans::encode_serving_search_share(other, r1.partition));
+    plans::finalize_serving_search(merged, small_space());
+    CHECK(merged.ranking == whole.ranking);
+    for (size_t i = 0; i < whole.candidates.size(); ++i) {
+        CHECK(merged.candidates[i].status == whole.candidates[i].status);
+        CHECK(merged.candidates[i].ttft_p90_s == whole.candidates[i].ttft_p90_s);
+        CHECK(merged.candidates[i].score == whole.candidates[i].score);
+        CHECK(merged.candidates[i].pareto_latency == whole.candidates[i].pareto_latency);
+    }
+}

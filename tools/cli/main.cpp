@@ -32,6 +32,7 @@
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/mpi.h"
 
 namespace po = boost::program_options;
 using namespace fathom;
@@ -379,8 +380,10 @@ int cmd_capacity(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    bool search = false;  // under mpirun, an error must end every rank
     try {
         const Args a = parse_args(argc, argv);
+        search = a.command == "search";
         if (a.command.empty() || a.command == "help") {
             std::cout << kUsage;
             return a.command.empty() ? 2 : 0;
@@ -397,9 +400,12 @@ int main(int argc, char** argv) {
         throw sim::InputError("unknown command '" + a.command + "'\n" + kUsage);
     } catch (const sim::InputError& e) {
         std::cerr << "fathom: error: " << e.what() << "\n";
+        // Under mpirun the other ranks may be waiting for this one's share: end them all.
+        if (search && mpi_world().size > 1) mpi_abort(2);
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "fathom: internal error: " << e.what() << "\n";
+        if (search && mpi_world().size > 1) mpi_abort(1);
         return 1;
     }
 }

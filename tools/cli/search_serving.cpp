@@ -11,6 +11,7 @@
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/mpi.h"
 
 namespace fathom::cli {
 namespace {
@@ -116,6 +117,8 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     const ServingPlan& base = *s.serving();
     const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
     plans::SearchOptions opt;
+    const MpiWorld mpi = mpi_world();
+    opt.partition = {mpi.rank, mpi.size};
     opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.max_candidates = a.max_candidates;
     opt.time_limit_s = a.time_limit;
@@ -123,12 +126,19 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     const auto start = std::chrono::steady_clock::now();
     {
         Progress bar("search: serving plans");
-        opt.progress = [&bar](int64_t d, int64_t t) { bar(d, t); };
+        if (mpi.rank == 0) opt.progress = [&bar](int64_t d, int64_t t) { bar(d, t); };
         try {
             r = plans::search_serving(s.model, s.cluster, base, space, ctx, s.seed, opt);
         } catch (const sim::InputError& e) {
             throw sim::InputError(e.bare_message(), s.file, 0, e.key());
         }
+    }
+    // Under mpirun each rank searched its share; rank 0 merges them and reports.
+    if (mpi.size > 1) {
+        const auto shares = mpi_gather(plans::encode_serving_search_share(r, opt.partition));
+        if (mpi.rank != 0) return 0;
+        for (size_t k = 1; k < shares.size(); ++k) plans::merge_serving_search_share(r, shares[k]);
+        plans::finalize_serving_search(r, space);
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const int64_t total = static_cast<int64_t>(r.candidates.size());
@@ -139,7 +149,8 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     std::printf("candidates      %lld%s: %lld simulated, %lld pruned by plan checks, %lld out of memory, %lld skipped\n",
                 static_cast<long long>(total), r.truncated ? " (cut by --max-candidates)" : "", static_cast<long long>(r.evaluated),
                 static_cast<long long>(r.pruned), static_cast<long long>(r.out_of_memory), static_cast<long long>(r.skipped));
-    std::printf("time            %.2f s on %d threads, %.1f candidates/s\n", wall, opt.threads, wall > 0 ? total / wall : 0.0);
+    std::printf("time            %.2f s on %d threads%s, %.1f candidates/s\n", wall, opt.threads,
+                mpi.size > 1 ? (" x " + std::to_string(mpi.size) + " MPI ranks").c_str() : "", wall > 0 ? total / wall : 0.0);
     const bool capacity = space.objective == "capacity";
     std::printf("\n%4s %-28s %4s %-9s %5s %6s %7s %9s %9s %9s %9s %9s %9s%s%s %s\n", "rank", "layout", "gpus", "policy", "seqs",
                 "tokens", "slo_att", "good/gpu", "otok/gpu", "ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90",
