@@ -93,6 +93,33 @@ const std::vector<Key<SearchSpace>>& search_keys() {
                          .by_default("none (statistical efficiency 1)"),
                      [](S& s, const KeyValue& v) { s.b_noise = to_double(v); },
                      [](const S& s) -> KeyValue { return s.b_noise; }});
+        k.push_back({Decl("search.b_noise_final", KeyType::Number,
+                          "training: the gradient noise scale at the end of the run, sequences; it grows from search.b_noise "
+                          "geometrically in the progress (adaptive runs)")
+                         .range(0)
+                         .by_default("search.b_noise throughout"),
+                     [](S& s, const KeyValue& v) { s.b_noise_final = to_double(v); },
+                     [](const S& s) -> KeyValue { return s.b_noise_final; }});
+        k.push_back({Decl("search.target_tokens", KeyType::Number,
+                          "training: the run's length, tokens trained at the scenario's global batch; with phases > 1, the "
+                          "adaptive run (COPUS) and the best fixed plan to the same target are reported")
+                         .range(1)
+                         .by_default("none (no time to target)"),
+                     [](S& s, const KeyValue& v) { s.target_tokens = to_double(v); },
+                     [](const S& s) -> KeyValue { return s.target_tokens; }});
+        k.push_back({Decl("search.phases", KeyType::Integer,
+                          "training: phases of the adaptive run, each on the plan and global batch that finish it soonest")
+                         .range(1, 1000)
+                         .by_default("1 (one plan for the whole run)"),
+                     [](S& s, const KeyValue& v) { s.phases = to_int32(v); },
+                     [](const S& s) -> KeyValue { return int64_t{s.phases}; }});
+        k.push_back({Decl("search.restart_s", KeyType::Number,
+                          "training: seconds to restart the job on a new layout, besides saving and loading the checkpoint "
+                          "(process launch, communicator set-up, data loader)")
+                         .range(0)
+                         .by_default("0"),
+                     [](S& s, const KeyValue& v) { s.restart_s = to_double(v); },
+                     [](const S& s) -> KeyValue { return s.restart_s; }});
         k.push_back({Decl("search.price_per_gpu_hour", KeyType::Number,
                           "USD per GPU-hour, for the cost columns (serving: of every device type search.prices does not name)")
                          .range(0)

@@ -30,6 +30,13 @@ struct SearchSpace {
     // (b_noise + B0) / (b_noise + B) of one at the scenario's batch B0, per sequence. 0: not given
     // (statistical efficiency 1, goodput = throughput).
     double b_noise = 0;
+    // Adaptive runs (plans/adaptive.h): the noise scale at the end of the run (0: b_noise
+    // throughout), the run's length in tokens at the scenario's global batch, the phases it is
+    // split into (1: no adaptation), and the fixed cost of a restart on a new layout.
+    double b_noise_final = 0;
+    double target_tokens = 0;
+    int phases = 1;
+    double restart_s = 0;
 
     // Serving.
     std::vector<std::string> accelerator;    // device types tried (catalog ids, checked when loaded)

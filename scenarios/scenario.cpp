@@ -266,8 +266,9 @@ void collect_warnings(const Node& root, plans::Scenario& s) {
     if (root.has("seed") && s.training())
         warn(root, "seed", "a training step is deterministic: the seed cannot change its result");
     const Node cluster = root.child("cluster");
+    const bool checkpoints = s.search && s.search->phases > 1;  // an adaptive run checkpoints to the SSDs
     for (const char* key : {"pcie", "ssd"})
-        if (cluster.has(key))
+        if (cluster.has(key) && !(checkpoints && std::string(key) == "ssd"))
             warn(cluster, key, "no workload uses the host link or local SSDs yet (no offload is modelled): this key "
                                "cannot change the result");
     if (auto so = cluster.find("scale_out")) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "plans/adaptive.h"
 #include "plans/search.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
@@ -84,6 +85,49 @@ std::string candidates_csv(const plans::SearchResult& r) {
         out += row + "\n";
     }
     return out;
+}
+
+std::string hours(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600.0);
+    return buf;
+}
+
+nlohmann::json print_adaptive(const plans::SearchResult& r, const plans::SearchSpace& space, const plans::AdaptiveRun& run) {
+    const auto& fixed = r.candidates[static_cast<size_t>(run.best_fixed)];
+    std::printf("\ntime to target  %.3g tokens at global batch %.0f; gradient noise scale %.0f -> %.0f sequences\n",
+                space.target_tokens, r.base_global_batch, space.b_noise,
+                space.b_noise_final > 0 ? space.b_noise_final : space.b_noise);
+    std::printf("best fixed plan %s: %s\n", hours(run.best_fixed_s).c_str(), fixed.plan.describe().c_str());
+    nlohmann::json phases = nlohmann::json::array();
+    if (space.phases > 1) {
+        std::printf("adaptive run    %s in %d phases (%+.1f%% against the best fixed plan); layout changes: %d, costing %s "
+                    "(one: %.0f s for a %.0f GB checkpoint)\n",
+                    hours(run.seconds).c_str(), space.phases, 100 * (run.seconds / run.best_fixed_s - 1), run.switches,
+                    hours(run.reconfigure_s).c_str(), run.reconfigure_one_s, run.checkpoint_bytes / 1e9);
+        std::printf("  %-5s %-13s %-15s %8s %10s  %s\n", "phase", "progress", "b_noise", "batch", "time", "plan");
+        for (size_t k = 0; k < run.phases.size(); ++k) {
+            const auto& ph = run.phases[k];
+            const auto& c = r.candidates[static_cast<size_t>(ph.candidate)];
+            char prog[32], noise[32];
+            std::snprintf(prog, sizeof prog, "%.2f-%.2f", ph.progress_begin, ph.progress_end);
+            std::snprintf(noise, sizeof noise, "%.0f-%.0f", ph.b_noise_begin, ph.b_noise_end);
+            std::printf("  %-5zu %-13s %-15s %8d %10s  %s%s\n", k + 1, prog, noise, c.plan.training.global_batch,
+                        hours(ph.seconds).c_str(), c.plan.describe().c_str(), ph.reconfigure_s > 0 ? "  (restart)" : "");
+            phases.push_back({{"progress_begin", ph.progress_begin}, {"progress_end", ph.progress_end},
+                              {"b_noise_begin", ph.b_noise_begin}, {"b_noise_end", ph.b_noise_end}, {"candidate", ph.candidate},
+                              {"plan", c.plan.describe()}, {"sequences", ph.sequences}, {"seconds", ph.seconds},
+                              {"reconfigure_s", ph.reconfigure_s}});
+        }
+    }
+    return {{"target_tokens", space.target_tokens},
+            {"best_fixed", run.best_fixed},
+            {"best_fixed_s", run.best_fixed_s},
+            {"seconds", space.phases > 1 ? run.seconds : run.best_fixed_s},
+            {"switches", run.switches},
+            {"reconfigure_s", run.reconfigure_s},
+            {"checkpoint_bytes", run.checkpoint_bytes},
+            {"phases", phases}};
 }
 
 }  // namespace
@@ -177,6 +221,17 @@ int cmd_search(const Args& a) {
         for (size_t k = 0; k < std::min<size_t>(3, by_count.size()); ++k)
             std::printf("%s%lld x %s\n", k ? "                " : "", static_cast<long long>(-by_count[k].first), by_count[k].second.c_str());
     }
+    // Time to target: the best fixed plan, and the adaptive run over phases (COPUS).
+    nlohmann::json adaptive;
+    if (space.phases > 1 || space.target_tokens > 0) {
+        plans::AdaptiveRun run;
+        try {
+            run = plans::plan_adaptive_run(r, space, s.model, s.cluster, base.training.seq_len);
+        } catch (const sim::InputError& e) {
+            throw sim::InputError(e.bare_message(), s.file, 0, e.key());
+        }
+        if (run.best_fixed >= 0) adaptive = print_adaptive(r, space, run);
+    }
     if (!a.out.empty()) write_file(a.out, candidates_csv(r));
     if (!a.json.empty()) {
         nlohmann::json all = nlohmann::json::array();
@@ -190,6 +245,7 @@ int cmd_search(const Args& a) {
                             {"skipped", r.skipped},
                             {"truncated", r.truncated},
                             {"ranking", r.ranking},
+                            {"adaptive_run", adaptive},
                             {"candidates", all}});
     }
     return 0;
