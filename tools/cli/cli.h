@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "plans/report.h"
+
 namespace fathom::plans {
 class Catalog;
 struct Scenario;
@@ -42,6 +44,12 @@ std::string one_file(const Args& a);
 void write_file(const std::string& path, const std::string& text);
 void write_json(const std::string& path, const nlohmann::json& j);
 std::string gib(double bytes);  // "12.3 GiB"
+// A flat record (plans/report.h) as a JSON object, dotted names nested; a report as one object
+// with its tables as arrays; records as CSV with the given columns (strings quoted, a field a
+// record lacks left empty).
+nlohmann::json record_json(const plans::Record& r);
+nlohmann::json report_json(const plans::Report& rep);
+std::string records_csv(const std::vector<plans::Record>& rows, const std::vector<std::string>& columns);
 double median_of(std::vector<double> v);
 
 // A progress bar with ETA on stderr when it is a terminal; silent otherwise.

@@ -37,4 +37,59 @@ double median_of(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+nlohmann::json field_json(const plans::FieldValue& v) {
+    return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
+}
+
+// A flat record as a JSON object; dotted field names become nested objects.
+nlohmann::json record_json(const plans::Record& r) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, value] : r.fields) {
+        nlohmann::json* at = &j;
+        size_t start = 0;
+        for (size_t dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
+            at = &(*at)[name.substr(start, dot - start)];
+        (*at)[name.substr(start)] = field_json(value);
+    }
+    return j;
+}
+
+nlohmann::json report_json(const plans::Report& rep) {
+    nlohmann::json j = record_json(rep.summary);
+    for (const auto& [name, rows] : rep.tables) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& row : rows) arr.push_back(record_json(row));
+        j[name] = arr;
+    }
+    return j;
+}
+
+std::string records_csv(const std::vector<plans::Record>& rows, const std::vector<std::string>& columns) {
+    std::string out;
+    for (const auto& c : columns) out += std::string(out.empty() ? "" : ",") + c;
+    out += "\n";
+    char buf[64];
+    for (const auto& r : rows) {
+        std::string row;
+        for (size_t i = 0; i < columns.size(); ++i) {
+            if (i) row += ",";
+            const plans::FieldValue* v = r.find(columns[i]);
+            if (!v) continue;
+            if (auto b = std::get_if<bool>(v)) row += *b ? "1" : "0";
+            else if (auto n = std::get_if<int64_t>(v)) row += std::to_string(*n);
+            else if (auto d = std::get_if<double>(v)) {
+                std::snprintf(buf, sizeof buf, "%.9g", *d);
+                row += buf;
+            } else if (auto t = std::get_if<std::string>(v)) {
+                std::string text = *t;
+                for (char& ch : text)
+                    if (ch == '"' || ch == '\n') ch = '\'';
+                row += "\"" + text + "\"";
+            }
+        }
+        out += row + "\n";
+    }
+    return out;
+}
+
 }  // namespace fathom::cli

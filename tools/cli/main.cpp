@@ -145,32 +145,6 @@ Args parse_args(int argc, char** argv) {
     return a;
 }
 
-nlohmann::json field_json(const plans::FieldValue& v) {
-    return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
-}
-
-// A flat record as a JSON object; dotted field names become nested objects.
-nlohmann::json record_json(const plans::Record& r) {
-    nlohmann::json j = nlohmann::json::object();
-    for (const auto& [name, value] : r.fields) {
-        nlohmann::json* at = &j;
-        size_t start = 0;
-        for (size_t dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
-            at = &(*at)[name.substr(start, dot - start)];
-        (*at)[name.substr(start)] = field_json(value);
-    }
-    return j;
-}
-
-nlohmann::json report_json(const plans::Report& rep) {
-    nlohmann::json j = record_json(rep.summary);
-    for (const auto& [name, rows] : rep.tables) {
-        nlohmann::json arr = nlohmann::json::array();
-        for (const auto& row : rows) arr.push_back(record_json(row));
-        j[name] = arr;
-    }
-    return j;
-}
 
 
 

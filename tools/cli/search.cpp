@@ -9,6 +9,7 @@
 
 #include "plans/adaptive.h"
 #include "plans/search.h"
+#include "plans/search_report.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
@@ -17,75 +18,6 @@
 
 namespace fathom::cli {
 namespace {
-
-nlohmann::json candidate_json(const plans::Candidate& c) {
-    const auto& l = c.plan.layout;
-    const auto& t = c.plan.training;
-    nlohmann::json j = {{"index", c.index},
-                        {"status", plans::candidate_status_name(c.status)},
-                        {"dp", l.dp},
-                        {"tp", l.tp},
-                        {"pp", l.pp},
-                        {"vp", l.vp},
-                        {"cp", l.cp},
-                        {"ep", l.ep},
-                        {"micro_batch_size", t.micro_batch},
-                        {"global_batch_size", t.global_batch},
-                        {"zero_stage", t.zero_stage},
-                        {"recompute", workloads::recompute_name(t.recompute)},
-                        {"schedule", t.schedule},
-                        {"dtype", std::get<std::string>(plans::get_training_key(c.plan, "stack.dtype"))},
-                        {"plan", c.plan.describe()}};
-    if (!c.reason.empty()) j["reason"] = c.reason;
-    if (c.peak_memory_bytes > 0) j["peak_memory_gib"] = c.peak_memory_bytes / (1024.0 * 1024.0 * 1024.0);
-    if (c.status == plans::CandidateStatus::Evaluated) {
-        j["step_time_s"] = c.step_time_s;
-        j["tokens_per_s"] = c.tokens_per_s;
-        j["mfu"] = c.mfu;
-        j["statistical_efficiency"] = c.statistical_efficiency;
-        j["goodput_tokens_per_s"] = c.goodput_tokens_per_s;
-        if (c.usd_per_million_tokens > 0) j["usd_per_million_tokens"] = c.usd_per_million_tokens;
-        j["pareto_throughput_memory"] = c.pareto_memory;
-        j["pareto_goodput_cost"] = c.pareto_cost;
-    }
-    return j;
-}
-
-// One CSV row per candidate, the columns of candidate_json (a field it leaves out stays empty);
-// the reason is quoted, as it may hold commas.
-std::string candidates_csv(const plans::SearchResult& r) {
-    static const char* const columns[] = {"index", "status", "dp", "tp", "pp", "vp", "cp", "ep", "micro_batch_size",
-                                          "global_batch_size", "zero_stage", "recompute", "schedule", "dtype", "step_time_s",
-                                          "tokens_per_s", "mfu", "peak_memory_gib", "statistical_efficiency",
-                                          "goodput_tokens_per_s", "usd_per_million_tokens", "pareto_throughput_memory",
-                                          "pareto_goodput_cost", "reason"};
-    std::string out;
-    for (const char* c : columns) out += std::string(out.empty() ? "" : ",") + c;
-    out += "\n";
-    char buf[64];
-    for (const auto& c : r.candidates) {
-        const nlohmann::json j = candidate_json(c);
-        std::string row;
-        for (const char* col : columns) {
-            if (col != columns[0]) row += ",";
-            if (!j.contains(col)) continue;
-            const auto& v = j[col];
-            if (v.is_boolean()) row += v.get<bool>() ? "1" : "0";
-            else if (v.is_number_integer()) row += std::to_string(v.get<long long>());
-            else if (v.is_number()) {
-                std::snprintf(buf, sizeof buf, "%.9g", v.get<double>());
-                row += buf;
-            } else {
-                std::string text = v.get<std::string>();
-                for (char& ch : text)
-                    if (ch == '"' || ch == '\n') ch = '\'';
-                row += std::string(col) == "reason" ? "\"" + text + "\"" : text;
-            }
-        }
-        out += row + "\n";
-    }
-    return out;
-}
 
 std::string hours(double s) {
     char buf[32];
@@ -232,10 +164,12 @@ int cmd_search(const Args& a) {
         }
         if (run.best_fixed >= 0) adaptive = print_adaptive(r, space, run);
     }
-    if (!a.out.empty()) write_file(a.out, candidates_csv(r));
+    std::vector<plans::Record> records;
+    for (const auto& c : r.candidates) records.push_back(plans::training_candidate_record(c));
+    if (!a.out.empty()) write_file(a.out, records_csv(records, plans::training_candidate_columns()));
     if (!a.json.empty()) {
         nlohmann::json all = nlohmann::json::array();
-        for (const auto& c : r.candidates) all.push_back(candidate_json(c));
+        for (const auto& row : records) all.push_back(record_json(row));
         write_json(a.json, {{"scenario", s.name},
                             {"objective", space.objective},
                             {"candidates_total", total},

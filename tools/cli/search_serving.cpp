@@ -6,6 +6,7 @@
 #include <map>
 #include <thread>
 
+#include "plans/search_report.h"
 #include "plans/serving_search.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
@@ -18,86 +19,6 @@ namespace {
 
 using workloads::serving::PoolLayout;
 using workloads::serving::ServingPlan;
-
-const PoolLayout& first_pool(const ServingPlan& p) { return p.disaggregated() ? *p.prefill : p.replica; }
-
-nlohmann::json candidate_json(const plans::ServingCandidate& c, const std::string& objective) {
-    const ServingPlan& p = c.plan;
-    const PoolLayout& l = first_pool(p);
-    nlohmann::json j = {{"index", c.index},
-                        {"status", plans::candidate_status_name(c.status)},
-                        {"layout", c.layout},
-                        {"accelerator", l.accelerator.id},
-                        {"gpus", p.gpus()},
-                        {"tp", l.tp},
-                        {"pp", l.pp},
-                        {"replicas", p.disaggregated() ? p.prefill->replicas + p.decode->replicas : p.replica.replicas},
-                        {"prefill_replicas", p.disaggregated() ? p.prefill->replicas : 0},
-                        {"decode_replicas", p.disaggregated() ? p.decode->replicas : 0},
-                        {"policy", p.batching.policy},
-                        {"max_num_seqs", p.batching.max_num_seqs},
-                        {"max_num_batched_tokens", p.batching.max_num_batched_tokens}};
-    if (!c.reason.empty()) j["reason"] = c.reason;
-    if (c.usd_per_hour > 0) j["usd_per_hour"] = c.usd_per_hour;
-    if (c.kv_tokens_per_replica > 0) j["kv_tokens_per_replica"] = c.kv_tokens_per_replica;
-    if (c.status == plans::CandidateStatus::Evaluated) {
-        j["slo_attainment"] = c.slo_attainment;
-        j["meets_slo"] = c.meets_slo;
-        j["goodput_requests_per_s"] = c.goodput_requests_per_s;
-        j["goodput_requests_per_s_per_gpu"] = c.goodput_requests_per_s / c.gpus;
-        j["requests_per_s"] = c.requests_per_s;
-        j["output_tokens_per_s"] = c.output_tokens_per_s;
-        j["output_tokens_per_s_per_gpu"] = c.output_tokens_per_s / c.gpus;
-        j["ttft_p50_s"] = c.ttft_p50_s;
-        j["ttft_p90_s"] = c.ttft_p90_s;
-        j["tpot_p50_s"] = c.tpot_p50_s;
-        j["tpot_p90_s"] = c.tpot_p90_s;
-        if (c.usd_per_1k_good_requests > 0) j["usd_per_1k_good_requests"] = c.usd_per_1k_good_requests;
-        if (c.joules_per_output_token > 0) j["joules_per_output_token_at_tdp"] = c.joules_per_output_token;
-        if (objective == "capacity") j["capacity_requests_per_s"] = c.capacity_requests_per_s;
-        j["score"] = c.score;
-        j["pareto_goodput_cost"] = c.pareto_cost;
-        j["pareto_throughput_ttft"] = c.pareto_latency;
-    }
-    return j;
-}
-
-std::string candidates_csv(const plans::ServingSearchResult& r, const std::string& objective) {
-    static const char* const columns[] = {"index", "status", "layout", "accelerator", "gpus", "tp", "pp", "replicas",
-                                          "prefill_replicas", "decode_replicas", "policy", "max_num_seqs",
-                                          "max_num_batched_tokens", "slo_attainment", "meets_slo", "goodput_requests_per_s",
-                                          "goodput_requests_per_s_per_gpu", "requests_per_s", "output_tokens_per_s",
-                                          "output_tokens_per_s_per_gpu", "ttft_p50_s", "ttft_p90_s", "tpot_p50_s", "tpot_p90_s",
-                                          "capacity_requests_per_s", "usd_per_hour", "usd_per_1k_good_requests",
-                                          "joules_per_output_token_at_tdp", "kv_tokens_per_replica", "score",
-                                          "pareto_goodput_cost", "pareto_throughput_ttft", "reason"};
-    std::string out;
-    for (const char* c : columns) out += std::string(out.empty() ? "" : ",") + c;
-    out += "\n";
-    char buf[64];
-    for (const auto& c : r.candidates) {
-        const nlohmann::json j = candidate_json(c, objective);
-        std::string row;
-        for (const char* col : columns) {
-            if (col != columns[0]) row += ",";
-            if (!j.contains(col)) continue;
-            const auto& v = j[col];
-            if (v.is_boolean()) row += v.get<bool>() ? "1" : "0";
-            else if (v.is_number_integer()) row += std::to_string(v.get<long long>());
-            else if (v.is_number()) {
-                std::snprintf(buf, sizeof buf, "%.9g", v.get<double>());
-                row += buf;
-            } else {
-                std::string text = v.get<std::string>();
-                for (char& ch : text)
-                    if (ch == '"' || ch == '\n') ch = '\'';
-                row += "\"" + text + "\"";
-            }
-        }
-        out += row + "\n";
-    }
-    return out;
-}
 
 bool same_plan(const ServingPlan& a, const ServingPlan& b) {
     if (a.disaggregated() != b.disaggregated()) return false;
@@ -192,10 +113,12 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
         for (size_t k = 0; k < std::min<size_t>(3, by_count.size()); ++k)
             std::printf("%s%lld x %s\n", k ? "                " : "", static_cast<long long>(-by_count[k].first), by_count[k].second.c_str());
     }
-    if (!a.out.empty()) write_file(a.out, candidates_csv(r, space.objective));
+    std::vector<plans::Record> records;
+    for (const auto& c : r.candidates) records.push_back(plans::serving_candidate_record(c, capacity));
+    if (!a.out.empty()) write_file(a.out, records_csv(records, plans::serving_candidate_columns()));
     if (!a.json.empty()) {
         nlohmann::json all = nlohmann::json::array();
-        for (const auto& c : r.candidates) all.push_back(candidate_json(c, space.objective));
+        for (const auto& row : records) all.push_back(record_json(row));
         write_json(a.json, {{"scenario", s.name},
                             {"kind", "serving"},
                             {"objective", space.objective},
