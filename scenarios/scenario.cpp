@@ -374,6 +374,13 @@ plans::Scenario load_scenario(const std::string& path, const plans::Catalog& cat
     return parse_scenario(root, catalog);
 }
 
+plans::Scenario load_scenario_text(const std::string& yaml, const std::string& name, const plans::Catalog& catalog,
+                                   const std::vector<std::string>& overrides) {
+    Node root = load_yaml_string(yaml, name);
+    for (const auto& o : overrides) apply_override(root.raw(), o);
+    return parse_scenario(root, catalog);
+}
+
 plans::EvaluationContext make_context(std::shared_ptr<const plans::Catalog> catalog, uint64_t seed,
                                       const std::string& collective_algorithm) {
     plans::EvaluationContext c;

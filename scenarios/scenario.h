@@ -17,6 +17,9 @@ namespace fathom::scenarios {
 plans::Scenario load_scenario(const std::string& path, const plans::Catalog& catalog,
                               const std::vector<std::string>& overrides = {});
 plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog);
+// A scenario from YAML text (messages name it `name`), with the same key=value overrides.
+plans::Scenario load_scenario_text(const std::string& yaml, const std::string& name, const plans::Catalog& catalog,
+                                   const std::vector<std::string>& overrides = {});
 
 // An evaluation context over `catalog` with the calibrated cost table of every accelerator whose
 // catalog entry names one (read once here).

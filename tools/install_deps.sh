@@ -8,6 +8,7 @@ PKGS=(
   libsimgrid-dev catch2 pybind11-dev python3-pybind11 python3-dev python3-pytest python3-yaml
   libbenchmark-dev nlohmann-json3-dev
   openmpi-bin libopenmpi-dev libboost-mpi-dev
+  python3-numpy python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,0 +1,258 @@
+// The pybind11 extension fathom._fathom: a thin facade over scenarios/ and plans/ (no simulation
+// logic here). Scenarios are loaded from a file or a YAML string with `key=value` overrides (the
+// CLI's --set); results come back as flat records (plans/report.h), dicts with dotted names, ready
+// for DataFrames. Input errors raise fathom.InputError (a ValueError) with the CLI's file, line and
+// key message. The GIL is released while loading and simulating, so Python threads run
+// simulations in parallel.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <sstream>
+
+#include "plans/adaptive.h"
+#include "plans/capacity.h"
+#include "plans/evaluate.h"
+#include "plans/report.h"
+#include "plans/search.h"
+#include "plans/search_report.h"
+#include "plans/serving_search.h"
+#include "scenarios/catalog.h"
+#include "scenarios/measured.h"
+#include "scenarios/scenario.h"
+#include "sim/error.h"
+#include "workloads/serving/serving_metrics.h"
+
+namespace py = pybind11;
+using namespace fathom;
+
+namespace {
+
+std::shared_ptr<const plans::Catalog> catalog() {
+    static const std::shared_ptr<const plans::Catalog> c = scenarios::load_catalog();
+    return c;
+}
+
+// A loaded scenario and the evaluation context its seed and catalog give.
+struct Loaded {
+    plans::Scenario scenario;
+    plans::EvaluationContext context;
+};
+
+Loaded load(const std::string& path, const std::string& yaml, const std::string& name, const std::vector<std::string>& overrides) {
+    py::gil_scoped_release release;
+    Loaded l;
+    if (!path.empty()) {
+        l.scenario = scenarios::load_scenario(path, *catalog(), overrides);
+    } else {
+        l.scenario = scenarios::load_scenario_text(yaml, name, *catalog(), overrides);
+    }
+    l.context = scenarios::make_context(catalog(), l.scenario.seed);
+    return l;
+}
+
+py::object field(const plans::FieldValue& v) {
+    return std::visit([](const auto& x) -> py::object { return py::cast(x); }, v);
+}
+
+py::dict record(const plans::Record& r) {
+    py::dict d;
+    for (const auto& [name, value] : r.fields) d[py::str(name)] = field(value);
+    return d;
+}
+
+py::list records(const std::vector<plans::Record>& rows) {
+    py::list l;
+    for (const auto& r : rows) l.append(record(r));
+    return l;
+}
+
+py::dict report_dict(const plans::Report& rep) {
+    py::dict d = record(rep.summary);
+    for (const auto& [name, rows] : rep.tables) d[py::str(name)] = records(rows);
+    return d;
+}
+
+// One request of a serving run, the columns of `fathom run --requests`.
+py::dict request_dict(const workloads::serving::RequestRecord& r, const std::vector<std::string>& classes) {
+    const std::string header = workloads::serving::request_csv_header();
+    const std::string row = workloads::serving::request_csv_row(r, classes);
+    py::dict d;
+    std::stringstream hs(header), rs(row);
+    std::string h, v;
+    while (std::getline(hs, h, ',') && std::getline(rs, v, ',')) {
+        if (!h.empty() && h.back() == '\n') h.pop_back();
+        if (!v.empty() && v.back() == '\n') v.pop_back();
+        try {
+            size_t pos = 0;
+            const double x = std::stod(v, &pos);
+            if (pos == v.size()) {
+                d[py::str(h)] = (v.find_first_of(".eE") == std::string::npos) ? py::cast(static_cast<int64_t>(x)) : py::cast(x);
+                continue;
+            }
+        } catch (const std::exception&) {
+        }
+        d[py::str(h)] = py::str(v);
+    }
+    return d;
+}
+
+py::dict run(const Loaded& l, bool requests, bool trace) {
+    plans::Report rep;
+    plans::Outcome outcome;
+    std::ostringstream events;
+    {
+        py::gil_scoped_release release;
+        plans::EvaluateOptions opt;
+        opt.keep_records = requests;
+        if (trace) opt.trace = &events;
+        outcome = plans::evaluate(l.scenario, l.context, opt);
+        rep = plans::make_report(l.scenario, outcome);
+    }
+    py::dict d = report_dict(rep);
+    if (trace) d["trace_json"] = py::str(events.str());
+    if (requests)
+        if (const auto* s = outcome.serving()) {
+            py::list rows;
+            for (const auto& r : s->records) rows.append(request_dict(r, s->slo_class_names));
+            d["requests"] = rows;
+        }
+    return d;
+}
+
+py::dict capacity(const Loaded& l) {
+    const auto* plan = l.scenario.serving();
+    if (!plan) throw sim::InputError("capacity needs a serving scenario (kind: serving)", l.scenario.file);
+    plans::CapacityResult c;
+    {
+        py::gil_scoped_release release;
+        try {
+            c = plans::find_capacity(l.scenario.model, l.scenario.cluster, *plan, l.context, l.scenario.seed);
+        } catch (const sim::InputError& e) {
+            throw sim::InputError(e.bare_message(), l.scenario.file, 0, e.key());
+        }
+    }
+    // The keys of `fathom capacity --json`.
+    py::list probes;
+    for (const auto& p : c.probes)
+        probes.append(py::dict(py::arg("seed") = p.seed, py::arg("rate") = p.rate, py::arg("slo_attainment") = p.attainment,
+                               py::arg("goodput") = p.goodput));
+    return py::dict(py::arg("scenario") = l.scenario.name, py::arg("capacity_requests_per_s") = c.rate,
+                    py::arg("capacity_min") = c.rate_min, py::arg("capacity_max") = c.rate_max, py::arg("per_seed") = c.per_seed,
+                    py::arg("below_min_rate") = c.below_min, py::arg("above_max_rate") = c.above_max,
+                    py::arg("offline_requests_per_s") = c.offline_requests_per_s,
+                    py::arg("slo_target") = plan->slo.target_attainment, py::arg("probes") = probes);
+}
+
+// A search, or one share of a partitioned one (rank of size; rank -1: evaluate nothing, the
+// skeleton a merge fills). Returns the candidates as records, the ranking, and the share's text.
+py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, int size, const std::vector<std::string>& shares) {
+    const plans::SearchSpace space = l.scenario.search.value_or(plans::SearchSpace{});
+    plans::SearchOptions opt;
+    opt.threads = std::max(1, threads);
+    opt.max_candidates = max_candidates;
+    opt.partition = {rank, size};
+    std::vector<plans::Record> rows;
+    std::vector<int64_t> ranking;
+    std::string share;
+    py::dict extra;
+    int64_t counts[4] = {0, 0, 0, 0};
+    bool truncated = false;
+    {
+        py::gil_scoped_release release;
+        try {
+            if (const auto* base = l.scenario.training()) {
+                auto r = plans::search_training(l.scenario.model, l.scenario.cluster, *base, space, l.context, opt);
+                share = plans::encode_search_share(r, opt.partition);
+                for (const auto& s : shares) plans::merge_search_share(r, s);
+                if (!shares.empty()) plans::finalize_training_search(r, space);
+                for (const auto& c : r.candidates) rows.push_back(plans::training_candidate_record(c));
+                ranking = r.ranking;
+                counts[0] = r.evaluated, counts[1] = r.pruned, counts[2] = r.out_of_memory, counts[3] = r.skipped;
+                truncated = r.truncated;
+            } else {
+                auto r = plans::search_serving(l.scenario.model, l.scenario.cluster, *l.scenario.serving(), space, l.context,
+                                               l.scenario.seed, opt);
+                share = plans::encode_serving_search_share(r, opt.partition);
+                for (const auto& s : shares) plans::merge_serving_search_share(r, s);
+                if (!shares.empty()) plans::finalize_serving_search(r, space);
+                for (const auto& c : r.candidates) rows.push_back(plans::serving_candidate_record(c, space.objective == "capacity"));
+                ranking = r.ranking;
+                counts[0] = r.evaluated, counts[1] = r.pruned, counts[2] = r.out_of_memory, counts[3] = r.skipped;
+                truncated = r.truncated;
+            }
+        } catch (const sim::InputError& e) {
+            throw sim::InputError(e.bare_message(), l.scenario.file, 0, e.key());
+        }
+    }
+    return py::dict(py::arg("kind") = l.scenario.training() ? "training" : "serving", py::arg("objective") = space.objective,
+                    py::arg("candidates") = records(rows), py::arg("ranking") = ranking, py::arg("evaluated") = counts[0],
+                    py::arg("pruned") = counts[1], py::arg("out_of_memory") = counts[2], py::arg("skipped") = counts[3],
+                    py::arg("truncated") = truncated, py::arg("share") = py::bytes(share));
+}
+
+py::list compare(const std::string& path, bool other_metrics, const std::string& only_case) {
+    std::vector<scenarios::CompareResult> results;
+    {
+        py::gil_scoped_release release;
+        // As the CLI: one case comes with its other_metrics entries.
+        results = scenarios::compare_measured(path, scenarios::make_context(catalog(), 1), other_metrics || !only_case.empty(),
+                                              only_case);
+    }
+    py::list out;
+    for (const auto& r : results) {
+        py::dict d;
+        d["id"] = r.id;
+        d["kind"] = r.kind;
+        d["metric"] = r.metric;
+        d["unit"] = r.unit;
+        d["measured"] = r.measured;
+        d["status"] = r.status;
+        if (!r.variant.empty()) d["variant"] = r.variant;
+        if (r.status == "ok") {
+            d["predicted"] = r.predicted;
+            d["error"] = r.error;
+            d["step_time_s"] = r.step_time_s;
+            d["peak_memory_bytes"] = r.peak_memory_bytes;
+            d["memory_capacity_bytes"] = r.memory_capacity_bytes;
+            d["out_of_memory"] = r.out_of_memory;
+            d["stack"] = r.stack;
+            d["plan"] = r.plan;
+            d["assumptions"] = r.assumptions;
+        } else {
+            d["reason"] = r.reason;
+        }
+        out.append(d);
+    }
+    return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_fathom, m) {
+    m.doc() = "fathom's C++ core (use the `fathom` package)";
+    py::register_exception<sim::InputError>(m, "InputError", PyExc_ValueError);
+    py::class_<Loaded>(m, "Scenario")
+        .def_property_readonly("name", [](const Loaded& l) { return l.scenario.name; })
+        .def_property_readonly("file", [](const Loaded& l) { return l.scenario.file; })
+        .def_property_readonly("kind", [](const Loaded& l) { return l.scenario.training() ? "training" : "serving"; })
+        .def_property_readonly("model", [](const Loaded& l) { return l.scenario.model.id; })
+        .def_property_readonly("gpus", [](const Loaded& l) { return l.scenario.cluster.gpus(); })
+        .def_property_readonly("has_search", [](const Loaded& l) { return l.scenario.search.has_value(); })
+        .def_property_readonly("warnings", [](const Loaded& l) {
+            std::vector<std::string> w;
+            for (const auto& x : l.scenario.warnings) w.push_back(x.text());
+            return w;
+        });
+    m.def("load", &load, py::arg("path"), py::arg("yaml"), py::arg("name"), py::arg("overrides"),
+          "Load a scenario from a file (path) or a YAML string (yaml, reported as `name`), with key=value overrides.");
+    m.def("run", &run, py::arg("scenario"), py::arg("requests") = false, py::arg("trace") = false,
+          "Predict a loaded scenario: the `fathom run --json` report as flat records; with requests, the per-request rows "
+          "of a serving run; with trace, the Chrome trace JSON text.");
+    m.def("capacity", &capacity, py::arg("scenario"), "The highest request rate meeting the SLOs (`fathom capacity`).");
+    m.def("search", &search, py::arg("scenario"), py::arg("threads") = 1, py::arg("max_candidates") = 0, py::arg("rank") = 0,
+          py::arg("size") = 1, py::arg("shares") = std::vector<std::string>{},
+          "A plan search (`fathom search`), or the share rank of size of one; shares of the other ranks merge into it.");
+    m.def("compare", &compare, py::arg("path"), py::arg("other_metrics") = false, py::arg("case") = std::string(),
+          "Every case of a measured-format file against its prediction (`fathom compare`).");
+}

@@ -1,0 +1,136 @@
+"""Typed results over the C++ core's flat records; .to_pandas() gives DataFrames (pandas is
+imported only when asked for)."""
+import json
+
+
+def _frame(rows, columns=None):
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=columns)
+
+
+class _Summary:
+    """Attribute access to a report's summary fields (r.step_time_s); r.summary is the dict."""
+
+    _tables = ()
+
+    def __init__(self, report):
+        self.summary = {k: v for k, v in report.items() if k not in self._tables and k != "trace_json"}
+        self._trace = report.get("trace_json")
+
+    def __getattr__(self, name):
+        summary = self.__dict__.get("summary", {})
+        if name in summary:
+            return summary[name]
+        raise AttributeError(f"{type(self).__name__} has no field {name!r} (see .summary)")
+
+    def __getitem__(self, name):
+        return self.summary[name]
+
+    def timeline(self):
+        """The events of the Chrome trace (`fathom run --trace`) as a DataFrame: name, cat, ph, ts
+        and dur in microseconds, pid and tid (run with trace=True)."""
+        if self._trace is None:
+            raise ValueError("run with trace=True to keep the timeline")
+        doc = json.loads(self._trace)
+        events = doc["traceEvents"] if isinstance(doc, dict) else doc
+        return _frame([{k: e.get(k) for k in ("name", "cat", "ph", "ts", "dur", "pid", "tid")} for e in events])
+
+
+class TrainingResult(_Summary):
+    """One training step: summary fields (step_time_s, tokens_per_s_per_gpu, mfu,
+    peak_memory_bytes, out_of_memory, ...) and the per-stage breakdown (to_pandas())."""
+
+    _tables = ("stages",)
+
+    def __init__(self, report):
+        super().__init__(report)
+        self.stages = report.get("stages", [])
+
+    def to_pandas(self):
+        """One row per pipeline stage: compute and communication seconds, memory in bytes."""
+        return _frame(self.stages)
+
+    def __repr__(self):
+        s = self.summary
+        return f"TrainingResult(step_time_s={s.get('step_time_s')}, mfu={s.get('mfu')}, out_of_memory={s.get('out_of_memory')})"
+
+
+class ServingResult(_Summary):
+    """A serving run: summary fields (requests_per_s, ttft_ms, tpot_ms percentiles, slo_attainment,
+    goodput_requests_per_s, ...) and one row per request (to_pandas())."""
+
+    _tables = ("requests", "slo_classes")
+
+    def __init__(self, report):
+        super().__init__(report)
+        self.requests = report.get("requests", [])
+        self.slo_classes = report.get("slo_classes", [])
+
+    def to_pandas(self):
+        """One row per request: arrival_s, queue_s, ttft_s, tpot_s, e2e_s, tokens, slo_met, ..."""
+        return _frame(self.requests)
+
+    def __repr__(self):
+        s = self.summary
+        return (f"ServingResult(requests_per_s={s.get('requests_per_s')}, slo_attainment={s.get('slo_attainment')}, "
+                f"goodput_requests_per_s={s.get('goodput_requests_per_s')})")
+
+
+class CapacityResult(_Summary):
+    """capacity_requests_per_s (median over seeds), capacity_min and capacity_max, per_seed,
+    below_min_rate / above_max_rate, and every probe (seed, rate, slo_attainment, goodput;
+    to_pandas()): the keys of `fathom capacity --json`."""
+
+    _tables = ("probes",)
+
+    def __init__(self, report):
+        super().__init__(report)
+        self.probes = report["probes"]
+
+    def to_pandas(self):
+        return _frame(self.probes)
+
+
+class SearchResult:
+    """A plan search: every candidate (evaluated, pruned with its reason, out of memory), the
+    ranking (candidate indices, best first), and to_pandas() with a `rank` column (NaN for the
+    candidates not ranked)."""
+
+    def __init__(self, report):
+        self.kind = report["kind"]
+        self.objective = report["objective"]
+        self.candidates = report["candidates"]
+        self.ranking = list(report["ranking"])
+        self.evaluated, self.pruned = report["evaluated"], report["pruned"]
+        self.out_of_memory, self.skipped = report["out_of_memory"], report["skipped"]
+        self.truncated = report["truncated"]
+
+    @property
+    def best(self):
+        """The best candidate's record (None when nothing was evaluated)."""
+        return self.candidates[self.ranking[0]] if self.ranking else None
+
+    def to_pandas(self):
+        df = _frame(self.candidates)
+        rank = {index: k + 1 for k, index in enumerate(self.ranking)}
+        df["rank"] = df["index"].map(rank)
+        return df
+
+    def __repr__(self):
+        return (f"SearchResult({self.kind}, {len(self.candidates)} candidates: {self.evaluated} evaluated, {self.pruned} "
+                f"pruned, {self.out_of_memory} out of memory)")
+
+
+class CompareResult:
+    """Every case of a measured-format file: measured, predicted, error ((predicted - measured) /
+    measured), or the reason it is unsupported."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def to_pandas(self):
+        return _frame(self.rows)
+
+    def __len__(self):
+        return len(self.rows)

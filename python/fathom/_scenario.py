@@ -1,0 +1,68 @@
+"""Scenarios from files, YAML strings or dicts, with overrides."""
+import os
+
+import yaml
+
+from . import _fathom
+
+
+def _format(value):
+    """An override's value as the YAML text the CLI's --set takes."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple, dict)):
+        return yaml.safe_dump(value, default_flow_style=True, width=1 << 20).strip()
+    return str(value)
+
+
+def _overrides(overrides, kwargs):
+    out = []
+    items = list((overrides or {}).items()) + [(k.replace("__", "."), v) for k, v in kwargs.items()]
+    for key, value in items:
+        if not isinstance(key, str) or not key:
+            raise _fathom.InputError(f"override keys are dotted key names (parallel.tp), got {key!r}")
+        out.append(f"{key}={_format(value)}")
+    return out
+
+
+class Scenario:
+    """A loaded, validated scenario. Build one with fathom.load(); `with_` gives a copy with more
+    overrides (dotted keys in a dict, or keyword arguments with __ for the dots)."""
+
+    def __init__(self, spec):
+        self._spec = spec  # (path, yaml text, name, overrides): enough to load it again elsewhere
+        path, text, name, overrides = spec
+        self._core = _fathom.load(path, text, name, overrides)
+
+    @classmethod
+    def _from_spec(cls, spec):
+        return cls(spec)
+
+    def with_(self, overrides=None, **kwargs):
+        path, text, name, base = self._spec
+        return Scenario((path, text, name, list(base) + _overrides(overrides, kwargs)))
+
+    name = property(lambda self: self._core.name)
+    file = property(lambda self: self._core.file)
+    kind = property(lambda self: self._core.kind)
+    model = property(lambda self: self._core.model)
+    gpus = property(lambda self: self._core.gpus)
+    warnings = property(lambda self: self._core.warnings)
+
+    def __repr__(self):
+        return f"Scenario({self.name!r}, kind={self.kind}, model={self.model}, gpus={self.gpus})"
+
+
+def load(source, overrides=None, **kwargs):
+    """A Scenario from a file path, a YAML string or a dict; `overrides` and keyword arguments
+    (with __ for dots: parallel__tp=2) set keys as the CLI's --set does."""
+    if isinstance(source, Scenario):
+        return source.with_(overrides, **kwargs) if (overrides or kwargs) else source
+    extra = _overrides(overrides, kwargs)
+    if isinstance(source, dict):
+        return Scenario(("", yaml.safe_dump(source, sort_keys=False), "<dict>", extra))
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and not source.lstrip().startswith("{")):
+        return Scenario((os.fspath(source), "", "", extra))
+    if isinstance(source, str):
+        return Scenario(("", source, "<string>", extra))
+    raise TypeError(f"a scenario is a file path, a YAML string or a dict, not {type(source).__name__}")

@@ -1,0 +1,155 @@
+# The Python package against the CLI: the same numbers (bit-identical through the same C++ core),
+# DataFrames of the documented shapes, overrides, errors, parallel runs and partitioned searches.
+import concurrent.futures as cf
+import csv
+import json
+import os
+import subprocess
+import tempfile
+import time
+
+import pytest
+import yaml
+
+import fathom
+
+SRC = os.environ["FATHOM_SOURCE_DIR"]
+CLI = os.environ["FATHOM_CLI"]
+EX = os.path.join(SRC, "scenarios", "examples")
+QUICKSTART = os.path.join(EX, "quickstart.yaml")
+SERVING = os.path.join(EX, "serving-llama70b-8xh100.yaml")
+MEASURED = os.path.join(SRC, "tests", "data", "measured_frozen.yaml")
+
+
+def cli_json(*args):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "out.json")
+        subprocess.run([CLI, *args, "--json", out], check=True, capture_output=True)
+        with open(out) as f:
+            return json.load(f)
+
+
+def test_training_run_and_stages_match_the_cli():
+    r = fathom.run(QUICKSTART)
+    cli = cli_json("run", QUICKSTART)
+    assert isinstance(r, fathom.TrainingResult)
+    assert r.step_time_s == cli["step_time_s"]  # same engine, bit-identical
+    df = r.to_pandas()
+    assert len(df) == len(cli["stages"])
+    assert list(df["compute_s"]) == [s["compute_s"] for s in cli["stages"]]
+    assert df["memory_bytes.total"][0] == r.peak_memory_bytes  # dotted names are single columns
+
+
+def test_serving_requests_match_the_cli_csv():
+    s = fathom.run(SERVING, traffic__num_requests=300)
+    with tempfile.TemporaryDirectory() as d:
+        req = os.path.join(d, "r.csv")
+        subprocess.run([CLI, "run", SERVING, "--set", "traffic.num_requests=300", "--requests", req], check=True,
+                       capture_output=True)
+        with open(req) as f:
+            rows = list(csv.DictReader(f))
+    df = s.to_pandas()
+    assert df.shape[0] == 300 == len(rows)
+    assert [float(r["ttft_s"]) for r in rows] == pytest.approx(list(df["ttft_s"]), rel=1e-6)
+    assert s.requests_per_s > 0 and 0 <= s.slo_attainment <= 1
+
+
+def test_scenario_from_yaml_text_and_dict_equals_the_file():
+    text = open(QUICKSTART).read()
+    a = fathom.run(QUICKSTART).step_time_s
+    assert fathom.run(text).step_time_s == a
+    assert fathom.run(yaml.safe_load(text)).step_time_s == a
+
+
+def test_overrides_by_dict_and_keyword_agree():
+    a = fathom.run(QUICKSTART, {"parallel.tp": 2, "parallel.cp": 1})
+    b = fathom.run(QUICKSTART, parallel__tp=2, parallel__cp=1)
+    assert a.step_time_s == b.step_time_s != fathom.run(QUICKSTART).step_time_s
+    sc = fathom.load(QUICKSTART).with_(parallel__tp=4, parallel__cp=1)
+    assert sc.kind == "training" and sc.gpus == 8
+
+
+def test_input_errors_carry_file_line_and_key():
+    with pytest.raises(fathom.InputError) as e:
+        fathom.run(QUICKSTART, parallel__tp=3)
+    assert isinstance(e.value, ValueError)
+    assert "quickstart.yaml" in str(e.value) and "key 'parallel.tp'" in str(e.value)
+    bad = yaml.safe_load(open(QUICKSTART).read())
+    bad["training"]["micro_batch_size"] = "two"
+    with pytest.raises(fathom.InputError, match=r"<dict>:\d+: key 'training.micro_batch_size'"):
+        fathom.load(bad)
+    with pytest.raises(fathom.InputError, match="unknown key 'tpp'"):
+        fathom.load(QUICKSTART, parallel__tpp=2)
+
+
+def test_validate_returns_warnings():
+    assert any("seed" in w for w in fathom.validate(QUICKSTART, seed=7))
+    assert fathom.validate(QUICKSTART) == []
+
+
+def test_capacity_matches_the_cli():
+    c = fathom.capacity(SERVING, traffic__num_requests=200, capacity__seeds=1)
+    cli = cli_json("capacity", SERVING, "--set", "traffic.num_requests=200", "--set", "capacity.seeds=1")
+    assert c.capacity_requests_per_s == cli["capacity_requests_per_s"]
+    assert len(c.to_pandas()) == len(c.probes) == len(cli["probes"])
+
+
+def test_search_dataframe_and_ranking_match_the_cli():
+    s = fathom.search(SERVING, traffic__num_requests=200, threads=2)
+    cli = cli_json("search", SERVING, "--set", "traffic.num_requests=200", "--threads", "2")
+    assert s.ranking == cli["ranking"]
+    df = s.to_pandas()
+    assert len(df) == len(cli["candidates"])
+    best = df.sort_values("rank").iloc[0]
+    assert best["index"] == cli["ranking"][0] and best["rank"] == 1
+    assert df["status"].isin(["evaluated", "pruned", "out_of_memory"]).all()
+
+
+def test_search_on_a_process_pool_equals_one_process():
+    # The executor path: shares of the candidates (the MPI partitioning) evaluated by other
+    # processes and merged here.
+    one = fathom.search(os.path.join(EX, "search-llama3-70b-64xh100.yaml"), max_candidates=120, threads=1)
+    with cf.ProcessPoolExecutor(max_workers=2) as pool:
+        split = fathom.search(os.path.join(EX, "search-llama3-70b-64xh100.yaml"), max_candidates=120, executor=pool)
+    assert split.ranking == one.ranking
+    assert split.candidates == one.candidates
+
+
+def test_search_on_dask_when_installed():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.Client(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as client:
+        split = fathom.search(SERVING, traffic__num_requests=100, executor=client.get_executor(), partitions=2)
+    assert split.ranking == fathom.search(SERVING, traffic__num_requests=100, threads=1).ranking
+
+
+def test_compare_matches_the_cli():
+    rows = fathom.compare(MEASURED, case="trn-nemo2407-llama2-70b-64").to_pandas()
+    cli = cli_json("compare", MEASURED, "--case", "trn-nemo2407-llama2-70b-64")
+    assert list(rows["id"]) == [c["id"] for c in cli]
+    assert list(rows["predicted"]) == [c["predicted"] for c in cli]
+
+
+def test_timeline_events():
+    tl = fathom.run(QUICKSTART, trace=True).timeline()
+    assert {"name", "ph", "ts", "dur", "pid", "tid"} <= set(tl.columns)
+    assert (tl[tl["ph"] == "X"]["dur"] >= 0).all()
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores")
+def test_threads_run_simulations_in_parallel_with_identical_results():
+    # The GIL is released while simulating: 4 serving runs on 2 threads take clearly less wall time
+    # than one after another (about half on 2 free cores), and give the same numbers.
+    rates = [4, 5, 6, 7]
+
+    def work(rate):
+        return fathom.run(SERVING, traffic__rate=rate, traffic__num_requests=6000, requests=False).summary
+
+    t0 = time.perf_counter()
+    serial = [work(r) for r in rates]
+    t_serial = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    with cf.ThreadPoolExecutor(max_workers=2) as pool:
+        parallel = list(pool.map(work, rates))
+    t_parallel = time.perf_counter() - t0
+    assert parallel == serial
+    assert t_parallel < 0.8 * t_serial, (t_parallel, t_serial)
