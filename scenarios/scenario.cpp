@@ -49,7 +49,12 @@ void apply_override(YAML::Node root, const std::string& assignment) {
         chain.push_back(next);
     }
     // Lists may be given inline: --set training.layers_per_stage=[16,16,15]
-    YAML::Node parsed = YAML::Load(value);
+    YAML::Node parsed;
+    try {
+        parsed = YAML::Load(value);
+    } catch (const YAML::Exception& e) {
+        throw sim::InputError("--set " + path + ": malformed value '" + value + "': " + e.msg, "", 0, path);
+    }
     chain.back()[parts.back()] = parsed.IsSequence() ? parsed : YAML::Node(value);
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "sim/error.h"
 
@@ -154,9 +156,38 @@ std::vector<std::string> Node::keys() const {
     return out;
 }
 
+namespace {
+
+// yaml-cpp keeps the first of two equal keys and drops the rest without a word, and lets any node
+// be a key: a scenario's keys are plain names, each at most once per mapping.
+void check_keys(const YAML::Node& n, const std::string& name, const std::string& path) {
+    if (n.IsMap()) {
+        std::set<std::string> seen;
+        for (const auto& kv : n) {
+            const int line = kv.first.Mark().line + 1;
+            if (!kv.first.IsScalar())
+                throw sim::InputError("a key must be a plain name, not a " + std::string(kv.first.IsMap() ? "mapping" : "sequence"),
+                                      name, line, path);
+            const std::string key = kv.first.Scalar();
+            const std::string at = path.empty() ? key : path + "." + key;
+            if (!seen.insert(key).second) throw sim::InputError("duplicate key (a second value for it)", name, line, at);
+            check_keys(kv.second, name, at);
+        }
+    } else if (n.IsSequence()) {
+        for (const auto& x : n) check_keys(x, name, path);
+    }
+}
+
+}  // namespace
+
 Node load_yaml_string(const std::string& text, const std::string& name) {
     try {
-        return Node(YAML::Load(text), name, "");
+        const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+        if (docs.size() > 1)
+            throw sim::InputError("a second YAML document ('---'); a file holds one", name, docs[1].Mark().line + 1);
+        YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
+        check_keys(root, name, "");
+        return Node(root, name, "");
     } catch (const YAML::Exception& e) {
         throw sim::InputError("malformed YAML: " + e.msg, name, e.mark.line + 1);
     }

@@ -51,6 +51,9 @@ nlohmann::json record_json(const plans::Record& r);
 nlohmann::json report_json(const plans::Report& rep);
 std::string records_csv(const std::vector<plans::Record>& rows, const std::vector<std::string>& columns);
 double median_of(std::vector<double> v);
+// A message safe for a terminal: control characters from the input (escape sequences, carriage
+// returns) shown as \xNN; newlines and tabs kept.
+std::string printable(const std::string& s);
 
 // A progress bar with ETA on stderr when it is a terminal; silent otherwise.
 class Progress {

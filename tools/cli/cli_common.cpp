@@ -16,10 +16,24 @@ std::string one_file(const Args& a) {
 
 // Writes a whole output file at once, after the work succeeded (never a partial file).
 void write_file(const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    if (!out) throw sim::InputError("cannot write '" + path + "'");
-    out << text;
-    if (!out) throw sim::InputError("cannot write '" + path + "'");
+    // Written beside the target and renamed over it: a reader never sees a partial file, and a
+    // failed write (a full disk) leaves no file behind.
+    const std::string tmp = path + ".fathom-tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        if (!out) throw sim::InputError("cannot write '" + path + "'");
+        out << text;
+        out.flush();
+        if (!out) {
+            out.close();
+            std::remove(tmp.c_str());
+            throw sim::InputError("cannot write '" + path + "' (disk full?)");
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw sim::InputError("cannot write '" + path + "'");
+    }
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) { write_file(path, j.dump(2) + "\n"); }
@@ -62,6 +76,20 @@ nlohmann::json report_json(const plans::Report& rep) {
         j[name] = arr;
     }
     return j;
+}
+
+std::string printable(const std::string& s) {
+    std::string out;
+    char buf[8];
+    for (unsigned char c : s) {
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
 }
 
 std::string records_csv(const std::vector<plans::Record>& rows, const std::vector<std::string>& columns) {

@@ -243,7 +243,7 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
 int cmd_run(const Args& a, bool validate_only) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
-    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
+    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     if (s.serving()) return cmd_run_serving(a, s, validate_only, scenarios::make_context(catalog, s.seed, a.algorithm));
     if (!a.requests.empty()) throw sim::InputError("--requests is for serving scenarios");
     const workloads::TrainingPlan& p = *s.training();
@@ -316,7 +316,7 @@ int cmd_run(const Args& a, bool validate_only) {
 int cmd_capacity(const Args& a) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
-    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
+    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     if (!s.serving()) throw sim::InputError("capacity is for serving scenarios (kind: serving)", s.file);
     const auto& p = *s.serving();
     const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
@@ -373,12 +373,12 @@ int main(int argc, char** argv) {
         if (a.command == "search") return cmd_search(a);
         throw sim::InputError("unknown command '" + a.command + "'\n" + kUsage);
     } catch (const sim::InputError& e) {
-        std::cerr << "fathom: error: " << e.what() << "\n";
+        std::cerr << "fathom: error: " << printable(e.what()) << "\n";
         // Under mpirun the other ranks may be waiting for this one's share: end them all.
         if (search && mpi_world().size > 1) mpi_abort(2);
         return 2;
     } catch (const std::exception& e) {
-        std::cerr << "fathom: internal error: " << e.what() << "\n";
+        std::cerr << "fathom: internal error: " << printable(e.what()) << "\n";
         if (search && mpi_world().size > 1) mpi_abort(1);
         return 1;
     }

@@ -67,7 +67,7 @@ nlohmann::json print_adaptive(const plans::SearchResult& r, const plans::SearchS
 int cmd_search(const Args& a) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
-    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
+    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     if (s.serving()) return cmd_search_serving(a, s, catalog);
     const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
     const auto& base = *s.training();

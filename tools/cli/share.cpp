@@ -39,7 +39,7 @@ int cmd_share(const Args& a) {
     std::vector<plans::Scenario> scen;
     for (const auto& f : a.positional) {
         scen.push_back(scenarios::load_scenario(f, *catalog, a.sets));
-        for (const auto& w : scen.back().warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
+        for (const auto& w : scen.back().warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
         if (!scen.back().training()) throw sim::InputError("share: a job must be a training scenario (kind: training)", f);
     }
     hardware::ClusterSpec fabric = scen.front().cluster;

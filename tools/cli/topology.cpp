@@ -15,7 +15,7 @@ namespace fathom::cli {
 int cmd_topology(const Args& a) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
-    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << w.text() << "\n";
+    for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     const hardware::Topology t = hardware::build_topology(s.cluster, s.file);
     const std::string out =
         !a.out.empty() ? a.out : std::filesystem::path(s.file).stem().string() + ".dot";
