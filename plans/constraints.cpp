@@ -1,5 +1,6 @@
 #include "plans/constraints.h"
 
+#include <cstdio>
 #include <numeric>
 
 #include "plans/keys.h"
@@ -203,6 +204,27 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     if (p.batching.max_model_len == 0 && m.max_seq_len == 0)
         add("serving.max_model_len", "missing: the model states no context length");
     return v;
+}
+
+}  // namespace fathom::plans
+
+namespace fathom::plans {
+
+double replay_task_estimate(const models::ModelSpec& model, const workloads::TrainingPlan& plan) {
+    const double microbatches = static_cast<double>(plan.training.global_batch) /
+                                (static_cast<double>(plan.layout.dp) * static_cast<double>(plan.training.micro_batch));
+    return 12.0 * microbatches * static_cast<double>(model.layers + 2);
+}
+
+std::vector<Violation> check_replay_size(const models::ModelSpec& model, const workloads::TrainingPlan& plan, int64_t max_tasks) {
+    const double tasks = replay_task_estimate(model, plan);
+    if (tasks <= static_cast<double>(max_tasks)) return {};
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "the step's replay would hold about %.3g tasks (%.3g micro-batches x (%lld layers + embedding and head) x 12), above the limit of "
+                  "%.3g (about 170 bytes each; raise it with --max-tasks)",
+                  tasks, tasks / 12.0 / static_cast<double>(model.layers + 2), static_cast<long long>(model.layers), static_cast<double>(max_tasks));
+    return {{"training.global_batch_size", buf}};
 }
 
 }  // namespace fathom::plans

@@ -27,6 +27,12 @@ std::string describe(const std::vector<Violation>& violations);
 std::vector<Violation> check_serving_plan(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                           const workloads::serving::ServingPlan& plan);
 
+// An upper estimate of the tasks a training step's replay creates: 12 per micro-batch and layer of
+// one pipeline (the examples run 2.6-10.2: compute, its collectives and their dependencies).
+double replay_task_estimate(const models::ModelSpec& model, const workloads::TrainingPlan& plan);
+// The violation of a plan whose replay would exceed `max_tasks` (none when it fits).
+std::vector<Violation> check_replay_size(const models::ModelSpec& model, const workloads::TrainingPlan& plan, int64_t max_tasks);
+
 std::vector<Violation> check_training_plan(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                            const workloads::TrainingPlan& plan);
 

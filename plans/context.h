@@ -21,6 +21,10 @@ struct EvaluationContext {
     std::map<std::string, std::shared_ptr<const models::CalibrationTable>> cost_tables;
     uint64_t seed = 1;
     std::string collective_algorithm;
+    // The most tasks a training step's replay may hold (`--max-tasks`): about 170 bytes each, so the
+    // default, 1e8, bounds a replay at about 17 GB. A plan estimated above it is refused before
+    // anything is allocated (replay_task_estimate).
+    int64_t max_tasks = 100'000'000;
     // The network backend for every cluster evaluated (compare --network); unset: each cluster's own.
     std::optional<hardware::NetworkBackend> network;
 

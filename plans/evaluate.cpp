@@ -22,6 +22,7 @@ Outcome evaluate_training(const models::ModelSpec& model, const hardware::Cluste
                           const EvaluateOptions& options) {
     Outcome out;
     out.violations = check_training_plan(model, cluster, plan);
+    if (out.violations.empty()) out.violations = check_replay_size(model, plan, context.max_tasks);
     if (!out.violations.empty()) return out;
     const auto cost = cost_model_for(cluster.accelerator, context, out.cost_model);
     const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);

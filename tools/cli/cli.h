@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "plans/context.h"
 #include "plans/report.h"
 
 namespace fathom::plans {
@@ -36,6 +37,7 @@ struct Args {
     int threads = 0;              // search: 0 = the machine's hardware threads
     int64_t max_candidates = 0;   // search: 0 = all
     double time_limit = 0;        // search: seconds, 0 = none
+    int64_t max_tasks = 0;        // run, validate, search, compare: the replay's task limit (0: the default)
 };
 
 // The one file argument of a command (InputError otherwise).
@@ -51,6 +53,9 @@ nlohmann::json record_json(const plans::Record& r);
 nlohmann::json report_json(const plans::Report& rep);
 std::string records_csv(const std::vector<plans::Record>& rows, const std::vector<std::string>& columns);
 double median_of(std::vector<double> v);
+// The evaluation context of a command: the catalog's tables, the seed, --collective-algorithm and
+// --max-tasks.
+plans::EvaluationContext cli_context(std::shared_ptr<const plans::Catalog> catalog, uint64_t seed, const Args& a);
 // A message safe for a terminal: control characters from the input (escape sequences, carriage
 // returns) shown as \xNN; newlines and tabs kept.
 std::string printable(const std::string& s);

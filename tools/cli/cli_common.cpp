@@ -4,6 +4,7 @@
 #include <fstream>
 #include <vector>
 
+#include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
 
@@ -76,6 +77,12 @@ nlohmann::json report_json(const plans::Report& rep) {
         j[name] = arr;
     }
     return j;
+}
+
+plans::EvaluationContext cli_context(std::shared_ptr<const plans::Catalog> catalog, uint64_t seed, const Args& a) {
+    plans::EvaluationContext c = scenarios::make_context(std::move(catalog), seed, a.algorithm);
+    if (a.max_tasks > 0) c.max_tasks = a.max_tasks;
+    return c;
 }
 
 std::string printable(const std::string& s) {

@@ -42,7 +42,7 @@ void print_case_details(const std::vector<scenarios::CompareResult>& results) {
 }  // namespace
 
 int cmd_compare(const Args& a) {
-    plans::EvaluationContext ctx = scenarios::make_context(scenarios::load_catalog(), 1, a.algorithm);
+    plans::EvaluationContext ctx = cli_context(scenarios::load_catalog(), 1, a);
     if (!a.network.empty()) {
         if (a.network != "simgrid" && a.network != "analytical")
             throw sim::InputError("--network: expected analytical or simgrid, not '" + a.network + "'");

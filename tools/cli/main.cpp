@@ -92,6 +92,7 @@ Args parse_args(int argc, char** argv) {
         "threads", po::value<int>(), "search: worker threads (default: the machine's)")(
         "max-candidates", po::value<long long>(), "search: only the first N candidates")(
         "time-limit", po::value<double>(), "search: stop starting candidates after S seconds")(
+        "max-tasks", po::value<long long>(), "the most tasks a training step's replay may hold (default 1e8, ~17 GB)")(
         "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
         "rank-plans", "compare: rank each training case's published plan in a search around it")(
         "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")("out,o", po::value<std::string>(), "output file")(
@@ -137,6 +138,10 @@ Args parse_args(int argc, char** argv) {
     if (vm.count("max-candidates")) {
         a.max_candidates = vm["max-candidates"].as<long long>();
         if (a.max_candidates < 1) throw sim::InputError("command line: --max-candidates must be >= 1");
+    }
+    if (vm.count("max-tasks")) {
+        a.max_tasks = vm["max-tasks"].as<long long>();
+        if (a.max_tasks < 1) throw sim::InputError("command line: --max-tasks must be a positive number of tasks");
     }
     if (vm.count("time-limit")) {
         a.time_limit = vm["time-limit"].as<double>();
@@ -244,16 +249,19 @@ int cmd_run(const Args& a, bool validate_only) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
-    if (s.serving()) return cmd_run_serving(a, s, validate_only, scenarios::make_context(catalog, s.seed, a.algorithm));
+    if (s.serving()) return cmd_run_serving(a, s, validate_only, cli_context(catalog, s.seed, a));
     if (!a.requests.empty()) throw sim::InputError("--requests is for serving scenarios");
     const workloads::TrainingPlan& p = *s.training();
     if (validate_only) {
+        // The replay's size is known before anything is allocated.
+        const auto too_big = plans::check_replay_size(s.model, p, a.max_tasks > 0 ? a.max_tasks : plans::EvaluationContext{}.max_tasks);
+        if (!too_big.empty()) throw sim::InputError(too_big.front().message, s.file, 0, too_big.front().key);
         std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
                   << ", dp" << p.layout.dp << " tp" << p.layout.tp << " pp" << p.layout.pp << " vp" << p.layout.vp << " cp"
                   << p.layout.cp << ", " << p.microbatches() << " micro-batches)\n";
         return 0;
     }
-    const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
+    const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
     std::ostringstream trace;
     plans::EvaluateOptions opt;
     Progress bar("network: collectives simulated");
@@ -319,7 +327,7 @@ int cmd_capacity(const Args& a) {
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     if (!s.serving()) throw sim::InputError("capacity is for serving scenarios (kind: serving)", s.file);
     const auto& p = *s.serving();
-    const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
+    const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
     plans::CapacityResult c;
     {
         Progress bar("capacity");

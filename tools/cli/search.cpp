@@ -71,7 +71,7 @@ int cmd_search(const Args& a) {
     if (s.serving()) return cmd_search_serving(a, s, catalog);
     const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
     const auto& base = *s.training();
-    const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
+    const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
     plans::SearchOptions opt;
     const MpiWorld mpi = mpi_world();
     opt.partition = {mpi.rank, mpi.size};

@@ -36,7 +36,7 @@ bool same_plan(const ServingPlan& a, const ServingPlan& b) {
 int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog) {
     const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
     const ServingPlan& base = *s.serving();
-    const plans::EvaluationContext ctx = scenarios::make_context(catalog, s.seed, a.algorithm);
+    const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
     plans::SearchOptions opt;
     const MpiWorld mpi = mpi_world();
     opt.partition = {mpi.rank, mpi.size};

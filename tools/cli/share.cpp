@@ -52,7 +52,7 @@ int cmd_share(const Args& a) {
 
     // Every job priced on its own cluster's flow network, as `fathom run --network simgrid` would.
     // One context: the calibration tables are read once (a training step does not use the seed).
-    const plans::EvaluationContext context = scenarios::make_context(catalog, scen.front().seed, a.algorithm);
+    const plans::EvaluationContext context = cli_context(catalog, scen.front().seed, a);
     std::vector<std::unique_ptr<models::CostModel>> costs;
     std::vector<std::unique_ptr<hardware::FlowNetworkModel>> networks;
     std::vector<std::unique_ptr<workloads::StepInputs>> inputs;
