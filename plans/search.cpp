@@ -106,24 +106,6 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
     if (price > 0 && c.tokens_per_s > 0) c.usd_per_million_tokens = price * c.plan.gpus() / 3600.0 / c.tokens_per_s * 1e6;
 }
 
-// Marks the evaluated candidates that no other evaluated candidate dominates: at least as good on
-// `a` (higher is better) and on `b` (lower is better), and strictly better on one.
-template <typename A, typename B>
-void mark_pareto(std::vector<Candidate>& cs, A a, B b, bool Candidate::*flag) {
-    std::vector<size_t> ev;
-    for (size_t i = 0; i < cs.size(); ++i)
-        if (cs[i].status == CandidateStatus::Evaluated) ev.push_back(i);
-    for (size_t i : ev) {
-        bool dominated = false;
-        for (size_t j : ev)
-            if (a(cs[j]) >= a(cs[i]) && b(cs[j]) <= b(cs[i]) && (a(cs[j]) > a(cs[i]) || b(cs[j]) < b(cs[i]))) {
-                dominated = true;
-                break;
-            }
-        cs[i].*flag = !dominated;
-    }
-}
-
 }  // namespace
 
 namespace {
@@ -256,18 +238,8 @@ SearchResult search_training(const models::ModelSpec& model, const hardware::Clu
 
 void finalize_training_search(SearchResult& result, const SearchSpace& space) {
     auto& cs = result.candidates;
-    result.evaluated = result.pruned = result.out_of_memory = result.skipped = 0;
-    result.ranking.clear();
     for (Candidate& c : cs) c.pareto_memory = c.pareto_cost = false;
-    for (const Candidate& c : cs) {
-        switch (c.status) {
-            case CandidateStatus::Evaluated: ++result.evaluated; break;
-            case CandidateStatus::Pruned: ++result.pruned; break;
-            case CandidateStatus::OutOfMemory: ++result.out_of_memory; break;
-            case CandidateStatus::Skipped: ++result.skipped; break;
-        }
-        if (c.status == CandidateStatus::Evaluated) result.ranking.push_back(c.index);
-    }
+    tally_candidates(result);
     auto key = [&](const Candidate& c) {
         if (space.objective == "throughput") return c.tokens_per_s;
         if (space.objective == "cost") return -c.usd_per_million_tokens;
@@ -282,30 +254,19 @@ void finalize_training_search(SearchResult& result, const SearchSpace& space) {
                     [](const Candidate& c) { return c.usd_per_million_tokens; }, &Candidate::pareto_cost);
 }
 
+namespace {
+std::vector<double*> share_numbers(Candidate& c) {
+    return {&c.peak_memory_bytes, &c.capacity_bytes, &c.step_time_s, &c.tokens_per_s, &c.mfu, &c.statistical_efficiency,
+            &c.goodput_tokens_per_s, &c.usd_per_million_tokens};
+}
+}  // namespace
+
 std::string encode_search_share(const SearchResult& result, const Partition& partition) {
-    SearchWireWriter w;
-    for (const Candidate& c : result.candidates) {
-        if (!partition.owns(static_cast<size_t>(c.index)) || c.status == CandidateStatus::Skipped) continue;
-        w.integer(c.index);
-        w.integer(static_cast<int64_t>(c.status));
-        w.text(c.reason);
-        for (double x : {c.peak_memory_bytes, c.capacity_bytes, c.step_time_s, c.tokens_per_s, c.mfu, c.statistical_efficiency,
-                         c.goodput_tokens_per_s, c.usd_per_million_tokens})
-            w.number(x);
-    }
-    return w.str();
+    return encode_share(result.candidates, partition, share_numbers);
 }
 
 void merge_search_share(SearchResult& result, const std::string& share) {
-    SearchWireReader r(share);
-    while (!r.done()) {
-        Candidate& c = result.candidates.at(r.index(result.candidates.size()));
-        c.status = r.status();
-        c.reason = r.text();
-        for (double* x : {&c.peak_memory_bytes, &c.capacity_bytes, &c.step_time_s, &c.tokens_per_s, &c.mfu,
-                          &c.statistical_efficiency, &c.goodput_tokens_per_s, &c.usd_per_million_tokens})
-            *x = r.number();
-    }
+    merge_share(result.candidates, share, share_numbers);
 }
 
 }  // namespace fathom::plans

@@ -68,6 +68,41 @@ struct SearchResult {
 // options.time_limit_s, and rethrows the first exception after every thread has stopped.
 void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate);
 
+// Marks the evaluated candidates (training or serving) that no other evaluated one dominates: at
+// least as good on `a` (higher is better) and on `b` (lower is better), strictly better on one.
+template <typename C, typename A, typename B>
+void mark_pareto(std::vector<C>& cs, A a, B b, bool C::*flag) {
+    std::vector<size_t> ev;
+    for (size_t i = 0; i < cs.size(); ++i)
+        if (cs[i].status == CandidateStatus::Evaluated) ev.push_back(i);
+    for (size_t i : ev) {
+        bool dominated = false;
+        for (size_t j : ev)
+            if (a(cs[j]) >= a(cs[i]) && b(cs[j]) <= b(cs[i]) && (a(cs[j]) > a(cs[i]) || b(cs[j]) < b(cs[i]))) {
+                dominated = true;
+                break;
+            }
+        cs[i].*flag = !dominated;
+    }
+}
+
+// The counts of a result by status, and its ranking reset to the evaluated candidates in
+// enumeration order (the caller sorts it).
+template <typename R>
+void tally_candidates(R& result) {
+    result.evaluated = result.pruned = result.out_of_memory = result.skipped = 0;
+    result.ranking.clear();
+    for (const auto& c : result.candidates) {
+        switch (c.status) {
+            case CandidateStatus::Evaluated: ++result.evaluated; break;
+            case CandidateStatus::Pruned: ++result.pruned; break;
+            case CandidateStatus::OutOfMemory: ++result.out_of_memory; break;
+            case CandidateStatus::Skipped: ++result.skipped; break;
+        }
+        if (c.status == CandidateStatus::Evaluated) result.ranking.push_back(c.index);
+    }
+}
+
 // (b_noise + b0) / (b_noise + b); 1 when b_noise is 0 (not given).
 double statistical_efficiency(double b_noise, double b0, double b);
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "plans/search.h"
 
@@ -37,5 +38,31 @@ private:
     const std::string& in_;
     size_t pos_ = 0;
 };
+
+// A share: for each candidate the partition owns and that ran, its index, status and reason, then
+// the numbers `numbers(c)` points at (the same list for writing and reading), then `extra`.
+template <typename C, typename Numbers>
+std::string encode_share(const std::vector<C>& cs, const Partition& partition, Numbers numbers) {
+    SearchWireWriter w;
+    for (const C& c : cs) {
+        if (!partition.owns(static_cast<size_t>(c.index)) || c.status == CandidateStatus::Skipped) continue;
+        w.integer(c.index);
+        w.integer(static_cast<int64_t>(c.status));
+        w.text(c.reason);
+        for (double* x : numbers(const_cast<C&>(c))) w.number(*x);
+    }
+    return w.str();
+}
+
+template <typename C, typename Numbers>
+void merge_share(std::vector<C>& cs, const std::string& share, Numbers numbers) {
+    SearchWireReader r(share);
+    while (!r.done()) {
+        C& c = cs.at(r.index(cs.size()));
+        c.status = r.status();
+        c.reason = r.text();
+        for (double* x : numbers(c)) *x = r.number();
+    }
+}
 
 }  // namespace fathom::plans

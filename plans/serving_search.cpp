@@ -123,22 +123,6 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
     }
 }
 
-template <typename A, typename B>
-void mark_pareto(std::vector<ServingCandidate>& cs, A a, B b, bool ServingCandidate::*flag) {
-    std::vector<size_t> ev;
-    for (size_t i = 0; i < cs.size(); ++i)
-        if (cs[i].status == CandidateStatus::Evaluated) ev.push_back(i);
-    for (size_t i : ev) {
-        bool dominated = false;
-        for (size_t j : ev)
-            if (a(cs[j]) >= a(cs[i]) && b(cs[j]) <= b(cs[i]) && (a(cs[j]) > a(cs[i]) || b(cs[j]) < b(cs[i]))) {
-                dominated = true;
-                break;
-            }
-        cs[i].*flag = !dominated;
-    }
-}
-
 }  // namespace
 
 std::vector<ServingPlan> enumerate_serving_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
@@ -227,18 +211,8 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
 
 void finalize_serving_search(ServingSearchResult& result, const SearchSpace& space) {
     auto& cs = result.candidates;
-    result.evaluated = result.pruned = result.out_of_memory = result.skipped = 0;
-    result.ranking.clear();
     for (ServingCandidate& c : cs) c.pareto_cost = c.pareto_latency = false;
-    for (const ServingCandidate& c : cs) {
-        switch (c.status) {
-            case CandidateStatus::Evaluated: ++result.evaluated; break;
-            case CandidateStatus::Pruned: ++result.pruned; break;
-            case CandidateStatus::OutOfMemory: ++result.out_of_memory; break;
-            case CandidateStatus::Skipped: ++result.skipped; break;
-        }
-        if (c.status == CandidateStatus::Evaluated) result.ranking.push_back(c.index);
-    }
+    tally_candidates(result);
     // Plans meeting the SLO target first under goodput and cost; then by score; then by attainment.
     const bool slo_first = space.objective == "goodput" || space.objective == "cost";
     std::stable_sort(result.ranking.begin(), result.ranking.end(), [&](int64_t x, int64_t y) {
@@ -258,34 +232,23 @@ void finalize_serving_search(ServingSearchResult& result, const SearchSpace& spa
         &ServingCandidate::pareto_latency);
 }
 
+namespace {
+// meets_slo travels as its attainment against the target, recomputed at the merge (see below).
+std::vector<double*> share_numbers(ServingCandidate& c) {
+    return {&c.kv_tokens_per_replica, &c.slo_attainment, &c.goodput_requests_per_s, &c.requests_per_s, &c.output_tokens_per_s,
+            &c.ttft_p50_s, &c.ttft_p90_s, &c.tpot_p50_s, &c.tpot_p90_s, &c.usd_per_1k_good_requests, &c.joules_per_output_token,
+            &c.capacity_requests_per_s, &c.score};
+}
+}  // namespace
+
 std::string encode_serving_search_share(const ServingSearchResult& result, const Partition& partition) {
-    SearchWireWriter w;
-    for (const ServingCandidate& c : result.candidates) {
-        if (!partition.owns(static_cast<size_t>(c.index)) || c.status == CandidateStatus::Skipped) continue;
-        w.integer(c.index);
-        w.integer(static_cast<int64_t>(c.status));
-        w.text(c.reason);
-        w.integer(c.meets_slo ? 1 : 0);
-        for (double x : {c.kv_tokens_per_replica, c.slo_attainment, c.goodput_requests_per_s, c.requests_per_s, c.output_tokens_per_s,
-                         c.ttft_p50_s, c.ttft_p90_s, c.tpot_p50_s, c.tpot_p90_s, c.usd_per_1k_good_requests,
-                         c.joules_per_output_token, c.capacity_requests_per_s, c.score})
-            w.number(x);
-    }
-    return w.str();
+    return encode_share(result.candidates, partition, share_numbers);
 }
 
 void merge_serving_search_share(ServingSearchResult& result, const std::string& share) {
-    SearchWireReader r(share);
-    while (!r.done()) {
-        ServingCandidate& c = result.candidates.at(r.index(result.candidates.size()));
-        c.status = r.status();
-        c.reason = r.text();
-        c.meets_slo = r.integer() != 0;
-        for (double* x : {&c.kv_tokens_per_replica, &c.slo_attainment, &c.goodput_requests_per_s, &c.requests_per_s,
-                          &c.output_tokens_per_s, &c.ttft_p50_s, &c.ttft_p90_s, &c.tpot_p50_s, &c.tpot_p90_s,
-                          &c.usd_per_1k_good_requests, &c.joules_per_output_token, &c.capacity_requests_per_s, &c.score})
-            *x = r.number();
-    }
+    merge_share(result.candidates, share, share_numbers);
+    for (ServingCandidate& c : result.candidates)
+        if (c.status == CandidateStatus::Evaluated) c.meets_slo = c.slo_attainment >= c.plan.slo.target_attainment;
 }
 
 }  // namespace fathom::plans

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -83,7 +84,13 @@ MeasurementFile read_measurements_csv(const std::string& path) {
         if (!dtype) throw sim::InputError("unknown dtype '" + get("dtype") + "'", path, line_no, "dtype");
         models::Measurement m;
         m.seconds = t;
-        auto i64 = [&](const char* name) { return static_cast<int64_t>(num(name, true)); };
+        // Shapes are whole, positive and below 2^53 (a fuzzer found 2.9e23 converted to int64: UB).
+        auto i64 = [&](const char* name) {
+            const double v = num(name, true);
+            if (!(v >= 1 && v <= 9007199254740992.0) || v != std::floor(v))
+                throw sim::InputError("expected a whole number from 1 to 2^53, got '" + get(name) + "'", path, line_no, name);
+            return static_cast<int64_t>(v);
+        };
         if (op == "gemm") {
             m.op = models::gemm_op("gemm", i64("m"), i64("n"), i64("k"), *dtype, get("batch").empty() ? 1 : i64("batch"));
         } else if (op == "attention_fwd" || op == "attention_bwd") {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "sim/error.h"
@@ -178,14 +179,41 @@ void check_keys(const YAML::Node& n, const std::string& name, const std::string&
     }
 }
 
+// yaml-cpp's Load reads the first document and ignores the rest; its LoadAll loops forever on some
+// malformed text (a fuzzer found one). A document marker at the start of a line ('---' after
+// content, or anything after '...') starts a second document: refused, at its line.
+void check_one_document(const std::string& text, const std::string& name) {
+    bool content = false, ended = false;
+    int line = 0;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view l(text.data() + start, end - start);
+        ++line;
+        auto marker = [&](const char* m) {
+            return l.substr(0, 3) == m && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+        };
+        const size_t first = l.find_first_not_of(" \t\r");
+        const bool blank = first == std::string_view::npos || l[first] == '#';
+        if (marker("---")) {
+            if (content || ended) throw sim::InputError("a second YAML document ('---'); a file holds one", name, line);
+        } else if (marker("...")) {
+            ended = true;
+        } else if (!blank) {
+            if (ended) throw sim::InputError("content after the end of the YAML document ('...')", name, line);
+            if (l[0] != '%') content = true;  // directives (%YAML) precede the document
+        }
+        start = end + 1;
+    }
+}
+
 }  // namespace
 
 Node load_yaml_string(const std::string& text, const std::string& name) {
     try {
-        const std::vector<YAML::Node> docs = YAML::LoadAll(text);
-        if (docs.size() > 1)
-            throw sim::InputError("a second YAML document ('---'); a file holds one", name, docs[1].Mark().line + 1);
-        YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
+        check_one_document(text, name);
+        YAML::Node root = YAML::Load(text);
         check_keys(root, name, "");
         return Node(root, name, "");
     } catch (const YAML::Exception& e) {

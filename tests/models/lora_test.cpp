@@ -39,6 +39,7 @@ TEST_CASE("LoRA adds two adapter GEMMs per projection and drops the base weight 
     for (const auto& op : fwd.ops()) base_flops += op.kind == models::OpKind::Gemm ? op.flops : 0.0;
     CHECK(adapters == 8);
     CHECK(adapter_flops == Approx(2 * T * 262144.0));
+    CHECK(adapter_flops < 0.01 * base_flops);  // rank 8 adapters beside hidden-size projections
     // Backward: the frozen projections compute input gradients only; each adapter both.
     const auto bwd = models::backward_program(lora);
     int base_wgrad = 0, adapter_wgrad = 0, adapter_dgrad = 0;

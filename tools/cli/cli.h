@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "plans/context.h"
+#include "plans/search.h"
 #include "plans/report.h"
 
 namespace fathom::plans {
@@ -104,6 +105,10 @@ int cmd_search(const Args& a);     // tools/cli/search.cpp
 // printed as a table; one JSON record per case.
 nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>& results, const plans::EvaluationContext& ctx,
                                     const Args& a);
+// The options of `fathom search`: --threads, --max-candidates, --time-limit, and this MPI rank's
+// share (tools/cli/search.cpp).
+struct MpiWorld;
+plans::SearchOptions search_options(const Args& a, const MpiWorld& mpi);
 // The serving half of `fathom search` (tools/cli/search_serving.cpp), for a loaded serving scenario.
 int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog);
 

@@ -19,6 +19,19 @@
 namespace fathom::cli {
 namespace {
 
+}  // namespace
+
+plans::SearchOptions search_options(const Args& a, const MpiWorld& mpi) {
+    plans::SearchOptions opt;
+    opt.partition = {mpi.rank, mpi.size};
+    opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    opt.max_candidates = a.max_candidates;
+    opt.time_limit_s = a.time_limit;
+    return opt;
+}
+
+namespace {
+
 std::string hours(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f h", s / 3600.0);
@@ -72,12 +85,8 @@ int cmd_search(const Args& a) {
     const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
     const auto& base = *s.training();
     const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
-    plans::SearchOptions opt;
     const MpiWorld mpi = mpi_world();
-    opt.partition = {mpi.rank, mpi.size};
-    opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    opt.max_candidates = a.max_candidates;
-    opt.time_limit_s = a.time_limit;
+    plans::SearchOptions opt = search_options(a, mpi);
     plans::SearchResult r;
     const auto start = std::chrono::steady_clock::now();
     {

@@ -37,12 +37,8 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
     const ServingPlan& base = *s.serving();
     const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
-    plans::SearchOptions opt;
     const MpiWorld mpi = mpi_world();
-    opt.partition = {mpi.rank, mpi.size};
-    opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    opt.max_candidates = a.max_candidates;
-    opt.time_limit_s = a.time_limit;
+    plans::SearchOptions opt = search_options(a, mpi);
     plans::ServingSearchResult r;
     const auto start = std::chrono::steady_clock::now();
     {
