@@ -16,6 +16,7 @@
 #include "plans/context.h"
 #include "plans/search.h"
 #include "plans/report.h"
+#include "sim/error.h"
 
 namespace fathom::plans {
 class Catalog;
@@ -107,8 +108,34 @@ nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>&
                                     const Args& a);
 // The options of `fathom search`: --threads, --max-candidates, --time-limit, and this MPI rank's
 // share (tools/cli/search.cpp).
-struct MpiWorld;
+struct MpiWorld {
+    int rank = 0, size = 1;
+};
 plans::SearchOptions search_options(const Args& a, const MpiWorld& mpi);
+// Runs `search(opt)` under a progress bar (on rank 0), with the scenario's file named in its input
+// errors; under mpirun rank 0 gathers the other ranks' shares (`encode`), merges them (`merge`)
+// and finalizes the result. Returns false on the other ranks, which have nothing to report.
+std::vector<std::string> mpi_gather_shares(const std::string& mine);  // tools/cli/mpi.cpp
+template <typename Result, typename Search, typename Encode, typename Merge, typename Finalize>
+bool run_search(const std::string& file, const char* what, const MpiWorld& mpi, plans::SearchOptions& opt, Result& r,
+                Search search, Encode encode, Merge merge, Finalize finalize) {
+    {
+        Progress bar(what);
+        if (mpi.rank == 0) opt.progress = [&bar](int64_t d, int64_t t) { bar(d, t); };
+        try {
+            r = search(opt);
+        } catch (const sim::InputError& e) {
+            throw sim::InputError(e.bare_message(), file, 0, e.key());
+        }
+    }
+    if (mpi.size > 1) {
+        const auto shares = mpi_gather_shares(encode(r, opt.partition));
+        if (mpi.rank != 0) return false;
+        for (size_t k = 1; k < shares.size(); ++k) merge(r, shares[k]);
+        finalize(r);
+    }
+    return true;
+}
 // The serving half of `fathom search` (tools/cli/search_serving.cpp), for a loaded serving scenario.
 int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog);
 

@@ -89,22 +89,12 @@ int cmd_search(const Args& a) {
     plans::SearchOptions opt = search_options(a, mpi);
     plans::SearchResult r;
     const auto start = std::chrono::steady_clock::now();
-    {
-        Progress bar("search: plans");
-        if (mpi.rank == 0) opt.progress = [&bar](int64_t d, int64_t t) { bar(d, t); };
-        try {
-            r = plans::search_training(s.model, s.cluster, base, space, ctx, opt);
-        } catch (const sim::InputError& e) {
-            throw sim::InputError(e.bare_message(), s.file, 0, e.key());
-        }
-    }
-    // Under mpirun each rank searched its share; rank 0 merges them and reports.
-    if (mpi.size > 1) {
-        const auto shares = mpi_gather(plans::encode_search_share(r, opt.partition));
-        if (mpi.rank != 0) return 0;
-        for (size_t k = 1; k < shares.size(); ++k) plans::merge_search_share(r, shares[k]);
-        plans::finalize_training_search(r, space);
-    }
+    if (!run_search(
+            s.file, "search: plans", mpi, opt, r,
+            [&](const plans::SearchOptions& o) { return plans::search_training(s.model, s.cluster, base, space, ctx, o); },
+            plans::encode_search_share, plans::merge_search_share,
+            [&](plans::SearchResult& x) { plans::finalize_training_search(x, space); }))
+        return 0;  // another MPI rank: rank 0 reports
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const int64_t total = static_cast<int64_t>(r.candidates.size());
 

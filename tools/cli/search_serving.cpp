@@ -41,22 +41,12 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     plans::SearchOptions opt = search_options(a, mpi);
     plans::ServingSearchResult r;
     const auto start = std::chrono::steady_clock::now();
-    {
-        Progress bar("search: serving plans");
-        if (mpi.rank == 0) opt.progress = [&bar](int64_t d, int64_t t) { bar(d, t); };
-        try {
-            r = plans::search_serving(s.model, s.cluster, base, space, ctx, s.seed, opt);
-        } catch (const sim::InputError& e) {
-            throw sim::InputError(e.bare_message(), s.file, 0, e.key());
-        }
-    }
-    // Under mpirun each rank searched its share; rank 0 merges them and reports.
-    if (mpi.size > 1) {
-        const auto shares = mpi_gather(plans::encode_serving_search_share(r, opt.partition));
-        if (mpi.rank != 0) return 0;
-        for (size_t k = 1; k < shares.size(); ++k) plans::merge_serving_search_share(r, shares[k]);
-        plans::finalize_serving_search(r, space);
-    }
+    if (!run_search(
+            s.file, "search: serving plans", mpi, opt, r,
+            [&](const plans::SearchOptions& o) { return plans::search_serving(s.model, s.cluster, base, space, ctx, s.seed, o); },
+            plans::encode_serving_search_share, plans::merge_serving_search_share,
+            [&](plans::ServingSearchResult& x) { plans::finalize_serving_search(x, space); }))
+        return 0;  // another MPI rank: rank 0 reports
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const int64_t total = static_cast<int64_t>(r.candidates.size());
     const auto& slo = base.slo;
