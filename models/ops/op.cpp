@@ -57,7 +57,8 @@ OpDesc gemm_op(std::string name, int64_t m, int64_t n, int64_t k, Dtype dtype, i
     op.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(batch);
     // Inputs in the GEMM dtype, output in bf16 (fp8 GEMMs write bf16).
     op.bytes = static_cast<double>(batch) *
-               (e * static_cast<double>(m * k + k * n) + 2.0 * static_cast<double>(m) * static_cast<double>(n));
+               (e * (static_cast<double>(m) * static_cast<double>(k) + static_cast<double>(k) * static_cast<double>(n)) +
+                2.0 * static_cast<double>(m) * static_cast<double>(n));  // in double: m k overflows int64 for huge shapes
     return op;
 }
 

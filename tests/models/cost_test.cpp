@@ -168,3 +168,12 @@ TEST_CASE("a FlashAttention-2-class kernel runs at the device's fraction of the 
     CHECK(cost->seconds(fa3) == Approx(fa3.flops / (kPeak * 0.5 * fill) + kLaunch).epsilon(1e-12));
     CHECK(cost->seconds(fa2) == Approx(fa2.flops / (kPeak * 0.5 * 0.62 * fill) + kLaunch).epsilon(1e-12));
 }
+
+TEST_CASE("a GEMM's bytes are counted in double, whatever its shape", "[models][cost][robustness]") {
+    // m k of a 4.1e15 x 4096 x 4096 GEMM overflows int64 (UBSan, found by tools/fuzz on a
+    // calibration CSV). bf16: batch x (2 (m k + k n) + 2 m n) bytes, computed in double.
+    const double m = 4096333333333333.0, n = 4096, k = 4096;
+    const OpDesc op = gemm_op("huge", static_cast<int64_t>(m), 4096, 4096, Dtype::bf16, 1);
+    CHECK(op.bytes == Approx(2 * (m * k + k * n) + 2 * m * n));
+    CHECK(op.flops == Approx(2 * m * n * k));
+}
