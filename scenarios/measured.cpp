@@ -251,20 +251,27 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
                 throw sim::InputError(b.message, path, b.line, b.key);
             }
         };
-        out.push_back(run(c));
-        if (!include_other_metrics || !c["other_metrics"]) continue;
-        int n = 0;
-        const std::string case_id = out.back().id;
-        for (const auto& entry : c["other_metrics"]) {
-            ++n;
-            std::string described;
-            std::vector<std::string> derived;
-            const YAML::Node v = variant_case(c, entry, described, derived);
-            CompareResult r = run(v);
-            r.assumptions.insert(r.assumptions.begin(), derived.begin(), derived.end());
-            r.id = case_id + "#" + std::to_string(n);
-            r.variant = described;
-            out.push_back(std::move(r));
+        // A value of the wrong shape deep in a case (a mapping where a number goes) surfaces as
+        // yaml-cpp's conversion error: an input error at the value's line (a fuzzer found these
+        // ending as internal errors).
+        try {
+            out.push_back(run(c));
+            if (!include_other_metrics || !c["other_metrics"]) continue;
+            int n = 0;
+            const std::string case_id = out.back().id;
+            for (const auto& entry : c["other_metrics"]) {
+                ++n;
+                std::string described;
+                std::vector<std::string> derived;
+                const YAML::Node v = variant_case(c, entry, described, derived);
+                CompareResult r = run(v);
+                r.assumptions.insert(r.assumptions.begin(), derived.begin(), derived.end());
+                r.id = case_id + "#" + std::to_string(n);
+                r.variant = described;
+                out.push_back(std::move(r));
+            }
+        } catch (const YAML::Exception& e) {
+            throw sim::InputError("a value of the wrong type (" + e.msg + ")", path, e.mark.line + 1);
         }
     }
     if (!only_case.empty() && out.empty()) throw sim::InputError("no case with id '" + only_case + "'", path);

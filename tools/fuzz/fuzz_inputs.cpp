@@ -3,6 +3,8 @@
 //   trace            a serving trace, CSV or JSONL by the first byte ('{' JSONL) -> open_trace, read to the end
 //   calibration_csv  kernel measurements -> read_measurements_csv, then fit_calibration
 //   layers_csv       whole-layer measurements -> read_layer_csv and check_layer_models
+//   measured         a measured-format file -> compare_measured (every case simulated, with a replay
+//                    limit of 1e6 tasks so a fuzzed global batch cannot exhaust memory)
 // The contract: an input either loads, or is refused with sim::InputError. Anything else (another
 // exception, a crash, a sanitizer report, a hang) is a finding. Build and run: tools/fuzz/run.sh.
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include "scenarios/calibration_io.h"
 #include "scenarios/catalog.h"
 #include "scenarios/layer_check.h"
+#include "scenarios/measured.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "workloads/serving/traffic/traffic.h"
@@ -53,6 +56,13 @@ void run(const uint8_t* data, size_t size) {
     } else if (target == "calibration_csv") {
         const auto file = scenarios::read_measurements_csv(to_file(data, size, ".csv"));
         if (!file.rows.empty() && file.rows.size() < 2000) models::fit_calibration(file.rows, catalog().accelerator("h100-sxm-80gb"));
+    } else if (target == "measured") {
+        static const plans::EvaluationContext ctx = [] {
+            plans::EvaluationContext c = scenarios::make_context(scenarios::load_catalog(), 1);
+            c.max_tasks = 1'000'000;
+            return c;
+        }();
+        scenarios::compare_measured(to_file(data, size, ".yaml"), ctx);
     } else if (target == "layers_csv") {
         const std::string path = to_file(data, size, ".csv");
         scenarios::check_layer_models(scenarios::read_layer_csv(path), catalog(), path);

@@ -2,7 +2,7 @@
 # Builds the libFuzzer harnesses (clang, ASan + UBSan, build-fuzz/) and runs each for SECONDS
 # (default 60) from its seed corpus (tools/fuzz/corpus/<target>, copied: the runs add inputs to a
 # scratch copy, not to the project) with the dictionary tools/fuzz/fathom.dict.
-#   tools/fuzz/run.sh [SECONDS] [TARGET...]     targets: scenario trace calibration_csv layers_csv
+#   tools/fuzz/run.sh [SECONDS] [TARGET...]     targets: scenario trace calibration_csv layers_csv measured
 # A finding leaves crash-* / leak-* / timeout-* files in build-fuzz/findings/ and exits non-zero.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,7 +10,7 @@ root=$(cd "$here/../.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(scenario trace calibration_csv layers_csv)
+[ ${#targets[@]} -eq 0 ] && targets=(scenario trace calibration_csv layers_csv measured)
 build=$root/build-fuzz
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFATHOM_FUZZ=ON \
   -DFATHOM_BUILD_TESTS=OFF -DFATHOM_BUILD_BENCH=OFF -DFATHOM_BUILD_PYTHON=OFF -DFATHOM_BUILD_CALIBRATION=OFF -DFATHOM_MPI=OFF >/dev/null
