@@ -19,12 +19,15 @@ EX = os.path.join(SRC, "scenarios", "examples")
 QUICKSTART = os.path.join(EX, "quickstart.yaml")
 SERVING = os.path.join(EX, "serving-llama70b-8xh100.yaml")
 MEASURED = os.path.join(SRC, "tests", "data", "measured_frozen.yaml")
+# The CLI in a subprocess runs without LD_PRELOAD: under tools/sanitize_and_fuzz.sh the sanitizer
+# runtime is preloaded into Python for the extension, and the CLI carries its own (static) one.
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 
 
 def cli_json(*args):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out.json")
-        subprocess.run([CLI, *args, "--json", out], check=True, capture_output=True)
+        subprocess.run([CLI, *args, "--json", out], check=True, capture_output=True, env=CLI_ENV)
         with open(out) as f:
             return json.load(f)
 
@@ -45,7 +48,7 @@ def test_serving_requests_match_the_cli_csv():
     with tempfile.TemporaryDirectory() as d:
         req = os.path.join(d, "r.csv")
         subprocess.run([CLI, "run", SERVING, "--set", "traffic.num_requests=300", "--requests", req], check=True,
-                       capture_output=True)
+                       capture_output=True, env=CLI_ENV)
         with open(req) as f:
             rows = list(csv.DictReader(f))
     df = s.to_pandas()
