@@ -200,30 +200,7 @@ py::list compare(const std::string& path, bool other_metrics, const std::string&
                                               only_case);
     }
     py::list out;
-    for (const auto& r : results) {
-        py::dict d;
-        d["id"] = r.id;
-        d["kind"] = r.kind;
-        d["metric"] = r.metric;
-        d["unit"] = r.unit;
-        d["measured"] = r.measured;
-        d["status"] = r.status;
-        if (!r.variant.empty()) d["variant"] = r.variant;
-        if (r.status == "ok") {
-            d["predicted"] = r.predicted;
-            d["error"] = r.error;
-            d["step_time_s"] = r.step_time_s;
-            d["peak_memory_bytes"] = r.peak_memory_bytes;
-            d["memory_capacity_bytes"] = r.memory_capacity_bytes;
-            d["out_of_memory"] = r.out_of_memory;
-            d["stack"] = r.stack;
-            d["plan"] = r.plan;
-            d["assumptions"] = r.assumptions;
-        } else {
-            d["reason"] = r.reason;
-        }
-        out.append(d);
-    }
+    for (const auto& r : results) out.append(record(scenarios::compare_record(r)));
     return out;
 }
 

@@ -228,6 +228,37 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
 
 }  // namespace
 
+plans::Record compare_record(const CompareResult& r) {
+    plans::Record j;
+    j.add("id", r.id);
+    j.add("kind", r.kind);
+    j.add("metric", r.metric);
+    j.add("unit", r.unit);
+    j.add("measured", r.measured);
+    if (!r.variant.empty()) j.add("variant", r.variant);
+    if (r.status != "ok") {
+        j.add("status", std::string("unsupported"));
+        j.add("reason", r.reason);
+        return j;
+    }
+    j.add("status", std::string("ok"));
+    j.add("predicted", r.predicted);
+    j.add("error", r.error);
+    j.add("step_time_s", r.step_time_s);
+    j.add("peak_memory_bytes", r.peak_memory_bytes);
+    j.add("memory_capacity_bytes", r.memory_capacity_bytes);
+    j.add("out_of_memory", r.out_of_memory);
+    j.add("assumptions", r.assumptions);
+    j.add("stack", r.stack);
+    if (!r.plan.empty()) j.add("plan", r.plan);
+    if (!r.range_key.empty()) {
+        j.add("range.key", r.range_key);
+        j.add("range.low", r.range_low);
+        j.add("range.high", r.range_high);
+    }
+    return j;
+}
+
 std::vector<CompareResult> compare_measured(const std::string& path, const plans::EvaluationContext& ctx,
                                             bool include_other_metrics, const std::string& only_case,
                                             const std::function<void(int64_t, int64_t)>& progress) {

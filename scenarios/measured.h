@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "plans/context.h"
+#include "plans/report.h"
 #include "workloads/training/training_step.h"
 
 namespace fathom::scenarios {
@@ -51,6 +52,12 @@ struct CompareResult {
 // (the case's configuration with its `variant` fields applied; derived fields such as dp follow).
 // With `only_case`, only the case of that id (and its entries) runs.
 // `progress`, if set, is called after each case with (cases done, cases in the file).
+// A result as a flat record (plans/report.h): id, kind, metric, unit, measured, variant, status,
+// then predicted, error, step_time_s, memory fields, out_of_memory, assumptions, stack, plan and
+// range.{key, low, high} for a simulated case, or reason for an unsupported one (the
+// `fathom compare --json` keys, less the per-stage table and the range's values).
+plans::Record compare_record(const CompareResult& r);
+
 std::vector<CompareResult> compare_measured(const std::string& path, const plans::EvaluationContext& context,
                                             bool include_other_metrics = false, const std::string& only_case = "",
                                             const std::function<void(int64_t, int64_t)>& progress = {});

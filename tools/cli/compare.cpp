@@ -102,34 +102,17 @@ int cmd_compare(const Args& a) {
     if (!a.json.empty()) {
         nlohmann::json arr = nlohmann::json::array();
         for (const auto& r : results) {
-            nlohmann::json j{{"id", r.id}, {"kind", r.kind}, {"metric", r.metric}, {"unit", r.unit}, {"measured", r.measured}};
-            if (!r.variant.empty()) j["variant"] = r.variant;
-            if (r.status == "ok") {
-                j["predicted"] = r.predicted;
-                j["error"] = r.error;
-                j["status"] = "ok";
-                j["step_time_s"] = r.step_time_s;
-                j["peak_memory_bytes"] = r.peak_memory_bytes;
-                j["memory_capacity_bytes"] = r.memory_capacity_bytes;
-                j["out_of_memory"] = r.out_of_memory;
-                j["assumptions"] = r.assumptions;
-                j["stack"] = r.stack;
-                if (!r.plan.empty()) j["plan"] = r.plan;
-                if (!r.stages.empty()) {
-                    nlohmann::json st = nlohmann::json::array();
-                    for (const auto& x : r.stages)
-                        st.push_back({{"layers", x.layers}, {"compute_s", x.compute_s}, {"tp_comm_s", x.tp_comm_s},
-                                      {"cp_comm_s", x.cp_comm_s}, {"pp_comm_s", x.pp_comm_s}, {"dp_comm_s", x.dp_comm_s},
-                                      {"ep_comm_s", x.ep_comm_s}, {"exposed_comm_s", x.exposed_comm_s}, {"idle_s", x.idle_s},
-                                      {"peak_memory_bytes", x.memory.total()}});
-                    j["stages"] = st;
-                }
-                if (!r.range_key.empty())
-                    j["range"] = {{"key", r.range_key}, {"values", r.range_values}, {"low", r.range_low}, {"high", r.range_high}};
-            } else {
-                j["status"] = "unsupported";
-                j["reason"] = r.reason;
+            nlohmann::json j = record_json(scenarios::compare_record(r));
+            if (r.status == "ok" && !r.stages.empty()) {
+                nlohmann::json st = nlohmann::json::array();
+                for (const auto& x : r.stages)
+                    st.push_back({{"layers", x.layers}, {"compute_s", x.compute_s}, {"tp_comm_s", x.tp_comm_s},
+                                  {"cp_comm_s", x.cp_comm_s}, {"pp_comm_s", x.pp_comm_s}, {"dp_comm_s", x.dp_comm_s},
+                                  {"ep_comm_s", x.ep_comm_s}, {"exposed_comm_s", x.exposed_comm_s}, {"idle_s", x.idle_s},
+                                  {"peak_memory_bytes", x.memory.total()}});
+                j["stages"] = st;
             }
+            if (r.status == "ok" && !r.range_key.empty()) j["range"]["values"] = r.range_values;
             for (const auto& rank : ranks)
                 if (rank["id"] == r.id) j["plan_rank"] = rank;
             arr.push_back(j);
