@@ -30,19 +30,19 @@ const char* candidate_status_name(CandidateStatus s) {
     return "?";
 }
 
-double statistical_efficiency(double b_noise, double b0, double b) {
-    if (b_noise <= 0) return 1.0;
-    return (b_noise + b0) / (b_noise + b);
-}
-
-namespace {
-
 std::vector<int64_t> divisors(int64_t n) {
     std::vector<int64_t> out;
     for (int64_t d = 1; d <= n; ++d)
         if (n % d == 0) out.push_back(d);
     return out;
 }
+
+double statistical_efficiency(double b_noise, double b0, double b) {
+    if (b_noise <= 0) return 1.0;
+    return (b_noise + b0) / (b_noise + b);
+}
+
+namespace {
 
 // The axes with their defaults filled in (search_space.h: an empty list is the default).
 SearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpec& c, const TrainingPlan& base,

@@ -103,6 +103,9 @@ void tally_candidates(R& result) {
     }
 }
 
+// The divisors of n in increasing order (the default degrees of a search axis).
+std::vector<int64_t> divisors(int64_t n);
+
 // (b_noise + b0) / (b_noise + b); 1 when b_noise is 0 (not given).
 double statistical_efficiency(double b_noise, double b0, double b);
 

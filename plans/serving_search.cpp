@@ -17,13 +17,6 @@ using workloads::serving::ServingPlan;
 
 namespace {
 
-std::vector<int64_t> divisors(int64_t n) {
-    std::vector<int64_t> out;
-    for (int64_t d = 1; d <= n; ++d)
-        if (n % d == 0) out.push_back(d);
-    return out;
-}
-
 // The axes with their defaults filled in. Replicas: powers of two, then the most that fit, for the
 // largest tp x pp tried (smaller replicas fill the cluster with more; enumerate() drops the counts
 // a candidate's GPUs cannot hold).
