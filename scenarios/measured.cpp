@@ -29,6 +29,33 @@ int positive_int(const YAML::Node& section, const std::string& where, const char
     return static_cast<int>(v);
 }
 
+std::string choice(const YAML::Node& section, const std::string& where, const char* key, std::initializer_list<const char*> allowed,
+                   const std::string& fallback) {
+    if (!has(section, key)) return fallback;
+    const YAML::Node n = section[key];
+    const std::string v = n.IsScalar() ? n.Scalar() : std::string();
+    std::string all;
+    for (const char* a : allowed) {
+        if (v == a) return v;
+        all += std::string(all.empty() ? "" : ", ") + a;
+    }
+    throw BadCase{where.empty() ? key : where + "." + key, "expected one of " + all + ", got '" + v + "'", n.Mark().line + 1};
+}
+
+int nonnegative_int(const YAML::Node& section, const std::string& where, const char* key) {
+    const YAML::Node n = section[key];
+    const int line = n ? n.Mark().line + 1 : section.Mark().line + 1;
+    long long v = 0;
+    try {
+        v = n.as<long long>();
+    } catch (const YAML::Exception&) {
+        throw BadCase{where + "." + key, "expected an integer >= 0", line};
+    }
+    if (v < 0 || v > 2147483647LL)
+        throw BadCase{where + "." + key, "must be an integer from 0 to 2147483647, got " + std::to_string(v), line};
+    return static_cast<int>(v);
+}
+
 // The NIC of a case: named by the fabric id where it fixes the generation; otherwise the
 // 200 Gb/s generation when the case gives <= 25 GB/s per GPU, or gives nothing on an A100 (the
 // A100 generation's NIC), else the 400 Gb/s generation; RoCE or InfiniBand by the fabric id.
@@ -78,14 +105,14 @@ models::ModelSpec case_model(const YAML::Node& m, std::vector<std::string>& assu
     models::ModelSpec s;
     s.id = "case";
     s.name = opt_str(m, "name");
-    s.layers = m["layers"].as<int64_t>();
-    s.hidden = m["hidden"].as<int64_t>();
-    s.heads = m["heads"].as<int64_t>();
-    s.kv_heads = m["kv_heads"].as<int64_t>();
-    if (has(m, "head_dim")) s.head_dim = m["head_dim"].as<int64_t>();
-    if (has(m, "ffn")) s.ffn = m["ffn"].as<int64_t>();
+    s.layers = positive_int(m, "model", "layers");
+    s.hidden = positive_int(m, "model", "hidden");
+    s.heads = positive_int(m, "model", "heads");
+    s.kv_heads = positive_int(m, "model", "kv_heads");
+    if (has(m, "head_dim")) s.head_dim = positive_int(m, "model", "head_dim");
+    if (has(m, "ffn")) s.ffn = nonnegative_int(m, "model", "ffn");
     if (has(m, "vocab")) {
-        s.vocab = m["vocab"].as<int64_t>();
+        s.vocab = positive_int(m, "model", "vocab");
     } else {
         std::string name = s.name;
         std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
@@ -99,24 +126,24 @@ models::ModelSpec case_model(const YAML::Node& m, std::vector<std::string>& assu
     }
     if (arch == "moe") {
         const YAML::Node e = m["moe"];
-        s.moe.num_experts = e["num_experts"].as<int64_t>();
-        s.moe.top_k = e["top_k"].as<int64_t>();
-        s.moe.expert_ffn = e["expert_ffn"].as<int64_t>();
-        if (has(e, "shared_experts")) s.moe.shared_experts = e["shared_experts"].as<int64_t>();
-        if (has(e, "dense_layers")) s.moe.dense_layers = e["dense_layers"].as<int64_t>();
-        if (has(e, "moe_layer_frequency")) s.moe.layer_frequency = e["moe_layer_frequency"].as<int64_t>();
+        s.moe.num_experts = positive_int(e, "model.moe", "num_experts");
+        s.moe.top_k = positive_int(e, "model.moe", "top_k");
+        s.moe.expert_ffn = positive_int(e, "model.moe", "expert_ffn");
+        if (has(e, "shared_experts")) s.moe.shared_experts = nonnegative_int(e, "model.moe", "shared_experts");
+        if (has(e, "dense_layers")) s.moe.dense_layers = nonnegative_int(e, "model.moe", "dense_layers");
+        if (has(e, "moe_layer_frequency")) s.moe.layer_frequency = positive_int(e, "model.moe", "moe_layer_frequency");
     }
     if (has(m, "mla")) {
         const YAML::Node a = m["mla"];
-        if (has(a, "q_lora_rank")) s.mla.q_lora_rank = a["q_lora_rank"].as<int64_t>();
-        s.mla.kv_lora_rank = a["kv_lora_rank"].as<int64_t>();
-        s.mla.qk_nope_head_dim = a["qk_nope_head_dim"].as<int64_t>();
-        s.mla.qk_rope_head_dim = a["qk_rope_head_dim"].as<int64_t>();
-        s.mla.v_head_dim = a["v_head_dim"].as<int64_t>();
+        if (has(a, "q_lora_rank")) s.mla.q_lora_rank = nonnegative_int(a, "model.mla", "q_lora_rank");
+        s.mla.kv_lora_rank = positive_int(a, "model.mla", "kv_lora_rank");
+        s.mla.qk_nope_head_dim = positive_int(a, "model.mla", "qk_nope_head_dim");
+        s.mla.qk_rope_head_dim = positive_int(a, "model.mla", "qk_rope_head_dim");
+        s.mla.v_head_dim = positive_int(a, "model.mla", "v_head_dim");
         s.kv_heads = s.heads;  // the latent expands into one key/value head per head
     }
     if (s.ffn == 0 && s.moe_layers() < s.layers) throw Unsupported{"dense layers without an MLP width (ffn)"};
-    const std::string act = opt_str(m, "activation", "gelu");
+    const std::string act = choice(m, "model", "activation", {"gelu", "relu", "squared_relu", "swiglu", "geglu"}, "gelu");
     s.activation = act == "swiglu" ? models::Activation::Swiglu
                    : act == "geglu" ? models::Activation::Geglu
                    : act == "squared_relu" ? models::Activation::SquaredRelu
@@ -129,7 +156,7 @@ models::ModelSpec case_model(const YAML::Node& m, std::vector<std::string>& assu
                  : pos == "none"  ? models::PositionEmbedding::None
                                   : models::PositionEmbedding::Rope;
     if (has(m, "tied_embeddings")) s.tied_embeddings = m["tied_embeddings"].as<bool>();
-    if (has(m, "max_seq_len")) s.max_seq_len = m["max_seq_len"].as<int64_t>();
+    if (has(m, "max_seq_len")) s.max_seq_len = positive_int(m, "model", "max_seq_len");
     return s;
 }
 
@@ -146,6 +173,8 @@ CompareResult run_case(const YAML::Node& c, const plans::EvaluationContext& ctx)
     out.metric = c["metric"].as<std::string>();
     out.unit = opt_str(c, "unit");
     out.measured = c["value"].as<double>();
+    if (!(out.measured > 0) || !std::isfinite(out.measured))
+        throw BadCase{"value", "the measurement must be a positive finite number", c["value"].Mark().line + 1};
     out.status = "unsupported";
     try {
         if (out.kind == "serving") return predict_serving_case(c, ctx, out);

@@ -3,6 +3,7 @@
 // (internal).
 #include <yaml-cpp/yaml.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct BadCase {
 };
 // `section[key]` as an integer >= 1 (BadCase otherwise; `where` names the section, e.g. "training").
 int positive_int(const YAML::Node& section, const std::string& where, const char* key);
+// `section[key]` when it is one of `allowed`, `fallback` when absent; BadCase naming the choices
+// otherwise (an unknown value never falls back silently).
+std::string choice(const YAML::Node& section, const std::string& where, const char* key, std::initializer_list<const char*> allowed,
+                   const std::string& fallback);
+// The same, >= 0.
+int nonnegative_int(const YAML::Node& section, const std::string& where, const char* key);
 
 std::string opt_str(const YAML::Node& n, const char* key, const std::string& fallback = "");
 bool has(const YAML::Node& n, const char* key);

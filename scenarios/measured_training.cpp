@@ -26,7 +26,7 @@ double predict_metric(const YAML::Node& c, const std::string& metric, const work
     const double gpus = cl.gpus();
     const std::string scope = opt_str(c, "scope", "system");
     auto flops_per_step = [&]() {
-        const std::string conv = opt_str(c, "flops_convention", "model");
+        const std::string conv = choice(c, "", "flops_convention", {"model", "hardware", "megatron_eq3"}, "model");
         if (conv == "megatron_eq3") {
             // Narayanan et al. SC21 Eq. 3 (full recomputation included).
             const double B = p.training.global_batch, s = static_cast<double>(p.training.seq_len), l = static_cast<double>(m.layers),
@@ -34,7 +34,7 @@ double predict_metric(const YAML::Node& c, const std::string& metric, const work
             return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
         }
         // The source's attention count (measured-format.md `attention_flops`); fathom's own is causal.
-        const bool causal = opt_str(c, "attention_flops", "causal") != "full";
+        const bool causal = choice(c, "", "attention_flops", {"full", "causal"}, "causal") != "full";
         const double model = workloads::training_model_flops_per_token(m, p, causal) * tokens;
         if (conv == "hardware" && p.training.recompute == workloads::Recompute::Full) return model * 4.0 / 3.0;
         return model;
@@ -219,11 +219,12 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
             out.assumptions.push_back("fused cross-entropy loss (from the software description)");
         }
     }
-    const std::string rc = opt_str(t, "recompute", "none");
+    const std::string rc = choice(t, "training", "recompute", {"none", "selective", "full"}, "none");
     tr.recompute = rc == "full"        ? workloads::Recompute::Full
                    : rc == "selective" ? workloads::Recompute::Selective
                                        : workloads::Recompute::None;
-    const std::string dt = opt_str(prec, "dtype", "bf16");
+    const std::string dt = choice(prec, "precision", "dtype", {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"}, "bf16");
+    if (dt != "bf16" && dt != "fp16" && dt != "fp8") throw Unsupported{"training GEMMs in " + dt + " are not simulated"};
     p.stack.kernels.gemm_dtype = dt == "fp8" ? hardware::Dtype::fp8 : dt == "fp16" ? hardware::Dtype::fp16 : hardware::Dtype::bf16;
     if (has(t, "tp_comm_overlap")) p.stack.tp_comm_overlap = t["tp_comm_overlap"].as<bool>();
     if (has(t, "flash_attention")) p.stack.kernels.flash_attention = t["flash_attention"].as<bool>();
