@@ -41,11 +41,17 @@ public:
     constexpr double us() const { return static_cast<double>(ps_) * 1e-6; }
     constexpr double ms() const { return static_cast<double>(ps_) * 1e-9; }
 
-    constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
-    constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
-    constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
-    constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
-    constexpr Time operator*(int64_t k) const { return Time(ps_ * k); }
+    // Sums and products are checked: a simulation whose clock would pass about 106 days (a step of
+    // millions of micro-batches) stops with an InputError instead of wrapping around (UBSan).
+    constexpr Time operator+(Time o) const { return Time(checked_add(ps_, o.ps_)); }
+    constexpr Time operator-(Time o) const { return Time(checked_add(ps_, -o.ps_)); }
+    constexpr Time& operator+=(Time o) { ps_ = checked_add(ps_, o.ps_); return *this; }
+    constexpr Time& operator-=(Time o) { ps_ = checked_add(ps_, -o.ps_); return *this; }
+    constexpr Time operator*(int64_t k) const {
+        int64_t r = 0;
+        if (__builtin_mul_overflow(ps_, k, &r)) overflow();
+        return Time(r);
+    }
     constexpr bool operator==(Time o) const { return ps_ == o.ps_; }
     constexpr bool operator!=(Time o) const { return ps_ != o.ps_; }
     constexpr bool operator<(Time o) const { return ps_ < o.ps_; }
@@ -57,6 +63,14 @@ private:
     // The largest double below 2^63 ps that rounds into int64 range.
     static constexpr double kMaxPs = 9.2233720368547748e18;
     constexpr explicit Time(int64_t ps) : ps_(ps) {}
+    [[noreturn]] static void overflow() {
+        throw InputError("simulated time exceeds its range (about 106 days); check the scale of the input");
+    }
+    static constexpr int64_t checked_add(int64_t a, int64_t b) {
+        int64_t r = 0;
+        if (__builtin_add_overflow(a, b, &r)) overflow();
+        return r;
+    }
     int64_t ps_ = 0;
 };
 

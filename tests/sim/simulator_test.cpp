@@ -306,3 +306,18 @@ TEST_CASE("random streams depend only on (seed, name)", "[sim][determinism]") {
         REQUIRE(x < 1.0);
     }
 }
+
+TEST_CASE("simulated time refuses to wrap around", "[sim][robustness]") {
+    // int64 picoseconds hold about 106 days (9.22e18 ps). A single duration beyond it, a sum or a
+    // product that would pass it are input errors (the input's scale), never a wrapped clock.
+    const Time day = Time::from_seconds(86400);
+    const Time hundred = day * 100;
+    CHECK(hundred.seconds() == Approx(8.64e6));
+    CHECK_THROWS_AS(hundred + day * 7, fathom::sim::InputError);
+    Time t = hundred;
+    CHECK_THROWS_AS(t += day * 7, fathom::sim::InputError);
+    CHECK_THROWS_AS(day * 107, fathom::sim::InputError);
+    CHECK_THROWS_AS(Time::from_seconds(1e7), fathom::sim::InputError);
+    CHECK((hundred + day * 6).seconds() == Approx(106 * 86400.0));
+    CHECK((hundred - day).seconds() == Approx(99 * 86400.0));
+}
