@@ -88,7 +88,16 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
         c.reason = "peak " + gib(memory.peak_bytes) + " of " + gib(memory.capacity_bytes) + " per GPU";
         return;
     }
-    const Outcome o = evaluate_training(model, cluster, c.plan, context);
+    // A candidate the simulator cannot represent (a step beyond simulated time's range) is pruned
+    // with the reason; the other candidates go on.
+    Outcome o;
+    try {
+        o = evaluate_training(model, cluster, c.plan, context);
+    } catch (const sim::InputError& e) {
+        c.status = CandidateStatus::Pruned;
+        c.reason = e.bare_message();
+        return;
+    }
     if (!o.ok()) {
         c.status = CandidateStatus::Pruned;
         c.reason = describe(o.violations);

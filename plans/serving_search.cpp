@@ -81,6 +81,10 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
         c.status = CandidateStatus::OutOfMemory;
         c.reason = e.bare_message();
         return;
+    } catch (const sim::InputError& e) {  // a layout the simulator cannot represent: pruned, the others go on
+        c.status = CandidateStatus::Pruned;
+        c.reason = e.bare_message();
+        return;
     }
     if (!o.ok()) {
         c.status = CandidateStatus::Pruned;
