@@ -15,19 +15,27 @@ std::string opt_str(const YAML::Node& n, const char* key, const std::string& fal
 }
 bool has(const YAML::Node& n, const char* key) { return n && n[key]; }
 
-int positive_int(const YAML::Node& section, const std::string& where, const char* key) {
+namespace {
+
+// `section[key]` as an integer from `lo` to 2^31 - 1 (BadCase otherwise, at its line).
+int int_from(const YAML::Node& section, const std::string& where, const char* key, long long lo) {
     const YAML::Node n = section[key];
     const int line = n ? n.Mark().line + 1 : section.Mark().line + 1;
     long long v = 0;
     try {
         v = n.as<long long>();
     } catch (const YAML::Exception&) {
-        throw BadCase{where + "." + key, "expected a positive integer", line};
+        throw BadCase{where + "." + key, lo == 1 ? "expected a positive integer" : "expected an integer >= " + std::to_string(lo), line};
     }
-    if (v < 1 || v > 2147483647LL)
-        throw BadCase{where + "." + key, "must be an integer from 1 to 2147483647, got " + std::to_string(v), line};
+    if (v < lo || v > 2147483647LL)
+        throw BadCase{where + "." + key,
+                      "must be an integer from " + std::to_string(lo) + " to 2147483647, got " + std::to_string(v), line};
     return static_cast<int>(v);
 }
+
+}  // namespace
+
+int positive_int(const YAML::Node& section, const std::string& where, const char* key) { return int_from(section, where, key, 1); }
 
 std::string choice(const YAML::Node& section, const std::string& where, const char* key, std::initializer_list<const char*> allowed,
                    const std::string& fallback) {
@@ -42,19 +50,7 @@ std::string choice(const YAML::Node& section, const std::string& where, const ch
     throw BadCase{where.empty() ? key : where + "." + key, "expected one of " + all + ", got '" + v + "'", n.Mark().line + 1};
 }
 
-int nonnegative_int(const YAML::Node& section, const std::string& where, const char* key) {
-    const YAML::Node n = section[key];
-    const int line = n ? n.Mark().line + 1 : section.Mark().line + 1;
-    long long v = 0;
-    try {
-        v = n.as<long long>();
-    } catch (const YAML::Exception&) {
-        throw BadCase{where + "." + key, "expected an integer >= 0", line};
-    }
-    if (v < 0 || v > 2147483647LL)
-        throw BadCase{where + "." + key, "must be an integer from 0 to 2147483647, got " + std::to_string(v), line};
-    return static_cast<int>(v);
-}
+int nonnegative_int(const YAML::Node& section, const std::string& where, const char* key) { return int_from(section, where, key, 0); }
 
 // The NIC of a case: named by the fabric id where it fixes the generation; otherwise the
 // 200 Gb/s generation when the case gives <= 25 GB/s per GPU, or gives nothing on an A100 (the
