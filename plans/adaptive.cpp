@@ -106,23 +106,24 @@ AdaptiveRun plan_adaptive_run(const SearchResult& result, const SearchSpace& spa
     int64_t j = std::min_element(last.begin(), last.end()) - last.begin();
     run.seconds = last[static_cast<size_t>(j)];
     run.phases.resize(static_cast<size_t>(K));
+    std::vector<size_t> chosen(static_cast<size_t>(K));
     for (int k = K - 1; k >= 0; --k) {
+        chosen[static_cast<size_t>(k)] = static_cast<size_t>(j);
+        if (k > 0) j = from[static_cast<size_t>(k)][static_cast<size_t>(j)];
+    }
+    for (int k = 0; k < K; ++k) {
+        const size_t jk = chosen[static_cast<size_t>(k)];
         AdaptivePhase& ph = run.phases[static_cast<size_t>(k)];
         ph.progress_begin = static_cast<double>(k) / K;
         ph.progress_end = static_cast<double>(k + 1) / K;
         ph.b_noise_begin = b0 * std::pow(b1 / b0, ph.progress_begin);
         ph.b_noise_end = b0 * std::pow(b1 / b0, ph.progress_end);
-        const Candidate& c = cs[ev[static_cast<size_t>(j)]];
+        const Candidate& c = cs[ev[jk]];
         ph.candidate = c.index;
         ph.sequences = run.min_sequences * examples_factor(c.plan.training.global_batch, b0, b1, ph.progress_begin, ph.progress_end);
-        ph.seconds = phase_s(static_cast<size_t>(j), k);
-        if (k > 0) j = from[static_cast<size_t>(k)][static_cast<size_t>(j)];
-    }
-    for (int k = 1; k < K; ++k) {
-        const auto& a = cs[static_cast<size_t>(run.phases[static_cast<size_t>(k - 1)].candidate)];
-        const auto& b = cs[static_cast<size_t>(run.phases[static_cast<size_t>(k)].candidate)];
-        if (layout_key(a.plan) != layout_key(b.plan)) {
-            run.phases[static_cast<size_t>(k)].reconfigure_s = run.reconfigure_one_s;
+        ph.seconds = phase_s(jk, k);
+        if (k > 0 && group[jk] != group[chosen[static_cast<size_t>(k - 1)]]) {  // a layout change: checkpoint and restart
+            ph.reconfigure_s = run.reconfigure_one_s;
             run.reconfigure_s += run.reconfigure_one_s;
             ++run.switches;
         }

@@ -185,7 +185,8 @@ void run_candidates(size_t n, const SearchOptions& options, const std::function<
     std::atomic<bool> stop{false};
     std::exception_ptr failure;
     std::mutex failure_mutex;
-    const int64_t total = static_cast<int64_t>(n);
+    int64_t total = 0;  // the candidates this process evaluates
+    for (size_t i = 0; i < n; ++i) total += options.partition.owns(i) ? 1 : 0;
     auto work = [&](bool report) {
         for (;;) {
             if (options.time_limit_s > 0 &&

@@ -41,7 +41,8 @@ struct Candidate {
 
 // One process's share of a search run by several (MPI ranks, or Python workers): it evaluates the
 // candidates i with i mod size == rank (interleaved, so that neighbouring candidates of similar
-// cost spread over the processes); the others stay Skipped until merge_search_results fills them.
+// cost spread over the processes); the others stay Skipped until merge_search_share (or
+// merge_serving_search_share) fills them.
 struct Partition {
     int rank = 0, size = 1;
     bool owns(size_t i) const { return size <= 1 || static_cast<int>(i % static_cast<size_t>(size)) == rank; }
@@ -63,9 +64,10 @@ struct SearchResult {
     double base_global_batch = 0;       // B0 of the statistical efficiency
 };
 
-// Runs evaluate(i) for every i in [0, n) that options.partition owns, on options.threads threads (the calling one included,
-// which reports progress), each thread taking the next index; stops starting new ones after
-// options.time_limit_s, and rethrows the first exception after every thread has stopped.
+// Runs evaluate(i) for every i in [0, n) that options.partition owns, on options.threads threads
+// (the calling one included, which reports progress over the owned ones), each thread taking the
+// next index; stops starting new ones after options.time_limit_s, and rethrows the first exception
+// after every thread has stopped.
 void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate);
 
 // Marks the evaluated candidates (training or serving) that no other evaluated one dominates: at

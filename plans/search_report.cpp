@@ -60,7 +60,7 @@ Record serving_candidate_record(const ServingCandidate& c, bool capacity) {
     if (c.kv_tokens_per_replica > 0) r.add("kv_tokens_per_replica", c.kv_tokens_per_replica);
     if (c.status == CandidateStatus::Evaluated) {
         r.add("slo_attainment", c.slo_attainment);
-        r.add("meets_slo", c.meets_slo);
+        r.add("meets_slo", c.meets_slo());
         r.add("goodput_requests_per_s", c.goodput_requests_per_s);
         r.add("goodput_requests_per_s_per_gpu", c.goodput_requests_per_s / c.gpus);
         r.add("requests_per_s", c.requests_per_s);

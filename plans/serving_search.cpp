@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "plans/capacity.h"
 #include "plans/catalog.h"
@@ -94,7 +95,6 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
     const auto& r = *o.serving();
     c.status = CandidateStatus::Evaluated;
     c.slo_attainment = r.slo_attainment;
-    c.meets_slo = r.slo_attainment >= p.slo.target_attainment;
     c.goodput_requests_per_s = r.goodput_requests_per_s;
     c.requests_per_s = r.requests_per_s;
     c.output_tokens_per_s = r.output_tokens_per_s;
@@ -114,7 +114,7 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
     } else if (space.objective == "throughput") {
         c.score = c.output_tokens_per_s / g;
     } else if (space.objective == "cost") {
-        c.score = c.usd_per_1k_good_requests > 0 ? -c.usd_per_1k_good_requests : -1e300;
+        c.score = c.usd_per_1k_good_requests > 0 ? -c.usd_per_1k_good_requests : -std::numeric_limits<double>::infinity();
     } else {
         c.score = c.goodput_requests_per_s / g;
     }
@@ -215,8 +215,8 @@ void finalize_serving_search(ServingSearchResult& result, const SearchSpace& spa
     std::stable_sort(result.ranking.begin(), result.ranking.end(), [&](int64_t x, int64_t y) {
         const ServingCandidate& a = cs[static_cast<size_t>(x)];
         const ServingCandidate& b = cs[static_cast<size_t>(y)];
-        if (slo_first && a.meets_slo != b.meets_slo) return a.meets_slo;
-        if (slo_first && !a.meets_slo) return a.slo_attainment > b.slo_attainment;
+        if (slo_first && a.meets_slo() != b.meets_slo()) return a.meets_slo();
+        if (slo_first && !a.meets_slo()) return a.slo_attainment > b.slo_attainment;
         return a.score > b.score;
     });
     const bool capacity = space.objective == "capacity";
@@ -230,7 +230,6 @@ void finalize_serving_search(ServingSearchResult& result, const SearchSpace& spa
 }
 
 namespace {
-// meets_slo travels as its attainment against the target, recomputed at the merge (see below).
 std::vector<double*> share_numbers(ServingCandidate& c) {
     return {&c.kv_tokens_per_replica, &c.slo_attainment, &c.goodput_requests_per_s, &c.requests_per_s, &c.output_tokens_per_s,
             &c.ttft_p50_s, &c.ttft_p90_s, &c.tpot_p50_s, &c.tpot_p90_s, &c.usd_per_1k_good_requests, &c.joules_per_output_token,
@@ -244,8 +243,6 @@ std::string encode_serving_search_share(const ServingSearchResult& result, const
 
 void merge_serving_search_share(ServingSearchResult& result, const std::string& share) {
     merge_share(result.candidates, share, share_numbers);
-    for (ServingCandidate& c : result.candidates)
-        if (c.status == CandidateStatus::Evaluated) c.meets_slo = c.slo_attainment >= c.plan.slo.target_attainment;
 }
 
 }  // namespace fathom::plans

@@ -40,7 +40,6 @@ struct ServingCandidate {
     double kv_tokens_per_replica = 0;    // from the memory check (decode pool when disaggregated)
     // At the scenario's traffic (every objective).
     double slo_attainment = 0;
-    bool meets_slo = false;              // slo_attainment >= slo.target
     double goodput_requests_per_s = 0, requests_per_s = 0, output_tokens_per_s = 0;
     double ttft_p50_s = 0, ttft_p90_s = 0, tpot_p50_s = 0, tpot_p90_s = 0;
     double usd_per_1k_good_requests = 0; // 0 without a price or without goodput
@@ -50,6 +49,9 @@ struct ServingCandidate {
     double score = 0;                    // the objective's value (higher is better)
     bool pareto_cost = false;            // no other has more goodput (capacity) at no more USD/h (GPUs)
     bool pareto_latency = false;         // no other has more output tokens/s at no higher p90 TTFT
+
+    // Evaluated, with an SLO attainment reaching the plan's slo.target.
+    bool meets_slo() const { return status == CandidateStatus::Evaluated && slo_attainment >= plan.slo.target_attainment; }
 };
 
 struct ServingSearchResult {

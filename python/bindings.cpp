@@ -73,27 +73,29 @@ py::dict report_dict(const plans::Report& rep) {
     return d;
 }
 
-// One request of a serving run, the columns of `fathom run --requests`.
+// One request of a serving run: the columns of `fathom run --requests`, at full precision (the
+// CSV prints 9 digits).
 py::dict request_dict(const workloads::serving::RequestRecord& r, const std::vector<std::string>& classes) {
-    const std::string header = workloads::serving::request_csv_header();
-    const std::string row = workloads::serving::request_csv_row(r, classes);
     py::dict d;
-    std::stringstream hs(header), rs(row);
-    std::string h, v;
-    while (std::getline(hs, h, ',') && std::getline(rs, v, ',')) {
-        if (!h.empty() && h.back() == '\n') h.pop_back();
-        if (!v.empty() && v.back() == '\n') v.pop_back();
-        try {
-            size_t pos = 0;
-            const double x = std::stod(v, &pos);
-            if (pos == v.size()) {
-                d[py::str(h)] = (v.find_first_of(".eE") == std::string::npos) ? py::cast(static_cast<int64_t>(x)) : py::cast(x);
-                continue;
-            }
-        } catch (const std::exception&) {
-        }
-        d[py::str(h)] = py::str(v);
-    }
+    d["id"] = r.id;
+    d["replica"] = r.replica;
+    d["decode_replica"] = r.decode_replica;
+    if (r.slo_class >= 0 && static_cast<size_t>(r.slo_class) < classes.size()) d["slo_class"] = classes[static_cast<size_t>(r.slo_class)];
+    else d["slo_class"] = r.slo_class;
+    d["arrival_s"] = r.arrival_s;
+    d["queue_s"] = r.queue_s;
+    d["ttft_s"] = r.ttft_s;
+    d["ttft_service_s"] = r.ttft_service_s;
+    d["tpot_s"] = r.tpot_s;
+    d["e2e_s"] = r.e2e_s;
+    d["max_itl_s"] = r.max_itl_s;
+    d["kv_transfer_s"] = r.kv_transfer_s;
+    d["prompt_tokens"] = r.prompt_tokens;
+    d["output_tokens"] = r.output_tokens;
+    d["generated_tokens"] = r.generated_tokens;
+    d["prefix_hit_tokens"] = r.prefix_hit_tokens;
+    d["preemptions"] = r.preemptions;
+    d["slo_met"] = r.slo_met;
     return d;
 }
 

@@ -145,8 +145,9 @@ models::ModelSpec case_model(const YAML::Node& m, std::vector<std::string>& assu
                    : act == "squared_relu" ? models::Activation::SquaredRelu
                    : act == "relu" ? models::Activation::Relu
                                    : models::Activation::Gelu;
-    s.norm = opt_str(m, "norm") == "rmsnorm" ? models::Norm::RmsNorm : models::Norm::LayerNorm;
-    const std::string pos = opt_str(m, "position_embedding", "rope");
+    s.norm = choice(m, "model", "norm", {"layernorm", "rmsnorm"}, "layernorm") == "rmsnorm" ? models::Norm::RmsNorm
+                                                                                         : models::Norm::LayerNorm;
+    const std::string pos = choice(m, "model", "position_embedding", {"rope", "alibi", "learned", "none"}, "rope");
     s.position = pos == "learned" ? models::PositionEmbedding::Learned
                  : pos == "alibi" ? models::PositionEmbedding::Alibi
                  : pos == "none"  ? models::PositionEmbedding::None

@@ -29,12 +29,12 @@ class _Summary:
 
     def timeline(self):
         """The events of the Chrome trace (`fathom run --trace`) as a DataFrame: name, cat, ph, ts
-        and dur in microseconds, pid and tid (run with trace=True)."""
+        and dur in microseconds, pid, tid and args (a counter's values; run with trace=True)."""
         if self._trace is None:
             raise ValueError("run with trace=True to keep the timeline")
         doc = json.loads(self._trace)
         events = doc["traceEvents"] if isinstance(doc, dict) else doc
-        return _frame([{k: e.get(k) for k in ("name", "cat", "ph", "ts", "dur", "pid", "tid")} for e in events])
+        return _frame([{k: e.get(k) for k in ("name", "cat", "ph", "ts", "dur", "pid", "tid", "args")} for e in events])
 
 
 class TrainingResult(_Summary):

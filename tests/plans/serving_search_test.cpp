@@ -101,9 +101,9 @@ TEST_CASE("the serving search's best plan is the best of brute-force evaluation"
     bool met = true;
     for (size_t k = 0; k < r.ranking.size(); ++k) {
         const auto& c = r.candidates[static_cast<size_t>(r.ranking[k])];
-        if (!c.meets_slo) met = false;
-        CHECK((c.meets_slo || !met));
-        if (k > 0 && c.meets_slo)
+        if (!c.meets_slo()) met = false;
+        CHECK((c.meets_slo() || !met));
+        if (k > 0 && c.meets_slo())
             CHECK(r.candidates[static_cast<size_t>(r.ranking[k - 1])].score >= c.score);
     }
 }

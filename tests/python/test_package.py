@@ -53,6 +53,7 @@ def test_serving_requests_match_the_cli_csv():
             rows = list(csv.DictReader(f))
     df = s.to_pandas()
     assert df.shape[0] == 300 == len(rows)
+    assert list(df.columns) == list(rows[0].keys())  # the --requests columns, in order
     assert [float(r["ttft_s"]) for r in rows] == pytest.approx(list(df["ttft_s"]), rel=1e-6)
     assert s.requests_per_s > 0 and 0 <= s.slo_attainment <= 1
 

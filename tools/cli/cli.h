@@ -17,6 +17,7 @@
 #include "plans/search.h"
 #include "plans/report.h"
 #include "sim/error.h"
+#include "tools/cli/mpi.h"
 
 namespace fathom::plans {
 class Catalog;
@@ -108,28 +109,32 @@ nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>&
                                     const Args& a);
 // The options of `fathom search`: --threads, --max-candidates, --time-limit, and this MPI rank's
 // share (tools/cli/search.cpp).
-struct MpiWorld {
-    int rank = 0, size = 1;
-};
 plans::SearchOptions search_options(const Args& a, const MpiWorld& mpi);
+// Runs f(); an input error it raises without naming a file is raised again naming `file` (the
+// scenario whose evaluation found it).
+template <typename F>
+auto naming_file(const std::string& file, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const sim::InputError& e) {
+        if (!e.file().empty()) throw;
+        throw sim::InputError(e.bare_message(), file, 0, e.key());
+    }
+}
+
 // Runs `search(opt)` under a progress bar (on rank 0), with the scenario's file named in its input
 // errors; under mpirun rank 0 gathers the other ranks' shares (`encode`), merges them (`merge`)
 // and finalizes the result. Returns false on the other ranks, which have nothing to report.
-std::vector<std::string> mpi_gather_shares(const std::string& mine);  // tools/cli/mpi.cpp
 template <typename Result, typename Search, typename Encode, typename Merge, typename Finalize>
 bool run_search(const std::string& file, const char* what, const MpiWorld& mpi, plans::SearchOptions& opt, Result& r,
                 Search search, Encode encode, Merge merge, Finalize finalize) {
     {
         Progress bar(what);
         if (mpi.rank == 0) opt.progress = [&bar](int64_t d, int64_t t) { bar(d, t); };
-        try {
-            r = search(opt);
-        } catch (const sim::InputError& e) {
-            throw sim::InputError(e.bare_message(), file, 0, e.key());
-        }
+        r = naming_file(file, [&] { return search(opt); });
     }
     if (mpi.size > 1) {
-        const auto shares = mpi_gather_shares(encode(r, opt.partition));
+        const auto shares = mpi_gather(encode(r, opt.partition));
         if (mpi.rank != 0) return false;
         for (size_t k = 1; k < shares.size(); ++k) merge(r, shares[k]);
         finalize(r);

@@ -181,17 +181,6 @@ void print_serving_plan(const plans::Scenario& s) {
                 hardware::dtype_name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
 }
 
-// plans::evaluate, with the scenario's file named in an input error raised while simulating (a
-// duration beyond simulated time's range, a request larger than a replica's KV cache).
-plans::Outcome evaluate_naming_file(const plans::Scenario& s, const plans::EvaluationContext& ctx, const plans::EvaluateOptions& opt) {
-    try {
-        return plans::evaluate(s, ctx, opt);
-    } catch (const sim::InputError& e) {
-        if (!e.file().empty()) throw;
-        throw sim::InputError(e.bare_message(), s.file, 0, e.key());
-    }
-}
-
 int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx) {
     const auto& p = *s.serving();
     if (validate_only) {
@@ -205,7 +194,7 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     opt.keep_records = !a.requests.empty();
     Progress bar("serving");
     opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
-    const plans::Outcome o = evaluate_naming_file(s, ctx, opt);
+    const plans::Outcome o = naming_file(s.file, [&] { return plans::evaluate(s, ctx, opt); });
     if (!o.ok()) throw sim::InputError(plans::describe(o.violations), s.file);
     const auto& r = *o.serving();
     print_serving_plan(s);
@@ -279,7 +268,7 @@ int cmd_run(const Args& a, bool validate_only) {
     if (s.cluster.network == hardware::NetworkBackend::Simgrid)
         opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
     if (!a.trace.empty()) opt.trace = &trace;
-    const plans::Outcome o = evaluate_naming_file(s, ctx, opt);
+    const plans::Outcome o = naming_file(s.file, [&] { return plans::evaluate(s, ctx, opt); });
     if (!o.ok()) throw sim::InputError(plans::describe(o.violations), s.file);
     const workloads::StepReport& r = *o.training();
     std::printf("scenario        %s\n", s.name.c_str());
@@ -342,11 +331,7 @@ int cmd_capacity(const Args& a) {
     plans::CapacityResult c;
     {
         Progress bar("capacity");
-        try {
-            c = plans::find_capacity(s.model, s.cluster, p, ctx, s.seed, [&bar](int64_t d, int64_t t) { bar(d, t); });
-        } catch (const sim::InputError& e) {
-            throw sim::InputError(e.bare_message(), s.file, 0, e.key());
-        }
+        c = naming_file(s.file, [&] { return plans::find_capacity(s.model, s.cluster, p, ctx, s.seed, [&bar](int64_t d, int64_t t) { bar(d, t); }); });
     }
     print_serving_plan(s);
     std::printf("\nSLO             ttft <= %s ms, tpot <= %s ms, for %.0f %% of requests\n",

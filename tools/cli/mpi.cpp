@@ -55,8 +55,6 @@ std::vector<std::string> mpi_gather(const std::string& mine) {
     return {mine};
 }
 
-std::vector<std::string> mpi_gather_shares(const std::string& mine) { return mpi_gather(mine); }
-
 void mpi_abort(int code) {
 #ifdef FATHOM_HAVE_MPI
     if (auto* w = world()) w->abort(code);

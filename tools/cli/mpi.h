@@ -6,10 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "tools/cli/cli.h"  // MpiWorld
-
 namespace fathom::cli {
 
+struct MpiWorld {
+    int rank = 0, size = 1;
+};
 
 // Initialises MPI on first use when launched by mpirun; rank and size of MPI_COMM_WORLD.
 MpiWorld mpi_world();

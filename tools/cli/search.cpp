@@ -155,12 +155,8 @@ int cmd_search(const Args& a) {
     // Time to target: the best fixed plan, and the adaptive run over phases (COPUS).
     nlohmann::json adaptive;
     if (space.phases > 1 || space.target_tokens > 0) {
-        plans::AdaptiveRun run;
-        try {
-            run = plans::plan_adaptive_run(r, space, s.model, s.cluster, base.training.seq_len);
-        } catch (const sim::InputError& e) {
-            throw sim::InputError(e.bare_message(), s.file, 0, e.key());
-        }
+        const plans::AdaptiveRun run =
+            naming_file(s.file, [&] { return plans::plan_adaptive_run(r, space, s.model, s.cluster, base.training.seq_len); });
         if (run.best_fixed >= 0) adaptive = print_adaptive(r, space, run);
     }
     std::vector<plans::Record> records;
