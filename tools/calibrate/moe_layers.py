@@ -182,19 +182,7 @@ def main():
                     row(model, "decode", b, 1, kv, layers.timed(fn))
                     if b == 64:
                         profile(f"{model} decode b={b} kv={kv}", fn)
-                    fn()
-                    torch.cuda.synchronize()
-                    g = torch.cuda.CUDAGraph()
-                    side = torch.cuda.Stream()
-                    side.wait_stream(torch.cuda.current_stream())
-                    with torch.cuda.stream(side):
-                        for _ in range(2):
-                            fn()
-                    torch.cuda.current_stream().wait_stream(side)
-                    with torch.cuda.graph(g):
-                        fn()
-                    row(model, "decode_graph", b, 1, kv, layers.timed(g.replay), ", CUDA graph")
-                    del g
+                    row(model, "decode_graph", b, 1, kv, layers.graph_timed(fn), ", CUDA graph")
                 except RuntimeError as e:
                     print(model, "decode", b, "failed:", str(e).splitlines()[0], flush=True)
                 kc = vc = None
