@@ -51,6 +51,9 @@ MeasurementFile read_measurements_csv(const std::string& path) {
     for (const char* required : {"op", "dtype", "time_us"})
         if (!col.count(required)) throw sim::InputError(std::string("missing column '") + required + "'", path, 1);
     MeasurementFile out;
+    // Row kernels give their row width on every row of the op or on none: the width is a
+    // coordinate of the op's table group (a fuzzer found a group mixing both read out of bounds).
+    std::map<std::string, bool> row_width_given;
     int line_no = 1;
     while (std::getline(in, line)) {
         ++line_no;
@@ -76,6 +79,9 @@ MeasurementFile read_measurements_csv(const std::string& path) {
         };
         const std::string op = get("op");
         const double t = num("time_us", true) * 1e-6;
+        if (!(t > 0) || !std::isfinite(t))
+            throw sim::InputError("a kernel time must be a positive finite number of microseconds, got '" + get("time_us") + "'", path,
+                                  line_no, "time_us");
         if (op == "launch") {
             out.launch_us.push_back(t * 1e6);
             continue;
@@ -106,10 +112,21 @@ MeasurementFile read_measurements_csv(const std::string& path) {
             s.causal = get("causal") == "1" || get("causal") == "true";
             m.op = models::attention_op(op == "attention_bwd", s, *dtype);
         } else if (!op.empty()) {
-            m.op = models::memory_op(op, num("bytes", true));
+            const double bytes = num("bytes", true);
+            if (!(bytes > 0) || !std::isfinite(bytes))
+                throw sim::InputError("must be a positive finite number of bytes, got '" + get("bytes") + "'", path, line_no, "bytes");
+            m.op = models::memory_op(op, bytes);
             m.op.dtype = *dtype;
             // Row kernels keep their row width (a coordinate of their table group).
-            if (models::row_kernel(op) && !get("n").empty()) m.op.n = i64("n");
+            if (models::row_kernel(op)) {
+                const bool given = !get("n").empty();
+                const auto [it, first] = row_width_given.emplace(op, given);
+                if (!first && it->second != given)
+                    throw sim::InputError("the rows of '" + op + "' must all give their row width or none may (" +
+                                              (given ? "earlier rows do not" : "earlier rows do") + ")",
+                                          path, line_no, "n");
+                if (given) m.op.n = i64("n");
+            }
         } else {
             throw sim::InputError("empty op", path, line_no, "op");
         }
