@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "scenarios/measured_case.h"
+#include "scenarios/measured_schema.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
 
@@ -211,12 +212,10 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
     bool gpus_changed = false, dp_set = false, nodes_set = false, batch_set = false;
     if (entry["variant"]) {
         for (const auto& kv : entry["variant"]) {
+            // A configuration field's path (check_case_fields refused any other), nested or not.
             const std::string path = kv.first.as<std::string>();
             described += (described.empty() ? "" : ", ") + path + "=" + kv.second.as<std::string>();
-            const auto dot = path.find('.');
-            const std::string block = path.substr(0, dot), field = path.substr(dot + 1);
-            if (dot == std::string::npos || field.find('.') != std::string::npos) continue;  // nested paths unsupported
-            v[block][field] = YAML::Clone(kv.second);
+            set_field(v, path, kv.second);
             gpus_changed = gpus_changed || path == "cluster.gpus" || path == "training.cp";
             dp_set = dp_set || path == "training.dp";
             batch_set = batch_set || path == "training.global_batch_size";
@@ -301,6 +300,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
         if (!c.IsMap() || !c["id"] || !c["kind"] || !c["metric"] || !c["value"])
             item.fail("", "a case needs id, kind, metric and value");
         if (!only_case.empty() && (!c["id"].IsScalar() || c["id"].Scalar() != only_case)) continue;
+        check_case_fields(c, path);
         auto run = [&](const YAML::Node& which) {
             try {
                 return run_case(which, ctx);
