@@ -99,10 +99,14 @@ TEST_CASE("traces stream from CSV and JSONL", "[traffic]") {
     CHECK(full->slo_classes() == std::vector<std::string>{"default", "chat"});
 }
 
-TEST_CASE("empty traces yield nothing; CRLF line ends and a byte order mark are read", "[traffic]") {
-    CHECK(all(*open_trace(write_file("empty.csv", ""))).empty());
-    CHECK(all(*open_trace(write_file("header_only.csv", "arrival_s,prompt_tokens,output_tokens\n"))).empty());
-    CHECK(all(*open_trace(write_file("empty.jsonl", "\n\n"))).empty());
+TEST_CASE("a trace without requests is an input error; CRLF line ends and a byte order mark are read", "[traffic]") {
+    // Empty, a header alone, blank lines alone: no request to serve, so no metric to report.
+    for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+             {"empty.csv", ""}, {"header_only.csv", "arrival_s,prompt_tokens,output_tokens\n"}, {"empty.jsonl", "\n\n"}}) {
+        const auto path = write_file(name, text);
+        CHECK_THROWS_WITH(all(*open_trace(path)), Catch::Contains(name) &&
+                                                      Catch::Contains("the trace holds no requests"));
+    }
     const auto r = all(*open_trace(write_file("crlf.CSV",
                                               "\xEF\xBB\xBF"
                                               "arrival_s,prompt_tokens,output_tokens\r\n1.5,7,3\r\n")));

@@ -92,6 +92,13 @@ protected:
         return false;
     }
 
+    // The end of the trace: nullopt, or an input error when it held no request at all (a serving
+    // run of no requests has no latency, throughput or SLO attainment to report).
+    std::optional<Request> end() const {
+        if (next_id_ == 0) fail("", "the trace holds no requests");
+        return std::nullopt;
+    }
+
     // Builds and validates the request of one row and gives it the next id.
     Request build(const Row& row) {
         Request r;
@@ -213,7 +220,7 @@ public:
     }
 
     std::optional<Request> next() override {
-        if (columns_.empty() || !next_line(line_text_)) return std::nullopt;
+        if (columns_.empty() || !next_line(line_text_)) return end();
         split(line_text_, cells_);
         if (cells_.size() != columns_.size()) {
             std::string names;
@@ -281,7 +288,7 @@ public:
 
     std::optional<Request> next() override {
         std::string line;
-        if (!next_line(line)) return std::nullopt;
+        if (!next_line(line)) return end();
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(line);
