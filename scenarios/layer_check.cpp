@@ -100,8 +100,10 @@ LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m,
     }
     LayerSum s;
     for (const auto& op : ops) {
-        s.seconds += cost.seconds(op);
+        const double t = cost.seconds(op);
+        s.seconds += t;
         ++s.ops;
+        s.each.emplace_back(op, t);
     }
     return s;
 }

@@ -47,6 +47,7 @@ void check_layer_models(const std::vector<LayerMeasurement>& rows, const plans::
 struct LayerSum {
     double seconds = 0;
     int ops = 0;
+    std::vector<std::pair<models::OpDesc, double>> each;  // every op with its predicted seconds
 };
 LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m, const models::CostModel& cost);
 

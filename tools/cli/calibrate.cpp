@@ -20,6 +20,13 @@ namespace fathom::cli {
 
 namespace {
 
+std::string gemm_shape(const models::OpDesc& op) {
+    char b[96];
+    std::snprintf(b, sizeof b, "%lldx%lldx%lld%s", static_cast<long long>(op.m), static_cast<long long>(op.n),
+                  static_cast<long long>(op.k), op.batch > 1 ? (" x" + std::to_string(op.batch)).c_str() : "");
+    return b;
+}
+
 // Measured layers (layers.csv) against the per-op sums of the roofline and, when table.yaml lies
 // beside the CSV, of the calibrated table; both at kernel load (short benchmarks, full clocks).
 int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
@@ -54,6 +61,13 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
             std::printf(" %11.1f %+6.1f%%", t * 1e6, 100 * (t / m.seconds - 1));
         }
         std::printf("\n");
+        if (a.ops) {
+            std::vector<std::pair<models::OpDesc, double>> each = r.each;
+            std::stable_sort(each.begin(), each.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+            for (const auto& [op, t] : each)
+                std::printf("    %-28s %-10s %10.1f us  %5.1f%%  %s\n", op.name.c_str(), models::op_kind_name(op.kind), t * 1e6,
+                            100 * t / r.seconds, op.kind == models::OpKind::Gemm ? gemm_shape(op).c_str() : "");
+        }
     }
     auto abs_median = [](std::vector<double> v) {
         for (auto& x : v) x = std::fabs(x);

@@ -36,6 +36,7 @@ struct Args {
     std::string json, trace, algorithm, device, out, requests, only_case, network, placement;
     bool other_metrics = false;
     bool rank_plans = false;      // compare: rank each training case's published plan
+    bool ops = false;             // calibrate layers: print each row's ops and their predicted times
     std::vector<std::string> sets;
     int threads = 0;              // search: 0 = the machine's hardware threads
     int64_t max_candidates = 0;   // search: 0 = all

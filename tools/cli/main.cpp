@@ -74,9 +74,9 @@ commands:
   calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]
       fit a per-op cost table from kernel measurements (tools/calibrate) and report the
       roofline's and the table's per-op errors against them
-  calibrate layers LAYERS.csv --device ID
+  calibrate layers LAYERS.csv --device ID [--ops]
       measured whole layers (tools/calibrate/layers.py) against fathom's per-op sums, roofline
-      and (when table.yaml lies beside the CSV) the calibrated table
+      and (when table.yaml lies beside the CSV) the calibrated table; --ops lists each row's ops
 )";
 
 Args parse_args(int argc, char** argv) {
@@ -95,6 +95,7 @@ Args parse_args(int argc, char** argv) {
         "max-tasks", po::value<long long>(), "the most tasks a training step's replay may hold (default 1e8, ~17 GB)")(
         "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
         "rank-plans", "compare: rank each training case's published plan in a search around it")(
+        "ops", "calibrate layers: also print each row's ops with their predicted times")(
         "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")("out,o", po::value<std::string>(), "output file")(
         "args", po::value<std::vector<std::string>>(), "positional")("help,h", "help");
     po::positional_options_description pos;
@@ -127,6 +128,7 @@ Args parse_args(int argc, char** argv) {
     if (vm.count("collective-algorithm")) a.algorithm = vm["collective-algorithm"].as<std::string>();
     a.other_metrics = vm.count("other-metrics") > 0;
     a.rank_plans = vm.count("rank-plans") > 0;
+    a.ops = vm.count("ops") > 0;
     if (vm.count("case")) a.only_case = vm["case"].as<std::string>();
     if (vm.count("device")) a.device = vm["device"].as<std::string>();
     if (vm.count("placement")) a.placement = vm["placement"].as<std::string>();
