@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""Feeds a fathom binary the classes of bad input of issue 11 and counts what it does with them.
+
+    tools/bad_input_report.py BUILD/fathom [--json report.json] [--verbose] [--no-memory-limit] [--data-dir DIR]
+
+Every input is wrong on purpose (malformed YAML, values that cannot mean anything, integers that
+do not fit, broken measurement files, CSVs and traces, inputs that would exhaust memory, escape
+sequences). Each run ends in one outcome:
+  clear     exit 2 with a message naming the input file or the command-line key (what fathom promises)
+  reported  compare ran and listed the case as unsupported with its reason (exit 0, nothing predicted)
+  internal  exit 1 ("internal error": a fault that is not the input's)
+  crash     killed by a signal (segfault, abort)
+  killed    ran past the time limit or out of the memory limit (8 GiB address space; --no-memory-limit
+            for sanitizer builds, whose shadow memory needs terabytes of address space)
+  silent    exit 0 although the input is wrong: an answer to another question
+  unsafe    a raw escape character from the input reached the terminal
+  partial   an output file was left behind by a run that failed
+The inputs are generated here from the project's own examples (quickstart, a measured case, a
+calibration CSV, a request trace), so the same corpus runs against any build, old or new: issue 11's
+before/after counts come from running this on the commit before the issue and on the current one
+(--data-dir: the catalogs that binary reads, its own checkout's; default this one).
+Exit status 0 when every input ended `clear` or `reported`, 1 otherwise.
+"""
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICKSTART = (ROOT / "scenarios/examples/quickstart.yaml").read_text()
+SERVING = """name: bad-input serving
+kind: serving
+model: llama3-8b
+cluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}
+serving: {engine: vllm, tp: 1}
+traffic:
+  arrival: trace
+  trace: trace.csv
+slo: {ttft: 2 s, tpot: 100 ms}
+"""
+TRACE_HEAD = "arrival_s,prompt_tokens,output_tokens\n"
+TRACE_ROWS = "0.0,512,64\n0.5,1024,32\n1.0,256,128\n"
+MEASURED = re.sub(r"\n    pp: 0\n", "\n    pp: 8\n",
+                  (ROOT / "tests/cli/bad/measured_pp_zero.yaml").read_text().split("\n", 1)[1])
+CALIB_HEAD = ("op,dtype,m,n,k,batch,heads,kv_heads,seq_len,kv_len,head_dim,causal,bytes,time_us,"
+              "time_p10_us,time_p90_us,achieved,source\n")
+CALIB_ROW = "gemm,bf16,4096,4096,4096,1,,,,,,,,180.0,178.0,182.0,,test\n"
+ESC = "\x1b"
+
+
+def sub(text, old, new, count=1):
+    assert old in text, old
+    return text.replace(old, new, count)
+
+
+def training(old, new):
+    return sub(QUICKSTART, old, new)
+
+
+def measured(old, new):
+    return sub(MEASURED, old, new)
+
+
+OTHER_METRIC = """
+  other_metrics:
+  - metric: tokens_per_s_per_gpu
+    value: 700
+    unit: tokens/s/gpu
+    statistic: single
+    scope: per_gpu
+    variant:
+      {variant}
+  notes:"""
+
+INLINE_MODEL = """model:
+  name: tiny
+  layers: {layers}
+  hidden: 1024
+  heads: 8
+  kv_heads: {kv}
+  ffn: 4096
+  vocab: 32000
+  head_dim: {head_dim}
+  activation: swiglu
+  norm: rmsnorm
+"""
+
+
+# A Llama 3.1 405B step of 1,000 micro-batches of 64 x 128k tokens on 8 GPUs: valid until its
+# simulated clock passes about 106 days, an error found only while simulating.
+LONG_STEP = (QUICKSTART.replace("model: llama3-8b", "model: llama3.1-405b").replace("tp: 1", "tp: 8").replace("cp: 2", "cp: 1")
+             .replace("seq_len: 8192", "seq_len: 131072").replace("micro_batch_size: 1", "micro_batch_size: 64")
+             .replace("global_batch_size: 128", "global_batch_size: 64000"))
+
+
+def cases():
+    """(class, name, files {name: text}, args) for every input; 'IN' in args is the first file."""
+    c = []
+
+    def add(cls, name, files, *args):
+        c.append((cls, name, files, list(args)))
+
+    # -- crashes the issue found
+    add("crash-class", "measured pp 0", {"m.yaml": measured("\n    pp: 8\n", "\n    pp: 0\n")}, "compare", "IN")
+    add("crash-class", "measured vp 0", {"m.yaml": measured("vp: 6", "vp: 0")}, "compare", "IN")
+    add("crash-class", "measured variant gpus_per_node 0",
+        {"m.yaml": measured("\n  notes:", OTHER_METRIC.format(variant="cluster.gpus: 64\n      cluster.gpus_per_node: 0"))},
+        "compare", "IN", "--other-metrics")
+    add("crash-class", "calibration CSV header only", {"c.csv": CALIB_HEAD}, "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
+    add("crash-class", "calibration CSV no usable row", {"c.csv": CALIB_HEAD + "gemm,bf16,,,,,,,,,,,,,,,,x\n"},
+        "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
+    # -- internal errors the issue found
+    for v in ("abc", "", "1.5", "nan", "1e400", "[2]"):
+        add("internal-class", f"--set parallel.tp={v!r}", {"s.yaml": QUICKSTART}, "validate", "IN", "--set", f"parallel.tp={v}")
+    add("internal-class", "--set without =", {"s.yaml": QUICKSTART}, "validate", "IN", "--set", "parallel.tp")
+    add("internal-class", "--set unknown key", {"s.yaml": QUICKSTART}, "validate", "IN", "--set", "parallel.tpp=2")
+    add("internal-class", "YAML sequence as a key", {"s.yaml": QUICKSTART + "? [a, b]\n: 1\n"}, "validate", "IN")
+    add("internal-class", "YAML mapping as a key", {"s.yaml": QUICKSTART + "? {a: 1}\n: 1\n"}, "validate", "IN")
+    add("internal-class", "measured value not a number", {"m.yaml": measured("value: 726", "value: fast")}, "compare", "IN")
+    add("internal-class", "measured value a mapping", {"m.yaml": measured("value: 726", "value: {a: 1}")}, "compare", "IN")
+    add("internal-class", "measured value a list", {"m.yaml": measured("value: 726", "value: [1, 2]")}, "compare", "IN")
+    add("internal-class", "measured id a mapping", {"m.yaml": measured("id: trn-nemo2407-gpt3-175b-128", "id: {a: 1}")}, "compare", "IN")
+    add("internal-class", "measured layers a list", {"m.yaml": measured("layers: 96", "layers: [96]")}, "compare", "IN")
+    add("internal-class", "global batch 1e15 (allocation)", {"s.yaml": training("global_batch_size: 128", "global_batch_size: 1000000000000000")},
+        "run", "IN")
+    # -- silently accepted with another meaning
+    add("silent-class", "tp 2^32+2 (wraps to 2)", {"s.yaml": training("tp: 1", "tp: 4294967298")}, "validate", "IN")
+    add("silent-class", "nodes 2^32+1 (wraps to 1)", {"s.yaml": training("nodes: 1", "nodes: 4294967297")}, "validate", "IN")
+    add("silent-class", "gpus_per_node 2^64+8", {"s.yaml": training("gpus_per_node: 8", "gpus_per_node: 18446744073709551624")}, "validate", "IN")
+    add("silent-class", "duplicate key", {"s.yaml": training("  pp: 1\n", "  pp: 1\n  tp: 2\n")}, "validate", "IN")
+    add("silent-class", "duplicate section", {"s.yaml": QUICKSTART + "parallel:\n  tp: 2\n"}, "validate", "IN")
+    add("silent-class", "second YAML document", {"s.yaml": QUICKSTART + "---\nkind: training\n"}, "validate", "IN")
+    add("silent-class", "number with trailing text", {"s.yaml": training("seq_len: 8192", "seq_len: 8192abc")}, "validate", "IN")
+    add("silent-class", "fraction for an integer", {"s.yaml": training("seq_len: 8192", "seq_len: 8192.5")}, "validate", "IN")
+    add("silent-class", "negative integer", {"s.yaml": training("seq_len: 8192", "seq_len: -8192")}, "validate", "IN")
+    add("silent-class", "hex integer", {"s.yaml": training("seq_len: 8192", "seq_len: 0x2000")}, "validate", "IN")
+    add("silent-class", "micro-batch 0", {"s.yaml": training("micro_batch_size: 1", "micro_batch_size: 0")}, "validate", "IN")
+    add("silent-class", "zero stage 7", {"s.yaml": training("zero_stage: 1", "zero_stage: 7")}, "validate", "IN")
+    add("silent-class", "global batch 1e400", {"s.yaml": training("global_batch_size: 128", "global_batch_size: 1e400")}, "validate", "IN")
+    add("silent-class", "list item with trailing text",
+        {"s.yaml": QUICKSTART + "search:\n  objective: throughput\n  tp: [1abc, 2]\n"}, "validate", "IN")
+    for key, v in (("oversubscription", ".nan"), ("oversubscription", "0"), ("oversubscription", "-2"),
+                   ("oversubscription", ".inf"), ("nodes_per_leaf", "0")):
+        add("silent-class", f"scale_out.{key} {v}",
+            {"s.yaml": training("  gpus_per_node: 8\n", f"  gpus_per_node: 8\n  scale_out: {{{key}: {v}}}\n")}, "validate", "IN")
+    for v in ("0", "-4", ".nan", "1e400", "25 MB"):
+        add("silent-class", f"stack.bucket_size {v}", {"s.yaml": training("  dtype: bf16\n", f"  dtype: bf16\n  bucket_size: {v}\n")},
+            "validate", "IN")
+    for layers, kv, hd in (("0", "8", "128"), ("-1", "8", "128"), ("4", "0", "128"), ("4", "8", "0"), ("4", "8", ".nan"), ("4", "3", "128")):
+        add("silent-class", f"inline model layers {layers} kv_heads {kv} head_dim {hd}",
+            {"s.yaml": training("model: llama3-8b\n", INLINE_MODEL.format(layers=layers, kv=kv, head_dim=hd))}, "validate", "IN")
+    add("silent-class", "measured layers 0", {"m.yaml": measured("layers: 96", "layers: 0")}, "compare", "IN")
+    add("silent-class", "measured kv_heads 0", {"m.yaml": measured("kv_heads: 96", "kv_heads: 0")}, "compare", "IN")
+    add("silent-class", "measured heads not dividing hidden", {"m.yaml": measured("heads: 96", "heads: 97")}, "compare", "IN")
+    add("silent-class", "measured value negative", {"m.yaml": measured("value: 726", "value: -726")}, "compare", "IN")
+    add("silent-class", "measured value nan", {"m.yaml": measured("value: 726", "value: .nan")}, "compare", "IN")
+    add("silent-class", "measured tp 2^32+4", {"m.yaml": measured("tp: 4", "tp: 4294967300")}, "compare", "IN")
+    add("silent-class", "measured activation unknown", {"m.yaml": measured("activation: gelu", "activation: gleu")}, "compare", "IN")
+    add("silent-class", "measured dtype unknown", {"m.yaml": measured("dtype: fp8", "dtype: fp9")}, "compare", "IN")
+    add("silent-class", "measured variant key unknown",
+        {"m.yaml": measured("\n  notes:", OTHER_METRIC.format(variant="training.bogus_key: 3"))}, "compare", "IN", "--other-metrics")
+    add("silent-class", "measured variant value text",
+        {"m.yaml": measured("\n  notes:", OTHER_METRIC.format(variant="training.tp: many"))}, "compare", "IN", "--other-metrics")
+    add("silent-class", "calibration CSV negative time", {"c.csv": CALIB_HEAD + CALIB_ROW.replace("180.0", "-180.0")},
+        "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
+    add("silent-class", "calibration CSV shape 2^64", {"c.csv": CALIB_HEAD + CALIB_ROW.replace("4096,4096,4096", "18446744073709551616,4096,4096")},
+        "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
+    # -- resource limits
+    add("resource-class", "global batch 2^31-4, validate", {"s.yaml": training("global_batch_size: 128", "global_batch_size: 2147483644")},
+        "validate", "IN")
+    add("resource-class", "a million micro-batches, run", {"s.yaml": training("global_batch_size: 128", "global_batch_size: 4194304")},
+        "run", "IN")
+    add("resource-class", "simulated clock beyond 106 days", {"s.yaml": LONG_STEP}, "run", "IN")
+    # -- output safety: escapes in messages, no partial output files
+    add("output-class", "escape sequence in a key", {"s.yaml": QUICKSTART + f"bogus{ESC}[2J{ESC}]0;pwned{ESC}\\: 1\n"}, "validate", "IN")
+    add("output-class", "escape sequence in a value", {"s.yaml": training("model: llama3-8b", f"model: \"llama{ESC}[31m\"")}, "validate", "IN")
+    add("output-class", "escape sequence in --set", {"s.yaml": QUICKSTART}, "validate", "IN", "--set", f"stack.dtype=bf{ESC}[5m16")
+    add("output-class", "escape sequence in a measured id", {"m.yaml": measured("value: 726", "value: \"7\x1b[2J26\"")}, "compare", "IN")
+    add("output-class", "--json after a late error", {"s.yaml": LONG_STEP}, "run", "IN", "--json", "OUT")
+    add("output-class", "--json of a bad scenario", {"s.yaml": training("tp: 1", "tp: 3")}, "run", "IN", "--json", "OUT")
+    add("output-class", "-o of a bad search", {"s.yaml": QUICKSTART + "search:\n  objective: speed\n"}, "search", "IN", "-o", "OUT")
+    # -- the serving trace reader
+    for name, text in (("negative arrival", TRACE_HEAD + "-1.0,512,64\n"),
+                       ("arrivals out of order", TRACE_HEAD + "1.0,512,64\n0.5,512,64\n"),
+                       ("text length", TRACE_HEAD + "0.0,lots,64\n"),
+                       ("zero output", TRACE_HEAD + "0.0,512,0\n"),
+                       ("fractional tokens", TRACE_HEAD + "0.0,512.5,64\n"),
+                       ("missing column", "arrival_s,prompt_tokens\n0.0,512\n"),
+                       ("extra field", TRACE_HEAD + "0.0,512,64,9\n"),
+                       ("empty", ""),
+                       ("header only", TRACE_HEAD),
+                       ("nan arrival", TRACE_HEAD + "nan,512,64\n"),
+                       ("huge tokens", TRACE_HEAD + "0.0,99999999999999999999,64\n"),
+                       ("unterminated quote", TRACE_HEAD + "\"0.0,512,64\n")):
+        add("trace-class", f"trace {name}", {"s.yaml": SERVING, "trace.csv": text}, "run", "IN")
+    return c
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+
+
+def run_case(binary, cls, name, files, args, workdir, timeout, memory_limit=True, data_dir=ROOT):
+    d = Path(tempfile.mkdtemp(dir=workdir))
+    first = None
+    for fname, text in files.items():
+        (d / fname).write_text(text)
+        first = first or d / fname
+    out = d / "out.json"
+    argv = [binary] + [str(first) if a == "IN" else str(out) if a == "OUT" else a for a in args]
+    env = dict(os.environ, FATHOM_DATA_DIR=str(data_dir))
+    try:
+        p = subprocess.run(argv, cwd=d, env=env, capture_output=True, timeout=timeout, preexec_fn=limit_memory if memory_limit else None)
+    except subprocess.TimeoutExpired:
+        return "killed", "timeout"
+    text = (p.stdout + p.stderr).decode("utf-8", "replace")
+    if p.returncode < 0 or p.returncode >= 128:
+        return "crash", f"signal/exit {p.returncode}"
+    if ESC in text:
+        return "unsafe", "raw escape in output"
+    if p.returncode != 0 and out.exists():
+        return "partial", "output file left behind"
+    if p.returncode == 2:
+        names = [f for f in files] + ["--set", "command line", "set "]
+        if any(n in text for n in names):
+            return "clear", text.strip().splitlines()[-1][:160] if text.strip() else ""
+        return "clear-unnamed", text.strip()[:160]
+    if p.returncode == 1:
+        killed = "bad_alloc" in text or "memory" in text
+        return ("killed" if killed else "internal"), text.strip()[:160]
+    listed = re.search(r"unsupported:\n[ \t]+(\S+[ \t]+\S[^\n]*)", text)
+    if p.returncode == 0 and args[0] == "compare" and listed:
+        return "reported", listed.group(1)[:160]
+    return ("silent" if p.returncode == 0 else f"exit {p.returncode}"), text.strip()[-160:]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("binary")
+    ap.add_argument("--json")
+    ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--no-memory-limit", action="store_true")
+    ap.add_argument("--data-dir", default=str(ROOT))
+    a = ap.parse_args()
+    binary = str(Path(a.binary).resolve())
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        for cls, name, files, args in cases():
+            outcome, detail = run_case(binary, cls, name, files, args, work, a.timeout, not a.no_memory_limit, a.data_dir)
+            rows.append({"class": cls, "input": name, "outcome": outcome, "detail": detail})
+            if a.verbose:
+                print(f"{cls:15s} {outcome:9s} {name:45s} {detail!r}"[:240], flush=True)
+    by = defaultdict(Counter)
+    for r in rows:
+        by[r["class"]][r["outcome"]] += 1
+    outcomes = ["clear", "reported", "clear-unnamed", "internal", "crash", "killed", "silent", "unsafe", "partial"]
+    outcomes += sorted({r["outcome"] for r in rows} - set(outcomes))
+    print(f"{'class':15s} {'inputs':>6s} " + " ".join(f"{o:>8s}" for o in outcomes))
+    for cls, cnt in list(by.items()) + [("all", sum(by.values(), Counter()))]:
+        print(f"{cls:15s} {sum(cnt.values()):6d} " + " ".join(f"{cnt[o]:8d}" for o in outcomes))
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1))
+    good = all(r["outcome"] in ("clear", "reported") for r in rows)
+    return 0 if good else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
