@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (clang, ASan + UBSan, build-fuzz/) and runs each for SECONDS
+# Builds the libFuzzer harnesses (clang, ASan + UBSan; in build-fuzz/, or in the instrumented
+# build FATHOM_FUZZ_BUILD names: tools/sanitize_and_fuzz.sh passes its own) and runs each for SECONDS
 # (default 60) from its seed corpus (tools/fuzz/corpus/<target>, copied: the runs add inputs to a
 # scratch copy, not to the project) with the dictionary tools/fuzz/fathom.dict.
 #   tools/fuzz/run.sh [SECONDS] [TARGET...]     targets: scenario trace calibration_csv layers_csv measured
@@ -11,9 +12,11 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(scenario trace calibration_csv layers_csv measured)
-build=$root/build-fuzz
-CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFATHOM_FUZZ=ON \
-  -DFATHOM_BUILD_TESTS=OFF -DFATHOM_BUILD_BENCH=OFF -DFATHOM_BUILD_PYTHON=OFF -DFATHOM_BUILD_CALIBRATION=OFF -DFATHOM_MPI=OFF >/dev/null
+build=${FATHOM_FUZZ_BUILD:-$root/build-fuzz}
+if [ -z "${FATHOM_FUZZ_BUILD:-}" ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFATHOM_FUZZ=ON \
+    -DFATHOM_BUILD_TESTS=OFF -DFATHOM_BUILD_BENCH=OFF -DFATHOM_BUILD_PYTHON=OFF -DFATHOM_BUILD_CALIBRATION=OFF -DFATHOM_MPI=OFF >/dev/null
+fi
 cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' "${targets[@]}")
 mkdir -p "$build/findings"
 status=0
