@@ -107,8 +107,11 @@ def cases():
         c.append((cls, name, files, list(args)))
 
     # -- crashes the issue found
-    add("crash-class", "measured pp 0", {"m.yaml": measured("\n    pp: 8\n", "\n    pp: 0\n")}, "compare", "IN")
-    add("crash-class", "measured vp 0", {"m.yaml": measured("vp: 6", "vp: 0")}, "compare", "IN")
+    for name, old, new in (
+        ("measured pp 0", "\n    pp: 8\n", "\n    pp: 0\n"),
+        ("measured vp 0", "vp: 6", "vp: 0"),
+    ):
+        add("crash-class", name, {"m.yaml": measured(old, new)}, "compare", "IN")
     add("crash-class", "measured variant gpus_per_node 0",
         {"m.yaml": measured("\n  notes:", OTHER_METRIC.format(variant="cluster.gpus: 64\n      cluster.gpus_per_node: 0"))},
         "compare", "IN", "--other-metrics")
@@ -122,27 +125,33 @@ def cases():
     add("internal-class", "--set unknown key", {"s.yaml": QUICKSTART}, "validate", "IN", "--set", "parallel.tpp=2")
     add("internal-class", "YAML sequence as a key", {"s.yaml": QUICKSTART + "? [a, b]\n: 1\n"}, "validate", "IN")
     add("internal-class", "YAML mapping as a key", {"s.yaml": QUICKSTART + "? {a: 1}\n: 1\n"}, "validate", "IN")
-    add("internal-class", "measured value not a number", {"m.yaml": measured("value: 726", "value: fast")}, "compare", "IN")
-    add("internal-class", "measured value a mapping", {"m.yaml": measured("value: 726", "value: {a: 1}")}, "compare", "IN")
-    add("internal-class", "measured value a list", {"m.yaml": measured("value: 726", "value: [1, 2]")}, "compare", "IN")
-    add("internal-class", "measured id a mapping", {"m.yaml": measured("id: trn-nemo2407-gpt3-175b-128", "id: {a: 1}")}, "compare", "IN")
-    add("internal-class", "measured layers a list", {"m.yaml": measured("layers: 96", "layers: [96]")}, "compare", "IN")
+    for name, old, new in (
+        ("measured value not a number", "value: 726", "value: fast"),
+        ("measured value a mapping", "value: 726", "value: {a: 1}"),
+        ("measured value a list", "value: 726", "value: [1, 2]"),
+        ("measured id a mapping", "id: trn-nemo2407-gpt3-175b-128", "id: {a: 1}"),
+        ("measured layers a list", "layers: 96", "layers: [96]"),
+    ):
+        add("internal-class", name, {"m.yaml": measured(old, new)}, "compare", "IN")
     add("internal-class", "global batch 1e15 (allocation)", {"s.yaml": training("global_batch_size: 128", "global_batch_size: 1000000000000000")},
         "run", "IN")
     # -- silently accepted with another meaning
-    add("silent-class", "tp 2^32+2 (wraps to 2)", {"s.yaml": training("tp: 1", "tp: 4294967298")}, "validate", "IN")
-    add("silent-class", "nodes 2^32+1 (wraps to 1)", {"s.yaml": training("nodes: 1", "nodes: 4294967297")}, "validate", "IN")
-    add("silent-class", "gpus_per_node 2^64+8", {"s.yaml": training("gpus_per_node: 8", "gpus_per_node: 18446744073709551624")}, "validate", "IN")
-    add("silent-class", "duplicate key", {"s.yaml": training("  pp: 1\n", "  pp: 1\n  tp: 2\n")}, "validate", "IN")
+    for name, old, new in (
+        ("tp 2^32+2 (wraps to 2)", "tp: 1", "tp: 4294967298"),
+        ("nodes 2^32+1 (wraps to 1)", "nodes: 1", "nodes: 4294967297"),
+        ("gpus_per_node 2^64+8", "gpus_per_node: 8", "gpus_per_node: 18446744073709551624"),
+        ("duplicate key", "  pp: 1\n", "  pp: 1\n  tp: 2\n"),
+        ("number with trailing text", "seq_len: 8192", "seq_len: 8192abc"),
+        ("fraction for an integer", "seq_len: 8192", "seq_len: 8192.5"),
+        ("negative integer", "seq_len: 8192", "seq_len: -8192"),
+        ("hex integer", "seq_len: 8192", "seq_len: 0x2000"),
+        ("micro-batch 0", "micro_batch_size: 1", "micro_batch_size: 0"),
+        ("zero stage 7", "zero_stage: 1", "zero_stage: 7"),
+        ("global batch 1e400", "global_batch_size: 128", "global_batch_size: 1e400"),
+    ):
+        add("silent-class", name, {"s.yaml": training(old, new)}, "validate", "IN")
     add("silent-class", "duplicate section", {"s.yaml": QUICKSTART + "parallel:\n  tp: 2\n"}, "validate", "IN")
     add("silent-class", "second YAML document", {"s.yaml": QUICKSTART + "---\nkind: training\n"}, "validate", "IN")
-    add("silent-class", "number with trailing text", {"s.yaml": training("seq_len: 8192", "seq_len: 8192abc")}, "validate", "IN")
-    add("silent-class", "fraction for an integer", {"s.yaml": training("seq_len: 8192", "seq_len: 8192.5")}, "validate", "IN")
-    add("silent-class", "negative integer", {"s.yaml": training("seq_len: 8192", "seq_len: -8192")}, "validate", "IN")
-    add("silent-class", "hex integer", {"s.yaml": training("seq_len: 8192", "seq_len: 0x2000")}, "validate", "IN")
-    add("silent-class", "micro-batch 0", {"s.yaml": training("micro_batch_size: 1", "micro_batch_size: 0")}, "validate", "IN")
-    add("silent-class", "zero stage 7", {"s.yaml": training("zero_stage: 1", "zero_stage: 7")}, "validate", "IN")
-    add("silent-class", "global batch 1e400", {"s.yaml": training("global_batch_size: 128", "global_batch_size: 1e400")}, "validate", "IN")
     add("silent-class", "list item with trailing text",
         {"s.yaml": QUICKSTART + "search:\n  objective: throughput\n  tp: [1abc, 2]\n"}, "validate", "IN")
     for key, v in (("oversubscription", ".nan"), ("oversubscription", "0"), ("oversubscription", "-2"),
@@ -155,14 +164,17 @@ def cases():
     for layers, kv, hd in (("0", "8", "128"), ("-1", "8", "128"), ("4", "0", "128"), ("4", "8", "0"), ("4", "8", ".nan"), ("4", "3", "128")):
         add("silent-class", f"inline model layers {layers} kv_heads {kv} head_dim {hd}",
             {"s.yaml": training("model: llama3-8b\n", INLINE_MODEL.format(layers=layers, kv=kv, head_dim=hd))}, "validate", "IN")
-    add("silent-class", "measured layers 0", {"m.yaml": measured("layers: 96", "layers: 0")}, "compare", "IN")
-    add("silent-class", "measured kv_heads 0", {"m.yaml": measured("kv_heads: 96", "kv_heads: 0")}, "compare", "IN")
-    add("silent-class", "measured heads not dividing hidden", {"m.yaml": measured("heads: 96", "heads: 97")}, "compare", "IN")
-    add("silent-class", "measured value negative", {"m.yaml": measured("value: 726", "value: -726")}, "compare", "IN")
-    add("silent-class", "measured value nan", {"m.yaml": measured("value: 726", "value: .nan")}, "compare", "IN")
-    add("silent-class", "measured tp 2^32+4", {"m.yaml": measured("tp: 4", "tp: 4294967300")}, "compare", "IN")
-    add("silent-class", "measured activation unknown", {"m.yaml": measured("activation: gelu", "activation: gleu")}, "compare", "IN")
-    add("silent-class", "measured dtype unknown", {"m.yaml": measured("dtype: fp8", "dtype: fp9")}, "compare", "IN")
+    for name, old, new in (
+        ("measured layers 0", "layers: 96", "layers: 0"),
+        ("measured kv_heads 0", "kv_heads: 96", "kv_heads: 0"),
+        ("measured heads not dividing hidden", "heads: 96", "heads: 97"),
+        ("measured value negative", "value: 726", "value: -726"),
+        ("measured value nan", "value: 726", "value: .nan"),
+        ("measured tp 2^32+4", "tp: 4", "tp: 4294967300"),
+        ("measured activation unknown", "activation: gelu", "activation: gleu"),
+        ("measured dtype unknown", "dtype: fp8", "dtype: fp9"),
+    ):
+        add("silent-class", name, {"m.yaml": measured(old, new)}, "compare", "IN")
     add("silent-class", "measured variant key unknown",
         {"m.yaml": measured("\n  notes:", OTHER_METRIC.format(variant="training.bogus_key: 3"))}, "compare", "IN", "--other-metrics")
     add("silent-class", "measured variant value text",
