@@ -301,11 +301,15 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
             item.fail("", "a case needs id, kind, metric and value");
         if (!only_case.empty() && (!c["id"].IsScalar() || c["id"].Scalar() != only_case)) continue;
         check_case_fields(c, path);
-        auto run = [&](const YAML::Node& which) {
+        // `entry`: the other_metrics entry whose variant `which` applies (null for the case itself).
+        // The case ran before its variants, so a bad value in a variant run is the variant's: the
+        // error names the entry's line (the variant's values are copies without a line of their own).
+        auto run = [&](const YAML::Node& which, const YAML::Node* entry = nullptr) {
             try {
                 return run_case(which, ctx);
             } catch (const BadCase& b) {
-                throw sim::InputError(b.message, path, b.line, b.key);
+                if (!entry) throw sim::InputError(b.message, path, b.line, b.key);
+                throw sim::InputError(b.message + " (under this entry's variant)", path, entry->Mark().line + 1, b.key);
             }
         };
         // A value of the wrong shape deep in a case (a mapping where a number goes) surfaces as
@@ -321,7 +325,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
                 std::string described;
                 std::vector<std::string> derived;
                 const YAML::Node v = variant_case(c, entry, described, derived);
-                CompareResult r = run(v);
+                CompareResult r = run(v, &entry);
                 r.assumptions.insert(r.assumptions.begin(), derived.begin(), derived.end());
                 r.id = case_id + "#" + std::to_string(n);
                 r.variant = described;

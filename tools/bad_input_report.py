@@ -15,11 +15,13 @@ sequences). Each run ends in one outcome:
   silent    exit 0 although the input is wrong: an answer to another question
   unsafe    a raw escape character from the input reached the terminal
   partial   an output file was left behind by a run that failed
+  wrong-message  the right outcome, but the message does not say what EXPECT says it must (the
+            file, line and key at fault and the reason)
 The inputs are generated here from the project's own examples (quickstart, a measured case, a
 calibration CSV, a request trace), so the same corpus runs against any build, old or new: issue 11's
 before/after counts come from running this on the commit before the issue and on the current one
 (--data-dir: the catalogs that binary reads, its own checkout's; default this one).
-Exit status 0 when every input ended `clear` or `reported`, 1 otherwise.
+Exit status 0 when every input ended `clear` or `reported` with the expected message, 1 otherwise.
 """
 import argparse
 import json
@@ -214,6 +216,98 @@ def cases():
     return c
 
 
+# What each input's message must say (the start of the error after "fathom: error: ", file names
+# without their temporary folder; for a compare case reported unsupported, its line): an error that
+# names the right file, line and key, with the reason.
+EXPECT = {
+    'measured pp 0': "m.yaml:49: key 'training.pp': must be an integer from 1 to 2147483647, got 0",
+    'measured vp 0': "m.yaml:51: key 'training.vp': must be an integer from 1 to 2147483647, got 0",
+    'measured variant gpus_per_node 0': "m.yaml:65: key 'cluster.gpus_per_node': must be an integer from 1 to 2147483647, got 0",
+    'calibration CSV header only': 'c.csv:1: no measurement rows to fit (only a header, or only launch-overhead rows)',
+    'calibration CSV no usable row': "c.csv:2: key 'time_us': missing value",
+    "--set parallel.tp='abc'": "s.yaml: key 'parallel.tp': expected an integer, got 'abc'",
+    "--set parallel.tp=''": "s.yaml: key 'parallel.tp': expected an integer, got ''",
+    "--set parallel.tp='1.5'": "s.yaml: key 'parallel.tp': expected an integer, got '1.5'",
+    "--set parallel.tp='nan'": "s.yaml: key 'parallel.tp': expected an integer, got 'nan'",
+    "--set parallel.tp='1e400'": "s.yaml: key 'parallel.tp': expected an integer, got '1e400'",
+    "--set parallel.tp='[2]'": "s.yaml:1: key 'parallel.tp': expected a string",
+    '--set without =': "--set expects key=value (e.g. parallel.tp=8), got 'parallel.tp'",
+    '--set unknown key': "s.yaml: key 'parallel.tpp': unknown key 'tpp' (did you mean 'tp'?); allowed here: dp, tp,",
+    'YAML sequence as a key': 's.yaml:24: a key must be a plain name, not a sequence',
+    'YAML mapping as a key': 's.yaml:24: a key must be a plain name, not a mapping',
+    'measured value not a number': 'm.yaml:60: a value of the wrong type (bad conversion)',
+    'measured value a mapping': 'm.yaml:60: a value of the wrong type (bad conversion)',
+    'measured value a list': 'm.yaml:60: a value of the wrong type (bad conversion)',
+    'measured id a mapping': 'm.yaml:3: a value of the wrong type (bad conversion)',
+    'measured layers a list': "m.yaml:36: key 'model.layers': expected a positive integer",
+    'global batch 1e15 (allocation)': "s.yaml:17: key 'training.global_batch_size': is too large: at most 2147483647, got 1e+15",
+    'tp 2^32+2 (wraps to 2)': "s.yaml:12: key 'parallel.tp': is too large: at most 2147483647, got 4294967298",
+    'nodes 2^32+1 (wraps to 1)': "s.yaml:9: key 'cluster.nodes': is too large: at most 2147483647, got 4294967297",
+    'gpus_per_node 2^64+8': "s.yaml:10: key 'cluster.gpus_per_node': expected an integer, got '18446744073709551624'",
+    'duplicate key': "s.yaml:14: key 'parallel.tp': duplicate key (a second value for it)",
+    'number with trailing text': "s.yaml:16: key 'training.seq_len': expected an integer, got '8192abc'",
+    'fraction for an integer': "s.yaml:16: key 'training.seq_len': expected an integer, got '8192.5'",
+    'negative integer': "s.yaml:16: key 'training.seq_len': must be >= 1, got -8192",
+    'hex integer': "s.yaml:16: key 'training.seq_len': expected an integer, got '0x2000'",
+    'micro-batch 0': "s.yaml:18: key 'training.micro_batch_size': must be >= 1, got 0",
+    'zero stage 7': "s.yaml:19: key 'training.zero_stage': must be between 0 and 3, got 7",
+    'global batch 1e400': "s.yaml:17: key 'training.global_batch_size': expected an integer, got '1e400'",
+    'duplicate section': "s.yaml:24: key 'parallel': duplicate key (a second value for it)",
+    'second YAML document': "s.yaml:24: a second YAML document ('---'); a file holds one",
+    'list item with trailing text': "s.yaml:26: key 'search.tp[0]': expected an integer, got '1abc'",
+    'scale_out.oversubscription .nan': "s.yaml:11: key 'cluster.scale_out.oversubscription': expected a number, got '.nan'",
+    'scale_out.oversubscription 0': "s.yaml:11: key 'cluster.scale_out.oversubscription': must be >= 1, got 0",
+    'scale_out.oversubscription -2': "s.yaml:11: key 'cluster.scale_out.oversubscription': must be >= 1, got -2",
+    'scale_out.oversubscription .inf': "s.yaml:11: key 'cluster.scale_out.oversubscription': expected a number, got '.inf'",
+    'scale_out.nodes_per_leaf 0': "s.yaml:11: key 'cluster.scale_out.nodes_per_leaf': must be >= 1, got 0",
+    'stack.bucket_size 0': "s.yaml:24: key 'stack.bucket_size': must be >= 1, got 0",
+    'stack.bucket_size -4': "s.yaml:24: key 'stack.bucket_size': must be >= 1, got -4",
+    'stack.bucket_size .nan': "s.yaml:24: key 'stack.bucket_size': expected a number, got '.nan'",
+    'stack.bucket_size 1e400': "s.yaml:24: key 'stack.bucket_size': expected a number, got '1e400'",
+    'stack.bucket_size 25 MB': "s.yaml:24: key 'stack.bucket_size': expected a number, got '25 MB'",
+    'inline model layers 0 kv_heads 8 head_dim 128': "s.yaml:8: key 'model.layers': must be >= 1, got 0",
+    'inline model layers -1 kv_heads 8 head_dim 128': "s.yaml:8: key 'model.layers': must be >= 1, got -1",
+    'inline model layers 4 kv_heads 0 head_dim 128': "s.yaml:11: key 'model.kv_heads': must be >= 1, got 0",
+    'inline model layers 4 kv_heads 8 head_dim 0': "s.yaml:14: key 'model.head_dim': must be >= 1, got 0",
+    'inline model layers 4 kv_heads 8 head_dim .nan': "s.yaml:14: key 'model.head_dim': expected an integer, got '.nan'",
+    'inline model layers 4 kv_heads 3 head_dim 128': "s.yaml:11: key 'model.kv_heads': heads must be a multiple of kv_heads",
+    'measured layers 0': "m.yaml:36: key 'model.layers': must be an integer from 1 to 2147483647, got 0",
+    'measured kv_heads 0': "m.yaml:39: key 'model.kv_heads': must be an integer from 1 to 2147483647, got 0",
+    'measured heads not dividing hidden': 'trn-nemo2407-gpt3-175b-128                 plan not expressible: tp = 4 does not divide',
+    'measured value negative': "m.yaml:60: key 'value': the measurement must be a positive finite number",
+    'measured value nan': "m.yaml:60: key 'value': the measurement must be a positive finite number",
+    'measured tp 2^32+4': "m.yaml:48: key 'training.tp': must be an integer from 1 to 2147483647, got 4294967300",
+    'measured activation unknown': "m.yaml:43: key 'model.activation': expected one of gelu, relu, squared_relu, swiglu,",
+    'measured dtype unknown': "m.yaml:57: key 'precision.dtype': expected one of fp32, tf32, bf16, fp16, fp8, int8, fp4,",
+    'measured variant key unknown': "m.yaml:71: key 'other_metrics[0].variant.training.bogus_key': 'training.bogus_key' is not",
+    'measured variant value text': "m.yaml:65: key 'training.tp': expected a positive integer (under this entry's variant)",
+    'calibration CSV negative time': "c.csv:2: key 'time_us': a kernel time must be a positive finite number of microseconds,",
+    'calibration CSV shape 2^64': "c.csv:2: key 'm': expected a whole number from 1 to 2^53, got '18446744073709551616'",
+    'global batch 2^31-4, validate': "s.yaml: key 'training.global_batch_size': the step's replay would hold about 2.19e+11",
+    'a million micro-batches, run': "s.yaml: impossible plan: the step's replay would hold about 4.28e+08 tasks (1.05e+06",
+    'simulated clock beyond 106 days': 's.yaml: simulated time exceeds its range (about 106 days); check the scale of the input',
+    'escape sequence in a key': "s.yaml:24: key 'bogus\\x1b[2J\\x1b]0;pwned\\x1b\\': unknown key",
+    'escape sequence in a value': "s.yaml:6: key 'model': unknown model 'llama\\x1b[31m'; known: codellama-13b, deepseek-v2,",
+    'escape sequence in --set': "s.yaml: key 'stack.dtype': expected bf16, fp16 or fp8, got 'bf\\x1b[5m16'",
+    'escape sequence in a measured id': 'm.yaml:60: a value of the wrong type (bad conversion)',
+    '--json after a late error': 's.yaml: simulated time exceeds its range (about 106 days); check the scale of the input',
+    '--json of a bad scenario': "s.yaml:12: key 'parallel.tp': tp x pp x cp = 6 does not divide the cluster's 8 GPUs",
+    '-o of a bad search': "s.yaml:25: key 'search.objective': expected goodput, throughput, cost or capacity, got",
+    'trace negative arrival': "trace.csv:2: key 'arrival_s': arrival time must be >= 0, got -1.0",
+    'trace arrivals out of order': "trace.csv:3: key 'arrival_s': arrival times must not decrease (0.5 s after 1 s on the row",
+    'trace text length': "trace.csv:2: key 'prompt_tokens': expected an integer, got 'lots'",
+    'trace zero output': "trace.csv:2: key 'output_tokens': must be >= 1, got 0",
+    'trace fractional tokens': "trace.csv:2: key 'prompt_tokens': expected an integer, got '512.5'",
+    'trace missing column': "trace.csv:1: key 'output_tokens': missing column output_tokens",
+    'trace extra field': 'trace.csv:2: expected 3 columns (arrival_s, prompt_tokens, output_tokens), got 4',
+    'trace empty': 'trace.csv: the trace holds no requests',
+    'trace header only': 'trace.csv:1: the trace holds no requests',
+    'trace nan arrival': "trace.csv:2: key 'arrival_s': expected a finite number, got 'nan'",
+    'trace huge tokens': "trace.csv:2: key 'prompt_tokens': '99999999999999999999' does not fit a 64-bit integer",
+    'trace unterminated quote': "trace.csv:2: key 'arrival_s': unterminated quote in column 1",
+}
+
+
 def limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
 
@@ -241,14 +335,14 @@ def run_case(binary, cls, name, files, args, workdir, timeout, memory_limit=True
     if p.returncode == 2:
         names = [f for f in files] + ["--set", "command line", "set "]
         if any(n in text for n in names):
-            return "clear", text.strip().splitlines()[-1][:160] if text.strip() else ""
+            return "clear", text.strip().splitlines()[-1] if text.strip() else ""
         return "clear-unnamed", text.strip()[:160]
     if p.returncode == 1:
         killed = "bad_alloc" in text or "memory" in text
         return ("killed" if killed else "internal"), text.strip()[:160]
     listed = re.search(r"unsupported:\n[ \t]+(\S+[ \t]+\S[^\n]*)", text)
     if p.returncode == 0 and args[0] == "compare" and listed:
-        return "reported", listed.group(1)[:160]
+        return "reported", listed.group(1)
     return ("silent" if p.returncode == 0 else f"exit {p.returncode}"), text.strip()[-160:]
 
 
@@ -266,13 +360,17 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for cls, name, files, args in cases():
             outcome, detail = run_case(binary, cls, name, files, args, work, a.timeout, not a.no_memory_limit, a.data_dir)
+            # Right outcome, wrong words: the message must say what EXPECT says (file, line, key, why).
+            said = re.sub(r"\S*/([^/\s]+\.(yaml|csv))", r"\1", detail)
+            if outcome in ("clear", "reported") and name in EXPECT and EXPECT[name] not in said:
+                outcome, detail = "wrong-message", f"expected {EXPECT[name]!r}, got {said!r}"
             rows.append({"class": cls, "input": name, "outcome": outcome, "detail": detail})
             if a.verbose:
                 print(f"{cls:15s} {outcome:9s} {name:45s} {detail!r}"[:240], flush=True)
     by = defaultdict(Counter)
     for r in rows:
         by[r["class"]][r["outcome"]] += 1
-    outcomes = ["clear", "reported", "clear-unnamed", "internal", "crash", "killed", "silent", "unsafe", "partial"]
+    outcomes = ["clear", "reported", "wrong-message", "clear-unnamed", "internal", "crash", "killed", "silent", "unsafe", "partial"]
     outcomes += sorted({r["outcome"] for r in rows} - set(outcomes))
     print(f"{'class':15s} {'inputs':>6s} " + " ".join(f"{o:>8s}" for o in outcomes))
     for cls, cnt in list(by.items()) + [("all", sum(by.values(), Counter()))]:
