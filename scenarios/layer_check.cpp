@@ -102,7 +102,6 @@ LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m,
     for (const auto& op : ops) {
         const double t = cost.seconds(op);
         s.seconds += t;
-        ++s.ops;
         s.each.emplace_back(op, t);
     }
     return s;

@@ -42,12 +42,11 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path);
 void check_layer_models(const std::vector<LayerMeasurement>& rows, const plans::Catalog& catalog,
                         const std::string& path);
 
-// The sum of the per-op predictions of `cost` over the layer program the measurement ran, and how
-// many kernels that program launches.
+// The sum of the per-op predictions of `cost` over the layer program the measurement ran, and
+// every op (kernel) of that program with its own prediction.
 struct LayerSum {
     double seconds = 0;
-    int ops = 0;
-    std::vector<std::pair<models::OpDesc, double>> each;  // every op with its predicted seconds
+    std::vector<std::pair<models::OpDesc, double>> each;
 };
 LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m, const models::CostModel& cost);
 

@@ -110,23 +110,28 @@ void check_block(const YAML::Node& block, const std::vector<Field>& fields, cons
     }
 }
 
+std::vector<std::string> split_path(const std::string& path) {
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+        const size_t dot = path.find('.', start);
+        parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+        if (dot == std::string::npos) return parts;
+        start = dot + 1;
+    }
+}
+
 // The leaf a dotted configuration path names, or nullptr.
 const Field* resolve(const std::string& path) {
     static const char* const kConfig[] = {"cluster", "model", "training", "serving", "benchmark", "precision"};
-    const std::string top = path.substr(0, path.find('.'));
+    const auto parts = split_path(path);
     bool config = false;
-    for (const char* b : kConfig) config = config || top == b;
+    for (const char* b : kConfig) config = config || parts.front() == b;
     if (!config) return nullptr;
     const std::vector<Field>* fields = &case_fields();
     const Field* f = nullptr;
-    size_t start = 0;
-    while (true) {
-        const size_t dot = path.find('.', start);
-        f = find(*fields, path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-        if (!f) return nullptr;
-        if (dot == std::string::npos) break;
+    for (const std::string& part : parts) {
+        if (!(f = find(*fields, part))) return nullptr;  // a leaf has no fields below it
         fields = &f->fields;
-        start = dot + 1;
     }
     return f->fields.empty() ? f : nullptr;
 }
@@ -162,13 +167,7 @@ void check_case_fields(const YAML::Node& c, const std::string& file) {
 }
 
 void set_field(YAML::Node& c, const std::string& path, const YAML::Node& value) {
-    std::vector<std::string> parts;
-    for (size_t start = 0;;) {
-        const size_t dot = path.find('.', start);
-        parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-        if (dot == std::string::npos) break;
-        start = dot + 1;
-    }
+    const auto parts = split_path(path);
     // yaml-cpp nodes are handles: walk by reassigning a handle to each child in turn.
     YAML::Node at = c;
     for (size_t i = 0; i + 1 < parts.size(); ++i) {

@@ -55,7 +55,16 @@ void apply_override(YAML::Node root, const std::string& assignment) {
     } catch (const YAML::Exception& e) {
         throw sim::InputError("--set " + path + ": malformed value '" + value + "': " + e.msg, "", 0, path);
     }
-    chain.back()[parts.back()] = parsed.IsSequence() ? parsed : YAML::Node(value);
+    if (!parsed.IsSequence()) {
+        chain.back()[parts.back()] = YAML::Node(value);
+        return;
+    }
+    // The list's values are rebuilt without the marks of the --set text: a line of it is no line
+    // of the scenario file, which errors about them would otherwise name.
+    YAML::Node list(YAML::NodeType::Sequence);
+    for (YAML::const_iterator it = parsed.begin(); it != parsed.end(); ++it)
+        list.push_back(it->IsScalar() ? YAML::Node(it->Scalar()) : YAML::Node(*it));
+    chain.back()[parts.back()] = list;
 }
 
 // Fails at a dotted key path: its line when the file has the key, else its section's (or the top's).

@@ -78,14 +78,17 @@ std::string Node::scalar() const {
     return node_.Scalar();
 }
 
-std::string Node::str(const std::string& key) const {
+std::string Node::value_text(const std::string& key, const char* what) const {
     const Node c = child(key);
-    if (!c.node_.IsScalar()) fail(key, "expected a string");
+    if (!c.node_.IsScalar())
+        fail(key, std::string("expected ") + what + ", got " + (c.node_.IsSequence() ? "a list" : "a mapping"));
     return c.node_.Scalar();
 }
 
+std::string Node::str(const std::string& key) const { return value_text(key, "a string"); }
+
 int64_t Node::integer(const std::string& key) const {
-    const std::string s = str(key);
+    const std::string s = value_text(key, "an integer");
     try {
         size_t pos = 0;
         const long long v = std::stoll(s, &pos);
@@ -96,7 +99,7 @@ int64_t Node::integer(const std::string& key) const {
 }
 
 double Node::number(const std::string& key) const {
-    const std::string s = str(key);
+    const std::string s = value_text(key, "a number");
     try {
         size_t pos = 0;
         const double v = std::stod(s, &pos);
@@ -107,14 +110,14 @@ double Node::number(const std::string& key) const {
 }
 
 bool Node::boolean(const std::string& key) const {
-    const std::string s = str(key);
+    const std::string s = value_text(key, "true or false");
     if (s == "true") return true;
     if (s == "false") return false;
     fail(key, "expected true or false, got '" + s + "'");
 }
 
 double Node::quantity(const std::string& key, sim::Dimension dim) const {
-    const std::string s = str(key);
+    const std::string s = value_text(key, "a value with its unit");
     try {
         return sim::parse_quantity(s, dim);
     } catch (const sim::UnitError& e) {

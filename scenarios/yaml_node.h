@@ -46,6 +46,8 @@ public:
     const YAML::Node& raw() const { return node_; }
 
 private:
+    // The text of the single value at `key`; a list or mapping there fails as "expected <what>".
+    std::string value_text(const std::string& key, const char* what) const;
     std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
     YAML::Node node_;
     std::string file_;

@@ -230,7 +230,7 @@ EXPECT = {
     "--set parallel.tp='1.5'": "s.yaml: key 'parallel.tp': expected an integer, got '1.5'",
     "--set parallel.tp='nan'": "s.yaml: key 'parallel.tp': expected an integer, got 'nan'",
     "--set parallel.tp='1e400'": "s.yaml: key 'parallel.tp': expected an integer, got '1e400'",
-    "--set parallel.tp='[2]'": "s.yaml:1: key 'parallel.tp': expected a string",
+    "--set parallel.tp='[2]'": "s.yaml: key 'parallel.tp': expected an integer, got a list",
     '--set without =': "--set expects key=value (e.g. parallel.tp=8), got 'parallel.tp'",
     '--set unknown key': "s.yaml: key 'parallel.tpp': unknown key 'tpp' (did you mean 'tp'?); allowed here: dp, tp,",
     'YAML sequence as a key': 's.yaml:24: a key must be a plain name, not a sequence',
@@ -312,7 +312,7 @@ def limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
 
 
-def run_case(binary, cls, name, files, args, workdir, timeout, memory_limit=True, data_dir=ROOT):
+def run_case(binary, files, args, workdir, timeout, memory_limit=True, data_dir=ROOT):
     d = Path(tempfile.mkdtemp(dir=workdir))
     first = None
     for fname, text in files.items():
@@ -359,7 +359,7 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as work:
         for cls, name, files, args in cases():
-            outcome, detail = run_case(binary, cls, name, files, args, work, a.timeout, not a.no_memory_limit, a.data_dir)
+            outcome, detail = run_case(binary, files, args, work, a.timeout, not a.no_memory_limit, a.data_dir)
             # Right outcome, wrong words: the message must say what EXPECT says (file, line, key, why).
             said = re.sub(r"\S*/([^/\s]+\.(yaml|csv))", r"\1", detail)
             if outcome in ("clear", "reported") and name in EXPECT and EXPECT[name] not in said:

@@ -48,13 +48,13 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_phase;
     for (const auto& m : rows) {
         const auto& model = catalog.model(m.model);
-        const auto r = scenarios::layer_op_sum(model, m, *roof);
+        auto r = scenarios::layer_op_sum(model, m, *roof);
         const double er = r.seconds / m.seconds - 1;
         const std::string phase = m.fused_elementwise ? m.phase + "/fused" : m.phase;  // torch.compile rows
         by_phase[phase].first.push_back(er);
         std::printf("%-11s %-13s %5lld %6lld %6lld %6d %11.1f %11.1f %+6.1f%%", m.model.c_str(), phase.c_str(),
-                    static_cast<long long>(m.batch), static_cast<long long>(m.q_len), static_cast<long long>(m.kv_len), r.ops,
-                    m.seconds * 1e6, r.seconds * 1e6, 100 * er);
+                    static_cast<long long>(m.batch), static_cast<long long>(m.q_len), static_cast<long long>(m.kv_len),
+                    static_cast<int>(r.each.size()), m.seconds * 1e6, r.seconds * 1e6, 100 * er);
         if (table) {
             const double t = scenarios::layer_op_sum(model, m, *table).seconds;
             by_phase[phase].second.push_back(t / m.seconds - 1);
@@ -62,9 +62,8 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
         }
         std::printf("\n");
         if (a.ops) {
-            std::vector<std::pair<models::OpDesc, double>> each = r.each;
-            std::stable_sort(each.begin(), each.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
-            for (const auto& [op, t] : each)
+            std::stable_sort(r.each.begin(), r.each.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+            for (const auto& [op, t] : r.each)
                 std::printf("    %-28s %-10s %10.1f us  %5.1f%%  %s\n", op.name.c_str(), models::op_kind_name(op.kind), t * 1e6,
                             100 * t / r.seconds, op.kind == models::OpKind::Gemm ? gemm_shape(op).c_str() : "");
         }
