@@ -36,6 +36,9 @@ struct AcceleratorCalibration {
     int gemm_tile_n = 128;
     double gemm_k_half = 0;                   // K at which a GEMM's pipeline reaches half of its
                                               // asymptotic efficiency loss (prologue/epilogue cost)
+    double gemm_k_half_fp8 = 0;               // the same for fp8 GEMMs (0: gemm_k_half): twice the
+                                              // K per instruction, the same fixed cost per tile
+    double k_half(Dtype d) const { return d == Dtype::fp8 && gemm_k_half_fp8 > 0 ? gemm_k_half_fp8 : gemm_k_half; }
 };
 
 struct AcceleratorSpec {

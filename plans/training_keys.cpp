@@ -123,10 +123,17 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
              .choices({"bf16", "fp16", "fp8"}),
          [](P& p, const KeyValue& v) { p.stack.kernels.gemm_dtype = *hardware::parse_dtype(to_str(v)); },
          [](const P& p) -> KeyValue { return std::string(hardware::dtype_name(p.stack.kernels.gemm_dtype)); }},
-        {Decl("stack.grad_dtype", KeyType::Choice, "main-gradient dtype (accumulation and data-parallel reduction)")
-             .choices({"fp32", "bf16"}),
-         [](P& p, const KeyValue& v) { p.stack.grad_bytes = to_str(v) == "bf16" ? 2 : 4; },
-         [](const P& p) -> KeyValue { return std::string(p.stack.grad_bytes == 2 ? "bf16" : "fp32"); }},
+        {Decl("stack.grad_dtype", KeyType::Choice,
+              "main-gradient dtype (accumulation and data-parallel reduction); fp32-for-bf16: Megatron-LM's rule, fp32 "
+              "with bf16 or fp8 training, the parameters' fp16 with fp16")
+             .choices({"fp32", "bf16", "fp32-for-bf16"}),
+         [](P& p, const KeyValue& v) {
+             p.stack.grad_bytes = to_str(v) == "bf16" ? 2 : 4;
+             p.stack.grad_fp32_for_bf16_only = to_str(v) == "fp32-for-bf16";
+         },
+         [](const P& p) -> KeyValue {
+             return std::string(p.stack.grad_fp32_for_bf16_only ? "fp32-for-bf16" : p.stack.grad_bytes == 2 ? "bf16" : "fp32");
+         }},
         {Decl("stack.flash_attention", KeyType::Boolean, "fused flash attention; false: unfused with materialized scores"),
          [](P& p, const KeyValue& v) { p.stack.kernels.flash_attention = to_bool(v); },
          [](const P& p) -> KeyValue { return p.stack.kernels.flash_attention; }},

@@ -63,7 +63,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
         a.calibration_table = file.string();
     }
     const Node c = n.child("calibration");
-    c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "attention_fwd_efficiency",
+    c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "gemm_k_half_fp8", "attention_fwd_efficiency",
                   "attention_bwd_efficiency", "attention_seq_half", "attention_fa2_relative", "memory_efficiency",
                   "sustained_clock", "serving_clock", "attention_mla_decode_efficiency"});
     const Node ge = c.child("gemm_efficiency");
@@ -75,6 +75,10 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     a.calibration.gemm_tile_m = static_cast<int>(c.sourced_number("gemm_tile_m"));
     a.calibration.gemm_tile_n = static_cast<int>(c.sourced_number("gemm_tile_n"));
     a.calibration.gemm_k_half = c.sourced_number("gemm_k_half");
+    if (c.has("gemm_k_half_fp8")) {
+        a.calibration.gemm_k_half_fp8 = c.sourced_number("gemm_k_half_fp8");
+        if (!(a.calibration.gemm_k_half_fp8 > 0)) c.fail("gemm_k_half_fp8", "gemm_k_half_fp8 must be positive");
+    }
     a.calibration.attention_fwd_efficiency = c.sourced_number("attention_fwd_efficiency");
     a.calibration.attention_bwd_efficiency = c.sourced_number("attention_bwd_efficiency");
     a.calibration.attention_seq_half = c.sourced_number("attention_seq_half");

@@ -263,10 +263,12 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
                 notes.push_back("zero_stage " + std::to_string(q.training.zero_stage) +
                                 ": the least optimizer sharding that fits (the framework default does not)");
         }
-        if (!has(prec, "grad_dtype") && q.stack.grad_bytes > 2 && oom()) {
+        if (!has(prec, "grad_dtype") && q.stack.main_grad_bytes() > 2 && oom()) {
+            const workloads::TrainingStack stated = q.stack;
             q.stack.grad_bytes = 2;
+            q.stack.grad_fp32_for_bf16_only = false;
             if (!oom()) notes.push_back("bf16 main gradients: fp32 ones do not fit");
-            else q.stack.grad_bytes = 4;
+            else q.stack = stated;
         }
         if (!has(t, "recompute") && oom()) {
             // The source ran, so some memory saving was in effect: take the least recomputation

@@ -84,7 +84,7 @@ private:
         // on Hopper, CUTLASS) splits the K loop of the last wave, so whole waves are not wasted.
         const double quantization = tiles < units ? tiles / units : 1.0;
         const double k = static_cast<double>(op.k);
-        const double fill = k / (k + acc_.calibration.gemm_k_half);
+        const double fill = k / (k + acc_.calibration.k_half(op.dtype));
         return op.flops / (acc_.peak(op.dtype) * clock_ * eff * quantization * fill);
     }
 

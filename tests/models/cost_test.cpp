@@ -59,6 +59,26 @@ TEST_CASE("a large square GEMM runs at peak x efficiency x K-fill", "[models][co
     CHECK(cost->seconds(op) == Approx(expected).epsilon(1e-12));
 }
 
+TEST_CASE("an fp8 GEMM takes its own K-fill when the device gives one", "[models][cost]") {
+    // fp8 peak 2 P at efficiency 0.7; gemm_k_half_fp8 = 192 (an fp8 WGMMA consumes twice the K
+    // per instruction, the per-tile prologue/epilogue is the same). M = N = 8192 (no quantization
+    // loss, as above), K = 1024:
+    //   time = 2 M N K / (2 P 0.7 K/(K+192)) + launch;  K-fill 1024/1216 = 0.842 vs 1024/1088 = 0.941.
+    // A bf16 GEMM of the same shape keeps K/(K+64); without gemm_k_half_fp8 fp8 uses it too.
+    AcceleratorSpec a = test_accelerator();
+    a.peak_flops[Dtype::fp8] = 2 * kPeak;
+    a.calibration.gemm_efficiency[Dtype::fp8] = 0.7;
+    a.calibration.gemm_k_half_fp8 = 192;
+    const double M = 8192, N = 8192, K = 1024;
+    const auto cost = make_roofline_cost(a);
+    const OpDesc f8 = gemm_op("fp8", 8192, 8192, 1024, Dtype::fp8);
+    CHECK(cost->seconds(f8) == Approx(2 * M * N * K / (2 * kPeak * 0.7 * K / (K + 192)) + kLaunch).epsilon(1e-12));
+    const OpDesc b16 = gemm_op("bf16", 8192, 8192, 1024, Dtype::bf16);
+    CHECK(cost->seconds(b16) == Approx(2 * M * N * K / (kPeak * kEff * K / (K + kKHalf)) + kLaunch).epsilon(1e-12));
+    a.calibration.gemm_k_half_fp8 = 0;
+    CHECK(make_roofline_cost(a)->seconds(f8) == Approx(2 * M * N * K / (2 * kPeak * 0.7 * K / (K + kKHalf)) + kLaunch).epsilon(1e-12));
+}
+
 TEST_CASE("a GEMM with fewer tiles than compute units is slower per FLOP by tiles / units", "[models][cost]") {
     // M = 1024, N = 128, K = 8192: 1024/128 x ceil(128/256) = 8 x 1 = 8 tiles (the half-width
     // tile gives 8 x 1 tiles too, at 0.9 e, so the full tile wins). Quantization = 8 / 100:

@@ -130,7 +130,11 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
         if (r.id.rfind("mb-nccl-allreduce-8xh100-", 0) == 0) CHECK(e < 0.002);
         if (r.id == "mb-deepep-h800-internode-ep32-dispatch") CHECK(e < 0.02);
         if (r.id == "mb-deepep-h800-intranode-ep8-dispatch") CHECK(r.error == Approx(0.212).margin(0.02));
-        if (r.id.rfind("mb-fa3-h100-fwd", 0) == 0) CHECK((r.error > -0.30 && r.error < -0.10));
+        // Attention at the cuDNN rates of the project's own H100 campaign (hardware/calibration):
+        // FlashAttention-3's head-dim-128 forward within 6%; at head dim 256 FA3 (756 TFLOP/s) is
+        // still 10-25% above them, fathom having no head-dim term.
+        if (r.id.rfind("mb-fa3-h100-fwd-hd128", 0) == 0) CHECK(e < 0.06);
+        if (r.id.rfind("mb-fa3-h100-fwd-hd256", 0) == 0) CHECK((r.error > -0.25 && r.error < -0.10));
         if (r.id == "mb-deepep-h800-lowlat-ep64-dispatch") CHECK(e < 0.11);
         if (r.id == "mb-deepep-h800-lowlat-ep8-dispatch") CHECK(r.error == Approx(-0.405).margin(0.02));
     }

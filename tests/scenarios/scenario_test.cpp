@@ -14,6 +14,7 @@
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
+#include "workloads/training/training_memory.h"
 
 using namespace fathom;
 using testing::example;
@@ -133,6 +134,31 @@ TEST_CASE("a stack preset sets its values; the scenario's own keys override it",
     const auto e = load_error(g.path());
     CHECK(e.key() == "stack");
     CHECK_THAT(e.what(), Catch::Contains("unknown stack preset 'nemo-99'") && Catch::Contains("nemo-24.07"));
+}
+
+TEST_CASE("Megatron-LM's gradient dtype: fp32 with bf16 and fp8 training, fp16 with fp16", "[scenarios][stacks]") {
+    // NVIDIA/Megatron-LM a8d172b (2021) megatron/arguments.py:133-145 and d98e8a64 (2025)
+    // megatron/training/arguments.py:1204-1217: --bf16 forces fp32 gradient accumulation and
+    // all-reduce, --fp16 does not. Both presets say so (stack.grad_dtype fp32-for-bf16).
+    for (const char* preset : {"megatron-lm-2021", "megatron-lm"}) {
+        for (const auto& [dtype, bytes] : {std::pair<std::string, double>{"fp16", 2}, {"bf16", 4}, {"fp8", 4}}) {
+            INFO(preset << " " << dtype);
+            const auto s = scenarios::load_scenario(example("quickstart.yaml"), catalog(),
+                                                    {std::string("stack.preset=") + preset, "stack.dtype=" + dtype});
+            CHECK(plan_of(s).stack.main_grad_bytes() == bytes);
+            // The memory model keeps gradients of that size: states of P parameters (tp 1, no
+            // ZeRO-2) hold bytes x P of gradients.
+            const auto& p = plan_of(s);
+            const auto m = workloads::estimate_training_memory(s.model, s.cluster, p);
+            const auto bf16 = scenarios::load_scenario(example("quickstart.yaml"), catalog(),
+                                                       {std::string("stack.preset=") + preset, "stack.dtype=bf16"});
+            const auto mb = workloads::estimate_training_memory(bf16.model, bf16.cluster, plan_of(bf16));
+            CHECK(m.stages[0].memory.gradients == Approx(mb.stages[0].memory.gradients * bytes / 4));
+        }
+    }
+    // The key reads back as set; a plain fp32 does not follow the parameters.
+    const auto t = scenarios::load_scenario(example("quickstart.yaml"), catalog(), {"stack.grad_dtype=fp32", "stack.dtype=fp16"});
+    CHECK(plan_of(t).stack.main_grad_bytes() == 4);
 }
 
 TEST_CASE("set overrides (--set key=value) change the plan before validation", "[scenarios]") {

@@ -85,7 +85,7 @@ void GradientSync::layer_gradients(int stage, sim::TaskId compute, int mb, int l
     expert_bucket_ += cost.expert_params;
     if (bucket_ + expert_bucket_ >= plan_.stack.bucket_params || position == layers - 1) {
         const Collective op = plan_.training.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
-        const double t = dp_collective(op, bucket_, expert_bucket_, plan_.stack.grad_bytes);
+        const double t = dp_collective(op, bucket_, expert_bucket_, plan_.stack.main_grad_bytes());
         const sim::TaskId g = graph_.add_task(dp, sim::Time::from_seconds(t), (*style_.names)[kDpGradSync], kDpGradSync, mb, layer);
         graph_.add_dependency(compute, g);
         tasks.push_back(g);
@@ -110,7 +110,7 @@ void GradientSync::finish(int stage, sim::TaskId last_gradient_pass) {
                                                         : stage_params + expert_params;
     // Fused Adam: read fp32 master, m, v and the gradient; write master, m, v and the bf16 weight.
     // Priced as the measured binary elementwise kernel (a streaming multi-tensor update).
-    models::OpDesc adam = models::memory_op("adam", shard * (4 * 3 + plan_.stack.grad_bytes + 4 * 3 + 2),
+    models::OpDesc adam = models::memory_op("adam", shard * (4 * 3 + plan_.stack.main_grad_bytes() + 4 * 3 + 2),
                                             models::OpRole::Optimizer, "residual_add");
     adam.kind = models::OpKind::Optimizer;
     const sim::TaskId o = graph_.add_task(st.compute, sim::Time::from_seconds(coster_.seconds(adam)),

@@ -58,10 +58,10 @@ LayerCost cost_layer(const models::ModelSpec& m, const models::LayerProgram& fwd
     c.expert_params = expert_params;
     if (p.training.zero_stage >= 3) {
         c.zero3_gather = coster.collective(Collective::AllGather, params * 2.0, GroupKind::dp);
-        c.zero3_reduce = coster.collective(Collective::ReduceScatter, trained * p.stack.grad_bytes, GroupKind::dp);
+        c.zero3_reduce = coster.collective(Collective::ReduceScatter, trained * p.stack.main_grad_bytes(), GroupKind::dp);
         if (expert_params > 0) {
             c.zero3_gather += coster.collective(Collective::AllGather, expert_params * 2.0, GroupKind::edp);
-            c.zero3_reduce += coster.collective(Collective::ReduceScatter, expert_params * p.stack.grad_bytes, GroupKind::edp);
+            c.zero3_reduce += coster.collective(Collective::ReduceScatter, expert_params * p.stack.main_grad_bytes(), GroupKind::edp);
         }
     }
     return c;

@@ -58,7 +58,7 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         mi.zero_stage = p.training.zero_stage;
         // bf16 weights; under fp8 the fp8 copy of a layer's weights is cast per use (transient).
         mi.weight_bytes = 2;
-        mi.grad_bytes = p.stack.grad_bytes;
+        mi.grad_bytes = p.stack.main_grad_bytes();
         mi.gathered_params = 2 * gathered;
         // Activations per micro-batch chunk: the mean chunk's layers (in_flight counts chunks).
         double stage_kept = 0;
