@@ -29,13 +29,14 @@ double activation_bytes(const ModelSpec& m, const LayerInputs& in) {
 }
 
 void tp_comm(LayerProgram& p, const LayerInputs& in, std::optional<Collective> fwd, std::optional<Collective> bwd,
-             double bytes) {
+             double bytes, bool gemm_fused) {
     if (in.shard.tp <= 1) return;
     CommStep c;
     c.collective = fwd;
     c.backward = bwd;
     c.bytes = bytes;
     c.group = GroupKind::tp;
+    c.gemm_fused = gemm_fused;
     p.comm(c);
 }
 
@@ -50,7 +51,7 @@ double gathered_fraction(const LayerInputs& in) {
 }  // namespace
 
 void tp_enter(LayerProgram& p, const LayerInputs& in, double bytes) {
-    if (!in.shard.sequence_parallel) return tp_comm(p, in, std::nullopt, Collective::AllReduce, bytes);
+    if (!in.shard.sequence_parallel) return tp_comm(p, in, std::nullopt, Collective::AllReduce, bytes, true);
     if (in.shard.tp <= 1) return;
     // Forward all-gather of the input (fp8 with fp8 gathers), backward reduce-scatter of its
     // gradient (bf16).
@@ -61,11 +62,12 @@ void tp_enter(LayerProgram& p, const LayerInputs& in, double bytes) {
     c.bytes = bytes * g;
     c.backward_scale = 1.0 / g;
     c.group = GroupKind::tp;
+    c.gemm_fused = true;
     p.comm(c);
 }
 
 void tp_exit(LayerProgram& p, const LayerInputs& in, double bytes) {
-    if (!in.shard.sequence_parallel) return tp_comm(p, in, Collective::AllReduce, std::nullopt, bytes);
+    if (!in.shard.sequence_parallel) return tp_comm(p, in, Collective::AllReduce, std::nullopt, bytes, true);
     if (in.shard.tp <= 1) return;
     // Forward reduce-scatter of the output (bf16), backward all-gather of its gradient.
     CommStep c;
@@ -74,6 +76,7 @@ void tp_exit(LayerProgram& p, const LayerInputs& in, double bytes) {
     c.bytes = bytes;
     c.backward_scale = gathered_fraction(in);
     c.group = GroupKind::tp;
+    c.gemm_fused = true;
     p.comm(c);
 }
 

@@ -24,9 +24,11 @@ double tokens_of(const LayerInputs& in);     // rows every GEMM of the layer see
 double sp_tokens_of(const LayerInputs& in);  // rows of the norms and residuals (1/tp under SP)
 double activation_bytes(const ModelSpec& m, const LayerInputs& in);  // one [T, h] bf16 tensor
 
-// A TP collective with its backward conjugate; nothing when tp = 1.
+// A TP collective with its backward conjugate; nothing when tp = 1. `gemm_fused`: a linear
+// layer's TP boundary, which TP communication overlap fuses with the GEMM beside it
+// (CommStep::gemm_fused).
 void tp_comm(LayerProgram& p, const LayerInputs& in, std::optional<hardware::Collective> fwd,
-             std::optional<hardware::Collective> bwd, double bytes);
+             std::optional<hardware::Collective> bwd, double bytes, bool gemm_fused = false);
 // Before a column-parallel GEMM: all-gather the sequence shards (backward: reduce-scatter), or
 // without sequence parallelism the f operator (identity; backward: all-reduce).
 void tp_enter(LayerProgram& p, const LayerInputs& in, double bytes);

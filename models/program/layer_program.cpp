@@ -101,6 +101,7 @@ LayerProgram backward_program(const LayerProgram& forward) {
                 b.collective = c.backward;
                 b.bytes = c.bytes * c.backward_scale;
                 b.group = c.group;
+                b.gemm_fused = c.gemm_fused;
                 if (!c.regather_in_backward) {  // the conjugate itself runs beside the backward's attention
                     b.attention_steps = c.attention_steps;
                     b.overlapped = c.overlapped;

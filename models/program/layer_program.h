@@ -155,6 +155,10 @@ struct CommStep {
     // step (the gradients' last hop back to the rank that owns them).
     double backward_scale = 1;
     bool backward_tail = false;
+    // A tensor-parallel boundary of a linear layer: under TP communication overlap (userbuffers,
+    // async TP) the transfer runs fused with the GEMM beside it. Other TP-group collectives (the
+    // MoE token dispatcher's expert-TP gathers) are plain NCCL calls between kernels.
+    bool gemm_fused = false;
 };
 
 struct ProgramStep {

@@ -156,6 +156,27 @@ TEST_CASE("the MoE layer program: dispatch, grouped experts, combine", "[models]
     CHECK(comms(models::backward_program(fwd), GroupKind::ep).size() == 2);
 }
 
+TEST_CASE("expert-TP gathers are not GEMM-fused TP boundaries", "[models][moe][tp]") {
+    // tp = etp = 2 with sequence parallelism: the attention block's all-gather before QKV and
+    // reduce-scatter after the output projection are linear-layer TP boundaries (TP overlap fuses
+    // them with those GEMMs); the token dispatcher's gather of the routed rows over the expert-TP
+    // group and the scatter after the experts are plain NCCL calls in Megatron-Core
+    // (token_dispatcher.py gather_from_sequence_parallel_region / reduce_scatter_to_sequence_parallel_region).
+    // Forward and backward alike (the backward conjugates keep the mark).
+    const models::ModelSpec m = small_moe();
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(2, 2048, 2048);
+    in.shard.tp = in.shard.etp = 2;
+    in.shard.sequence_parallel = true;
+    const auto fwd = models::moe_layer_forward(m, in);
+    for (const auto& prog : {fwd, models::backward_program(fwd)}) {
+        int fused = 0, plain = 0;
+        for (const auto& c : comms(prog, GroupKind::tp)) (c.gemm_fused ? fused : plain) += 1;
+        CHECK(fused == 2);
+        CHECK(plain == 2);
+    }
+}
+
 TEST_CASE("a small batch's grouped GEMMs run only the experts its tokens reach", "[models][moe]") {
     // Uniform routing: a token picks k distinct experts of E, so it misses a given expert with
     // probability 1 - k / E, and T tokens leave E (1 - k / E)^T of them idle. An idle expert's

@@ -79,7 +79,7 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
             auto& lumps = computed ? c.trail : c.lead;
             const size_t g = static_cast<size_t>(s.comm.group);
             const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
-            if (tp_overlap_ && s.comm.group == models::GroupKind::tp) {
+            if (tp_overlap_ && s.comm.group == models::GroupKind::tp && s.comm.gemm_fused) {
                 const double hidden = std::min(t, fused_gemm(i, *s.comm.collective));
                 lumps[g] += t - hidden;
                 c.hidden[g] += hidden;
