@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The calibration campaign on a GPU machine (CUDA toolkit, CMake, PyTorch; no fathom dependencies).
-#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|all]
+#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|sustained|all]
 # kernels: fathom_calibrate (GEMMs, memory-bound kernels, copies, launch) and attention.py
 #          (flash attention forward/backward, GQA) -> OUT_DIR/measurements.csv, metadata.json,
 #          measurements.csv.fa2.csv
 # layers:  attention.py --decode (decode attention rows appended to OUT_DIR/measurements.csv); layers.py (Llama 3 8B/70B layers,
 #          training and serving, eager) and layers_compiled.py (torch.compile) -> OUT_DIR/layers.csv, layers_profile.txt;
-#          moe_layers.py (Qwen3-30B-A3B and Mixtral 8x7B MoE layers, EP 1) -> OUT_DIR/moe_layers.csv, moe_layers_profile.txt
+#          moe_layers.py (Qwen3-30B-A3B and Mixtral 8x7B MoE layers, EP 1) -> OUT_DIR/moe_layers.csv, moe_layers_profile.txt;
+#          grouped_gemm.py (expert GEMMs bf16/fp8 vs the dense GEMM of the same FLOPs) -> OUT_DIR/grouped_gemm.csv
+# sustained: sustained.py (GEMM bf16/fp8, cuDNN and flash attention, a layer mix: 60 s each under load,
+#          TFLOP/s with SM clock and power every 0.25 s) -> OUT_DIR/sustained.csv, sustained.log
 # Each part takes about 4-5 minutes on an H100; logs go to OUT_DIR/*.log.
 set -uo pipefail
-out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|all]}
+out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|sustained|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
@@ -28,5 +31,9 @@ if [[ $what == layers || $what == all ]]; then
   timeout 150 python3 "$here/layers_compiled.py" /tmp/layers_compiled.csv 2>&1 | tee "$out/layers_compiled.log" | tail -10
   tail -n +2 /tmp/layers_compiled.csv >> "$out/layers.csv"
   timeout 150 python3 "$here/moe_layers.py" "$out/moe_layers.csv" "$out/moe_layers_profile.txt" 2>&1 | tee "$out/moe_layers.log" | tail -10
+  timeout 240 python3 "$here/grouped_gemm.py" "$out/grouped_gemm.csv" 2>&1 | tee "$out/grouped_gemm.log" | tail -10
+fi
+if [[ $what == sustained || $what == all ]]; then
+  timeout 420 python3 "$here/sustained.py" "$out/sustained.csv" 2>&1 | tee "$out/sustained.log" | tail -8
 fi
 wc -l "$out"/*.csv
