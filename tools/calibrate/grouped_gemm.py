@@ -57,10 +57,11 @@ def fp8_pair(e, rows, n, k):
     offs = torch.arange(rows, e * rows + 1, rows, device="cuda", dtype=torch.int32)
     sa = torch.ones(e * rows, device="cuda", dtype=torch.float32)
     sb = torch.ones(e, n, device="cuda", dtype=torch.float32)
-    grouped = lambda: torch._scaled_grouped_mm(a, w.transpose(-2, -1), sa, sb, offs=offs, out_dtype=torch.bfloat16)
+    grouped = lambda: torch._scaled_grouped_mm(a, w.transpose(-2, -1), sa, sb, offs=offs, out_dtype=torch.bfloat16,
+                                                  use_fast_accum=True)
     wd = torch.randn(n, k, device="cuda").to(f8).t()  # column-major second operand
     one = torch.ones((), device="cuda")
-    dense = lambda: torch._scaled_mm(a, wd, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    dense = lambda: torch._scaled_mm(a, wd, scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
     return grouped, dense
 
 

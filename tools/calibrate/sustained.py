@@ -74,7 +74,7 @@ def gemm_fp8():
     a = torch.randn(8192, 8192, device="cuda").to(torch.float8_e4m3fn)
     b = torch.randn(8192, 8192, device="cuda").to(torch.float8_e4m3fn).t()  # column-major second operand
     one = torch.ones((), device="cuda")
-    fn = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    fn = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
     fn()
     return fn, 2.0 * 8192 ** 3
 
