@@ -25,6 +25,35 @@
 
 using namespace fathom;
 
+namespace {
+
+// One case of the frozen copy, by id (cloned, to be rewritten).
+YAML::Node frozen_case(const std::string& id) {
+    const YAML::Node file = YAML::LoadFile(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml");
+    for (const auto& c : file["cases"])
+        if (c["id"].as<std::string>() == id) return YAML::Clone(c);
+    return {};
+}
+
+// Compares a file holding the one case `c` (written to the build directory as `file_name`).
+std::vector<scenarios::CompareResult> compare_one(const YAML::Node& c, const std::string& file_name,
+                                                  bool other_metrics = false) {
+    YAML::Node f;
+    f["format_version"] = 1;
+    f["cases"].push_back(c);
+    const std::string path = std::string(FATHOM_BINARY_DIR) + "/" + file_name;
+    std::ofstream(path) << f;
+    return scenarios::compare_measured(path, testing::source_context(), other_metrics);
+}
+
+// Whether a result states an assumption starting with `prefix`.
+bool stated(const scenarios::CompareResult& r, const std::string& prefix) {
+    return std::any_of(r.assumptions.begin(), r.assumptions.end(),
+                       [&](const std::string& a) { return a.rfind(prefix, 0) == 0; });
+}
+
+}  // namespace
+
 TEST_CASE("training predictions match the published measurements", "[scenarios][compare][slow]") {
     const std::string source = FATHOM_SOURCE_DIR;
     const std::string path = source + "/tests/data/measured_frozen.yaml";
@@ -227,40 +256,27 @@ TEST_CASE("a NIM fp8 profile serves an fp8 KV cache unless the case says otherwi
     // weights. With the fill-in the predicted ITL is the measured one within 5%; with a bf16 cache
     // stated, half the sequences fit and the output rate drops by more than a fifth; a plain
     // TensorRT-LLM case (not NIM) gets no fill-in.
-    YAML::Node file = YAML::LoadFile(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml");
-    YAML::Node base;
-    for (const auto& c : file["cases"])
-        if (c["id"].as<std::string>() == "srv-nim180-llama33-70b-fp8-tp2-5000-500-c100") base = YAML::Clone(c);
+    const YAML::Node base = frozen_case("srv-nim180-llama33-70b-fp8-tp2-5000-500-c100");
     REQUIRE(base);
-    auto run = [](const YAML::Node& c, bool other_metrics) {
-        YAML::Node f;
-        f["format_version"] = 1;
-        f["cases"].push_back(c);
-        const std::string path = std::string(FATHOM_BINARY_DIR) + "/nim_kv_case.yaml";
-        std::ofstream(path) << f;
-        return scenarios::compare_measured(path, testing::source_context(), other_metrics);
-    };
-    auto stated = [](const scenarios::CompareResult& r) {
-        return std::any_of(r.assumptions.begin(), r.assumptions.end(),
-                           [](const std::string& a) { return a.rfind("fp8 KV cache (NIM", 0) == 0; });
-    };
+    auto run = [](const YAML::Node& c, bool other_metrics) { return compare_one(c, "nim_kv_case.yaml", other_metrics); };
+    const std::string fill_in = "fp8 KV cache (NIM";
     const auto filled = run(base, true);
     REQUIRE(filled.size() == 3);  // output rate, TTFT, ITL
     REQUIRE(filled[0].status == "ok");
-    CHECK(stated(filled[0]));
+    CHECK(stated(filled[0], fill_in));
     for (const auto& r : filled)
         if (r.metric == "itl_ms") CHECK(r.predicted == Approx(92.91).epsilon(0.05));
     YAML::Node bf16 = YAML::Clone(base);
     bf16["precision"]["kv_cache"] = "bf16";
     const auto half = run(bf16, false);
     REQUIRE(half.size() == 1);
-    CHECK_FALSE(stated(half[0]));
+    CHECK_FALSE(stated(half[0], fill_in));
     CHECK(half[0].predicted < 0.8 * filled[0].predicted);
     YAML::Node trt = YAML::Clone(base);
     trt["serving"]["engine"] = "tensorrt-llm";
     const auto plain = run(trt, false);
     REQUIRE(plain.size() == 1);
-    CHECK_FALSE(stated(plain[0]));
+    CHECK_FALSE(stated(plain[0], fill_in));
 }
 
 TEST_CASE("fill-ins for what a source leaves out: vocabulary by family, memory savings before an OOM verdict", "[scenarios][compare]") {
@@ -269,26 +285,14 @@ TEST_CASE("fill-ins for what a source leaves out: vocabulary by family, memory s
     // plain Megatron-LM (no optimizer sharding, fp32 main gradients) and without its recompute
     // setting, it would not fit (8.03B x 18 bytes of states); the least optimizer sharding that
     // fits is taken and stated, never an OOM verdict.
-    YAML::Node file = YAML::LoadFile(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml");
-    YAML::Node base;
-    for (const auto& c : file["cases"])
-        if (c["id"].as<std::string>() == "trn-nemo2407-llama3-8b-8") base = YAML::Clone(c);
+    const YAML::Node base = frozen_case("trn-nemo2407-llama3-8b-8");
     REQUIRE(base);
     auto run = [](const YAML::Node& c) {
-        YAML::Node f;
-        f["format_version"] = 1;
-        f["cases"].push_back(c);
-        const std::string path = std::string(FATHOM_BINARY_DIR) + "/fill_in_case.yaml";
-        std::ofstream(path) << f;
-        const auto r = scenarios::compare_measured(path, testing::source_context());
+        const auto r = compare_one(c, "fill_in_case.yaml");
         REQUIRE(r.size() == 1);
         INFO(r[0].reason);
         REQUIRE(r[0].status == "ok");
         return r[0];
-    };
-    auto stated = [](const scenarios::CompareResult& r, const std::string& prefix) {
-        return std::any_of(r.assumptions.begin(), r.assumptions.end(),
-                           [&](const std::string& a) { return a.rfind(prefix, 0) == 0; });
     };
     const auto original = run(base);
     YAML::Node no_vocab = YAML::Clone(base);
