@@ -128,11 +128,16 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
               "with bf16 or fp8 training, the parameters' fp16 with fp16")
              .choices({"fp32", "bf16", "fp32-for-bf16"}),
          [](P& p, const KeyValue& v) {
-             p.stack.grad_bytes = to_str(v) == "bf16" ? 2 : 4;
-             p.stack.grad_fp32_for_bf16_only = to_str(v) == "fp32-for-bf16";
+             const std::string d = to_str(v);
+             p.stack.grad_dtype = d == "bf16" ? workloads::GradDtype::Bf16 : d == "fp32-for-bf16" ? workloads::GradDtype::Fp32ForBf16 : workloads::GradDtype::Fp32;
          },
          [](const P& p) -> KeyValue {
-             return std::string(p.stack.grad_fp32_for_bf16_only ? "fp32-for-bf16" : p.stack.grad_bytes == 2 ? "bf16" : "fp32");
+             switch (p.stack.grad_dtype) {
+                 case workloads::GradDtype::Bf16: return std::string("bf16");
+                 case workloads::GradDtype::Fp32ForBf16: return std::string("fp32-for-bf16");
+                 case workloads::GradDtype::Fp32: break;
+             }
+             return std::string("fp32");
          }},
         {Decl("stack.flash_attention", KeyType::Boolean, "fused flash attention; false: unfused with materialized scores"),
          [](P& p, const KeyValue& v) { p.stack.kernels.flash_attention = to_bool(v); },

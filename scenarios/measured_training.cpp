@@ -264,11 +264,10 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
                                 ": the least optimizer sharding that fits (the framework default does not)");
         }
         if (!has(prec, "grad_dtype") && q.stack.main_grad_bytes() > 2 && oom()) {
-            const workloads::TrainingStack stated = q.stack;
-            q.stack.grad_bytes = 2;
-            q.stack.grad_fp32_for_bf16_only = false;
+            const workloads::GradDtype stated = q.stack.grad_dtype;
+            q.stack.grad_dtype = workloads::GradDtype::Bf16;
             if (!oom()) notes.push_back("bf16 main gradients: fp32 ones do not fit");
-            else q.stack = stated;
+            else q.stack.grad_dtype = stated;
         }
         if (!has(t, "recompute") && oom()) {
             // The source ran, so some memory saving was in effect: take the least recomputation

@@ -101,7 +101,7 @@ TEST_CASE("the quickstart example loads with its fields", "[scenarios]") {
     CHECK(p.training.recompute == workloads::Recompute::None);
     CHECK(p.training.schedule == "1f1b");  // default for vp = 1
     CHECK(p.stack_preset == "nemo-24.07");
-    CHECK(p.stack.grad_bytes == 2);         // from the preset: bf16 gradient reduction
+    CHECK(p.stack.grad_dtype == workloads::GradDtype::Bf16);  // from the preset: bf16 gradient reduction
     CHECK(p.stack.tp_comm_overlap);         // from the preset
     CHECK(p.stack.kernels.gemm_dtype == hardware::Dtype::bf16);
 }
@@ -110,7 +110,7 @@ TEST_CASE("a stack preset sets its values; the scenario's own keys override it",
     const auto& nemo = catalog().stack("nemo-24.07");
     workloads::TrainingPlan p;
     nemo.apply(p);
-    CHECK(p.stack.grad_bytes == 2);
+    CHECK(p.stack.grad_dtype == workloads::GradDtype::Bf16);
     CHECK(p.training.zero_stage == 1);
     CHECK(p.layout.sequence_parallel);
     // Every preset setting names a declared key and carries a source.
@@ -127,7 +127,7 @@ TEST_CASE("a stack preset sets its values; the scenario's own keys override it",
                                           "stack:\n  preset: nemo-24.07\n  grad_dtype: fp32\n");
     const auto s = scenarios::load_scenario(f.path(), catalog());
     CHECK(plan_of(s).training.zero_stage == 0);
-    CHECK(plan_of(s).stack.grad_bytes == 4);
+    CHECK(plan_of(s).stack.grad_dtype == workloads::GradDtype::Fp32);
     CHECK(plan_of(s).stack.tp_comm_overlap);  // not overridden
     // An unknown preset names the key.
     const TempFile g("fathom-bad-preset", scenario_with_training(kBatch) + "stack: nemo-99\n");
@@ -179,7 +179,7 @@ TEST_CASE("set overrides (--set key=value) change the plan before validation", "
     CHECK(plan_of(u).training.layers_per_virtual_stage == std::vector<int>{20, 12});
     // A stack key next to a scalar `stack: <preset>`.
     const auto v = scenarios::load_scenario(example("nemotron4-340b-128xh100.yaml"), catalog(), {"stack.grad_dtype=fp32"});
-    CHECK(plan_of(v).stack.grad_bytes == 4);
+    CHECK(plan_of(v).stack.grad_dtype == workloads::GradDtype::Fp32);
     CHECK(plan_of(v).stack_preset == "nemo-24.07");
 
     // An override that makes the plan impossible is reported like a file error, naming the key.

@@ -21,6 +21,10 @@ enum class Recompute { None, Selective, Full };
 // Korthikanti et al. 2022), or PyTorch op-level checkpointing that saves matmul and attention
 // outputs except every second matmul (torchtitan's "op" policy).
 enum class SelectivePolicy { NormsActivations, EverySecondMatmul };
+// Main-gradient dtype (accumulation and data-parallel reduction): fp32, bf16, or Megatron-LM's
+// rule, fp32 with bf16 or fp8 training (--bf16 forces fp32 accumulation and all-reduce) and the
+// parameters' fp16 with fp16 (--fp16 does not).
+enum class GradDtype : uint8_t { Fp32, Bf16, Fp32ForBf16 };
 const char* recompute_name(Recompute r);
 
 struct TrainingSettings {
@@ -64,14 +68,11 @@ struct TrainingSettings {
 struct TrainingStack {
     models::KernelStack kernels;
     models::CpComm cp_comm = models::CpComm::P2p;  // context-parallel K/V exchange (TE cp_comm_type)
-    double grad_bytes = 4;             // main-gradient element size (4 fp32, 2 bf16)
-    // Megatron-LM's rule (stack.grad_dtype fp32-for-bf16): --bf16 forces fp32 gradient
-    // accumulation and reduction, --fp16 does not, so fp16 runs keep fp16 gradients.
-    bool grad_fp32_for_bf16_only = false;
-    // The main-gradient element size as the run has it (grad_bytes, or 2 under the rule above
-    // when the parameters are fp16; fp8 runs keep bf16 parameters).
+    GradDtype grad_dtype = GradDtype::Fp32;
+    // The main-gradient element size as the run has it (fp8 runs keep bf16 parameters).
     double main_grad_bytes() const {
-        return grad_fp32_for_bf16_only && kernels.gemm_dtype == hardware::Dtype::fp16 ? 2 : grad_bytes;
+        if (grad_dtype == GradDtype::Bf16) return 2;
+        return grad_dtype == GradDtype::Fp32ForBf16 && kernels.gemm_dtype == hardware::Dtype::fp16 ? 2 : 4;
     }
     bool tp_comm_overlap = false;      // TP collectives overlapped with GEMMs (userbuffers, async TP)
     // Under TP overlap, the fraction of a hidden TP transfer's time still charged to the compute
@@ -96,7 +97,7 @@ struct TrainingStack {
 
     auto tie() const {
         return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, kernels.attention_kernel,
-                        kernels.fused_cross_entropy, kernels.fp8_tp_all_gather, cp_comm, grad_bytes, grad_fp32_for_bf16_only, tp_comm_overlap, tp_overlap_contention, selective_policy, pp_comm_overlap,
+                        kernels.fused_cross_entropy, kernels.fp8_tp_all_gather, cp_comm, grad_dtype, tp_comm_overlap, tp_overlap_contention, selective_policy, pp_comm_overlap,
                         dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved, moe_dispatcher, ep_comm_overlap);
     }
 };
