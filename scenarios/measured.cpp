@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "scenarios/measured_case.h"
+#include "scenarios/catalog.h"
 #include "scenarios/measured_schema.h"
+#include "scenarios/source_supplement.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
 
@@ -291,16 +293,20 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
     root.allow_only({"format_version", "cases"});
     if (root.integer("format_version") != 1) root.fail("format_version", "only format_version 1 is supported");
     std::vector<CompareResult> out;
+    const auto supplements = load_source_supplements(data_dir() + "/scenarios/sources");
     const auto items = root.child("cases").items();
     int64_t done = 0;
     for (const auto& item : items) {
         if (progress) progress(done, static_cast<int64_t>(items.size()));
         ++done;
-        const YAML::Node& c = item.raw();
-        if (!c.IsMap() || !c["id"] || !c["kind"] || !c["metric"] || !c["value"])
+        const YAML::Node& raw = item.raw();
+        if (!raw.IsMap() || !raw["id"] || !raw["kind"] || !raw["metric"] || !raw["value"])
             item.fail("", "a case needs id, kind, metric and value");
-        if (!only_case.empty() && (!c["id"].IsScalar() || c["id"].Scalar() != only_case)) continue;
-        check_case_fields(c, path);
+        if (!only_case.empty() && (!raw["id"].IsScalar() || raw["id"].Scalar() != only_case)) continue;
+        check_case_fields(raw, path);
+        // What the source states outside its table (scenarios/sources/) fills the case first.
+        std::vector<std::string> supplied;
+        const YAML::Node c = supplement_case(raw, supplements, supplied);
         // `entry`: the other_metrics entry whose variant `which` applies (null for the case itself).
         // The case ran before its variants, so a bad value in a variant run is the variant's: the
         // error names the entry's line (the variant's values are copies without a line of their own).
@@ -317,6 +323,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
         // ending as internal errors).
         try {
             out.push_back(run(c));
+            out.back().assumptions.insert(out.back().assumptions.begin(), supplied.begin(), supplied.end());
             if (!include_other_metrics || !c["other_metrics"]) continue;
             int n = 0;
             const std::string case_id = out.back().id;
@@ -324,9 +331,12 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
                 ++n;
                 std::string described;
                 std::vector<std::string> derived;
-                const YAML::Node v = variant_case(c, entry, described, derived);
+                // The variant's own run of the source (a variant may change the model).
+                std::vector<std::string> variant_supplied;
+                const YAML::Node v = supplement_case(variant_case(raw, entry, described, derived), supplements, variant_supplied);
                 CompareResult r = run(v, &entry);
                 r.assumptions.insert(r.assumptions.begin(), derived.begin(), derived.end());
+                r.assumptions.insert(r.assumptions.begin(), variant_supplied.begin(), variant_supplied.end());
                 r.id = case_id + "#" + std::to_string(n);
                 r.variant = described;
                 out.push_back(std::move(r));

@@ -43,7 +43,8 @@ def main():
     # Devices fitted on their MoE cases too: those with no dense training case in the file.
     moe_fitted = {"b200"}
     with tempfile.TemporaryDirectory() as tmp:
-        for d in ("hardware/catalog", "hardware/calibration", "models/catalog", "workloads/stacks", "workloads/engines"):
+        for d in ("hardware/catalog", "hardware/calibration", "models/catalog", "workloads/stacks", "workloads/engines",
+                  "scenarios/sources"):
             if os.path.isdir(os.path.join(SRC, d)):
                 shutil.copytree(os.path.join(SRC, d), os.path.join(tmp, d))
         acc_dir = os.path.join(tmp, "hardware/catalog/accelerators")

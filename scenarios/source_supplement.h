@@ -1,0 +1,40 @@
+#pragma once
+// What a source states outside the table a measured case was transcribed from: the run scripts a
+// paper publishes as its artifact, a repository's launch script. One file per source under
+// scenarios/sources/, each with the source it quotes; `fathom compare` fills a case's missing
+// configuration fields from the run of that source whose model the case describes, before any
+// rule of its own (a field the case states is never replaced: a disagreement is reported as an
+// assumption instead). Keyed by the source and the model's shape, not by case id, so that every
+// measurement of the same table, in any file, gets the same fill-ins.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+namespace fathom::scenarios {
+
+struct SourceSupplement {
+    std::string id;
+    std::string file;
+    std::string source;          // the artifact quoted, with its commit
+    std::string cites;           // a case's source.title or source.url must contain this
+    std::string table;           // and its source.table equal this
+    struct Run {
+        int64_t layers = 0, hidden = 0;  // the model of the run
+        YAML::Node training;             // measured-format training fields the artifact states
+        std::string what;                // the artifact's own words for the run
+    };
+    std::vector<Run> runs;
+};
+
+// Every supplement under `dir` (no directory: none). A malformed file throws InputError naming
+// the file, line and key.
+std::vector<SourceSupplement> load_source_supplements(const std::string& dir);
+
+// The case with the training fields of its run in `supplements` added where the case has none;
+// each added field, and each stated one the artifact contradicts, is appended to `assumptions`.
+YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSupplement>& supplements,
+                           std::vector<std::string>& assumptions);
+
+}  // namespace fathom::scenarios
