@@ -93,6 +93,10 @@ TEST_CASE("training predictions match the published measurements", "[scenarios][
                             << 100 * median << "%, p90 " << 100 * p90 << "%, max |error| " << 100 * max_err << "%");
     CHECK(n >= 25);
     CHECK(median <= 0.052);
+    // Issue 7 asks for p90 < 10%; not reached yet (closing notes). This pins where it stands, the
+    // fourth-largest error (Qwen3-235B 128k CP8, -18.9%; the Megatron 2021 18.4B row's -12.5% left
+    // the top five with the SC21 artifact's micro-batch), so that a regression shows.
+    CHECK(p90 <= 0.19);
 }
 
 TEST_CASE("serving predictions match the published measurements", "[scenarios][compare][serving]") {
