@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
@@ -122,17 +123,26 @@ YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSuppleme
         if (!cited || table != s.table) continue;
         for (const auto& run : s.runs) {
             if (run.layers != layers || run.hidden != hidden) continue;
+            // Fields the recorder inferred rather than read (measured-format `assumed`): the
+            // source's own statement outranks them.
+            std::set<std::string> inferred;
+            if (c["assumed"] && c["assumed"].IsSequence())
+                for (const auto& a : c["assumed"])
+                    if (a.IsScalar()) inferred.insert(a.Scalar());
             YAML::Node out = YAML::Clone(c);
             for (const auto& kv : run.training) {
-                const std::string key = kv.first.Scalar();
-                if (training[key]) {
-                    if (text(training[key]) != text(kv.second))
-                        assumptions.push_back("training." + key + " = " + text(training[key]) + " as the case states; " + s.id +
-                                              " (" + run.what + ") has " + text(kv.second));
+                const std::string key = kv.first.Scalar(), path = "training." + key;
+                const bool was_inferred = inferred.count(path) > 0;
+                if (training[key] && text(training[key]) == text(kv.second)) continue;
+                if (training[key] && !was_inferred) {
+                    assumptions.push_back(path + " = " + text(training[key]) + " as the case states; " + s.id + " (" + run.what +
+                                          ") has " + text(kv.second));
                     continue;
                 }
+                const std::string replaced =
+                    training[key] ? "; the case's " + text(training[key]) + " was the recorder's assumption" : std::string();
                 out["training"][key] = YAML::Clone(kv.second);
-                assumptions.push_back("training." + key + " = " + text(kv.second) + " (" + s.id + ": " + run.what + ")");
+                assumptions.push_back(path + " = " + text(kv.second) + " (" + s.id + ": " + run.what + replaced + ")");
             }
             return out;
         }

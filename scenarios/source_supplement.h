@@ -3,9 +3,10 @@
 // paper publishes as its artifact, a repository's launch script. One file per source under
 // scenarios/sources/, each with the source it quotes; `fathom compare` fills a case's missing
 // configuration fields from the run of that source whose model the case describes, before any
-// rule of its own (a field the case states is never replaced: a disagreement is reported as an
-// assumption instead). Keyed by the source and the model's shape, not by case id, so that every
-// measurement of the same table, in any file, gets the same fill-ins.
+// rule of its own. A field the case states is never replaced (a disagreement is reported as an
+// assumption instead); one the recorder inferred (the case's `assumed`) is. Keyed by the source
+// and the model's shape, not by case id, so that every measurement of the same table, in any
+// file, gets the same fill-ins.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,8 +33,9 @@ struct SourceSupplement {
 // the file, line and key.
 std::vector<SourceSupplement> load_source_supplements(const std::string& dir);
 
-// The case with the training fields of its run in `supplements` added where the case has none;
-// each added field, and each stated one the artifact contradicts, is appended to `assumptions`.
+// The case with the training fields of its run in `supplements` added where the case has none or
+// has only the recorder's inference (listed in its `assumed`); each field supplied, and each stated
+// one the artifact contradicts (kept), is appended to `assumptions`.
 YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSupplement>& supplements,
                            std::vector<std::string>& assumptions);
 

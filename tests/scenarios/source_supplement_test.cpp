@@ -87,6 +87,29 @@ TEST_CASE("a Table 1 case of the Megatron-LM SC21 paper runs the artifact's micr
     CHECK(kept.step_time_s < plain.step_time_s);
 }
 
+TEST_CASE("the source's artifact outranks what the recorder assumed, never what the case states", "[scenarios][compare]") {
+    // The 1T row records pp_schedule interleaved-1f1b as an assumption (measured-format `assumed`:
+    // "paper default for large runs"); run_table_1.sh gives the 1T run no virtual stages, so it
+    // runs plain 1F1B: 128 layers over 64 stages, 512 micro-batches, the bubble (p - 1) / m = 12%
+    // of the work (interleaved over 2 chunks it would be 6%), so the prediction drops.
+    const YAML::Node c = frozen("trn-megatron2021-1008b-3072");
+    REQUIRE(c["training"]["pp_schedule"].as<std::string>() == "interleaved-1f1b");
+    const auto artifact = compare(c, "supplement_1t.yaml");
+    CHECK(stated(artifact, "training.pp_schedule = 1f1b (megatron-lm-sc21-table1: 1T"));
+    CHECK(artifact.plan.find("  1f1b") != std::string::npos);
+    CHECK(artifact.range_key.empty());
+    // Stated rather than assumed, the case's schedule stands and the disagreement is listed.
+    YAML::Node stated_schedule = YAML::Clone(c);
+    YAML::Node kept_assumed(YAML::NodeType::Sequence);
+    for (const auto& a : c["assumed"])
+        if (a.as<std::string>() != "training.pp_schedule") kept_assumed.push_back(a);
+    stated_schedule["assumed"] = kept_assumed;
+    const auto kept = compare(stated_schedule, "supplement_1t_stated.yaml");
+    CHECK(stated(kept, "training.pp_schedule = interleaved-1f1b as the case states; megatron-lm-sc21-table1"));
+    CHECK(kept.plan.find("interleaved-1f1b") != std::string::npos);
+    CHECK(kept.step_time_s < artifact.step_time_s);
+}
+
 TEST_CASE("the SC21 artifact's runs: one per Table 1 model, virtual stages from layers per virtual stage", "[scenarios]") {
     const auto all = project_supplements();
     const auto it = std::find_if(all.begin(), all.end(), [](const auto& s) { return s.id == "megatron-lm-sc21-table1"; });
