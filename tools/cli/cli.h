@@ -57,6 +57,8 @@ nlohmann::json record_json(const plans::Record& r);
 nlohmann::json report_json(const plans::Report& rep);
 std::string records_csv(const std::vector<plans::Record>& rows, const std::vector<std::string>& columns);
 double median_of(std::vector<double> v);
+// The q-quantile (0..1) of `v` by linear interpolation between order statistics (numpy's default).
+double percentile_of(std::vector<double> v, double q);
 // The evaluation context of a command: the catalog's tables, the seed, --collective-algorithm and
 // --max-tasks.
 plans::EvaluationContext cli_context(std::shared_ptr<const plans::Catalog> catalog, uint64_t seed, const Args& a);

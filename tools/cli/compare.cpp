@@ -88,6 +88,15 @@ int cmd_compare(const Args& a) {
     const double max_abs = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
     std::printf("\n%zu cases simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", errs.size(),
                 unsupported, 100 * median_of(errs), 100 * max_abs);
+    // Per kind, with the 90th percentile (issue 7's bound for training is on it).
+    for (const char* kind : {"training", "serving", "microbench"}) {
+        std::vector<double> k;
+        for (const auto& r : results)
+            if (r.status == "ok" && !is_variant(r) && r.kind == kind) k.push_back(std::fabs(r.error));
+        if (k.empty()) continue;
+        std::printf("  %-10s %3zu cases: median |error| %.1f%%, p90 %.1f%%, max %.1f%%\n", kind, k.size(), 100 * median_of(k),
+                    100 * percentile_of(k, 0.9), 100 * *std::max_element(k.begin(), k.end()));
+    }
     if (!a.only_case.empty()) print_case_details(results);
     if (a.other_metrics) {
         std::printf("\nother_metrics entries:\n");
