@@ -57,9 +57,15 @@ class Sampler(threading.Thread):
             self.stop.wait(self.period)
 
     def mean_between(self, t0, t1):
-        inside = [s for s in self.samples if t0 <= s[0] <= t1]
+        # One nvidia-smi call takes tens of milliseconds, so a 0.25 s window may hold no sample:
+        # then the sample nearest the window's middle stands for it.
+        samples = list(self.samples)  # the thread appends while we read
+        inside = [s for s in samples if t0 <= s[0] <= t1]
         if not inside:
-            return float("nan"), float("nan"), float("nan")
+            if not samples:
+                return float("nan"), float("nan"), float("nan")
+            mid = 0.5 * (t0 + t1)
+            inside = [min(samples, key=lambda s: abs(s[0] - mid))]
         return tuple(statistics.fmean(s[i] for s in inside) for i in (1, 2, 3))
 
 
@@ -146,7 +152,10 @@ def summary(name, rows):
     tail = [r for r in rows if r[1] >= rows[-1][1] - 30.0]
     if not burst or not tail:
         return
-    mean = lambda rs, i: statistics.fmean(r[i] for r in rs)
+    def mean(rs, i):
+        values = [r[i] for r in rs if r[i] == r[i]]  # NaN (no clock sample at all) left out
+        return statistics.fmean(values) if values else float("nan")
+
     b, s = mean(burst, 2), mean(tail, 2)
     print(f"{name:11s} burst {b:7.1f} TFLOP/s at {mean(burst, 3):5.0f} MHz {mean(burst, 4):4.0f} W | "
           f"sustained {s:7.1f} TFLOP/s at {mean(tail, 3):5.0f} MHz {mean(tail, 4):4.0f} W | ratio {s / b:.3f}")
