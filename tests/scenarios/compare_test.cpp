@@ -21,38 +21,14 @@
 #include "models/llm/model_spec.h"
 #include "scenarios/measured.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/measured_fixture.h"
 #include "tests/support/model_fixture.h"
 
 using namespace fathom;
 
-namespace {
-
-// One case of the frozen copy, by id (cloned, to be rewritten).
-YAML::Node frozen_case(const std::string& id) {
-    const YAML::Node file = YAML::LoadFile(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml");
-    for (const auto& c : file["cases"])
-        if (c["id"].as<std::string>() == id) return YAML::Clone(c);
-    return {};
-}
-
-// Compares a file holding the one case `c` (written to the build directory as `file_name`).
-std::vector<scenarios::CompareResult> compare_one(const YAML::Node& c, const std::string& file_name,
-                                                  bool other_metrics = false) {
-    YAML::Node f;
-    f["format_version"] = 1;
-    f["cases"].push_back(c);
-    const std::string path = std::string(FATHOM_BINARY_DIR) + "/" + file_name;
-    std::ofstream(path) << f;
-    return scenarios::compare_measured(path, testing::source_context(), other_metrics);
-}
-
-// Whether a result states an assumption starting with `prefix`.
-bool stated(const scenarios::CompareResult& r, const std::string& prefix) {
-    return std::any_of(r.assumptions.begin(), r.assumptions.end(),
-                       [&](const std::string& a) { return a.rfind(prefix, 0) == 0; });
-}
-
-}  // namespace
+using testing::compare_one;
+using testing::frozen_case;
+using testing::stated;
 
 TEST_CASE("training predictions match the published measurements", "[scenarios][compare][slow]") {
     const std::string source = FATHOM_SOURCE_DIR;

@@ -17,33 +17,25 @@
 #include "scenarios/source_supplement.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/measured_fixture.h"
 
 using namespace fathom;
 
 namespace {
 
+using testing::stated;
+
 YAML::Node frozen(const std::string& id) {
-    const YAML::Node file = YAML::LoadFile(std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml");
-    for (const auto& c : file["cases"])
-        if (c["id"].as<std::string>() == id) return YAML::Clone(c);
-    FAIL("no frozen case " << id);
-    return {};
+    YAML::Node c = testing::frozen_case(id);
+    if (!c) FAIL("no frozen case " << id);
+    return c;
 }
 
 scenarios::CompareResult compare(const YAML::Node& c, const std::string& name) {
-    YAML::Node f;
-    f["format_version"] = 1;
-    f["cases"].push_back(c);
-    const std::string path = std::string(FATHOM_BINARY_DIR) + "/" + name;
-    std::ofstream(path) << f;
-    const auto r = scenarios::compare_measured(path, testing::source_context());
+    const auto r = testing::compare_one(c, name);
     REQUIRE(r.size() == 1);
     REQUIRE(r[0].status == "ok");
     return r[0];
-}
-
-bool stated(const scenarios::CompareResult& r, const std::string& prefix) {
-    return std::any_of(r.assumptions.begin(), r.assumptions.end(), [&](const std::string& a) { return a.rfind(prefix, 0) == 0; });
 }
 
 std::vector<scenarios::SourceSupplement> project_supplements() {
