@@ -6,6 +6,8 @@
 //                for the backward (attention_fa);
 //   collectives  nccl-tests bus bandwidth: size / time x 2(n-1)/n (all-reduce), (n-1)/n
 //                (all-gather, reduce-scatter, all-to-all), 1 (broadcast);
+//   p2p          a copy between two GPUs of a node: bytes / time, both directions' bytes when
+//                bidirectional (CUDA samples p2pBandwidthLatencyTest);
 //   MoE all-to-all (DeepEP normal kernels, `tokens`, `hidden`, `top_k`): DeepEP's "bottleneck
 //                bandwidth", the bytes its test counts over the bottleneck link / kernel time.
 //                DeepEP sends a token once per destination rank (intra-node) or node (inter-node),
@@ -93,6 +95,31 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         double flops = 4.0 * batch * static_cast<double>(seq) * seq * a.heads * a.head_dim * (a.causal ? 0.5 : 1.0);
         if (phase == "backward") flops *= 2.5;
         out.predicted = flops / cost->seconds(o) / 1e12;
+        return out;
+    }
+    if (op == "p2p") {
+        // A copy between two GPUs of one node (CUDA samples p2pBandwidthLatencyTest: copy-engine
+        // cudaMemcpyPeerAsync of 10,000,000 ints, 5 back to back, bytes / time), priced as the
+        // pipeline's send-recv over the scale-up fabric; bidirectional: both GPUs send at once
+        // over the full-duplex links and the source counts the bytes of both directions.
+        if (out.metric != "bandwidth_gb_per_s") throw Unsupported{"metric '" + out.metric + "' of a p2p copy"};
+        if (opt_str(c, "link", "nvlink") != "nvlink") throw Unsupported{"p2p over '" + opt_str(c, "link") + "'"};
+        if (cluster.gpus_per_node < 2) throw Unsupported{"a p2p copy within a node of one GPU"};
+        double size = 0;
+        if (has(b, "size_bytes")) {
+            size = b["size_bytes"].as<double>();
+            if (!(size > 0) || !std::isfinite(size))
+                throw BadCase{"benchmark.size_bytes", "expected a positive finite number of bytes", b["size_bytes"].Mark().line + 1};
+        } else if (impl == "p2pBandwidthLatencyTest") {
+            size = 4.0e7;  // NVIDIA/cuda-samples p2pBandwidthLatencyTest.cu: numElems = 10000000 ints per copy
+            out.assumptions.push_back("40 MB per copy (p2pBandwidthLatencyTest's 10,000,000 ints)");
+        } else {
+            throw Unsupported{"p2p copy without size_bytes"};
+        }
+        const std::string direction = choice(c, "", "direction", {"unidirectional", "bidirectional"}, "unidirectional");
+        const auto network = hardware::make_network(ctx.with_network(cluster));
+        const double t = network->collective(hardware::Collective::SendRecv, size, hardware::CommGroup(2, 1)).seconds;
+        out.predicted = (direction == "bidirectional" ? 2.0 : 1.0) * size / t / 1e9;
         return out;
     }
     const std::map<std::string, hardware::Collective> collectives = {
