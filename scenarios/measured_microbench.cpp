@@ -6,6 +6,7 @@
 //                for the backward (attention_fa);
 //   collectives  nccl-tests bus bandwidth: size / time x 2(n-1)/n (all-reduce), (n-1)/n
 //                (all-gather, reduce-scatter, all-to-all), 1 (broadcast);
+//   memcpy       a host-device copy by the copy engine: the PCIe link's achievable rate;
 //   p2p          a copy between two GPUs of a node: bytes / time, both directions' bytes when
 //                bidirectional (CUDA samples p2pBandwidthLatencyTest);
 //   MoE all-to-all (DeepEP normal kernels, `tokens`, `hidden`, `top_k`): DeepEP's "bottleneck
@@ -120,6 +121,22 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         const auto network = hardware::make_network(ctx.with_network(cluster));
         const double t = network->collective(hardware::Collective::SendRecv, size, hardware::CommGroup(2, 1)).seconds;
         out.predicted = (direction == "bidirectional" ? 2.0 : 1.0) * size / t / 1e9;
+        return out;
+    }
+    if (op == "memcpy") {
+        // A host-device copy over the GPU's PCIe link (nvbandwidth host_to_device_memcpy_ce and
+        // the like): the link's rate at its copy-engine efficiency, the rate the serving replay
+        // swaps KV blocks at. Copies driven by SM loads and stores (nvbandwidth *_memcpy_sm) are
+        // another mechanism (an SM's reads over PCIe are latency bound) that fathom does not model.
+        if (out.metric != "bandwidth_gb_per_s") throw Unsupported{"metric '" + out.metric + "' of a copy"};
+        if (opt_str(c, "link", "pcie") != "pcie") throw Unsupported{"a copy over '" + opt_str(c, "link") + "'"};
+        const std::string copy = choice(b, "benchmark", "copy", {"h2d", "d2h", "d2d"}, "h2d");
+        if (copy == "d2d") throw Unsupported{"device-to-device copies are not compared yet"};
+        const std::string method = choice(b, "benchmark", "copy_method", {"ce", "sm"}, "ce");
+        if (method == "sm") throw Unsupported{"SM-driven copies are not modelled (fathom's PCIe rate is the copy engine's)"};
+        const hardware::PcieSpec& link = cluster.pcie;
+        out.predicted = link.bandwidth * (link.efficiency > 0 ? link.efficiency : 1.0) / 1e9;
+        out.assumptions.push_back("a large copy (latency negligible) over " + link.id);
         return out;
     }
     const std::map<std::string, hardware::Collective> collectives = {

@@ -1,7 +1,7 @@
 // The measured-format reader against bad values, generated: every scalar field of a training case
-// and of two microbenchmark cases (a GEMM, a p2p copy; tools/fuzz/corpus/measured/) is replaced in turn by values that
-// field cannot mean (text, NaN, infinity, zero, negative, beyond int64, a mapping, a list), and
-// `compare` must answer each with an input error (file and line), an "unsupported" case with its
+// and of three microbenchmark cases (a GEMM, a p2p copy, a host copy; tools/fuzz/corpus/measured/)
+// is replaced in turn by values that field cannot mean (text, NaN, infinity, zero, negative,
+// beyond int64, a mapping, a list), and `compare` must answer each with an input error (file and line), an "unsupported" case with its
 // reason, or a finite prediction: never another exception (an internal error, exit 1), a crash,
 // or a NaN passed off as a prediction. The fields are found by walking the YAML, so a field added
 // to the format is covered without listing it.
@@ -55,7 +55,7 @@ TEST_CASE("every field of a measured case refuses bad values cleanly", "[scenari
     const std::vector<std::string> bad = {"abc", ".nan", ".inf", "0", "-3", "99999999999999999999", "{a: 1}", "[1, 2]"};
     int runs = 0, refused = 0, unsupported = 0, predicted = 0;
     std::vector<std::string> failures;
-    for (const char* file : {"training.yaml", "microbench.yaml", "p2p.yaml"}) {
+    for (const char* file : {"training.yaml", "microbench.yaml", "p2p.yaml", "memcpy.yaml"}) {
         const YAML::Node doc = YAML::LoadFile(std::string(FATHOM_SOURCE_DIR) + "/tools/fuzz/corpus/measured/" + file);
         std::vector<std::vector<std::string>> fields;
         std::vector<std::string> path;

@@ -124,6 +124,8 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
     //     K = 1536 one too fast (+35%);
     //   - FA3 forward is predicted 12-28% slow (one efficiency for every head dim);
     //   - DeepEP normal dispatch: intra-node +21%, inter-node within 1% under the stated accounting;
+    //   - a host-to-device copy-engine copy over PCIe Gen5: the link entry's efficiency source
+    //     (SM-driven copies stay unsupported);
     //   - a copy between two H100s over NVLink (p2pBandwidthLatencyTest, 40 MB, bidirectional
     //     749 GB/s): -6.4%, the pipeline's send-recv at NCCL's ring efficiency (0.816 of 450 GB/s a
     //     direction, plus a launch) where the copy engine reaches 0.83-0.84;
@@ -153,8 +155,11 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
         if (r.id == "mb-deepep-h800-lowlat-ep64-dispatch") CHECK(e < 0.11);
         if (r.id == "mb-deepep-h800-lowlat-ep8-dispatch") CHECK(r.error == Approx(-0.405).margin(0.02));
         if (r.id == "mb-p2p-h100-nvlink") CHECK(r.error == Approx(-0.064).margin(0.01));
+        // The copy engine's host-to-device rate is the PCIe Gen5 entry's efficiency source.
+        if (r.id == "mb-pcie-h2d-h100-ce") CHECK(e < 0.01);
+        if (r.id == "mb-pcie-h2d-d2h-h100-sm") FAIL("SM-driven copies are not modelled: " << r.id << " must stay unsupported");
     }
-    CHECK(simulated == 36);
+    CHECK(simulated == 37);
 }
 
 TEST_CASE("model TFLOP/s are counted the way each source counts attention", "[scenarios][compare]") {
