@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "scenarios/measured_case.h"
 #include "scenarios/catalog.h"
+#include "scenarios/measured_case.h"
 #include "scenarios/measured_schema.h"
 #include "scenarios/source_supplement.h"
 #include "scenarios/yaml_node.h"
