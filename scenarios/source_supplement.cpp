@@ -70,6 +70,7 @@ SourceSupplement parse_supplement(const Node& n, const std::string& file) {
     s.id = n.str("id");
     const std::string stem = fs::path(file).stem().string();
     if (s.id != stem) n.fail("id", "id '" + s.id + "' must equal the file name '" + stem + "'");
+    if (n.has("name")) s.name = n.str("name");
     s.source = n.str("source");
     if (s.source.empty()) n.fail("source", "the artifact quoted must be named");
     const Node a = n.child("applies_to");

@@ -17,6 +17,7 @@ namespace fathom::scenarios {
 
 struct SourceSupplement {
     std::string id;
+    std::string name;            // optional, for `fathom list sources`
     std::string file;
     std::string source;          // the artifact quoted, with its commit
     std::string cites;           // a case's source.title or source.url must contain this

@@ -11,6 +11,7 @@
 #include "hardware/topology/builders.h"
 #include "plans/keys.h"
 #include "scenarios/catalog.h"
+#include "scenarios/source_supplement.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
@@ -28,10 +29,11 @@ int cmd_list(const Args& a) {
     const plans::Catalog& catalog = *catalog_ptr;
     const bool all = what == "all";
     if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "engines" && what != "schedules" &&
-        what != "collectives" && what != "policies" && what != "routers" && what != "topologies" && what != "routing")
+        what != "collectives" && what != "policies" && what != "routers" && what != "topologies" && what != "routing" &&
+        what != "sources")
         throw sim::InputError("list: unknown category '" + what +
-                              "'; valid: hardware, models, stacks, engines, schedules, collectives, policies, routers, "
-                              "topologies, routing, keys");
+                              "'; valid: hardware, models, stacks, engines, sources, schedules, collectives, policies, "
+                              "routers, topologies, routing, keys");
     if (all || what == "hardware") {
         std::cout << "accelerators:\n";
         for (const auto& [id, x] : catalog.accelerators())
@@ -71,6 +73,20 @@ int cmd_list(const Args& a) {
             for (const auto& setting : x.settings)
                 keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
             std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
+        }
+    }
+    if (all || what == "sources") {
+        std::cout << "source supplements (scenarios/sources/: what a measurement's source states outside its table, "
+                     "filled in by `fathom compare`):\n";
+        for (const auto& s : scenarios::load_source_supplements(scenarios::data_dir() + "/scenarios/sources")) {
+            std::vector<std::string> fields;
+            for (const auto& r : s.runs)
+                for (const auto& kv : r.training)
+                    if (std::find(fields.begin(), fields.end(), kv.first.Scalar()) == fields.end()) fields.push_back(kv.first.Scalar());
+            std::string keys;
+            for (const auto& f : fields) keys += (keys.empty() ? "training." : ", training.") + f;
+            std::printf("  %-24s %s\n  %-24s cases citing \"%s\", %s: %zu runs (%s)\n", s.id.c_str(), s.name.c_str(), "",
+                        s.cites.c_str(), s.table.c_str(), s.runs.size(), keys.c_str());
         }
     }
     // A registry of named parts (sim/registry.h): one line per entry.
