@@ -19,9 +19,7 @@ std::string data_dir() {
     return FATHOM_DEFAULT_DATA_DIR;
 }
 
-namespace {
-
-std::vector<std::string> yaml_files(const fs::path& dir) {
+std::vector<std::string> yaml_files(const std::string& dir) {
     std::vector<std::string> out;
     if (!fs::is_directory(dir)) return out;
     for (const auto& e : fs::directory_iterator(dir))
@@ -35,6 +33,8 @@ void check_header(const Node& n, const char* kind, const std::string& file) {
     const std::string stem = fs::path(file).stem().string();
     if (n.str("id") != stem) n.fail("id", "id '" + n.str("id") + "' must equal the file name '" + stem + "'");
 }
+
+namespace {
 
 hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     n.allow_only({"kind", "id", "name", "vendor", "peak_dense", "memory_capacity", "memory_bandwidth", "compute_units",

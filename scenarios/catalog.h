@@ -5,6 +5,7 @@
 // has a source. <data> is $FATHOM_DATA_DIR if set, else the source tree fathom was built from.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/llm/model_spec.h"
 #include "plans/catalog.h"
@@ -13,6 +14,12 @@
 namespace fathom::scenarios {
 
 std::string data_dir();
+
+// The catalog-style files of a directory: its *.yaml files, sorted (none when there is no such
+// directory).
+std::vector<std::string> yaml_files(const std::string& dir);
+// A catalog file's header: InputError unless it has `kind: <kind>` and its id is the file's stem.
+void check_header(const Node& n, const char* kind, const std::string& file);
 
 // Loads every catalog file under `root`; a malformed file throws InputError naming it.
 std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root = data_dir());

@@ -118,6 +118,7 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
             throw Unsupported{"p2p copy without size_bytes"};
         }
         const std::string direction = choice(c, "", "direction", {"unidirectional", "bidirectional"}, "unidirectional");
+        if (!has(c, "direction")) out.assumptions.push_back("direction not stated: unidirectional");
         const auto network = hardware::make_network(ctx.with_network(cluster));
         const double t = network->collective(hardware::Collective::SendRecv, size, hardware::CommGroup(2, 1)).seconds;
         out.predicted = (direction == "bidirectional" ? 2.0 : 1.0) * size / t / 1e9;
@@ -133,6 +134,8 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         const std::string copy = choice(b, "benchmark", "copy", {"h2d", "d2h", "d2d"}, "h2d");
         if (copy == "d2d") throw Unsupported{"device-to-device copies are not compared yet"};
         const std::string method = choice(b, "benchmark", "copy_method", {"ce", "sm"}, "ce");
+        if (!has(b, "copy_method")) out.assumptions.push_back("copy method not stated: the copy engine");
+        if (!has(b, "copy")) out.assumptions.push_back("copy direction not stated (host-to-device and back are priced alike)");
         if (method == "sm") throw Unsupported{"SM-driven copies are not modelled (fathom's PCIe rate is the copy engine's)"};
         const hardware::PcieSpec& link = cluster.pcie;
         out.predicted = link.bandwidth * (link.efficiency > 0 ? link.efficiency : 1.0) / 1e9;

@@ -1,14 +1,13 @@
 #include "scenarios/source_supplement.h"
 
-#include <algorithm>
-#include <filesystem>
 #include <set>
 
+#include "scenarios/catalog.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
 
 namespace fathom::scenarios {
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -52,8 +51,8 @@ SourceSupplement::Run parse_run(const Node& r) {
             case FieldType::Bool: run.training[f.name] = t.boolean(f.name); break;
             case FieldType::Schedule: {
                 const std::string s = t.str(f.name);
-                if (s != "1f1b" && s != "interleaved-1f1b" && s != "gpipe")
-                    t.fail(f.name, "expected 1f1b, interleaved-1f1b or gpipe");
+                if (!workloads::schedule_registry().find(s))
+                    t.fail(f.name, "unknown pipeline schedule '" + s + "'; valid: " + workloads::schedule_registry().names());
                 run.training[f.name] = s;
                 break;
             }
@@ -64,12 +63,10 @@ SourceSupplement::Run parse_run(const Node& r) {
 
 SourceSupplement parse_supplement(const Node& n, const std::string& file) {
     n.allow_only({"kind", "id", "name", "source", "applies_to", "runs"});
-    if (n.str("kind") != "source-supplement") n.fail("kind", "expected kind: source-supplement");
+    check_header(n, "source-supplement", file);
     SourceSupplement s;
     s.file = file;
     s.id = n.str("id");
-    const std::string stem = fs::path(file).stem().string();
-    if (s.id != stem) n.fail("id", "id '" + s.id + "' must equal the file name '" + stem + "'");
     if (n.has("name")) s.name = n.str("name");
     s.source = n.str("source");
     if (s.source.empty()) n.fail("source", "the artifact quoted must be named");
@@ -96,12 +93,7 @@ std::string text(const YAML::Node& v) { return v.IsScalar() ? v.Scalar() : std::
 
 std::vector<SourceSupplement> load_source_supplements(const std::string& dir) {
     std::vector<SourceSupplement> out;
-    if (!fs::is_directory(dir)) return out;
-    std::vector<std::string> files;
-    for (const auto& e : fs::directory_iterator(dir))
-        if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) out.push_back(parse_supplement(load_yaml_file(f), f));
+    for (const auto& f : yaml_files(dir)) out.push_back(parse_supplement(load_yaml_file(f), f));
     return out;
 }
 

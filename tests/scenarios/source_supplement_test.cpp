@@ -138,7 +138,7 @@ TEST_CASE("a malformed source supplement is an input error naming its file, line
          "runs[0].training.micro_batch_size", "", 7},
         {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {vp: 0}\n    what: x\n", "runs[0].training.vp", "positive", 7},
         {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {pp_schedule: zigzag}\n    what: x\n",
-         "runs[0].training.pp_schedule", "expected", 7},
+         "runs[0].training.pp_schedule", "unknown pipeline schedule 'zigzag'; valid: gpipe, 1f1b", 7},
         {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {vp: 2}\n    what: x\n"
                      "  - model: {layers: 2, hidden: 8}\n    training: {vp: 3}\n    what: y\n",
          "runs[1].model", "second run", 9},

@@ -45,13 +45,6 @@ std::string gib(double bytes) {
     return buf;
 }
 
-double median_of(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 double percentile_of(std::vector<double> v, double q) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -59,6 +52,8 @@ double percentile_of(std::vector<double> v, double q) {
     const size_t lo = static_cast<size_t>(at), hi = std::min(lo + 1, v.size() - 1);
     return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
 }
+
+double median_of(std::vector<double> v) { return percentile_of(std::move(v), 0.5); }
 
 nlohmann::json field_json(const plans::FieldValue& v) {
     return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
