@@ -94,7 +94,9 @@ struct PcieSpec {
     std::string name;
     double bandwidth = 0;  // bytes/s per direction
     double latency = 0;
-    double efficiency = 0;  // achievable fraction (copy engine)
+    double efficiency = 0;  // achievable fraction (copy engine; 0: not given, the line rate)
+    // Bytes/s a large copy-engine copy reaches over the link.
+    double achievable_bandwidth() const { return bandwidth * (efficiency > 0 ? efficiency : 1.0); }
 };
 
 struct SsdSpec {

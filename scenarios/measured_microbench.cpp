@@ -137,9 +137,8 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         if (!has(b, "copy_method")) out.assumptions.push_back("copy method not stated: the copy engine");
         if (!has(b, "copy")) out.assumptions.push_back("copy direction not stated (host-to-device and back are priced alike)");
         if (method == "sm") throw Unsupported{"SM-driven copies are not modelled (fathom's PCIe rate is the copy engine's)"};
-        const hardware::PcieSpec& link = cluster.pcie;
-        out.predicted = link.bandwidth * (link.efficiency > 0 ? link.efficiency : 1.0) / 1e9;
-        out.assumptions.push_back("a large copy (latency negligible) over " + link.id);
+        out.predicted = cluster.pcie.achievable_bandwidth() / 1e9;
+        out.assumptions.push_back("a large copy (latency negligible) over " + cluster.pcie.id);
         return out;
     }
     const std::map<std::string, hardware::Collective> collectives = {

@@ -141,19 +141,18 @@ TEST_CASE("Megatron-LM's gradient dtype: fp32 with bf16 and fp8 training, fp16 w
     // megatron/training/arguments.py:1204-1217: --bf16 forces fp32 gradient accumulation and
     // all-reduce, --fp16 does not. Both presets say so (stack.grad_dtype fp32-for-bf16).
     for (const char* preset : {"megatron-lm-2021", "megatron-lm"}) {
+        // The memory model keeps gradients of that size: states of P parameters (tp 1, no ZeRO-2)
+        // hold bytes x P of gradients, against the bf16 run's 4 P.
+        const auto bf16 = scenarios::load_scenario(example("quickstart.yaml"), catalog(),
+                                                   {std::string("stack.preset=") + preset, "stack.dtype=bf16"});
+        const double bf16_gradients = workloads::estimate_training_memory(bf16.model, bf16.cluster, plan_of(bf16)).stages[0].memory.gradients;
         for (const auto& [dtype, bytes] : {std::pair<std::string, double>{"fp16", 2}, {"bf16", 4}, {"fp8", 4}}) {
             INFO(preset << " " << dtype);
             const auto s = scenarios::load_scenario(example("quickstart.yaml"), catalog(),
                                                     {std::string("stack.preset=") + preset, "stack.dtype=" + dtype});
             CHECK(plan_of(s).stack.main_grad_bytes() == bytes);
-            // The memory model keeps gradients of that size: states of P parameters (tp 1, no
-            // ZeRO-2) hold bytes x P of gradients.
-            const auto& p = plan_of(s);
-            const auto m = workloads::estimate_training_memory(s.model, s.cluster, p);
-            const auto bf16 = scenarios::load_scenario(example("quickstart.yaml"), catalog(),
-                                                       {std::string("stack.preset=") + preset, "stack.dtype=bf16"});
-            const auto mb = workloads::estimate_training_memory(bf16.model, bf16.cluster, plan_of(bf16));
-            CHECK(m.stages[0].memory.gradients == Approx(mb.stages[0].memory.gradients * bytes / 4));
+            const auto m = workloads::estimate_training_memory(s.model, s.cluster, plan_of(s));
+            CHECK(m.stages[0].memory.gradients == Approx(bf16_gradients * bytes / 4));
         }
     }
     // The key reads back as set; a plain fp32 does not follow the parameters.

@@ -161,7 +161,7 @@ Replica::Replica(Cluster& cluster, int id, Role role, const PoolLayout& pool, co
       policy_(policy_registry().get(in.plan.batching.policy).factory(in.plan.batching)),
       stage_free_(static_cast<size_t>(pool.pp), 0.0),
       slots_(static_cast<size_t>(pool.pp)),
-      pcie_bandwidth_(in.cluster.pcie.bandwidth * (in.cluster.pcie.efficiency > 0 ? in.cluster.pcie.efficiency : 1.0)) {
+      pcie_bandwidth_(in.cluster.pcie.achievable_bandwidth()) {
     for (size_t i = slots_.size(); i-- > 0;) free_slots_.push_back(i);
 }
 
