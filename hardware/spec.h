@@ -19,30 +19,30 @@ double dtype_bytes(Dtype d);
 // Fractions of datasheet peaks that real kernels reach on this device. Properties of the device
 // and its software stack, set once per device from microbenchmarks (sources in the catalog file).
 struct AcceleratorCalibration {
-    std::map<Dtype, double> gemm_efficiency;  // large-GEMM TFLOP/s / peak, per dtype
-    double attention_fwd_efficiency = 0;      // long-sequence flash-attention forward TFLOP/s / bf16 peak
-    double attention_bwd_efficiency = 0;      // long-sequence flash-attention backward TFLOP/s / bf16 peak
-    double attention_seq_half = 0;            // KV length at which attention reaches half that efficiency
-    double attention_fa2_relative = 1;        // FlashAttention-2-class kernels' throughput / the above
+    std::map<Dtype, double> gemm_efficiency;     // large-GEMM TFLOP/s / peak, per dtype
+    double attention_fwd_efficiency = 0;         // long-sequence flash-attention forward TFLOP/s / bf16 peak
+    double attention_bwd_efficiency = 0;         // long-sequence flash-attention backward TFLOP/s / bf16 peak
+    double attention_seq_half = 0;               // KV length at which attention reaches half that efficiency
+    double attention_fa2_relative = 1;           // FlashAttention-2-class kernels' throughput / the above
     double attention_mla_decode_efficiency = 0;  // absorbed MLA decode (FlashMLA) TFLOP/s / bf16 peak
                                                  // (0: attention_fwd_efficiency)
-    double memory_efficiency = 0;             // achieved HBM bandwidth / peak for streaming kernels
-    double sustained_clock = 1;               // tensor throughput under sustained training load
-                                              // (power/thermal clock reduction) / short-kernel throughput
-    double serving_clock = 0;                 // the same under serving load (decode iterations are
-                                              // memory-bound and draw less power); 0: sustained_clock
+    double memory_efficiency = 0;                // achieved HBM bandwidth / peak for streaming kernels
+    double sustained_clock = 1;                  // tensor throughput under sustained training load
+                                                 // (power/thermal clock reduction) / short-kernel throughput
+    double serving_clock = 0;                    // the same under serving load (decode iterations are
+                                                 // memory-bound and draw less power); 0: sustained_clock
     double clock_for_serving() const { return serving_clock > 0 ? serving_clock : sustained_clock; }
-    int gemm_tile_m = 128;                    // output tile of the dominant GEMM kernels
+    int gemm_tile_m = 128;  // output tile of the dominant GEMM kernels
     int gemm_tile_n = 128;
-    double gemm_k_half = 0;                   // K at which a GEMM's pipeline reaches half of its
-                                              // asymptotic efficiency loss (prologue/epilogue cost)
-    double gemm_k_half_fp8 = 0;               // the same for fp8 GEMMs (0: gemm_k_half): twice the
-                                              // K per instruction, the same fixed cost per tile
+    double gemm_k_half = 0;      // K at which a GEMM's pipeline reaches half of its
+                                 // asymptotic efficiency loss (prologue/epilogue cost)
+    double gemm_k_half_fp8 = 0;  // the same for fp8 GEMMs (0: gemm_k_half): twice the
+                                 // K per instruction, the same fixed cost per tile
     double k_half(Dtype d) const { return d == Dtype::fp8 && gemm_k_half_fp8 > 0 ? gemm_k_half_fp8 : gemm_k_half; }
 };
 
 struct AcceleratorSpec {
-    std::string id;    // e.g. "h100-sxm-80gb" (the ids of measured-format.md)
+    std::string id;  // e.g. "h100-sxm-80gb" (the ids of measured-format.md)
     std::string name;
     std::string vendor;
     std::map<Dtype, double> peak_flops;  // dense, FLOP/s
@@ -54,7 +54,7 @@ struct AcceleratorSpec {
     double tdp = 0;                      // W
     std::string scale_up;                // default intra-node fabric id
     AcceleratorCalibration calibration;
-    std::string calibration_table;       // path of a fitted per-op cost table, empty if none
+    std::string calibration_table;  // path of a fitted per-op cost table, empty if none
 
     double peak(Dtype d) const;  // falls back bf16 -> fp16 for dtypes the device lacks
     bool has(Dtype d) const { return peak_flops.count(d) > 0; }
@@ -70,14 +70,14 @@ struct ScaleUpSpec {
     double link_bandwidth = 0;     // bytes/s per direction, one peer link
     double latency = 0;            // s, one-way small message
     int max_domain_size = 8;
-    bool nvls = false;             // in-switch reduction (NVLink SHARP)
-    double busbw_efficiency = 0;   // achievable ring bus bandwidth / bandwidth_per_gpu (nccl-tests)
+    bool nvls = false;                 // in-switch reduction (NVLink SHARP)
+    double busbw_efficiency = 0;       // achievable ring bus bandwidth / bandwidth_per_gpu (nccl-tests)
     double nvls_busbw_efficiency = 0;  // achievable NVLS all-reduce bus bandwidth / bandwidth_per_gpu
-    double step_latency = 0;       // s, per algorithm step (NCCL protocol + sync), calibrated
-    double nvls_latency = 0;       // s, start-up of one NVLS call beyond the launch, calibrated
+    double step_latency = 0;           // s, per algorithm step (NCCL protocol + sync), calibrated
+    double nvls_latency = 0;           // s, start-up of one NVLS call beyond the launch, calibrated
     // The collective library's pipeline fill (see pipeline_fill() in hardware/collectives), calibrated.
-    double fill_fraction = 0;      // fill time / bandwidth time while chunks grow with the message
-    double fill_max = 0;           // bus bytes: the fill once chunks reach their largest size
+    double fill_fraction = 0;  // fill time / bandwidth time while chunks grow with the message
+    double fill_max = 0;       // bus bytes: the fill once chunks reach their largest size
 };
 
 struct NicSpec {

@@ -1,11 +1,11 @@
 #include "plans/adaptive.h"
 
+#include "sim/error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
-
-#include "sim/error.h"
 
 namespace fathom::plans {
 
@@ -29,8 +29,8 @@ auto layout_key(const workloads::TrainingPlan& p) {
 
 }  // namespace
 
-double adaptive_phase_seconds(double min_sequences, int64_t seq_len, double batch, double tokens_per_s, double b0, double b1,
-                              double p0, double p1) {
+double adaptive_phase_seconds(double min_sequences, int64_t seq_len, double batch, double tokens_per_s, double b0,
+                              double b1, double p0, double p1) {
     const double sequences = min_sequences * examples_factor(batch, b0, b1, p0, p1);
     return sequences * static_cast<double>(seq_len) / tokens_per_s;
 }
@@ -39,8 +39,10 @@ AdaptiveRun plan_adaptive_run(const SearchResult& result, const SearchSpace& spa
                               const hardware::ClusterSpec& cluster, int64_t seq_len) {
     if (space.phases < 1) throw sim::InputError("an adaptive run needs at least one phase", "", 0, "search.phases");
     if (!(space.target_tokens > 0))
-        throw sim::InputError("an adaptive run needs the tokens the run trains at the scenario's batch", "", 0, "search.target_tokens");
-    if (!(space.b_noise > 0)) throw sim::InputError("an adaptive run needs the gradient noise scale", "", 0, "search.b_noise");
+        throw sim::InputError("an adaptive run needs the tokens the run trains at the scenario's batch", "", 0,
+                              "search.target_tokens");
+    if (!(space.b_noise > 0))
+        throw sim::InputError("an adaptive run needs the gradient noise scale", "", 0, "search.b_noise");
     const double b0 = space.b_noise, b1 = space.b_noise_final > 0 ? space.b_noise_final : space.b_noise;
     AdaptiveRun run;
     const double n0 = space.target_tokens / static_cast<double>(seq_len);
@@ -58,9 +60,10 @@ AdaptiveRun plan_adaptive_run(const SearchResult& result, const SearchSpace& spa
     run.checkpoint_bytes = model.total_params(seq_len) * 14.0;
     if (groups.size() > 1 && space.phases > 1) {
         if (!cluster.ssd)
-            throw sim::InputError("adaptive phases that change the layout checkpoint to the nodes' SSDs: set cluster.ssd "
-                                  "(`fathom list hardware`)",
-                                  "", 0, "cluster.ssd");
+            throw sim::InputError(
+                "adaptive phases that change the layout checkpoint to the nodes' SSDs: set cluster.ssd "
+                "(`fathom list hardware`)",
+                "", 0, "cluster.ssd");
         const double nodes = cluster.nodes;
         const double nic = cluster.nic.bandwidth * cluster.nics_per_node * cluster.nic.efficiency;
         run.reconfigure_one_s = run.checkpoint_bytes / (nodes * cluster.ssd->write_bandwidth) +
@@ -90,7 +93,9 @@ AdaptiveRun plan_adaptive_run(const SearchResult& result, const SearchSpace& spa
         int64_t arg_any = -1;
         for (size_t j = 0; j < M; ++j) {
             const double c = cost[static_cast<size_t>(k - 1)][j];
-            if (c < best_in[static_cast<size_t>(group[j])]) best_in[static_cast<size_t>(group[j])] = c, arg_in[static_cast<size_t>(group[j])] = static_cast<int64_t>(j);
+            if (c < best_in[static_cast<size_t>(group[j])])
+                best_in[static_cast<size_t>(group[j])] = c,
+                arg_in[static_cast<size_t>(group[j])] = static_cast<int64_t>(j);
             if (c < best_any) best_any = c, arg_any = static_cast<int64_t>(j);
         }
         for (size_t j = 0; j < M; ++j) {
@@ -120,9 +125,11 @@ AdaptiveRun plan_adaptive_run(const SearchResult& result, const SearchSpace& spa
         ph.b_noise_end = b0 * std::pow(b1 / b0, ph.progress_end);
         const Candidate& c = cs[ev[jk]];
         ph.candidate = c.index;
-        ph.sequences = run.min_sequences * examples_factor(c.plan.training.global_batch, b0, b1, ph.progress_begin, ph.progress_end);
+        ph.sequences = run.min_sequences *
+                       examples_factor(c.plan.training.global_batch, b0, b1, ph.progress_begin, ph.progress_end);
         ph.seconds = phase_s(jk, k);
-        if (k > 0 && group[jk] != group[chosen[static_cast<size_t>(k - 1)]]) {  // a layout change: checkpoint and restart
+        if (k > 0 &&
+            group[jk] != group[chosen[static_cast<size_t>(k - 1)]]) {  // a layout change: checkpoint and restart
             ph.reconfigure_s = run.reconfigure_one_s;
             run.reconfigure_s += run.reconfigure_one_s;
             ++run.switches;
@@ -132,7 +139,8 @@ AdaptiveRun plan_adaptive_run(const SearchResult& result, const SearchSpace& spa
     run.best_fixed_s = inf;
     for (size_t m = 0; m < M; ++m) {
         const Candidate& c = cs[ev[m]];
-        const double t = adaptive_phase_seconds(run.min_sequences, seq_len, c.plan.training.global_batch, c.tokens_per_s, b0, b1, 0, 1);
+        const double t = adaptive_phase_seconds(run.min_sequences, seq_len, c.plan.training.global_batch,
+                                                c.tokens_per_s, b0, b1, 0, 1);
         if (t < run.best_fixed_s) run.best_fixed_s = t, run.best_fixed = c.index;
     }
     return run;

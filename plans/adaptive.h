@@ -21,10 +21,10 @@
 // (search.restart_s) and loads it again, every node reading its share from its SSD and fetching
 // it over its NICs (the new layout's shards live elsewhere). A dynamic programme over the phases
 // finds the cheapest sequence exactly.
+#include "plans/search.h"
+
 #include <cstdint>
 #include <vector>
-
-#include "plans/search.h"
 
 namespace fathom::plans {
 
@@ -39,20 +39,20 @@ struct AdaptivePhase {
 
 struct AdaptiveRun {
     std::vector<AdaptivePhase> phases;
-    double seconds = 0;                // training + reconfiguration
+    double seconds = 0;  // training + reconfiguration
     double reconfigure_s = 0;
-    int switches = 0;                  // layout changes (checkpoint and restart)
-    double checkpoint_bytes = 0;       // the training state
-    double reconfigure_one_s = 0;      // one checkpoint-and-restart
-    int64_t best_fixed = -1;           // the best single plan for the whole run
+    int switches = 0;              // layout changes (checkpoint and restart)
+    double checkpoint_bytes = 0;   // the training state
+    double reconfigure_one_s = 0;  // one checkpoint-and-restart
+    int64_t best_fixed = -1;       // the best single plan for the whole run
     double best_fixed_s = 0;
-    double min_sequences = 0;          // E_min
+    double min_sequences = 0;  // E_min
 };
 
 // Seconds for plan `c` (global batch `batch`, `tokens_per_s` whole cluster) to cover progress
 // [p0, p1] of a run of E_min = `min_sequences`.
-double adaptive_phase_seconds(double min_sequences, int64_t seq_len, double batch, double tokens_per_s, double b0, double b1,
-                              double p0, double p1);
+double adaptive_phase_seconds(double min_sequences, int64_t seq_len, double batch, double tokens_per_s, double b0,
+                              double b1, double p0, double p1);
 
 // The adaptive run over the evaluated candidates of `result` (a finished training search).
 // Throws InputError (key named) when the space gives no target, noise scale or phases, or the

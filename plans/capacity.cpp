@@ -1,17 +1,18 @@
 #include "plans/capacity.h"
 
+#include "sim/error.h"
+
 #include <algorithm>
 #include <cmath>
-
-#include "sim/error.h"
 
 namespace fathom::plans {
 
 CapacityResult find_capacity(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
-                             const workloads::serving::ServingPlan& plan, const EvaluationContext& context, uint64_t seed,
-                             const std::function<void(int64_t, int64_t)>& progress) {
+                             const workloads::serving::ServingPlan& plan, const EvaluationContext& context,
+                             uint64_t seed, const std::function<void(int64_t, int64_t)>& progress) {
     using namespace workloads::serving;
-    if (!plan.traffic.trace.empty()) throw sim::InputError("capacity needs generated traffic, not a trace", "", 0, "traffic.trace");
+    if (!plan.traffic.trace.empty())
+        throw sim::InputError("capacity needs generated traffic, not a trace", "", 0, "traffic.trace");
     if (plan.traffic.mode == ArrivalMode::Closed)
         throw sim::InputError("capacity varies the request rate; a closed loop (arrival: concurrency) has none", "", 0,
                               "traffic.arrival");
@@ -22,7 +23,8 @@ CapacityResult find_capacity(const models::ModelSpec& model, const hardware::Clu
         throw sim::InputError("capacity needs an SLO: set slo.ttft and/or slo.tpot", "", 0, "slo");
     CapacityResult res;
     const auto& cap = plan.capacity;
-    const int64_t steps_per_seed = static_cast<int64_t>(std::ceil(std::log2(std::max(2.0, 1.0 / cap.tolerance) * 64))) + 2;
+    const int64_t steps_per_seed =
+        static_cast<int64_t>(std::ceil(std::log2(std::max(2.0, 1.0 / cap.tolerance) * 64))) + 2;
     const int64_t expected = 1 + cap.seeds * steps_per_seed;
     int64_t done = 0;
     auto tick = [&] {

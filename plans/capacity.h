@@ -6,12 +6,12 @@
 // capacity.tolerance (relative); the capacities of the seeds give the reported value (their
 // median) and spread (min, max). The scenario's arrival process keeps its shape (Poisson, Gamma,
 // bursty, constant); only its rate changes.
+#include "plans/evaluate.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include "plans/evaluate.h"
 
 namespace fathom::plans {
 
@@ -23,11 +23,11 @@ struct CapacityProbe {
 };
 
 struct CapacityResult {
-    double rate = 0;                 // median over seeds of the highest rate meeting the target
+    double rate = 0;  // median over seeds of the highest rate meeting the target
     double rate_min = 0, rate_max = 0;
     std::vector<double> per_seed;
-    bool below_min = false;          // even min_rate misses the target
-    bool above_max = false;          // max_rate still meets it (the capacity is at least `rate`)
+    bool below_min = false;  // even min_rate misses the target
+    bool above_max = false;  // max_rate still meets it (the capacity is at least `rate`)
     double offline_requests_per_s = 0;
     std::vector<CapacityProbe> probes;  // every simulation, in order
 };
@@ -35,7 +35,7 @@ struct CapacityResult {
 // Throws sim::InputError when the traffic cannot be rescaled (a trace, a closed loop, offline
 // arrivals) or the plan sets no SLO; an impossible plan throws with its violations.
 CapacityResult find_capacity(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
-                             const workloads::serving::ServingPlan& plan, const EvaluationContext& context, uint64_t seed,
-                             const std::function<void(int64_t, int64_t)>& progress = {});
+                             const workloads::serving::ServingPlan& plan, const EvaluationContext& context,
+                             uint64_t seed, const std::function<void(int64_t, int64_t)>& progress = {});
 
 }  // namespace fathom::plans

@@ -1,8 +1,8 @@
 #include "plans/catalog.h"
 
-#include <algorithm>
-
 #include "sim/error.h"
+
+#include <algorithm>
 
 namespace fathom::plans {
 namespace {
@@ -32,12 +32,17 @@ const StackPreset& Catalog::engine(const std::string& id) const { return lookup(
 
 const StackPreset* Catalog::engine_for(const std::string& engine) const {
     for (const auto& [id, s] : engines_)
-        if (id == engine || std::find(s.frameworks.begin(), s.frameworks.end(), engine) != s.frameworks.end()) return &s;
+        if (id == engine || std::find(s.frameworks.begin(), s.frameworks.end(), engine) != s.frameworks.end())
+            return &s;
     return nullptr;
 }
 
-const hardware::AcceleratorSpec& Catalog::accelerator(const std::string& id) const { return lookup(accelerators_, id, "accelerator"); }
-const hardware::ScaleUpSpec& Catalog::fabric(const std::string& id) const { return lookup(fabrics_, id, "scale-up fabric"); }
+const hardware::AcceleratorSpec& Catalog::accelerator(const std::string& id) const {
+    return lookup(accelerators_, id, "accelerator");
+}
+const hardware::ScaleUpSpec& Catalog::fabric(const std::string& id) const {
+    return lookup(fabrics_, id, "scale-up fabric");
+}
 const hardware::NicSpec& Catalog::nic(const std::string& id) const { return lookup(nics_, id, "NIC"); }
 const hardware::PcieSpec& Catalog::pcie(const std::string& id) const { return lookup(pcie_, id, "PCIe link"); }
 const hardware::SsdSpec& Catalog::ssd(const std::string& id) const { return lookup(ssds_, id, "SSD"); }
@@ -58,7 +63,8 @@ hardware::ClusterSpec build_cluster(const ClusterRequest& r, const Catalog& cat)
     c.scale_up = cat.fabric(r.scale_up.empty() ? c.accelerator.scale_up : r.scale_up);
     if (r.gpus_per_node > c.scale_up.max_domain_size)
         throw sim::InputError("gpus_per_node = " + std::to_string(r.gpus_per_node) + " exceeds the " +
-                              std::to_string(c.scale_up.max_domain_size) + "-GPU domain of fabric '" + c.scale_up.id + "'");
+                              std::to_string(c.scale_up.max_domain_size) + "-GPU domain of fabric '" + c.scale_up.id +
+                              "'");
     c.nic = cat.nic(r.nic);
     c.nics_per_node = r.nics_per_node;
     c.topology = r.topology;

@@ -3,13 +3,13 @@
 // software-stack presets, by id. Filled once by scenarios::load_catalog (from the YAML files under
 // hardware/catalog/, models/catalog/ and workloads/stacks/, every number with its source) and shared
 // read-only by every evaluation (plans/context.h).
-#include <map>
-#include <string>
-#include <vector>
-
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "plans/keys.h"
+
+#include <map>
+#include <string>
+#include <vector>
 
 namespace fathom::plans {
 

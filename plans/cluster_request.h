@@ -1,9 +1,9 @@
 #pragma once
 // A cluster as a scenario describes it: catalog ids and sizes (plans/keys.h declares each field).
 // build_cluster resolves it against the catalog into a hardware::ClusterSpec.
-#include <string>
-
 #include "hardware/spec.h"
+
+#include <string>
 
 namespace fathom::plans {
 

@@ -1,10 +1,10 @@
 #include "plans/constraints.h"
 
-#include <cstdio>
-#include <numeric>
-
 #include "plans/keys.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
+
+#include <cstdio>
+#include <numeric>
 
 namespace fathom::plans {
 
@@ -32,18 +32,22 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
     const auto& l = p.layout;
     const auto& t = p.training;
     if (p.gpus() != c.gpus())
-        add("parallel.dp", "plan uses dp x tp x pp x cp = " + str(l.dp) + " x " + str(l.tp) + " x " + str(l.pp) + " x " +
-                               str(l.cp) + " = " + str(p.gpus()) + " GPUs but the cluster has " + str(c.gpus()));
-    if (m.heads % l.tp != 0) add("parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
+        add("parallel.dp", "plan uses dp x tp x pp x cp = " + str(l.dp) + " x " + str(l.tp) + " x " + str(l.pp) +
+                               " x " + str(l.cp) + " = " + str(p.gpus()) + " GPUs but the cluster has " +
+                               str(c.gpus()));
+    if (m.heads % l.tp != 0)
+        add("parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
-        add("parallel.tp", "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
+        add("parallel.tp",
+            "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
     if (m.moe_layers() < m.layers && m.ffn % l.tp != 0)
         add("parallel.tp", "tp = " + str(l.tp) + " does not divide the MLP width " + str(m.ffn));
     if (t.packed()) {
         if (auto why = t.documents.check(); !why.empty()) add("training.documents", why);
         if (l.cp > 1) add("training.documents", "packed documents with context parallelism are not modelled yet");
         if (!p.stack.kernels.flash_attention)
-            add("training.documents", "packed documents need a varlen (flash) attention kernel; the stack's is unfused");
+            add("training.documents",
+                "packed documents need a varlen (flash) attention kernel; the stack's is unfused");
     }
     if (t.lora_rank > 0 && m.moe.enabled())
         add("training.lora_rank", "LoRA on mixture-of-experts models (adapters on the experts) is not modelled yet");
@@ -54,7 +58,8 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
         if (t.moe_routing.zipf > 0 || !t.moe_routing.expert_loads.empty() || t.moe_routing.capacity_factor > 0)
             add("training.moe_zipf", "routing settings on a model without experts (architecture: dense)");
         if (l.ep > 1) add("parallel.ep", "ep = " + str(l.ep) + " but the model has no experts (architecture: dense)");
-        if (l.etp > 1) add("parallel.etp", "etp = " + str(l.etp) + " but the model has no experts (architecture: dense)");
+        if (l.etp > 1)
+            add("parallel.etp", "etp = " + str(l.etp) + " but the model has no experts (architecture: dense)");
     } else {
         const auto& e = m.moe;
         if (e.num_experts % l.ep != 0)
@@ -66,14 +71,15 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
             add("parallel.etp", "etp = " + str(l.etp) + " does not divide the expert width " + str(e.expert_ffn));
         const long stage_ranks = static_cast<long>(l.tp) * l.cp * l.dp;
         if (stage_ranks % (static_cast<long>(l.ep) * l.etp) != 0)
-            add("parallel.ep", "ep x etp = " + str(l.ep * l.etp) + " does not divide the tp x cp x dp = " + str(stage_ranks) +
-                                   " ranks of a pipeline stage the experts spread over");
+            add("parallel.ep", "ep x etp = " + str(l.ep * l.etp) + " does not divide the tp x cp x dp = " +
+                                   str(stage_ranks) + " ranks of a pipeline stage the experts spread over");
         if (e.shared_experts > 0 && (e.shared_experts * e.expert_ffn) % l.tp != 0)
             add("parallel.tp", "tp = " + str(l.tp) + " does not divide the shared experts' width " +
                                    str(e.shared_experts * e.expert_ffn));
         const auto& loads = t.moe_routing.expert_loads;
         if (!loads.empty() && static_cast<int64_t>(loads.size()) != e.num_experts)
-            add("training.moe_expert_loads", "needs one entry per expert (" + str(e.num_experts) + "), got " + str(loads.size()));
+            add("training.moe_expert_loads",
+                "needs one entry per expert (" + str(e.num_experts) + "), got " + str(loads.size()));
         else if (!loads.empty() && std::accumulate(loads.begin(), loads.end(), int64_t{0}) == 0)
             add("training.moe_expert_loads", "all loads are zero");
         if (!loads.empty() && t.moe_routing.zipf > 0)
@@ -96,7 +102,8 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
         add("parallel.vp", t.schedule + " needs pp x vp to be a multiple of " + str(routes));
     } else if (!t.layers_per_virtual_stage.empty()) {
         if (static_cast<long>(t.layers_per_virtual_stage.size()) != stages)
-            add("training.layers_per_stage", "needs " + pieces + " entries, got " + str(t.layers_per_virtual_stage.size()));
+            add("training.layers_per_stage",
+                "needs " + pieces + " entries, got " + str(t.layers_per_virtual_stage.size()));
         else if (std::accumulate(t.layers_per_virtual_stage.begin(), t.layers_per_virtual_stage.end(), 0L) != m.layers)
             add("training.layers_per_stage", "entries must sum to the model's " + str(m.layers) + " layers");
     } else if (m.layers % stages != 0) {
@@ -104,15 +111,17 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
     }
     const bool batch_divides = t.global_batch % (l.dp * t.micro_batch) == 0;
     if (!batch_divides)
-        add("training.global_batch_size", "global batch " + str(t.global_batch) +
-                                              " is not a multiple of dp x micro_batch_size = " + str(l.dp * t.micro_batch));
+        add("training.global_batch_size",
+            "global batch " + str(t.global_batch) +
+                " is not a multiple of dp x micro_batch_size = " + str(l.dp * t.micro_batch));
     if (t.seq_len % l.cp != 0) add("parallel.cp", "cp = " + str(l.cp) + " does not divide seq_len " + str(t.seq_len));
     else if (l.cp > 1 && p.stack.cp_comm != models::CpComm::A2a && t.seq_len % (2 * l.cp) != 0)
         add("parallel.cp", "load-balanced context parallelism splits each sequence into 2 x cp = " + str(2 * l.cp) +
                                " chunks, which does not divide seq_len " + str(t.seq_len));
     if (l.cp > 1 && p.stack.cp_comm == models::CpComm::A2a && (m.heads / l.tp) % l.cp != 0)
         add("parallel.cp", "Ulysses (stack.cp_comm: a2a) shards the " + str(m.heads / l.tp) +
-                               " attention heads per tensor-parallel rank over cp = " + str(l.cp) + ", which does not divide them");
+                               " attention heads per tensor-parallel rank over cp = " + str(l.cp) +
+                               ", which does not divide them");
     if (batch_divides) {
         const auto s = workloads::schedule_registry().get(t.schedule).factory();
         const std::string why = s->check(l.pp, l.vp, p.microbatches());
@@ -139,16 +148,18 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     auto moe_pool = [&](const PoolLayout& l, const std::string& prefix) {
         if (l.ep > 1 || l.redundant_experts > 0) {
             if (!m.moe.enabled()) return add(prefix + ".ep", "expert parallelism needs a mixture-of-experts model");
-            if (l.ep == 1) return add(prefix + ".redundant_experts", "redundant expert copies need expert parallelism (ep > 1)");
+            if (l.ep == 1)
+                return add(prefix + ".redundant_experts", "redundant expert copies need expert parallelism (ep > 1)");
             if (l.tp != 1 || l.pp != 1)
-                add(prefix + ".ep", "ep > 1 runs data-parallel attention: it needs tp = 1 and pp = 1 (tp = " + str(l.tp) +
-                                        ", pp = " + str(l.pp) + ")");
+                add(prefix + ".ep", "ep > 1 runs data-parallel attention: it needs tp = 1 and pp = 1 (tp = " +
+                                        str(l.tp) + ", pp = " + str(l.pp) + ")");
             if (l.replicas % l.ep != 0)
                 add(prefix + ".ep", "ep = " + str(l.ep) + " does not divide the pool's " + str(l.replicas) +
                                         " data-parallel attention ranks (replicas)");
             if ((m.moe.num_experts + l.redundant_experts) % l.ep != 0)
-                add(prefix + ".ep", "ep = " + str(l.ep) + " does not divide the " + str(m.moe.num_experts) + " experts + " +
-                                        str(l.redundant_experts) + " redundant copies (" + prefix + ".redundant_experts)");
+                add(prefix + ".ep", "ep = " + str(l.ep) + " does not divide the " + str(m.moe.num_experts) +
+                                        " experts + " + str(l.redundant_experts) + " redundant copies (" + prefix +
+                                        ".redundant_experts)");
             return;
         }
         if (l.dispatcher != models::MoeDispatcher::AllToAll)
@@ -158,10 +169,13 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
             add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the expert width " + str(m.moe.expert_ffn));
     };
     auto pool = [&](const PoolLayout& l, const std::string& prefix) {
-        if (m.heads % l.tp != 0) add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
+        if (m.heads % l.tp != 0)
+            add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
         else if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
-            add(prefix + ".tp", "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
-        if (l.pp > m.layers) add(prefix + ".pp", "pp = " + str(l.pp) + " exceeds the model's " + str(m.layers) + " layers");
+            add(prefix + ".tp",
+                "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
+        if (l.pp > m.layers)
+            add(prefix + ".pp", "pp = " + str(l.pp) + " exceeds the model's " + str(m.layers) + " layers");
         if (l.tp > c.gpus_per_node && l.tp % c.gpus_per_node != 0)
             add(prefix + ".tp", "tp = " + str(l.tp) + " spans nodes of " + str(c.gpus_per_node) + " GPUs unevenly");
         if (p.kernels.gemm_dtype == hardware::Dtype::fp8 && !l.accelerator.has(hardware::Dtype::fp8))
@@ -180,15 +194,18 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     }
     if (p.gpus() > c.gpus())
         add(p.disaggregated() ? "serving.disaggregation.decode.replicas" : "serving.replicas",
-            "the plan needs " + str(p.gpus()) + " GPUs (replicas x tp x pp" + std::string(p.disaggregated() ? ", both pools" : "") +
-                ") but the cluster has " + str(c.gpus()));
+            "the plan needs " + str(p.gpus()) + " GPUs (replicas x tp x pp" +
+                std::string(p.disaggregated() ? ", both pools" : "") + ") but the cluster has " + str(c.gpus()));
     const auto& t = p.traffic;
     if (t.trace.empty()) {
         if (t.synthetic.num_requests < 1) add("traffic.num_requests", "missing: how many requests to generate");
-        if (t.mode == ArrivalMode::Closed && t.concurrency < 1) add("traffic.concurrency", "missing: the number of clients");
+        if (t.mode == ArrivalMode::Closed && t.concurrency < 1)
+            add("traffic.concurrency", "missing: the number of clients");
         const auto& a = t.synthetic.arrival;
         if (t.mode == ArrivalMode::Open && a.kind != ArrivalKind::Offline) {
-            if (!(a.rate > 0)) add("traffic.rate", "missing: the request rate of " + std::string(arrival_kind_name(a.kind)) + " arrivals");
+            if (!(a.rate > 0))
+                add("traffic.rate",
+                    "missing: the request rate of " + std::string(arrival_kind_name(a.kind)) + " arrivals");
             else if (auto why = a.check(); !why.empty()) add("traffic", why);
         }
         if (auto why = t.synthetic.prompt.check(); !why.empty()) add("traffic.prompt", why);
@@ -197,7 +214,8 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
         add("traffic.trace", "a trace gives arrival times; it cannot drive a closed loop (arrival: concurrency)");
     }
     if (t.trace.empty() && !p.slo.classes.empty())
-        add("slo.classes", "generated traffic has only the default class; classes come from a trace's slo_class column");
+        add("slo.classes",
+            "generated traffic has only the default class; classes come from a trace's slo_class column");
     if (p.kv.shared_prefix_attention && !p.kv.prefix_caching)
         add("serving.shared_prefix_attention",
             "needs serving.prefix_caching: true (the shared prefix is read from its one cached copy)");
@@ -216,14 +234,17 @@ double replay_task_estimate(const models::ModelSpec& model, const workloads::Tra
     return 12.0 * microbatches * static_cast<double>(model.layers + 2);
 }
 
-std::vector<Violation> check_replay_size(const models::ModelSpec& model, const workloads::TrainingPlan& plan, int64_t max_tasks) {
+std::vector<Violation> check_replay_size(const models::ModelSpec& model, const workloads::TrainingPlan& plan,
+                                         int64_t max_tasks) {
     const double tasks = replay_task_estimate(model, plan);
     if (tasks <= static_cast<double>(max_tasks)) return {};
     char buf[256];
     std::snprintf(buf, sizeof buf,
-                  "the step's replay would hold about %.3g tasks (%.3g micro-batches x (%lld layers + embedding and head) x 12), above the limit of "
+                  "the step's replay would hold about %.3g tasks (%.3g micro-batches x (%lld layers + embedding and "
+                  "head) x 12), above the limit of "
                   "%.3g (about 170 bytes each; raise it with --max-tasks)",
-                  tasks, tasks / 12.0 / static_cast<double>(model.layers + 2), static_cast<long long>(model.layers), static_cast<double>(max_tasks));
+                  tasks, tasks / 12.0 / static_cast<double>(model.layers + 2), static_cast<long long>(model.layers),
+                  static_cast<double>(max_tasks));
     return {{"training.global_batch_size", buf}};
 }
 

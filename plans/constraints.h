@@ -3,18 +3,18 @@
 // count, batch arithmetic, schedule shape). Each violation names the plan key it concerns, so the
 // scenario loader can point at the file and line. Fitting in memory is NOT checked here: an
 // out-of-memory plan is a simulation result.
-#include <string>
-#include <vector>
-
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
+#include <string>
+#include <vector>
+
 namespace fathom::plans {
 
 struct Violation {
-    std::string key;      // dotted key path (plans/keys.h), e.g. "parallel.tp", "training.global_batch_size"
+    std::string key;  // dotted key path (plans/keys.h), e.g. "parallel.tp", "training.global_batch_size"
     std::string message;
 };
 
@@ -31,7 +31,8 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& model, const 
 // one pipeline (the examples run 2.6-10.2: compute, its collectives and their dependencies).
 double replay_task_estimate(const models::ModelSpec& model, const workloads::TrainingPlan& plan);
 // The violation of a plan whose replay would exceed `max_tasks` (none when it fits).
-std::vector<Violation> check_replay_size(const models::ModelSpec& model, const workloads::TrainingPlan& plan, int64_t max_tasks);
+std::vector<Violation> check_replay_size(const models::ModelSpec& model, const workloads::TrainingPlan& plan,
+                                         int64_t max_tasks);
 
 std::vector<Violation> check_training_plan(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                            const workloads::TrainingPlan& plan);

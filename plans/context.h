@@ -3,15 +3,15 @@
 // safe to read from many threads; no evaluation copies or re-reads them), the seed of the named
 // random streams, and the collective algorithm to force (empty: the fastest per call). Built by
 // scenarios::make_context; plan searchers evaluate thousands of plans against one context.
+#include "hardware/spec.h"
+#include "models/cost/calibration_table.h"
+#include "plans/catalog.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-
-#include "models/cost/calibration_table.h"
-#include "hardware/spec.h"
-#include "plans/catalog.h"
 
 namespace fathom::plans {
 

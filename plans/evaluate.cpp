@@ -1,14 +1,14 @@
 #include "plans/evaluate.h"
 
 #include "hardware/network/simgrid_network.h"
-
 #include "models/cost/cost_model.h"
 #include "workloads/serving/serving_memory.h"
 
 namespace fathom::plans {
 
-std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& acc, const EvaluationContext& context,
-                                                  std::string& kind, models::Load load) {
+std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& acc,
+                                                  const EvaluationContext& context, std::string& kind,
+                                                  models::Load load) {
     if (auto table = context.cost_table(acc.id)) {
         kind = "table";
         return std::make_unique<models::TableCost>(std::move(table), acc, load);
@@ -51,7 +51,7 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
         fits(plan.replica, "serving.tp");
     }
     if (!out.violations.empty()) return out;
-    const PoolLayout& first = !plan.disaggregated()                  ? plan.replica
+    const PoolLayout& first = !plan.disaggregated()                   ? plan.replica
                               : plan.isolate == PoolIsolation::Decode ? *plan.decode
                                                                       : *plan.prefill;
     const auto cost = cost_model_for(first.accelerator, context, out.cost_model, models::Load::Serving);
@@ -62,8 +62,9 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
         if (kind != out.cost_model) out.cost_model = "mixed";
     }
     const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);
-    std::unique_ptr<RequestSource> source =
-        plan.traffic.trace.empty() ? make_synthetic_source(plan.traffic.synthetic, seed) : open_trace(plan.traffic.trace);
+    std::unique_ptr<RequestSource> source = plan.traffic.trace.empty()
+                                                ? make_synthetic_source(plan.traffic.synthetic, seed)
+                                                : open_trace(plan.traffic.trace);
     const ServingInputs in{model, cluster, plan, *cost, decode_cost.get(), *network};
     ServingOptions so;
     so.keep_records = options.keep_records;
@@ -79,8 +80,7 @@ Outcome evaluate(const Scenario& s, const EvaluationContext& context, const Eval
             using T = std::decay_t<decltype(plan)>;
             if constexpr (std::is_same_v<T, workloads::TrainingPlan>)
                 return evaluate_training(s.model, s.cluster, plan, context, options);
-            else
-                return evaluate_serving(s.model, s.cluster, plan, context, s.seed, options);
+            else return evaluate_serving(s.model, s.cluster, plan, context, s.seed, options);
         },
         s.plan);
 }

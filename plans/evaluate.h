@@ -4,29 +4,28 @@
 // exception). Builds the cost and network models from the cluster and the context, and runs a fresh
 // simulation; pure and thread-safe (no shared mutable state), so equal inputs give bit-identical
 // outcomes at any thread count.
+#include "models/cost/cost_model.h"
+#include "plans/constraints.h"
+#include "plans/context.h"
+#include "plans/scenario.h"
+#include "workloads/serving/serving_sim.h"
+#include "workloads/training/training_step.h"
+
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
-#include "models/cost/cost_model.h"
-#include "plans/constraints.h"
-#include "plans/context.h"
-#include "plans/scenario.h"
-#include <functional>
-
-#include "workloads/serving/serving_sim.h"
-#include "workloads/training/training_step.h"
-
 namespace fathom::plans {
 
 using WorkloadReport = std::variant<workloads::StepReport, workloads::serving::ServingReport>;
 
 struct Outcome {
-    std::vector<Violation> violations;    // non-empty: the plan cannot run, and there is no report
+    std::vector<Violation> violations;  // non-empty: the plan cannot run, and there is no report
     std::optional<WorkloadReport> report;
-    std::string cost_model;               // "table" (calibrated) or "roofline"
+    std::string cost_model;  // "table" (calibrated) or "roofline"
 
     bool ok() const { return violations.empty() && report.has_value(); }
     const workloads::StepReport* training() const {
@@ -50,8 +49,9 @@ Outcome evaluate(const Scenario& scenario, const EvaluationContext& context, con
 // The op-cost model of an accelerator: its calibrated table when the context has one (kind
 // "table"), else the roofline ("roofline"); at sustained (training, serving) or kernel clocks
 // (an isolated benchmark loop).
-std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& accelerator, const EvaluationContext& context,
-                                                  std::string& kind, models::Load load = models::Load::Sustained);
+std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& accelerator,
+                                                  const EvaluationContext& context, std::string& kind,
+                                                  models::Load load = models::Load::Sustained);
 
 Outcome evaluate_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                           const workloads::TrainingPlan& plan, const EvaluationContext& context,

@@ -2,13 +2,13 @@
 // Internal to plans/: the helpers the key tables (keys.cpp for scenario, model, cluster and
 // training keys; serving_keys.cpp for serving keys) declare their keys with. Not installed, not
 // included outside plans/.
+#include "plans/keys.h"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include "plans/keys.h"
 
 namespace fathom::plans::key_decl {
 
@@ -74,8 +74,8 @@ std::vector<Key<T>> finish(std::vector<Key<T>> keys) {
     for (auto& key : keys) {
         if (!key.info.default_text.empty()) continue;
         const KeyValue v = key.get(defaults);
-        key.info.default_text = key.info.type == KeyType::Quantity ? format_quantity(std::get<double>(v), key.info.unit)
-                                                                   : format_value(v);
+        key.info.default_text =
+            key.info.type == KeyType::Quantity ? format_quantity(std::get<double>(v), key.info.unit) : format_value(v);
     }
     return keys;
 }

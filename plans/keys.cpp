@@ -3,11 +3,11 @@
 // serving_keys.cpp.
 #include "plans/keys.h"
 
-#include <cmath>
-#include <cstdio>
-
 #include "plans/key_decl.h"
 #include "sim/error.h"
+
+#include <cmath>
+#include <cstdio>
 
 namespace fathom::plans {
 
@@ -107,8 +107,11 @@ std::string check_value(const KeyInfo& k, const KeyValue& v) {
 const std::vector<KeyInfo>& scenario_keys() {
     static const std::vector<KeyInfo> keys = {
         Decl("name", KeyType::Text, "label in reports").by_default("the file name"),
-        Decl("kind", KeyType::Choice, "what the scenario simulates").choices({"training", "serving"}).by_default("training"),
-        Decl("seed", KeyType::Integer, "seed of the named random streams; a training step is deterministic and ignores it")
+        Decl("kind", KeyType::Choice, "what the scenario simulates")
+            .choices({"training", "serving"})
+            .by_default("training"),
+        Decl("seed", KeyType::Integer,
+             "seed of the named random streams; a training step is deterministic and ignores it")
             .range(0, 9.2e18)
             .by_default("1"),
         Decl("model", KeyType::Text, "catalog id (`fathom list models`) or an inline mapping of the `model.*` keys")
@@ -133,19 +136,25 @@ const std::vector<KeyInfo>& scenario_keys() {
         Decl("traffic", KeyType::Text, "the `traffic.*` keys (serving: arrivals and request lengths)")
             .shown_as("mapping")
             .by_default("required for serving"),
-        Decl("slo", KeyType::Text, "the `slo.*` keys (serving: latency targets)").shown_as("mapping").by_default("none"),
+        Decl("slo", KeyType::Text, "the `slo.*` keys (serving: latency targets)")
+            .shown_as("mapping")
+            .by_default("none"),
         Decl("capacity", KeyType::Text, "the `capacity.*` keys (`fathom capacity`: the request-rate search)")
             .shown_as("mapping")
             .by_default("the defaults below"),
-        Decl("search", KeyType::Text, "the `search.*` keys (`fathom search`: the training or serving plans searched and how they rank)")
+        Decl("search", KeyType::Text,
+             "the `search.*` keys (`fathom search`: the training or serving plans searched and how they rank)")
             .shown_as("mapping")
             .by_default("the defaults below"),
         Decl("serving.disaggregation", KeyType::Text,
-             "prefill/decode disaggregation: `prefill` and `decode` pools, each with the `serving.disaggregation.prefill.*` "
+             "prefill/decode disaggregation: `prefill` and `decode` pools, each with the "
+             "`serving.disaggregation.prefill.*` "
              "keys; the aggregated `tp`, `pp` and `replicas` are then unused")
             .shown_as("mapping")
             .by_default("aggregated"),
-        Decl("serving.disaggregation.prefill", KeyType::Text, "the prefill pool").shown_as("mapping").by_default("required"),
+        Decl("serving.disaggregation.prefill", KeyType::Text, "the prefill pool")
+            .shown_as("mapping")
+            .by_default("required"),
         Decl("serving.disaggregation.decode", KeyType::Text, "the decode pool (same keys as prefill)")
             .shown_as("mapping")
             .by_default("required"),
@@ -154,10 +163,13 @@ const std::vector<KeyInfo>& scenario_keys() {
              "prefixes are set)")
             .shown_as("integer or mapping")
             .required(),
-        Decl("traffic.output", KeyType::Text, "output tokens: an integer, or a mapping with the `traffic.prompt.*` keys")
+        Decl("traffic.output", KeyType::Text,
+             "output tokens: an integer, or a mapping with the `traffic.prompt.*` keys")
             .shown_as("integer or mapping")
             .required(),
-        Decl("traffic.shared_prefix", KeyType::Text, "synthetic shared prefixes (system prompts)").shown_as("mapping").by_default("none"),
+        Decl("traffic.shared_prefix", KeyType::Text, "synthetic shared prefixes (system prompts)")
+            .shown_as("mapping")
+            .by_default("none"),
         Decl("traffic.sessions", KeyType::Text, "multi-turn conversations").shown_as("mapping").by_default("none"),
         Decl("stack", KeyType::Text, "software stack: a preset id (`fathom list stacks`), or the `stack.*` keys")
             .shown_as("text or mapping")
@@ -172,7 +184,8 @@ const std::vector<KeyInfo>& scenario_keys() {
             .shown_as("mapping")
             .by_default("none"),
         Decl("stack.preset", KeyType::Text,
-             "preset applied first (workloads/stacks/): its stack values, and its defaults for `training.zero_stage` and "
+             "preset applied first (workloads/stacks/): its stack values, and its defaults for `training.zero_stage` "
+             "and "
              "`parallel.sequence_parallel` where the scenario does not set them")
             .by_default("none"),
     };
@@ -183,48 +196,66 @@ const std::vector<Key<models::ModelSpec>>& model_keys() {
     using models::ModelSpec;
     static const std::vector<Key<ModelSpec>> keys = finish<ModelSpec>({
         {Decl("model.name", KeyType::Text, "display name").by_default("the id"),
-         [](ModelSpec& m, const KeyValue& v) { m.name = to_str(v); }, [](const ModelSpec& m) -> KeyValue { return m.name; }},
-        {Decl("model.architecture", KeyType::Choice, "model family: dense, or mixture of experts (moe, with `model.moe`)")
+         [](ModelSpec& m, const KeyValue& v) { m.name = to_str(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.name; }},
+        {Decl("model.architecture", KeyType::Choice,
+              "model family: dense, or mixture of experts (moe, with `model.moe`)")
              .choices({"dense", "moe"})
              .by_default("dense"),
          [](ModelSpec&, const KeyValue&) {},
          [](const ModelSpec& m) -> KeyValue { return std::string(m.moe.enabled() ? "moe" : "dense"); }},
         {Decl("model.layers", KeyType::Integer, "transformer layers").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.layers = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.layers; }},
+         [](ModelSpec& m, const KeyValue& v) { m.layers = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.layers; }},
         {Decl("model.hidden", KeyType::Integer, "hidden size").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.hidden = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.hidden; }},
+         [](ModelSpec& m, const KeyValue& v) { m.hidden = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.hidden; }},
         {Decl("model.heads", KeyType::Integer, "attention (query) heads").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.heads = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.heads; }},
-        {Decl("model.kv_heads", KeyType::Integer, "key/value heads (grouped-query attention)").range(1).by_default("heads"),
-         [](ModelSpec& m, const KeyValue& v) { m.kv_heads = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.kv_heads; }},
+         [](ModelSpec& m, const KeyValue& v) { m.heads = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.heads; }},
+        {Decl("model.kv_heads", KeyType::Integer, "key/value heads (grouped-query attention)")
+             .range(1)
+             .by_default("heads"),
+         [](ModelSpec& m, const KeyValue& v) { m.kv_heads = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.kv_heads; }},
         {Decl("model.head_dim", KeyType::Integer, "dimension of one head").range(1).by_default("hidden / heads"),
-         [](ModelSpec& m, const KeyValue& v) { m.head_dim = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.head_dim; }},
-        {Decl("model.ffn", KeyType::Integer, "MLP width of the dense layers").range(1).by_default("required with dense layers"),
-         [](ModelSpec& m, const KeyValue& v) { m.ffn = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.ffn; }},
+         [](ModelSpec& m, const KeyValue& v) { m.head_dim = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.head_dim; }},
+        {Decl("model.ffn", KeyType::Integer, "MLP width of the dense layers")
+             .range(1)
+             .by_default("required with dense layers"),
+         [](ModelSpec& m, const KeyValue& v) { m.ffn = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.ffn; }},
         {Decl("model.vocab", KeyType::Integer, "vocabulary size (as padded by the framework)").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.vocab = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.vocab; }},
+         [](ModelSpec& m, const KeyValue& v) { m.vocab = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.vocab; }},
         {Decl("model.activation", KeyType::Choice, "MLP activation (swiglu and geglu are gated: two up projections)")
              .choices({"gelu", "relu", "squared_relu", "swiglu", "geglu"})
              .required(),
          [](ModelSpec& m, const KeyValue& v) {
              const std::string& a = to_str(v);
-             m.activation = a == "relu" ? models::Activation::Relu
+             m.activation = a == "relu"           ? models::Activation::Relu
                             : a == "squared_relu" ? models::Activation::SquaredRelu
-                            : a == "swiglu" ? models::Activation::Swiglu
-                            : a == "geglu" ? models::Activation::Geglu
-                                           : models::Activation::Gelu;
+                            : a == "swiglu"       ? models::Activation::Swiglu
+                            : a == "geglu"        ? models::Activation::Geglu
+                                                  : models::Activation::Gelu;
          },
          [](const ModelSpec& m) -> KeyValue { return std::string(models::activation_name(m.activation)); }},
         {Decl("model.norm", KeyType::Choice, "normalization").choices({"layernorm", "rmsnorm"}),
-         [](ModelSpec& m, const KeyValue& v) { m.norm = to_str(v) == "rmsnorm" ? models::Norm::RmsNorm : models::Norm::LayerNorm; },
-         [](const ModelSpec& m) -> KeyValue { return std::string(m.norm == models::Norm::RmsNorm ? "rmsnorm" : "layernorm"); }},
-        {Decl("model.position_embedding", KeyType::Choice, "position embedding").choices({"rope", "alibi", "learned", "none"}),
+         [](ModelSpec& m, const KeyValue& v) {
+             m.norm = to_str(v) == "rmsnorm" ? models::Norm::RmsNorm : models::Norm::LayerNorm;
+         },
+         [](const ModelSpec& m) -> KeyValue {
+             return std::string(m.norm == models::Norm::RmsNorm ? "rmsnorm" : "layernorm");
+         }},
+        {Decl("model.position_embedding", KeyType::Choice, "position embedding")
+             .choices({"rope", "alibi", "learned", "none"}),
          [](ModelSpec& m, const KeyValue& v) {
              const std::string& p = to_str(v);
-             m.position = p == "alibi" ? models::PositionEmbedding::Alibi
+             m.position = p == "alibi"     ? models::PositionEmbedding::Alibi
                           : p == "learned" ? models::PositionEmbedding::Learned
-                          : p == "none" ? models::PositionEmbedding::None
-                                        : models::PositionEmbedding::Rope;
+                          : p == "none"    ? models::PositionEmbedding::None
+                                           : models::PositionEmbedding::Rope;
          },
          [](const ModelSpec& m) -> KeyValue {
              switch (m.position) {
@@ -237,23 +268,30 @@ const std::vector<Key<models::ModelSpec>>& model_keys() {
         {Decl("model.tied_embeddings", KeyType::Boolean, "output layer shares the input embedding"),
          [](ModelSpec& m, const KeyValue& v) { m.tied_embeddings = to_bool(v); },
          [](const ModelSpec& m) -> KeyValue { return m.tied_embeddings; }},
-        {Decl("model.max_seq_len", KeyType::Integer, "context length the model was trained for (0: not stated)").range(0),
+        {Decl("model.max_seq_len", KeyType::Integer, "context length the model was trained for (0: not stated)")
+             .range(0),
          [](ModelSpec& m, const KeyValue& v) { m.max_seq_len = to_int(v); },
          [](const ModelSpec& m) -> KeyValue { return m.max_seq_len; }},
         {Decl("model.qkv_bias", KeyType::Boolean, "linear layers carry biases"),
-         [](ModelSpec& m, const KeyValue& v) { m.bias = to_bool(v); }, [](const ModelSpec& m) -> KeyValue { return m.bias; }},
+         [](ModelSpec& m, const KeyValue& v) { m.bias = to_bool(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.bias; }},
         {Decl("model.moe.num_experts", KeyType::Integer, "routed experts per MoE layer").range(2).required(),
          [](ModelSpec& m, const KeyValue& v) { m.moe.num_experts = to_int(v); },
          [](const ModelSpec& m) -> KeyValue { return m.moe.num_experts; }},
         {Decl("model.moe.top_k", KeyType::Integer, "experts each token is routed to").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.moe.top_k = to_int(v); }, [](const ModelSpec& m) -> KeyValue { return m.moe.top_k; }},
-        {Decl("model.moe.expert_ffn", KeyType::Integer, "MLP width of one expert (gated like the dense MLP)").range(1).required(),
+         [](ModelSpec& m, const KeyValue& v) { m.moe.top_k = to_int(v); },
+         [](const ModelSpec& m) -> KeyValue { return m.moe.top_k; }},
+        {Decl("model.moe.expert_ffn", KeyType::Integer, "MLP width of one expert (gated like the dense MLP)")
+             .range(1)
+             .required(),
          [](ModelSpec& m, const KeyValue& v) { m.moe.expert_ffn = to_int(v); },
          [](const ModelSpec& m) -> KeyValue { return m.moe.expert_ffn; }},
         {Decl("model.moe.shared_experts", KeyType::Integer, "always-active experts of width expert_ffn").range(0),
          [](ModelSpec& m, const KeyValue& v) { m.moe.shared_experts = to_int(v); },
          [](const ModelSpec& m) -> KeyValue { return m.moe.shared_experts; }},
-        {Decl("model.moe.dense_layers", KeyType::Integer, "leading dense layers (MLP width ffn) before the first MoE layer").range(0),
+        {Decl("model.moe.dense_layers", KeyType::Integer,
+              "leading dense layers (MLP width ffn) before the first MoE layer")
+             .range(0),
          [](ModelSpec& m, const KeyValue& v) { m.moe.dense_layers = to_int(v); },
          [](const ModelSpec& m) -> KeyValue { return m.moe.dense_layers; }},
         {Decl("model.moe.layer_frequency", KeyType::Integer,
@@ -267,10 +305,13 @@ const std::vector<Key<models::ModelSpec>>& model_keys() {
         {Decl("model.mla.kv_lora_rank", KeyType::Integer, "key/value latent rank").range(1).required(),
          [](ModelSpec& m, const KeyValue& v) { m.mla.kv_lora_rank = to_int(v); },
          [](const ModelSpec& m) -> KeyValue { return m.mla.kv_lora_rank; }},
-        {Decl("model.mla.qk_nope_head_dim", KeyType::Integer, "per-head query/key dimensions without rotary").range(1).required(),
+        {Decl("model.mla.qk_nope_head_dim", KeyType::Integer, "per-head query/key dimensions without rotary")
+             .range(1)
+             .required(),
          [](ModelSpec& m, const KeyValue& v) { m.mla.qk_nope_head_dim = to_int(v); },
          [](const ModelSpec& m) -> KeyValue { return m.mla.qk_nope_head_dim; }},
-        {Decl("model.mla.qk_rope_head_dim", KeyType::Integer, "per-head rotary query/key dimensions (one shared rotary key)")
+        {Decl("model.mla.qk_rope_head_dim", KeyType::Integer,
+              "per-head rotary query/key dimensions (one shared rotary key)")
              .range(1)
              .required(),
          [](ModelSpec& m, const KeyValue& v) { m.mla.qk_rope_head_dim = to_int(v); },
@@ -286,10 +327,14 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
     using R = ClusterRequest;
     static const std::vector<Key<R>> keys = finish<R>({
         {Decl("cluster.accelerator", KeyType::Text, "accelerator catalog id (`fathom list hardware`)").required(),
-         [](R& r, const KeyValue& v) { r.accelerator = to_str(v); }, [](const R& r) -> KeyValue { return r.accelerator; }},
+         [](R& r, const KeyValue& v) { r.accelerator = to_str(v); },
+         [](const R& r) -> KeyValue { return r.accelerator; }},
         {Decl("cluster.nodes", KeyType::Integer, "nodes").range(1).required(),
-         [](R& r, const KeyValue& v) { r.nodes = to_int32(v); }, [](const R& r) -> KeyValue { return int64_t{r.nodes}; }},
-        {Decl("cluster.gpus_per_node", KeyType::Integer, "accelerators per node (one scale-up domain)").range(1).required(),
+         [](R& r, const KeyValue& v) { r.nodes = to_int32(v); },
+         [](const R& r) -> KeyValue { return int64_t{r.nodes}; }},
+        {Decl("cluster.gpus_per_node", KeyType::Integer, "accelerators per node (one scale-up domain)")
+             .range(1)
+             .required(),
          [](R& r, const KeyValue& v) { r.gpus_per_node = to_int32(v); },
          [](const R& r) -> KeyValue { return int64_t{r.gpus_per_node}; }},
         {Decl("cluster.scale_up", KeyType::Text, "scale-up fabric catalog id").by_default("the accelerator's fabric"),
@@ -317,7 +362,8 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
         {Decl("cluster.scale_out.oversubscription", KeyType::Number, "leaf uplink oversubscription").range(1),
          [](R& r, const KeyValue& v) { r.oversubscription = to_double(v); },
          [](const R& r) -> KeyValue { return r.oversubscription; }},
-        {Decl("cluster.scale_out.nodes_per_leaf", KeyType::Integer, "nodes (or rail groups) under one leaf switch").range(1),
+        {Decl("cluster.scale_out.nodes_per_leaf", KeyType::Integer, "nodes (or rail groups) under one leaf switch")
+             .range(1),
          [](R& r, const KeyValue& v) { r.nodes_per_leaf = to_int32(v); },
          [](const R& r) -> KeyValue { return int64_t{r.nodes_per_leaf}; }},
         {Decl("cluster.scale_out.routing", KeyType::Choice,
@@ -325,10 +371,12 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
              .choices({"ecmp", "spray", "dmodk", "shortest-path"}),
          [](R& r, const KeyValue& v) { r.routing = to_str(v); }, [](const R& r) -> KeyValue { return r.routing; }},
         {Decl("cluster.network", KeyType::Choice,
-              "how collectives are costed: closed forms, or every group's flows on the topology graph sharing links in SimGrid")
+              "how collectives are costed: closed forms, or every group's flows on the topology graph sharing links in "
+              "SimGrid")
              .choices({"analytical", "simgrid"}),
          [](R& r, const KeyValue& v) {
-             r.network = to_str(v) == "simgrid" ? hardware::NetworkBackend::Simgrid : hardware::NetworkBackend::Analytical;
+             r.network =
+                 to_str(v) == "simgrid" ? hardware::NetworkBackend::Simgrid : hardware::NetworkBackend::Analytical;
          },
          [](const R& r) -> KeyValue { return std::string(hardware::network_name(r.network)); }},
     });
@@ -346,10 +394,28 @@ std::vector<const KeyInfo*> all_keys() {
     std::vector<const KeyInfo*> out;
     // Section by section, in the order a scenario file reads; a sub-mapping after its section's values.
     auto sub_mapping = [](const KeyInfo* k) { return !k->section().empty() && k->shown_type == "mapping"; };
-    for (const std::string section :
-         {"", "model", "model.moe", "model.mla", "cluster", "cluster.scale_out", "parallel", "training", "training.documents", "stack", "serving", "serving.disaggregation",
-          "serving.disaggregation.prefill", "serving.disaggregation.decode", "traffic", "traffic.prompt", "traffic.output",
-          "traffic.shared_prefix", "traffic.sessions", "slo", "capacity", "search"})
+    for (const std::string section : {"",
+                                      "model",
+                                      "model.moe",
+                                      "model.mla",
+                                      "cluster",
+                                      "cluster.scale_out",
+                                      "parallel",
+                                      "training",
+                                      "training.documents",
+                                      "stack",
+                                      "serving",
+                                      "serving.disaggregation",
+                                      "serving.disaggregation.prefill",
+                                      "serving.disaggregation.decode",
+                                      "traffic",
+                                      "traffic.prompt",
+                                      "traffic.output",
+                                      "traffic.shared_prefix",
+                                      "traffic.sessions",
+                                      "slo",
+                                      "capacity",
+                                      "search"})
         for (bool mappings : {false, true})
             for (const KeyInfo* k : every)
                 if (k->section() == section && sub_mapping(k) == mappings) out.push_back(k);
@@ -381,12 +447,14 @@ std::string key_reference_markdown() {
             for (const auto& c : k->choices) type += (type.empty() ? "" : " \\| ") + ("`" + c + "`");
             if (k->type == KeyType::ChoiceList) type = "list of " + type;
         }
-        if (k->type == KeyType::Quantity) type += std::string(" (") + sim::dimension_name(k->unit) + ", e.g. `" +
-                                                  sim::dimension_example(k->unit) + "`)";
+        if (k->type == KeyType::Quantity)
+            type +=
+                std::string(" (") + sim::dimension_name(k->unit) + ", e.g. `" + sim::dimension_example(k->unit) + "`)";
         if (!k->shown_type.empty()) type = k->shown_type;
         else if (k->type == KeyType::Integer || k->type == KeyType::Number || k->type == KeyType::IntegerList) {
             char buf[64];
-            if (k->min > -1e300 && k->max < 1e300 && k->max < 2e9) std::snprintf(buf, sizeof buf, " %g..%g", k->min, k->max);
+            if (k->min > -1e300 && k->max < 1e300 && k->max < 2e9)
+                std::snprintf(buf, sizeof buf, " %g..%g", k->min, k->max);
             else if (k->min > -1e300) std::snprintf(buf, sizeof buf, " >= %g", k->min);
             else buf[0] = 0;
             type += buf;

@@ -9,18 +9,18 @@
 // files use the same keys), `cluster` and `cluster.scale_out` (catalog ids and sizes), and the
 // training plan: `parallel` (the layout shared with serving), `training` (what a step does) and
 // `stack` (the software stack; a preset from workloads/stacks/ and its overrides).
-#include <cstdint>
-#include <limits>
-#include <string>
-#include <variant>
-#include <vector>
-
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
 #include "plans/search_space.h"
 #include "sim/units.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
 
 namespace fathom::plans {
 
@@ -34,14 +34,14 @@ std::string format_value(const KeyValue& v);
 struct KeyInfo {
     std::string path;  // "parallel.tp"
     KeyType type = KeyType::Text;
-    sim::Dimension unit = sim::Dimension::Bytes;  // Quantity only
-    std::vector<std::string> choices;             // Choice only
+    sim::Dimension unit = sim::Dimension::Bytes;            // Quantity only
+    std::vector<std::string> choices;                       // Choice only
     double min = -std::numeric_limits<double>::infinity();  // Integer and Number, inclusive
     double max = std::numeric_limits<double>::infinity();
     bool required = false;
     std::string default_text;  // the default as the docs show it (a value, or how it is derived)
     std::string doc;
-    std::string shown_type;    // how the reference shows a structural key's type ("mapping"); empty: from `type`
+    std::string shown_type;  // how the reference shows a structural key's type ("mapping"); empty: from `type`
 
     std::string section() const;  // "parallel"
     std::string name() const;     // "tp"

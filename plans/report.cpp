@@ -1,9 +1,9 @@
 #include "plans/report.h"
 
-#include <cstdio>
-
 #include "plans/keys.h"
 #include "sim/stable_hash.h"
+
+#include <cstdio>
 
 namespace fathom::plans {
 namespace {
@@ -85,9 +85,10 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     add_percentiles(s, "itl_ms", r.itl_s, 1e3);
     add_percentiles(s, "e2e_latency_s", r.e2e_s, 1.0);
     if (r.kv_transfer_s.max > 0) add_percentiles(s, "kv_transfer_ms", r.kv_transfer_s, 1e3);
-    s.add("latency_conventions", std::string("ttft: arrival to first token, queueing included (ttft_service: from first "
-                                             "scheduled); tpot: per request, (e2e - ttft) / (output tokens - 1); itl: every "
-                                             "gap between consecutive tokens; e2e: arrival to last token"));
+    s.add("latency_conventions",
+          std::string("ttft: arrival to first token, queueing included (ttft_service: from first "
+                      "scheduled); tpot: per request, (e2e - ttft) / (output tokens - 1); itl: every "
+                      "gap between consecutive tokens; e2e: arrival to last token"));
     s.add("slo.ttft_ms", r.slo_ttft_s * 1e3);
     s.add("slo.tpot_ms", r.slo_tpot_s * 1e3);
     s.add("slo_attainment", r.slo_attainment);

@@ -3,13 +3,13 @@
 // row per evaluated scenario) and named tables of records (one row per pipeline stage, ...). Field
 // names are the `fathom run --json` keys documented in the README; a dotted name ("memory_bytes.total")
 // is one column, which JSON writers nest.
+#include "plans/evaluate.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
-
-#include "plans/evaluate.h"
 
 namespace fathom::plans {
 

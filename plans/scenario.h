@@ -3,18 +3,18 @@
 // searcher): a model, a cluster and the plan of one workload kind. Adding a workload (serving) means
 // adding its plan to WorkloadPlan and its evaluation to plans/evaluate.cpp; nothing here is
 // training-specific beyond that list.
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <variant>
-#include <vector>
-
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
 #include "plans/search_space.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
 
 namespace fathom::plans {
 
@@ -44,7 +44,9 @@ struct Scenario {
 
     WorkloadKind kind() const { return static_cast<WorkloadKind>(plan.index()); }
     const workloads::TrainingPlan* training() const { return std::get_if<workloads::TrainingPlan>(&plan); }
-    const workloads::serving::ServingPlan* serving() const { return std::get_if<workloads::serving::ServingPlan>(&plan); }
+    const workloads::serving::ServingPlan* serving() const {
+        return std::get_if<workloads::serving::ServingPlan>(&plan);
+    }
 };
 
 }  // namespace fathom::plans

@@ -1,5 +1,11 @@
 #include "plans/search.h"
 
+#include "plans/constraints.h"
+#include "plans/keys.h"
+#include "plans/search_wire.h"
+#include "sim/error.h"
+#include "workloads/training/training_memory.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -9,12 +15,6 @@
 #include <mutex>
 #include <numeric>
 #include <thread>
-
-#include "plans/constraints.h"
-#include "plans/keys.h"
-#include "plans/search_wire.h"
-#include "sim/error.h"
-#include "workloads/training/training_memory.h"
 
 namespace fathom::plans {
 
@@ -46,7 +46,7 @@ namespace {
 
 // The axes with their defaults filled in (search_space.h: an empty list is the default).
 SearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpec& c, const TrainingPlan& base,
-                                  SearchSpace s) {
+                          SearchSpace s) {
     const int64_t gpus = c.gpus();
     if (s.tp.empty())  // within a node (TP traffic stays on the scale-up fabric), dividing the query heads
         for (int64_t d : divisors(c.gpus_per_node))
@@ -72,8 +72,8 @@ std::string gib(double bytes) {
     return buf;
 }
 
-void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const EvaluationContext& context,
-                  double b_noise, double b0, double price, Candidate& c) {
+void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                  const EvaluationContext& context, double b_noise, double b0, double price, Candidate& c) {
     const auto violations = check_training_plan(model, cluster, c.plan);
     if (!violations.empty()) {
         c.status = CandidateStatus::Pruned;
@@ -112,7 +112,8 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
     c.capacity_bytes = r.memory_capacity_bytes;
     c.statistical_efficiency = statistical_efficiency(b_noise, b0, c.plan.training.global_batch);
     c.goodput_tokens_per_s = c.tokens_per_s * c.statistical_efficiency;
-    if (price > 0 && c.tokens_per_s > 0) c.usd_per_million_tokens = price * c.plan.gpus() / 3600.0 / c.tokens_per_s * 1e6;
+    if (price > 0 && c.tokens_per_s > 0)
+        c.usd_per_million_tokens = price * c.plan.gpus() / 3600.0 / c.tokens_per_s * 1e6;
 }
 
 }  // namespace
@@ -121,15 +122,16 @@ namespace {
 
 // The parallel layouts of the space, in axis order: tp x pp x cp dividing the GPU count, vp > 1
 // only with a pipeline, ep > 1 only for a mixture-of-experts model.
-std::vector<workloads::ParallelLayout> layouts(const models::ModelSpec& model, int64_t gpus, const workloads::ParallelLayout& base,
-                                               const SearchSpace& s) {
+std::vector<workloads::ParallelLayout> layouts(const models::ModelSpec& model, int64_t gpus,
+                                               const workloads::ParallelLayout& base, const SearchSpace& s) {
     std::vector<workloads::ParallelLayout> out;
     for (int64_t tp : s.tp)
         for (int64_t pp : s.pp)
             for (int64_t vp : s.vp)
                 for (int64_t cp : s.cp)
                     for (int64_t ep : s.ep) {
-                        if (gpus % (tp * pp * cp) != 0 || (pp == 1 && vp > 1) || (!model.moe.enabled() && ep > 1)) continue;
+                        if (gpus % (tp * pp * cp) != 0 || (pp == 1 && vp > 1) || (!model.moe.enabled() && ep > 1))
+                            continue;
                         workloads::ParallelLayout l = base;
                         l.tp = static_cast<int>(tp);
                         l.pp = static_cast<int>(pp);
@@ -153,14 +155,17 @@ std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& mode
     for (const workloads::ParallelLayout& layout : layouts(model, cluster.gpus(), base.layout, s)) {
         // Without data parallelism (dense or expert) ZeRO shards nothing, and without a pipeline
         // the schedule does not matter: the first stage and schedule stand for all.
-        const bool sharded = layout.dp * layout.cp > 1 || (model.moe.enabled() && layout.group(models::GroupKind::edp).size > 1);
+        const bool sharded =
+            layout.dp * layout.cp > 1 || (model.moe.enabled() && layout.group(models::GroupKind::edp).size > 1);
         for (int64_t mb : s.micro_batch)
             for (int64_t gb : s.global_batch)
                 for (int64_t zero : s.zero_stage)
                     for (const std::string& rc : s.recompute)
                         for (const std::string& sched : s.schedule)
                             for (const std::string& dt : s.dtype) {
-                                if ((!sharded && zero != s.zero_stage.front()) || (layout.pp == 1 && sched != s.schedule.front())) continue;
+                                if ((!sharded && zero != s.zero_stage.front()) ||
+                                    (layout.pp == 1 && sched != s.schedule.front()))
+                                    continue;
                                 TrainingPlan p = base;
                                 p.layout = layout;
                                 p.training.micro_batch = static_cast<int>(mb);
@@ -169,7 +174,9 @@ std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& mode
                                 p.training.layers_per_virtual_stage.clear();
                                 set_training_key(p, "training.recompute", rc);
                                 set_training_key(p, "training.schedule",
-                                                 sched != "auto" ? sched : layout.vp > 1 ? "interleaved-1f1b" : "1f1b");
+                                                 sched != "auto" ? sched
+                                                 : layout.vp > 1 ? "interleaved-1f1b"
+                                                                 : "1f1b");
                                 set_training_key(p, "stack.dtype", dt);
                                 out.push_back(std::move(p));
                             }
@@ -217,8 +224,9 @@ void run_candidates(size_t n, const SearchOptions& options, const std::function<
     if (options.progress) options.progress(done, total);
 }
 
-SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const TrainingPlan& base,
-                             const SearchSpace& space, const EvaluationContext& context, const SearchOptions& options) {
+SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                             const TrainingPlan& base, const SearchSpace& space, const EvaluationContext& context,
+                             const SearchOptions& options) {
     if (space.objective == "capacity")
         throw sim::InputError("capacity ranks serving plans; training plans rank by goodput, throughput or cost", "", 0,
                               "search.objective");
@@ -255,19 +263,22 @@ void finalize_training_search(SearchResult& result, const SearchSpace& space) {
         if (space.objective == "cost") return -c.usd_per_million_tokens;
         return c.goodput_tokens_per_s;
     };
-    std::stable_sort(result.ranking.begin(), result.ranking.end(),
-                     [&](int64_t x, int64_t y) { return key(cs[static_cast<size_t>(x)]) > key(cs[static_cast<size_t>(y)]); });
-    mark_pareto(cs, [](const Candidate& c) { return c.tokens_per_s; }, [](const Candidate& c) { return c.peak_memory_bytes; },
-                &Candidate::pareto_memory);
+    std::stable_sort(result.ranking.begin(), result.ranking.end(), [&](int64_t x, int64_t y) {
+        return key(cs[static_cast<size_t>(x)]) > key(cs[static_cast<size_t>(y)]);
+    });
+    mark_pareto(
+        cs, [](const Candidate& c) { return c.tokens_per_s; }, [](const Candidate& c) { return c.peak_memory_bytes; },
+        &Candidate::pareto_memory);
     if (space.price_per_gpu_hour > 0)
-        mark_pareto(cs, [](const Candidate& c) { return c.goodput_tokens_per_s; },
-                    [](const Candidate& c) { return c.usd_per_million_tokens; }, &Candidate::pareto_cost);
+        mark_pareto(
+            cs, [](const Candidate& c) { return c.goodput_tokens_per_s; },
+            [](const Candidate& c) { return c.usd_per_million_tokens; }, &Candidate::pareto_cost);
 }
 
 namespace {
 std::vector<double*> share_numbers(Candidate& c) {
-    return {&c.peak_memory_bytes, &c.capacity_bytes, &c.step_time_s, &c.tokens_per_s, &c.mfu, &c.statistical_efficiency,
-            &c.goodput_tokens_per_s, &c.usd_per_million_tokens};
+    return {&c.peak_memory_bytes,      &c.capacity_bytes,       &c.step_time_s,           &c.tokens_per_s, &c.mfu,
+            &c.statistical_efficiency, &c.goodput_tokens_per_s, &c.usd_per_million_tokens};
 }
 }  // namespace
 

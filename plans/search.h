@@ -9,13 +9,13 @@
 // its candidate's index, so the result is bit-identical at any thread count; ties in the ranking
 // go to the lower index. A time limit makes the set of evaluated candidates depend on the machine
 // (those not started are reported as skipped).
+#include "plans/evaluate.h"
+#include "plans/search_space.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include "plans/evaluate.h"
-#include "plans/search_space.h"
 
 namespace fathom::plans {
 
@@ -26,17 +26,17 @@ struct Candidate {
     int64_t index = 0;
     workloads::TrainingPlan plan;
     CandidateStatus status = CandidateStatus::Skipped;
-    std::string reason;                  // why pruned (the violated keys) or out of memory
-    double peak_memory_bytes = 0;        // from the estimate (pruned for memory) or the replay
+    std::string reason;            // why pruned (the violated keys) or out of memory
+    double peak_memory_bytes = 0;  // from the estimate (pruned for memory) or the replay
     double capacity_bytes = 0;
     double step_time_s = 0;
-    double tokens_per_s = 0;             // whole cluster
+    double tokens_per_s = 0;  // whole cluster
     double mfu = 0;
     double statistical_efficiency = 1;
-    double goodput_tokens_per_s = 0;     // tokens_per_s x statistical_efficiency
-    double usd_per_million_tokens = 0;   // 0 without a price
-    bool pareto_memory = false;          // no other evaluated plan has more throughput and less memory
-    bool pareto_cost = false;            // no other has more goodput at a lower cost per token
+    double goodput_tokens_per_s = 0;    // tokens_per_s x statistical_efficiency
+    double usd_per_million_tokens = 0;  // 0 without a price
+    bool pareto_memory = false;         // no other evaluated plan has more throughput and less memory
+    bool pareto_cost = false;           // no other has more goodput at a lower cost per token
 };
 
 // One process's share of a search run by several (MPI ranks, or Python workers): it evaluates the
@@ -51,8 +51,8 @@ struct Partition {
 struct SearchOptions {
     Partition partition;
     int threads = 1;
-    int64_t max_candidates = 0;  // 0: all; else the first N of the enumeration order
-    double time_limit_s = 0;     // 0: none; candidates not started by then are skipped
+    int64_t max_candidates = 0;                      // 0: all; else the first N of the enumeration order
+    double time_limit_s = 0;                         // 0: none; candidates not started by then are skipped
     std::function<void(int64_t, int64_t)> progress;  // (candidates done, total), from the caller's thread
 };
 
@@ -60,8 +60,8 @@ struct SearchResult {
     std::vector<Candidate> candidates;  // in enumeration order
     std::vector<int64_t> ranking;       // indices of evaluated candidates, best first
     int64_t evaluated = 0, pruned = 0, out_of_memory = 0, skipped = 0;
-    bool truncated = false;             // max_candidates cut the enumeration
-    double base_global_batch = 0;       // B0 of the statistical efficiency
+    bool truncated = false;        // max_candidates cut the enumeration
+    double base_global_batch = 0;  // B0 of the statistical efficiency
 };
 
 // Runs evaluate(i) for every i in [0, n) that options.partition owns, on options.threads threads
@@ -114,8 +114,10 @@ double statistical_efficiency(double b_noise, double b0, double b);
 // The candidate plans of `space` around `base` (the scenario's plan: its stack, sequence length
 // and every key no axis sets), before any check. Throws InputError for an axis value no plan can
 // take (an unknown schedule or dtype).
-std::vector<workloads::TrainingPlan> enumerate_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
-                                                              const workloads::TrainingPlan& base, const SearchSpace& space);
+std::vector<workloads::TrainingPlan> enumerate_training_plans(const models::ModelSpec& model,
+                                                              const hardware::ClusterSpec& cluster,
+                                                              const workloads::TrainingPlan& base,
+                                                              const SearchSpace& space);
 
 SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                              const workloads::TrainingPlan& base, const SearchSpace& space,

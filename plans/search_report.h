@@ -2,11 +2,11 @@
 // Search candidates as flat records (plans/report.h): one row per candidate, the columns of
 // `fathom search -o` (CSV) and --json, and of the Python package's DataFrames. A field a candidate
 // does not have (the metrics of a pruned one) is left out of its record.
-#include <vector>
-
 #include "plans/report.h"
 #include "plans/search.h"
 #include "plans/serving_search.h"
+
+#include <vector>
 
 namespace fathom::plans {
 

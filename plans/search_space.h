@@ -14,11 +14,11 @@ namespace fathom::plans {
 
 struct SearchSpace {
     // Both kinds.
-    std::vector<int64_t> tp, pp;  // training: dp = GPUs / (tp x pp x cp); serving: one replica's degrees
-    double price_per_gpu_hour = 0;          // USD; 0: no cost column
+    std::vector<int64_t> tp, pp;    // training: dp = GPUs / (tp x pp x cp); serving: one replica's degrees
+    double price_per_gpu_hour = 0;  // USD; 0: no cost column
     // training: goodput | throughput | cost; serving: goodput | throughput | cost | capacity
     std::string objective = "goodput";
-    int top = 10;                           // rows of the printed table
+    int top = 10;  // rows of the printed table
 
     // Training.
     std::vector<int64_t> vp, cp, ep;
@@ -39,10 +39,10 @@ struct SearchSpace {
     double restart_s = 0;
 
     // Serving.
-    std::vector<std::string> accelerator;    // device types tried (catalog ids, checked when loaded)
-    std::vector<int64_t> replicas;           // replicas of tp x pp (both pools together when disaggregated)
-    std::vector<std::string> disaggregation; // off | on (every xPyD split of the replicas)
-    std::vector<std::string> policy;         // batching policies
+    std::vector<std::string> accelerator;     // device types tried (catalog ids, checked when loaded)
+    std::vector<int64_t> replicas;            // replicas of tp x pp (both pools together when disaggregated)
+    std::vector<std::string> disaggregation;  // off | on (every xPyD split of the replicas)
+    std::vector<std::string> policy;          // batching policies
     std::vector<int64_t> max_num_seqs, max_num_batched_tokens;
     std::vector<std::pair<std::string, double>> prices;  // per accelerator id, USD per GPU-hour (search.prices)
 };

@@ -1,9 +1,9 @@
 #include "plans/search_wire.h"
 
+#include "sim/error.h"
+
 #include <cstdio>
 #include <cstdlib>
-
-#include "sim/error.h"
 
 namespace fathom::plans {
 
@@ -69,7 +69,8 @@ std::string SearchWireReader::text() {
 size_t SearchWireReader::index(size_t candidates) {
     const int64_t i = integer();
     if (i < 0 || static_cast<size_t>(i) >= candidates)
-        malformed("candidate " + std::to_string(i) + " of " + std::to_string(candidates) + " (a share of another search?)");
+        malformed("candidate " + std::to_string(i) + " of " + std::to_string(candidates) +
+                  " (a share of another search?)");
     return static_cast<size_t>(i);
 }
 

@@ -2,12 +2,12 @@
 // The text form of a partitioned search's share (plans/search.h: encode_search_share): tokens
 // separated by spaces; integers in decimal, doubles in C99 hexadecimal (%a: exact, so the merged
 // result is bit-identical to a single process's), strings as <length>:<bytes>.
+#include "plans/search.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "plans/search.h"
 
 namespace fathom::plans {
 

@@ -1,15 +1,15 @@
 #include "plans/serving_search.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <limits>
-
 #include "plans/capacity.h"
 #include "plans/catalog.h"
 #include "plans/search_wire.h"
 #include "sim/error.h"
 #include "workloads/serving/serving_memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 
 namespace fathom::plans {
 
@@ -21,7 +21,8 @@ namespace {
 // The axes with their defaults filled in. Replicas: powers of two, then the most that fit, for the
 // largest tp x pp tried (smaller replicas fill the cluster with more; enumerate() drops the counts
 // a candidate's GPUs cannot hold).
-SearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpec& c, const ServingPlan& base, SearchSpace s) {
+SearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpec& c, const ServingPlan& base,
+                          SearchSpace s) {
     if (s.accelerator.empty()) s.accelerator = {c.accelerator.id};
     if (s.tp.empty())  // within a node, dividing the query heads (the plan checks ask the same of KV heads)
         for (int64_t d : divisors(c.gpus_per_node))
@@ -49,9 +50,9 @@ std::string layout_of(const ServingPlan& p) {
     const PoolLayout& l = p.disaggregated() ? *p.prefill : p.replica;
     const std::string shape = "tp" + std::to_string(l.tp) + (l.pp > 1 ? " pp" + std::to_string(l.pp) : "");
     if (p.disaggregated())
-        std::snprintf(buf, sizeof buf, "%dP%dD %s %s", p.prefill->replicas, p.decode->replicas, shape.c_str(), l.accelerator.id.c_str());
-    else
-        std::snprintf(buf, sizeof buf, "%d x %s %s", l.replicas, shape.c_str(), l.accelerator.id.c_str());
+        std::snprintf(buf, sizeof buf, "%dP%dD %s %s", p.prefill->replicas, p.decode->replicas, shape.c_str(),
+                      l.accelerator.id.c_str());
+    else std::snprintf(buf, sizeof buf, "%d x %s %s", l.replicas, shape.c_str(), l.accelerator.id.c_str());
     return buf;
 }
 
@@ -66,7 +67,7 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
         return;
     }
     for (const PoolLayout* pool : p.disaggregated() ? std::vector<const PoolLayout*>{&*p.prefill, &*p.decode}
-                                                     : std::vector<const PoolLayout*>{&p.replica}) {
+                                                    : std::vector<const PoolLayout*>{&p.replica}) {
         const auto mem = workloads::serving::replica_memory(model, *pool, p.kernels, p.kv, p.batching, p.engine);
         if (!mem.fits()) {
             c.status = CandidateStatus::OutOfMemory;
@@ -114,7 +115,8 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
     } else if (space.objective == "throughput") {
         c.score = c.output_tokens_per_s / g;
     } else if (space.objective == "cost") {
-        c.score = c.usd_per_1k_good_requests > 0 ? -c.usd_per_1k_good_requests : -std::numeric_limits<double>::infinity();
+        c.score =
+            c.usd_per_1k_good_requests > 0 ? -c.usd_per_1k_good_requests : -std::numeric_limits<double>::infinity();
     } else {
         c.score = c.goodput_requests_per_s / g;
     }
@@ -123,7 +125,8 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
 }  // namespace
 
 std::vector<ServingPlan> enumerate_serving_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
-                                                 const ServingPlan& base, const SearchSpace& space, const Catalog& catalog) {
+                                                 const ServingPlan& base, const SearchSpace& space,
+                                                 const Catalog& catalog) {
     const SearchSpace s = with_defaults(model, cluster, base, space);
     std::vector<ServingPlan> out;
     for (const std::string& id : s.accelerator) {
@@ -172,20 +175,22 @@ std::vector<ServingPlan> enumerate_serving_plans(const models::ModelSpec& model,
     return out;
 }
 
-ServingSearchResult search_serving(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const ServingPlan& base,
-                                   const SearchSpace& space, const EvaluationContext& context, uint64_t seed,
-                                   const SearchOptions& options) {
+ServingSearchResult search_serving(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                                   const ServingPlan& base, const SearchSpace& space, const EvaluationContext& context,
+                                   uint64_t seed, const SearchOptions& options) {
     if (!context.catalog) throw sim::InputError("a serving search needs the catalog in its evaluation context");
     ServingSearchResult result;
     const SearchSpace filled = with_defaults(model, cluster, base, space);
     result.priced = std::all_of(filled.accelerator.begin(), filled.accelerator.end(),
                                 [&](const std::string& id) { return price_of(space, id) > 0; });
     if (space.objective == "cost" && !result.priced)
-        throw sim::InputError("ranking by cost needs a price for every device type (search.price_per_gpu_hour or search.prices)", "", 0,
-                              "search.objective");
+        throw sim::InputError(
+            "ranking by cost needs a price for every device type (search.price_per_gpu_hour or search.prices)", "", 0,
+            "search.objective");
     if (base.slo.ttft_s <= 0 && base.slo.tpot_s <= 0 && space.objective != "throughput")
-        throw sim::InputError("ranking serving plans by " + space.objective + " needs an SLO: set slo.ttft and/or slo.tpot", "", 0,
-                              "slo");
+        throw sim::InputError(
+            "ranking serving plans by " + space.objective + " needs an SLO: set slo.ttft and/or slo.tpot", "", 0,
+            "slo");
     std::vector<ServingPlan> plans = enumerate_serving_plans(model, cluster, base, space, *context.catalog);
     if (options.max_candidates > 0 && static_cast<int64_t>(plans.size()) > options.max_candidates) {
         plans.resize(static_cast<size_t>(options.max_candidates));
@@ -199,7 +204,8 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
         c.plan = std::move(plans[i]);
         c.layout = layout_of(c.plan);
         c.gpus = c.plan.gpus();
-        c.usd_per_hour = price_of(space, (c.plan.disaggregated() ? *c.plan.prefill : c.plan.replica).accelerator.id) * c.gpus;
+        c.usd_per_hour =
+            price_of(space, (c.plan.disaggregated() ? *c.plan.prefill : c.plan.replica).accelerator.id) * c.gpus;
     }
     run_candidates(cs.size(), options, [&](size_t i) { evaluate_one(model, cluster, space, context, seed, cs[i]); });
     finalize_serving_search(result, space);
@@ -225,15 +231,25 @@ void finalize_serving_search(ServingSearchResult& result, const SearchSpace& spa
         [&](const ServingCandidate& c) { return result.priced ? c.usd_per_hour : static_cast<double>(c.gpus); },
         &ServingCandidate::pareto_cost);
     mark_pareto(
-        cs, [](const ServingCandidate& c) { return c.output_tokens_per_s; }, [](const ServingCandidate& c) { return c.ttft_p90_s; },
-        &ServingCandidate::pareto_latency);
+        cs, [](const ServingCandidate& c) { return c.output_tokens_per_s; },
+        [](const ServingCandidate& c) { return c.ttft_p90_s; }, &ServingCandidate::pareto_latency);
 }
 
 namespace {
 std::vector<double*> share_numbers(ServingCandidate& c) {
-    return {&c.kv_tokens_per_replica, &c.slo_attainment, &c.goodput_requests_per_s, &c.requests_per_s, &c.output_tokens_per_s,
-            &c.ttft_p50_s, &c.ttft_p90_s, &c.tpot_p50_s, &c.tpot_p90_s, &c.usd_per_1k_good_requests, &c.joules_per_output_token,
-            &c.capacity_requests_per_s, &c.score};
+    return {&c.kv_tokens_per_replica,
+            &c.slo_attainment,
+            &c.goodput_requests_per_s,
+            &c.requests_per_s,
+            &c.output_tokens_per_s,
+            &c.ttft_p50_s,
+            &c.ttft_p90_s,
+            &c.tpot_p50_s,
+            &c.tpot_p90_s,
+            &c.usd_per_1k_good_requests,
+            &c.joules_per_output_token,
+            &c.capacity_requests_per_s,
+            &c.score};
 }
 }  // namespace
 

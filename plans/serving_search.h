@@ -19,13 +19,13 @@
 // candidate's pools both take the candidate's device type and tp x pp; other serving keys (engine,
 // KV settings, router, dtype) are the scenario's. Other device types run in nodes shaped as the
 // cluster's (gpus_per_node, scale-up and scale-out fabrics).
-#include <cstdint>
-#include <string>
-#include <vector>
-
 #include "plans/evaluate.h"
 #include "plans/search.h"
 #include "plans/search_space.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace fathom::plans {
 
@@ -33,25 +33,27 @@ struct ServingCandidate {
     int64_t index = 0;
     workloads::serving::ServingPlan plan;
     CandidateStatus status = CandidateStatus::Skipped;
-    std::string reason;                  // why pruned (the violated keys) or out of memory
-    std::string layout;                  // "2 x tp4 h100-sxm-80gb", "3P1D tp2 h100-sxm-80gb"
+    std::string reason;  // why pruned (the violated keys) or out of memory
+    std::string layout;  // "2 x tp4 h100-sxm-80gb", "3P1D tp2 h100-sxm-80gb"
     int gpus = 0;
-    double usd_per_hour = 0;             // the plan's GPUs at their prices; 0 without one
-    double kv_tokens_per_replica = 0;    // from the memory check (decode pool when disaggregated)
+    double usd_per_hour = 0;           // the plan's GPUs at their prices; 0 without one
+    double kv_tokens_per_replica = 0;  // from the memory check (decode pool when disaggregated)
     // At the scenario's traffic (every objective).
     double slo_attainment = 0;
     double goodput_requests_per_s = 0, requests_per_s = 0, output_tokens_per_s = 0;
     double ttft_p50_s = 0, ttft_p90_s = 0, tpot_p50_s = 0, tpot_p90_s = 0;
-    double usd_per_1k_good_requests = 0; // 0 without a price or without goodput
-    double joules_per_output_token = 0;  // at the devices' TDP (an upper bound); 0 without one
+    double usd_per_1k_good_requests = 0;  // 0 without a price or without goodput
+    double joules_per_output_token = 0;   // at the devices' TDP (an upper bound); 0 without one
     // capacity objective: the highest rate meeting slo.target (median over seeds).
     double capacity_requests_per_s = 0;
-    double score = 0;                    // the objective's value (higher is better)
-    bool pareto_cost = false;            // no other has more goodput (capacity) at no more USD/h (GPUs)
-    bool pareto_latency = false;         // no other has more output tokens/s at no higher p90 TTFT
+    double score = 0;             // the objective's value (higher is better)
+    bool pareto_cost = false;     // no other has more goodput (capacity) at no more USD/h (GPUs)
+    bool pareto_latency = false;  // no other has more output tokens/s at no higher p90 TTFT
 
     // Evaluated, with an SLO attainment reaching the plan's slo.target.
-    bool meets_slo() const { return status == CandidateStatus::Evaluated && slo_attainment >= plan.slo.target_attainment; }
+    bool meets_slo() const {
+        return status == CandidateStatus::Evaluated && slo_attainment >= plan.slo.target_attainment;
+    }
 };
 
 struct ServingSearchResult {
@@ -59,7 +61,7 @@ struct ServingSearchResult {
     std::vector<int64_t> ranking;              // evaluated candidates, best first
     int64_t evaluated = 0, pruned = 0, out_of_memory = 0, skipped = 0;
     bool truncated = false;
-    bool priced = false;                       // every device type tried has a price
+    bool priced = false;  // every device type tried has a price
 };
 
 // The candidate plans of `space` around `base`, before any check. Throws InputError for an

@@ -4,12 +4,6 @@
 // for DataFrames. Input errors raise fathom.InputError (a ValueError) with the CLI's file, line and
 // key message. The GIL is released while loading and simulating, so Python threads run
 // simulations in parallel.
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-
-#include <memory>
-#include <sstream>
-
 #include "plans/adaptive.h"
 #include "plans/capacity.h"
 #include "plans/evaluate.h"
@@ -22,6 +16,12 @@
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "workloads/serving/serving_metrics.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <sstream>
 
 namespace py = pybind11;
 using namespace fathom;
@@ -39,7 +39,8 @@ struct Loaded {
     plans::EvaluationContext context;
 };
 
-Loaded load(const std::string& path, const std::string& yaml, const std::string& name, const std::vector<std::string>& overrides) {
+Loaded load(const std::string& path, const std::string& yaml, const std::string& name,
+            const std::vector<std::string>& overrides) {
     py::gil_scoped_release release;
     Loaded l;
     if (!path.empty()) {
@@ -80,7 +81,8 @@ py::dict request_dict(const workloads::serving::RequestRecord& r, const std::vec
     d["id"] = r.id;
     d["replica"] = r.replica;
     d["decode_replica"] = r.decode_replica;
-    if (r.slo_class >= 0 && static_cast<size_t>(r.slo_class) < classes.size()) d["slo_class"] = classes[static_cast<size_t>(r.slo_class)];
+    if (r.slo_class >= 0 && static_cast<size_t>(r.slo_class) < classes.size())
+        d["slo_class"] = classes[static_cast<size_t>(r.slo_class)];
     else d["slo_class"] = r.slo_class;
     d["arrival_s"] = r.arrival_s;
     d["queue_s"] = r.queue_s;
@@ -137,18 +139,20 @@ py::dict capacity(const Loaded& l) {
     // The keys of `fathom capacity --json`.
     py::list probes;
     for (const auto& p : c.probes)
-        probes.append(py::dict(py::arg("seed") = p.seed, py::arg("rate") = p.rate, py::arg("slo_attainment") = p.attainment,
-                               py::arg("goodput") = p.goodput));
+        probes.append(py::dict(py::arg("seed") = p.seed, py::arg("rate") = p.rate,
+                               py::arg("slo_attainment") = p.attainment, py::arg("goodput") = p.goodput));
     return py::dict(py::arg("scenario") = l.scenario.name, py::arg("capacity_requests_per_s") = c.rate,
-                    py::arg("capacity_min") = c.rate_min, py::arg("capacity_max") = c.rate_max, py::arg("per_seed") = c.per_seed,
-                    py::arg("below_min_rate") = c.below_min, py::arg("above_max_rate") = c.above_max,
+                    py::arg("capacity_min") = c.rate_min, py::arg("capacity_max") = c.rate_max,
+                    py::arg("per_seed") = c.per_seed, py::arg("below_min_rate") = c.below_min,
+                    py::arg("above_max_rate") = c.above_max,
                     py::arg("offline_requests_per_s") = c.offline_requests_per_s,
                     py::arg("slo_target") = plan->slo.target_attainment, py::arg("probes") = probes);
 }
 
 // A search, or one share of a partitioned one (rank of size; rank -1: evaluate nothing, the
 // skeleton a merge fills). Returns the candidates as records, the ranking, and the share's text.
-py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, int size, const std::vector<std::string>& shares) {
+py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, int size,
+                const std::vector<std::string>& shares) {
     const plans::SearchSpace space = l.scenario.search.value_or(plans::SearchSpace{});
     plans::SearchOptions opt;
     opt.threads = std::max(1, threads);
@@ -173,12 +177,13 @@ py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, 
                 counts[0] = r.evaluated, counts[1] = r.pruned, counts[2] = r.out_of_memory, counts[3] = r.skipped;
                 truncated = r.truncated;
             } else {
-                auto r = plans::search_serving(l.scenario.model, l.scenario.cluster, *l.scenario.serving(), space, l.context,
-                                               l.scenario.seed, opt);
+                auto r = plans::search_serving(l.scenario.model, l.scenario.cluster, *l.scenario.serving(), space,
+                                               l.context, l.scenario.seed, opt);
                 share = plans::encode_serving_search_share(r, opt.partition);
                 for (const auto& s : shares) plans::merge_serving_search_share(r, s);
                 if (!shares.empty()) plans::finalize_serving_search(r, space);
-                for (const auto& c : r.candidates) rows.push_back(plans::serving_candidate_record(c, space.objective == "capacity"));
+                for (const auto& c : r.candidates)
+                    rows.push_back(plans::serving_candidate_record(c, space.objective == "capacity"));
                 ranking = r.ranking;
                 counts[0] = r.evaluated, counts[1] = r.pruned, counts[2] = r.out_of_memory, counts[3] = r.skipped;
                 truncated = r.truncated;
@@ -187,9 +192,10 @@ py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, 
             throw sim::InputError(e.bare_message(), l.scenario.file, 0, e.key());
         }
     }
-    return py::dict(py::arg("kind") = l.scenario.training() ? "training" : "serving", py::arg("objective") = space.objective,
-                    py::arg("candidates") = records(rows), py::arg("ranking") = ranking, py::arg("evaluated") = counts[0],
-                    py::arg("pruned") = counts[1], py::arg("out_of_memory") = counts[2], py::arg("skipped") = counts[3],
+    return py::dict(py::arg("kind") = l.scenario.training() ? "training" : "serving",
+                    py::arg("objective") = space.objective, py::arg("candidates") = records(rows),
+                    py::arg("ranking") = ranking, py::arg("evaluated") = counts[0], py::arg("pruned") = counts[1],
+                    py::arg("out_of_memory") = counts[2], py::arg("skipped") = counts[3],
                     py::arg("truncated") = truncated, py::arg("share") = py::bytes(share));
 }
 
@@ -198,8 +204,8 @@ py::list compare(const std::string& path, bool other_metrics, const std::string&
     {
         py::gil_scoped_release release;
         // As the CLI: one case comes with its other_metrics entries.
-        results = scenarios::compare_measured(path, scenarios::make_context(catalog(), 1), other_metrics || !only_case.empty(),
-                                              only_case);
+        results = scenarios::compare_measured(path, scenarios::make_context(catalog(), 1),
+                                              other_metrics || !only_case.empty(), only_case);
     }
     py::list out;
     for (const auto& r : results) out.append(record(scenarios::compare_record(r)));
@@ -226,12 +232,14 @@ PYBIND11_MODULE(_fathom, m) {
     m.def("load", &load, py::arg("path"), py::arg("yaml"), py::arg("name"), py::arg("overrides"),
           "Load a scenario from a file (path) or a YAML string (yaml, reported as `name`), with key=value overrides.");
     m.def("run", &run, py::arg("scenario"), py::arg("requests") = false, py::arg("trace") = false,
-          "Predict a loaded scenario: the `fathom run --json` report as flat records; with requests, the per-request rows "
+          "Predict a loaded scenario: the `fathom run --json` report as flat records; with requests, the per-request "
+          "rows "
           "of a serving run; with trace, the Chrome trace JSON text.");
     m.def("capacity", &capacity, py::arg("scenario"), "The highest request rate meeting the SLOs (`fathom capacity`).");
-    m.def("search", &search, py::arg("scenario"), py::arg("threads") = 1, py::arg("max_candidates") = 0, py::arg("rank") = 0,
-          py::arg("size") = 1, py::arg("shares") = std::vector<std::string>{},
-          "A plan search (`fathom search`), or the share rank of size of one; shares of the other ranks merge into it.");
+    m.def(
+        "search", &search, py::arg("scenario"), py::arg("threads") = 1, py::arg("max_candidates") = 0,
+        py::arg("rank") = 0, py::arg("size") = 1, py::arg("shares") = std::vector<std::string>{},
+        "A plan search (`fathom search`), or the share rank of size of one; shares of the other ranks merge into it.");
     m.def("compare", &compare, py::arg("path"), py::arg("other_metrics") = false, py::arg("case") = std::string(),
           "Every case of a measured-format file against its prediction (`fathom compare`).");
 }

@@ -1,14 +1,14 @@
 #include "scenarios/calibration_io.h"
 
+#include "scenarios/yaml_node.h"
+#include "sim/error.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
-
-#include "scenarios/yaml_node.h"
-#include "sim/error.h"
 
 namespace fathom::scenarios {
 
@@ -73,15 +73,15 @@ MeasurementFile read_measurements_csv(const std::string& path) {
                 size_t pos = 0;
                 const double v = std::stod(s, &pos);
                 if (pos == s.size()) return v;
-            } catch (const std::exception&) {
-            }
+            } catch (const std::exception&) {}
             throw sim::InputError("expected a number, got '" + s + "'", path, line_no, name);
         };
         const std::string op = get("op");
         const double t = num("time_us", true) * 1e-6;
         if (!(t > 0) || !std::isfinite(t))
-            throw sim::InputError("a kernel time must be a positive finite number of microseconds, got '" + get("time_us") + "'", path,
-                                  line_no, "time_us");
+            throw sim::InputError(
+                "a kernel time must be a positive finite number of microseconds, got '" + get("time_us") + "'", path,
+                line_no, "time_us");
         if (op == "launch") {
             out.launch_us.push_back(t * 1e6);
             continue;
@@ -94,11 +94,13 @@ MeasurementFile read_measurements_csv(const std::string& path) {
         auto i64 = [&](const char* name) {
             const double v = num(name, true);
             if (!(v >= 1 && v <= 9007199254740992.0) || v != std::floor(v))
-                throw sim::InputError("expected a whole number from 1 to 2^53, got '" + get(name) + "'", path, line_no, name);
+                throw sim::InputError("expected a whole number from 1 to 2^53, got '" + get(name) + "'", path, line_no,
+                                      name);
             return static_cast<int64_t>(v);
         };
         if (op == "gemm") {
-            m.op = models::gemm_op("gemm", i64("m"), i64("n"), i64("k"), *dtype, get("batch").empty() ? 1 : i64("batch"));
+            m.op =
+                models::gemm_op("gemm", i64("m"), i64("n"), i64("k"), *dtype, get("batch").empty() ? 1 : i64("batch"));
         } else if (op == "attention_fwd" || op == "attention_bwd") {
             models::AttentionShape s;
             s.heads = i64("heads");
@@ -114,7 +116,8 @@ MeasurementFile read_measurements_csv(const std::string& path) {
         } else if (!op.empty()) {
             const double bytes = num("bytes", true);
             if (!(bytes > 0) || !std::isfinite(bytes))
-                throw sim::InputError("must be a positive finite number of bytes, got '" + get("bytes") + "'", path, line_no, "bytes");
+                throw sim::InputError("must be a positive finite number of bytes, got '" + get("bytes") + "'", path,
+                                      line_no, "bytes");
             m.op = models::memory_op(op, bytes);
             m.op.dtype = *dtype;
             // Row kernels keep their row width (a coordinate of their table group).

@@ -8,10 +8,10 @@
 //    memcpy_h2d, memcpy_d2h); `launch` rows (empty-kernel time) are reported, not fitted.
 //  - calibration table YAML (written by `fathom calibrate fit`), referenced from an accelerator's
 //    catalog entry by `calibration_table: <path relative to the data dir>`.
+#include "models/cost/calibration_table.h"
+
 #include <string>
 #include <vector>
-
-#include "models/cost/calibration_table.h"
 
 namespace fathom::scenarios {
 

@@ -1,10 +1,10 @@
 #include "scenarios/catalog.h"
 
-#include <cstdlib>
-#include <filesystem>
-
 #include "scenarios/schema.h"
 #include "sim/error.h"
+
+#include <cstdlib>
+#include <filesystem>
 
 #ifndef FATHOM_DEFAULT_DATA_DIR
 #define FATHOM_DEFAULT_DATA_DIR "."
@@ -58,14 +58,16 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     a.scale_up = n.str("scale_up");
     if (n.has("calibration_table")) {
         // Relative to the data directory (the directory holding hardware/ and models/).
-        const fs::path file = fs::path(n.file()).parent_path().parent_path().parent_path().parent_path() / n.str("calibration_table");
+        const fs::path file =
+            fs::path(n.file()).parent_path().parent_path().parent_path().parent_path() / n.str("calibration_table");
         if (!fs::is_regular_file(file)) n.fail("calibration_table", "no calibration table at '" + file.string() + "'");
         a.calibration_table = file.string();
     }
     const Node c = n.child("calibration");
-    c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "gemm_k_half_fp8", "attention_fwd_efficiency",
-                  "attention_bwd_efficiency", "attention_seq_half", "attention_fa2_relative", "memory_efficiency",
-                  "sustained_clock", "serving_clock", "attention_mla_decode_efficiency"});
+    c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "gemm_k_half_fp8",
+                  "attention_fwd_efficiency", "attention_bwd_efficiency", "attention_seq_half",
+                  "attention_fa2_relative", "memory_efficiency", "sustained_clock", "serving_clock",
+                  "attention_mla_decode_efficiency"});
     const Node ge = c.child("gemm_efficiency");
     for (const auto& k : ge.keys()) {
         const auto d = hardware::parse_dtype(k);
@@ -126,7 +128,8 @@ hardware::ScaleUpSpec parse_fabric(const Node& n) {
         f.nvls_latency = c.sourced_quantity("nvls_latency", Dimension::Time);
     }
     f.fill_fraction = c.sourced_number("pipeline_fill_fraction");
-    if (f.fill_fraction < 0 || f.fill_fraction > 10) c.fail("pipeline_fill_fraction", "expected a number from 0 to 10 (fill time over bandwidth time)");
+    if (f.fill_fraction < 0 || f.fill_fraction > 10)
+        c.fail("pipeline_fill_fraction", "expected a number from 0 to 10 (fill time over bandwidth time)");
     f.fill_max = c.sourced_quantity("pipeline_fill_max", Dimension::Bytes);
     f.step_latency = c.sourced_quantity("step_latency", Dimension::Time);
     return f;
@@ -234,10 +237,12 @@ models::ModelSpec parse_model(const Node& n, bool catalog_file) {
         check_section_keys(*mla, "model.mla");
         read_section(*mla, "model.mla", plans::model_keys(), m);
         // Training expands the latent into per-head keys and values.
-        if (n.has("kv_heads") && m.kv_heads != m.heads) n.fail("kv_heads", "latent attention (mla) has one key/value head per head");
+        if (n.has("kv_heads") && m.kv_heads != m.heads)
+            n.fail("kv_heads", "latent attention (mla) has one key/value head per head");
         m.kv_heads = m.heads;
     }
-    if (m.ffn == 0 && m.moe_layers() < m.layers) n.fail("", "missing required key 'ffn' (the MLP width of the dense layers)");
+    if (m.ffn == 0 && m.moe_layers() < m.layers)
+        n.fail("", "missing required key 'ffn' (the MLP width of the dense layers)");
     // Derived defaults (plans/keys.h): kv_heads = heads.
     if (!n.has("kv_heads")) m.kv_heads = m.heads;
     if (m.heads % m.kv_heads != 0) n.fail("kv_heads", "heads must be a multiple of kv_heads");
@@ -248,16 +253,19 @@ models::ModelSpec parse_model(const Node& n, bool catalog_file) {
 std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
     const fs::path hw = fs::path(root) / "hardware" / "catalog";
     if (!fs::is_directory(hw))
-        throw sim::InputError("hardware catalog not found at '" + hw.string() + "' (set FATHOM_DATA_DIR to the fathom source tree)");
+        throw sim::InputError("hardware catalog not found at '" + hw.string() +
+                              "' (set FATHOM_DATA_DIR to the fathom source tree)");
     auto c = std::make_shared<plans::Catalog>();
     load_dir(hw / "accelerators", "accelerator", c->accelerators(), parse_accelerator);
     load_dir(hw / "fabrics", "scale_up", c->fabrics(), parse_fabric);
     load_dir(hw / "nics", "nic", c->nics(), parse_nic);
     load_dir(hw / "pcie", "pcie", c->pcies(), parse_pcie);
     load_dir(hw / "storage", "ssd", c->ssds(), parse_ssd);
-    load_dir(fs::path(root) / "models" / "catalog", "model", c->models(), [](const Node& n) { return parse_model(n, true); });
+    load_dir(fs::path(root) / "models" / "catalog", "model", c->models(),
+             [](const Node& n) { return parse_model(n, true); });
     load_dir(fs::path(root) / "workloads" / "stacks", "stack", c->stacks(), [](const Node& n) {
-        return parse_preset(n, plans::training_plan_keys(), "frameworks", "not a training-plan key (parallel.*, training.*, stack.*)");
+        return parse_preset(n, plans::training_plan_keys(), "frameworks",
+                            "not a training-plan key (parallel.*, training.*, stack.*)");
     });
     load_dir(fs::path(root) / "workloads" / "engines", "serving-engine", c->engines(), [](const Node& n) {
         return parse_preset(n, plans::serving_plan_keys(), "engines", "not a serving key (serving.*)");

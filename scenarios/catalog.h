@@ -3,13 +3,13 @@
 // fabrics,nics,pcie,storage}/, <data>/models/catalog/ and <data>/workloads/stacks/, one entry per
 // file, id = file stem. Every number in them is a {value, source} pair; loading checks that each
 // has a source. <data> is $FATHOM_DATA_DIR if set, else the source tree fathom was built from.
-#include <memory>
-#include <string>
-#include <vector>
-
 #include "models/llm/model_spec.h"
 #include "plans/catalog.h"
 #include "scenarios/yaml_node.h"
+
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace fathom::scenarios {
 

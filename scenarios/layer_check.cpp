@@ -1,13 +1,13 @@
 #include "scenarios/layer_check.h"
 
-#include <cmath>
-#include <fstream>
-#include <map>
-
 #include "models/llm/dense_layer.h"
 #include "models/llm/moe_layer.h"
 #include "scenarios/calibration_io.h"
 #include "sim/error.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
 
 namespace fathom::scenarios {
 
@@ -34,8 +34,7 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
                 size_t pos = 0;
                 const double v = std::stod(s, &pos);
                 if (pos == s.size() && v > 0 && std::isfinite(v)) return v;
-            } catch (const std::exception&) {
-            }
+            } catch (const std::exception&) {}
             throw sim::InputError("expected a positive number, got '" + s + "'", path, line_no, name);
         };
         // Counts (sequences, tokens, keys) are whole numbers below 2^53: 1.5 sequences is an error,
@@ -52,8 +51,8 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
         m.phase = get("phase");
         if (m.phase != "train" && m.phase != "forward" && m.phase != "prefill" && m.phase != "decode" &&
             m.phase != "decode_graph")
-            throw sim::InputError("unknown phase '" + m.phase + "' (train, forward, prefill, decode, decode_graph)", path,
-                                  line_no, "phase");
+            throw sim::InputError("unknown phase '" + m.phase + "' (train, forward, prefill, decode, decode_graph)",
+                                  path, line_no, "phase");
         m.batch = count("batch");
         m.q_len = count("q_len");
         m.kv_len = count("kv_len");
@@ -61,7 +60,8 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
         // Optional column: eager (default: layers.py) or fused (layers_compiled.py, torch.compile).
         const std::string ew = col.count("elementwise") ? get("elementwise") : std::string();
         if (!ew.empty() && ew != "eager" && ew != "fused")
-            throw sim::InputError("unknown elementwise kernels '" + ew + "' (eager, fused)", path, line_no, "elementwise");
+            throw sim::InputError("unknown elementwise kernels '" + ew + "' (eager, fused)", path, line_no,
+                                  "elementwise");
         m.fused_elementwise = ew == "fused";
         out.push_back(m);
     }
@@ -92,7 +92,8 @@ LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m,
     in.kernels.fused_elementwise = m.fused_elementwise;  // eager PyTorch, or torch.compile's fusions
     in.kernels.attention_kernel = models::AttentionKernel::Fa3;
     const bool moe = model.moe.num_experts > 0;
-    const models::LayerProgram fwd = moe ? models::moe_layer_forward(model, in) : models::dense_layer_forward(model, in);
+    const models::LayerProgram fwd =
+        moe ? models::moe_layer_forward(model, in) : models::dense_layer_forward(model, in);
     std::vector<models::OpDesc> ops = fwd.ops();
     if (m.phase == "train") {
         const auto bwd = models::backward_program(fwd).ops();

@@ -15,12 +15,12 @@
 // The layer is priced as layers.py runs it: TP 1, bf16, flash attention of FlashAttention-3 class
 // (cuDNN), elementwise ops eager or fused as the row says (KernelStack::fused_elementwise), no
 // communication.
-#include <string>
-#include <vector>
-
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
 #include "plans/catalog.h"
+
+#include <string>
+#include <vector>
 
 namespace fathom::scenarios {
 

@@ -1,14 +1,14 @@
 #include "scenarios/measured.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "scenarios/catalog.h"
 #include "scenarios/measured_case.h"
 #include "scenarios/measured_schema.h"
 #include "scenarios/source_supplement.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace fathom::scenarios {
 namespace detail {
@@ -28,20 +28,24 @@ int int_from(const YAML::Node& section, const std::string& where, const char* ke
     try {
         v = n.as<long long>();
     } catch (const YAML::Exception&) {
-        throw BadCase{where + "." + key, lo == 1 ? "expected a positive integer" : "expected an integer >= " + std::to_string(lo), line};
+        throw BadCase{where + "." + key,
+                      lo == 1 ? "expected a positive integer" : "expected an integer >= " + std::to_string(lo), line};
     }
     if (v < lo || v > 2147483647LL)
         throw BadCase{where + "." + key,
-                      "must be an integer from " + std::to_string(lo) + " to 2147483647, got " + std::to_string(v), line};
+                      "must be an integer from " + std::to_string(lo) + " to 2147483647, got " + std::to_string(v),
+                      line};
     return static_cast<int>(v);
 }
 
 }  // namespace
 
-int positive_int(const YAML::Node& section, const std::string& where, const char* key) { return int_from(section, where, key, 1); }
+int positive_int(const YAML::Node& section, const std::string& where, const char* key) {
+    return int_from(section, where, key, 1);
+}
 
-std::string choice(const YAML::Node& section, const std::string& where, const char* key, std::initializer_list<const char*> allowed,
-                   const std::string& fallback) {
+std::string choice(const YAML::Node& section, const std::string& where, const char* key,
+                   std::initializer_list<const char*> allowed, const std::string& fallback) {
     if (!has(section, key)) return fallback;
     const YAML::Node n = section[key];
     const std::string v = n.IsScalar() ? n.Scalar() : std::string();
@@ -50,10 +54,13 @@ std::string choice(const YAML::Node& section, const std::string& where, const ch
         if (v == a) return v;
         all += std::string(all.empty() ? "" : ", ") + a;
     }
-    throw BadCase{where.empty() ? key : where + "." + key, "expected one of " + all + ", got '" + v + "'", n.Mark().line + 1};
+    throw BadCase{where.empty() ? key : where + "." + key, "expected one of " + all + ", got '" + v + "'",
+                  n.Mark().line + 1};
 }
 
-int nonnegative_int(const YAML::Node& section, const std::string& where, const char* key) { return int_from(section, where, key, 0); }
+int nonnegative_int(const YAML::Node& section, const std::string& where, const char* key) {
+    return int_from(section, where, key, 0);
+}
 
 // The NIC of a case: named by the fabric id where it fixes the generation; otherwise the
 // 200 Gb/s generation when the case gives <= 25 GB/s per GPU, or gives nothing on an A100 (the
@@ -91,9 +98,9 @@ struct VocabFamily {
     int64_t vocab;
 };
 constexpr VocabFamily kVocabFamilies[] = {
-    {"llama 3", 128256}, {"llama-3", 128256}, {"llama3", 128256}, {"llama 2", 32000}, {"llama-2", 32000},
-    {"llama2", 32000},   {"mixtral", 32000},  {"qwen3", 151936},  {"deepseek-v3", 129280}, {"deepseek-v2", 102400},
-    {"nemotron", 256000}, {"gpt-3", 51200},   {"gpt3", 51200},    {"megatron", 51200},     {"mpt", 50432},
+    {"llama 3", 128256},  {"llama-3", 128256}, {"llama3", 128256}, {"llama 2", 32000},      {"llama-2", 32000},
+    {"llama2", 32000},    {"mixtral", 32000},  {"qwen3", 151936},  {"deepseek-v3", 129280}, {"deepseek-v2", 102400},
+    {"nemotron", 256000}, {"gpt-3", 51200},    {"gpt3", 51200},    {"megatron", 51200},     {"mpt", 50432},
 };
 
 }  // namespace
@@ -114,7 +121,8 @@ models::ModelSpec case_model(const YAML::Node& m, std::vector<std::string>& assu
         s.vocab = positive_int(m, "model", "vocab");
     } else {
         std::string name = s.name;
-        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        std::transform(name.begin(), name.end(), name.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
         for (const auto& f : kVocabFamilies)
             if (name.find(f.key) != std::string::npos) {
                 s.vocab = f.vocab;
@@ -142,14 +150,15 @@ models::ModelSpec case_model(const YAML::Node& m, std::vector<std::string>& assu
         s.kv_heads = s.heads;  // the latent expands into one key/value head per head
     }
     if (s.ffn == 0 && s.moe_layers() < s.layers) throw Unsupported{"dense layers without an MLP width (ffn)"};
-    const std::string act = choice(m, "model", "activation", {"gelu", "relu", "squared_relu", "swiglu", "geglu"}, "gelu");
-    s.activation = act == "swiglu" ? models::Activation::Swiglu
-                   : act == "geglu" ? models::Activation::Geglu
+    const std::string act =
+        choice(m, "model", "activation", {"gelu", "relu", "squared_relu", "swiglu", "geglu"}, "gelu");
+    s.activation = act == "swiglu"         ? models::Activation::Swiglu
+                   : act == "geglu"        ? models::Activation::Geglu
                    : act == "squared_relu" ? models::Activation::SquaredRelu
-                   : act == "relu" ? models::Activation::Relu
-                                   : models::Activation::Gelu;
+                   : act == "relu"         ? models::Activation::Relu
+                                           : models::Activation::Gelu;
     s.norm = choice(m, "model", "norm", {"layernorm", "rmsnorm"}, "layernorm") == "rmsnorm" ? models::Norm::RmsNorm
-                                                                                         : models::Norm::LayerNorm;
+                                                                                            : models::Norm::LayerNorm;
     const std::string pos = choice(m, "model", "position_embedding", {"rope", "alibi", "learned", "none"}, "rope");
     s.position = pos == "learned" ? models::PositionEmbedding::Learned
                  : pos == "alibi" ? models::PositionEmbedding::Alibi
@@ -206,8 +215,8 @@ namespace {
 YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::string& described,
                         std::vector<std::string>& derived) {
     YAML::Node v = YAML::Clone(c);
-    for (const char* q : {"metric", "value", "unit", "statistic", "scope", "flops_convention", "attention_flops", "peak_tflops",
-                          "direction", "link"}) {
+    for (const char* q : {"metric", "value", "unit", "statistic", "scope", "flops_convention", "attention_flops",
+                          "peak_tflops", "direction", "link"}) {
         if (entry[q]) v[q] = YAML::Clone(entry[q]);
         else v.remove(q);
     }
@@ -241,10 +250,11 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
             else if (t["micro_batch_size"] && t["grad_accum"])
                 per_rank = t["micro_batch_size"].as<long long>() * t["grad_accum"].as<long long>(),
                 how = "micro_batch_size x grad_accum";
-            if (per_rank > 0 && dp * per_rank <= 2147483647LL && t["global_batch_size"].as<long long>() != dp * per_rank) {
+            if (per_rank > 0 && dp * per_rank <= 2147483647LL &&
+                t["global_batch_size"].as<long long>() != dp * per_rank) {
                 v["training"]["global_batch_size"] = dp * per_rank;
-                derived.push_back("variant: global batch " + std::to_string(dp * per_rank) + " = dp " + std::to_string(dp) +
-                                  " x " + how + " " + std::to_string(per_rank));
+                derived.push_back("variant: global batch " + std::to_string(dp * per_rank) + " = dp " +
+                                  std::to_string(dp) + " x " + how + " " + std::to_string(per_rank));
             }
         }
         const int per_node = v["cluster"]["gpus_per_node"].as<int>();
@@ -333,7 +343,8 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
                 std::vector<std::string> derived;
                 // The variant's own run of the source (a variant may change the model).
                 std::vector<std::string> variant_supplied;
-                const YAML::Node v = supplement_case(variant_case(raw, entry, described, derived), supplements, variant_supplied);
+                const YAML::Node v =
+                    supplement_case(variant_case(raw, entry, described, derived), supplements, variant_supplied);
                 CompareResult r = run(v, &entry);
                 r.assumptions.insert(r.assumptions.begin(), derived.begin(), derived.end());
                 r.assumptions.insert(r.assumptions.begin(), variant_supplied.begin(), variant_supplied.end());

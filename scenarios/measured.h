@@ -4,30 +4,30 @@
 // framework's software stack is its preset (workloads/stacks/, each value with its source), and
 // what the source omits beyond it is filled by documented rules (listed per case as assumptions).
 // Cases fathom cannot express yet are returned with status "unsupported" and why.
+#include "plans/context.h"
+#include "plans/report.h"
+#include "workloads/training/training_step.h"
+
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "plans/context.h"
-#include "plans/report.h"
-#include "workloads/training/training_step.h"
-
 namespace fathom::scenarios {
 
 struct CompareResult {
-    std::string id;          // case id; "<case id>#<n>" for the n-th entry of other_metrics
-    std::string variant;     // for other_metrics entries: the changed fields ("a=1, b=2"), empty if none
+    std::string id;       // case id; "<case id>#<n>" for the n-th entry of other_metrics
+    std::string variant;  // for other_metrics entries: the changed fields ("a=1, b=2"), empty if none
     std::string kind;
     std::string metric;
     std::string unit;
     double measured = 0;
     double predicted = 0;
-    double error = 0;  // (predicted - measured) / measured
+    double error = 0;    // (predicted - measured) / measured
     std::string status;  // "ok" or "unsupported"
     std::string reason;  // for unsupported
     std::vector<std::string> assumptions;
-    std::string stack;   // the stack preset used ("defaults": none for this framework)
+    std::string stack;  // the stack preset used ("defaults": none for this framework)
     double step_time_s = 0;
     double peak_memory_bytes = 0;
     double memory_capacity_bytes = 0;

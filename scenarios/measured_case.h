@@ -1,16 +1,16 @@
 #pragma once
 // Pieces of scenarios/measured.cpp shared by the training, serving and microbenchmark comparisons
 // (internal).
+#include "models/llm/model_spec.h"
+#include "plans/catalog.h"
+#include "plans/context.h"
+#include "scenarios/measured.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <initializer_list>
 #include <string>
 #include <vector>
-
-#include "models/llm/model_spec.h"
-#include "plans/catalog.h"
-#include "plans/context.h"
-#include "scenarios/measured.h"
 
 namespace fathom::scenarios::detail {
 
@@ -30,8 +30,8 @@ struct BadCase {
 int positive_int(const YAML::Node& section, const std::string& where, const char* key);
 // `section[key]` when it is one of `allowed`, `fallback` when absent; BadCase naming the choices
 // otherwise (an unknown value never falls back silently).
-std::string choice(const YAML::Node& section, const std::string& where, const char* key, std::initializer_list<const char*> allowed,
-                   const std::string& fallback);
+std::string choice(const YAML::Node& section, const std::string& where, const char* key,
+                   std::initializer_list<const char*> allowed, const std::string& fallback);
 // The same, >= 0.
 int nonnegative_int(const YAML::Node& section, const std::string& where, const char* key);
 

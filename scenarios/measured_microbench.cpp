@@ -16,9 +16,6 @@
 //                uniformly the expected number of destinations follows from the hypergeometric
 //                law. The counted bytes include the rank's (node's) own share, the time is the
 //                all-to-all of the bytes that leave it; both conventions are stated as assumptions.
-#include <algorithm>
-#include <cmath>
-
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/moe_layer.h"
@@ -26,6 +23,9 @@
 #include "plans/catalog.h"
 #include "plans/evaluate.h"
 #include "scenarios/measured_case.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace fathom::scenarios::detail {
 namespace {
@@ -61,9 +61,11 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
 
     if (op == "gemm") {
         if (out.metric != "gemm_tflops") throw Unsupported{"metric '" + out.metric + "' of a GEMM"};
-        const auto m = positive_int(b, "benchmark", "M"), n = positive_int(b, "benchmark", "N"), k = positive_int(b, "benchmark", "K");
+        const auto m = positive_int(b, "benchmark", "M"), n = positive_int(b, "benchmark", "N"),
+                   k = positive_int(b, "benchmark", "K");
         const hardware::Dtype d = case_dtype(opt_str(b, "dtype", "bf16"));
-        if (!cluster.accelerator.has(d)) throw Unsupported{"accelerator has no " + std::string(hardware::dtype_name(d)) + " tensor cores"};
+        if (!cluster.accelerator.has(d))
+            throw Unsupported{"accelerator has no " + std::string(hardware::dtype_name(d)) + " tensor cores"};
         std::string kind;
         const auto cost = plans::cost_model_for(cluster.accelerator, ctx, kind, models::Load::Kernel);
         const models::OpDesc g = models::gemm_op("gemm", m, n, k, d);
@@ -76,7 +78,8 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         if (out.metric != "attention_tflops") throw Unsupported{"metric '" + out.metric + "' of attention"};
         const std::string phase = b["phase"].as<std::string>();
         if (phase != "forward" && phase != "backward") throw Unsupported{"attention phase '" + phase + "'"};
-        if (has(b, "paged_kv") && b["paged_kv"].as<bool>()) throw Unsupported{"paged decode attention is not compared yet"};
+        if (has(b, "paged_kv") && b["paged_kv"].as<bool>())
+            throw Unsupported{"paged decode attention is not compared yet"};
         models::AttentionShape a;
         const int64_t batch = positive_int(b, "benchmark", "batch"), seq = positive_int(b, "benchmark", "seq_len");
         a.heads = positive_int(b, "benchmark", "heads");
@@ -110,7 +113,8 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         if (has(b, "size_bytes")) {
             size = b["size_bytes"].as<double>();
             if (!(size > 0) || !std::isfinite(size))
-                throw BadCase{"benchmark.size_bytes", "expected a positive finite number of bytes", b["size_bytes"].Mark().line + 1};
+                throw BadCase{"benchmark.size_bytes", "expected a positive finite number of bytes",
+                              b["size_bytes"].Mark().line + 1};
         } else if (impl == "p2pBandwidthLatencyTest") {
             size = 4.0e7;  // NVIDIA/cuda-samples p2pBandwidthLatencyTest.cu: numElems = 10000000 ints per copy
             out.assumptions.push_back("40 MB per copy (p2pBandwidthLatencyTest's 10,000,000 ints)");
@@ -135,15 +139,19 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         if (copy == "d2d") throw Unsupported{"device-to-device copies are not compared yet"};
         const std::string method = choice(b, "benchmark", "copy_method", {"ce", "sm"}, "ce");
         if (!has(b, "copy_method")) out.assumptions.push_back("copy method not stated: the copy engine");
-        if (!has(b, "copy")) out.assumptions.push_back("copy direction not stated (host-to-device and back are priced alike)");
-        if (method == "sm") throw Unsupported{"SM-driven copies are not modelled (fathom's PCIe rate is the copy engine's)"};
+        if (!has(b, "copy"))
+            out.assumptions.push_back("copy direction not stated (host-to-device and back are priced alike)");
+        if (method == "sm")
+            throw Unsupported{"SM-driven copies are not modelled (fathom's PCIe rate is the copy engine's)"};
         out.predicted = cluster.pcie.achievable_bandwidth() / 1e9;
         out.assumptions.push_back("a large copy (latency negligible) over " + cluster.pcie.id);
         return out;
     }
     const std::map<std::string, hardware::Collective> collectives = {
-        {"allreduce", hardware::Collective::AllReduce},     {"allgather", hardware::Collective::AllGather},
-        {"reducescatter", hardware::Collective::ReduceScatter}, {"alltoall", hardware::Collective::AllToAll},
+        {"allreduce", hardware::Collective::AllReduce},
+        {"allgather", hardware::Collective::AllGather},
+        {"reducescatter", hardware::Collective::ReduceScatter},
+        {"alltoall", hardware::Collective::AllToAll},
         {"broadcast", hardware::Collective::Broadcast}};
     const auto it = collectives.find(op);
     if (it == collectives.end()) throw Unsupported{"microbenchmark op '" + op + "' is not compared yet"};
@@ -163,7 +171,8 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         // DeepEP's low-latency kernels: every (token, expert) pair travels to the expert's rank
         // (the accounting of DeepEP's own bandwidth figures), priced as the serving replay's
         // deepep_ll dispatcher prices it: an all-to-all of tokens x top_k rows.
-        if (out.metric != "latency_us") throw Unsupported{"metric '" + out.metric + "' of a low-latency MoE all-to-all"};
+        if (out.metric != "latency_us")
+            throw Unsupported{"metric '" + out.metric + "' of a low-latency MoE all-to-all"};
         const double tokens = positive_int(b, "benchmark", "tokens"), hidden = positive_int(b, "benchmark", "hidden"),
                      k = positive_int(b, "benchmark", "top_k");
         const bool fp8 = opt_str(b, "dtype", "bf16") == "fp8";
@@ -174,7 +183,8 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
     }
     if (it->second == hardware::Collective::AllToAll && has(b, "tokens")) {
         if (out.metric != "bandwidth_gb_per_s") throw Unsupported{"metric '" + out.metric + "' of an MoE all-to-all"};
-        if (impl.rfind("deepep-normal", 0) != 0) throw Unsupported{"MoE all-to-all '" + impl + "' (only DeepEP's normal kernels)"};
+        if (impl.rfind("deepep-normal", 0) != 0)
+            throw Unsupported{"MoE all-to-all '" + impl + "' (only DeepEP's normal kernels)"};
         const double tokens = positive_int(b, "benchmark", "tokens"), hidden = positive_int(b, "benchmark", "hidden"),
                      k = positive_int(b, "benchmark", "top_k");
         const std::string dt = opt_str(b, "dtype", "bf16");
@@ -192,7 +202,7 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         double counted = 0, leaving = 0;
         if (nodes <= 1) {
             const double d = destinations(n);
-            counted = tokens * d * per_token;         // everything received over NVLink, self included
+            counted = tokens * d * per_token;  // everything received over NVLink, self included
             leaving = tokens * d * (n - 1) / n * per_token;
         } else {
             const double d = destinations(nodes);

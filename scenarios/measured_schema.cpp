@@ -1,8 +1,8 @@
 #include "scenarios/measured_schema.h"
 
-#include <vector>
-
 #include "sim/error.h"
+
+#include <vector>
 
 namespace fathom::scenarios {
 
@@ -15,9 +15,9 @@ struct Field {
 };
 
 const std::vector<Field>& metric_fields() {
-    static const std::vector<Field> f = {{"metric", {}}, {"value", {}}, {"unit", {}}, {"statistic", {}}, {"scope", {}},
-                                         {"flops_convention", {}}, {"direction", {}}, {"link", {}}, {"peak_tflops", {}},
-                                         {"attention_flops", {}}};
+    static const std::vector<Field> f = {
+        {"metric", {}},           {"value", {}},     {"unit", {}}, {"statistic", {}},   {"scope", {}},
+        {"flops_convention", {}}, {"direction", {}}, {"link", {}}, {"peak_tflops", {}}, {"attention_flops", {}}};
     return f;
 }
 
@@ -32,58 +32,110 @@ const std::vector<Field>& case_fields() {
     static const std::vector<Field> f = [] {
         const std::vector<Field> pool = leaves({"gpus", "nodes", "instances", "tp", "pp", "dp", "ep", "description"});
         std::vector<Field> c = {
-            {"id", {}}, {"kind", {}},
-            {"source", leaves({"type", "repo", "mirror_of", "path", "commit", "table", "url", "title", "config", "derivation",
-                               "transcription", "snapshot", "note"})},
-            {"trust", {}}, {"completeness", {}}, {"missing", {}}, {"assumed", {}},
-            {"hardware", leaves({"accelerator", "description", "system", "peak_bf16_tflops", "peak_fp8_tflops", "hbm_tb_per_s",
-                                 "power_limit_w"})},
+            {"id", {}},
+            {"kind", {}},
+            {"source", leaves({"type", "repo", "mirror_of", "path", "commit", "table", "url", "title", "config",
+                               "derivation", "transcription", "snapshot", "note"})},
+            {"trust", {}},
+            {"completeness", {}},
+            {"missing", {}},
+            {"assumed", {}},
+            {"hardware", leaves({"accelerator", "description", "system", "peak_bf16_tflops", "peak_fp8_tflops",
+                                 "hbm_tb_per_s", "power_limit_w"})},
             {"cluster",
-             {{"gpus", {}}, {"nodes", {}}, {"gpus_per_node", {}},
+             {{"gpus", {}},
+              {"nodes", {}},
+              {"gpus_per_node", {}},
               {"intra_node", leaves({"fabric", "gb_per_s_per_gpu", "description"})},
               {"scale_out", leaves({"fabric", "gb_per_s_per_gpu", "nics_per_node", "topology", "description"})}}},
             {"model",
              [] {
-                 auto m = leaves({"name", "description", "architecture", "params_b", "active_params_b", "layers", "hidden", "heads",
-                                  "kv_heads", "head_dim", "ffn", "vocab", "seq_len", "activation", "norm", "position_embedding",
-                                  "tied_embeddings"});
+                 auto m = leaves({"name", "description", "architecture", "params_b", "active_params_b", "layers",
+                                  "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "seq_len", "activation",
+                                  "norm", "position_embedding", "tied_embeddings"});
                  m.push_back({"moe", leaves({"num_experts", "top_k", "expert_ffn", "shared_experts", "dense_layers",
                                              "moe_layer_frequency"})});
-                 m.push_back({"mla", leaves({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})});
+                 m.push_back({"mla", leaves({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                                             "v_head_dim"})});
                  return m;
              }()},
             {"training",
              [] {
-                 auto t = leaves({"framework", "framework_version", "software", "tp", "pp", "cp", "vp", "dp", "ep", "etp",
-                                  "sequence_parallel", "zero_stage", "fsdp", "reshard_after_forward", "micro_batch_size",
-                                  "batch_per_dp_rank", "global_batch_size", "grad_accum", "recompute", "cpu_offload", "pp_schedule",
-                                  "tp_comm_overlap", "dp_comm_overlap", "pp_comm_overlap", "torch_compile", "flash_attention"});
+                 auto t = leaves({"framework",
+                                  "framework_version",
+                                  "software",
+                                  "tp",
+                                  "pp",
+                                  "cp",
+                                  "vp",
+                                  "dp",
+                                  "ep",
+                                  "etp",
+                                  "sequence_parallel",
+                                  "zero_stage",
+                                  "fsdp",
+                                  "reshard_after_forward",
+                                  "micro_batch_size",
+                                  "batch_per_dp_rank",
+                                  "global_batch_size",
+                                  "grad_accum",
+                                  "recompute",
+                                  "cpu_offload",
+                                  "pp_schedule",
+                                  "tp_comm_overlap",
+                                  "dp_comm_overlap",
+                                  "pp_comm_overlap",
+                                  "torch_compile",
+                                  "flash_attention"});
                  t.push_back({"lora", leaves({"rank", "alpha"})});
                  return t;
              }()},
             {"serving",
              [&pool] {
-                 auto s = leaves({"engine", "engine_version", "backend", "benchmark_tool", "software", "tp", "pp", "dp", "ep",
-                                  "batching", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "chunked_prefill",
-                                  "prefix_cache", "num_scheduler_steps", "torch_compile", "cuda_graphs", "gpu_memory_fraction",
+                 auto s = leaves({"engine",
+                                  "engine_version",
+                                  "backend",
+                                  "benchmark_tool",
+                                  "software",
+                                  "tp",
+                                  "pp",
+                                  "dp",
+                                  "ep",
+                                  "batching",
+                                  "max_num_seqs",
+                                  "max_num_batched_tokens",
+                                  "max_model_len",
+                                  "chunked_prefill",
+                                  "prefix_cache",
+                                  "num_scheduler_steps",
+                                  "torch_compile",
+                                  "cuda_graphs",
+                                  "gpu_memory_fraction",
                                   "kv_cache_free_memory_fraction"});
-                 auto w = leaves({"arrival", "request_rate", "concurrency", "num_requests", "batch_size", "input_len", "output_len",
-                                  "dataset", "mlperf_scenario"});
+                 auto w = leaves({"arrival", "request_rate", "concurrency", "num_requests", "batch_size", "input_len",
+                                  "output_len", "dataset", "mlperf_scenario"});
                  w.push_back({"shared_prefix", leaves({"groups", "prompts_per_group", "prefix_len"})});
                  w.push_back({"slo", leaves({"ttft_ms", "tpot_ms", "percentile"})});
                  s.push_back({"workload", w});
                  s.push_back({"disaggregation",
-                              {{"measured", {}}, {"prefill", pool}, {"decode", pool},
+                              {{"measured", {}},
+                               {"prefill", pool},
+                               {"decode", pool},
                                {"kv_transfer", leaves({"link", "library", "description"})}}});
                  return s;
              }()},
             {"benchmark",
-             leaves({"op", "implementation", "tool", "software", "library", "library_version", "dtype", "out_dtype", "fp8_format",
-                     "M", "N", "K", "shape_sweep", "size_bytes", "ranks", "algorithm", "reduce_op", "in_place", "iters", "warmup",
-                     "copy", "copy_method", "phase", "tokens", "hidden", "top_k", "batch", "seq_len", "heads", "kv_heads",
-                     "head_dim", "causal", "paged_kv", "kv_block_size", "env", "description"})},
-            {"precision", leaves({"dtype", "fp8_recipe", "fp8_format", "weights", "activations", "kv_cache", "description"})},
-            {"other_metrics", {}}, {"notes", {}}};
+             leaves(
+                 {"op",          "implementation", "tool",      "software", "library",  "library_version", "dtype",
+                  "out_dtype",   "fp8_format",     "M",         "N",        "K",        "shape_sweep",     "size_bytes",
+                  "ranks",       "algorithm",      "reduce_op", "in_place", "iters",    "warmup",          "copy",
+                  "copy_method", "phase",          "tokens",    "hidden",   "top_k",    "batch",           "seq_len",
+                  "heads",       "kv_heads",       "head_dim",  "causal",   "paged_kv", "kv_block_size",   "env",
+                  "description"})},
+            {"precision",
+             leaves({"dtype", "fp8_recipe", "fp8_format", "weights", "activations", "kv_cache", "description"})},
+            {"other_metrics", {}},
+            {"notes", {}}};
         for (const Field& m : metric_fields()) c.push_back(m);
         return c;
     }();
@@ -100,12 +152,15 @@ int line_of(const YAML::Node& n) { return n.Mark().line + 1; }
 
 std::string key_text(const YAML::Node& k) { return k.IsScalar() ? k.Scalar() : std::string("(not a name)"); }
 
-void check_block(const YAML::Node& block, const std::vector<Field>& fields, const std::string& where, const std::string& file) {
+void check_block(const YAML::Node& block, const std::vector<Field>& fields, const std::string& where,
+                 const std::string& file) {
     if (!block.IsMap()) throw sim::InputError("expected a mapping", file, line_of(block), where);
     for (const auto& kv : block) {
         const std::string name = key_text(kv.first), path = where.empty() ? name : where + "." + name;
         const Field* f = find(fields, name);
-        if (!f) throw sim::InputError("not a field of measured-format v1 (shared/reference/measured-format.md)", file, line_of(kv.first), path);
+        if (!f)
+            throw sim::InputError("not a field of measured-format v1 (shared/reference/measured-format.md)", file,
+                                  line_of(kv.first), path);
         if (!f->fields.empty()) check_block(kv.second, f->fields, path, file);
     }
 }
@@ -157,9 +212,11 @@ void check_case_fields(const YAML::Node& c, const std::string& file) {
         for (const auto& kv : v) {
             const std::string path = key_text(kv.first);
             if (!resolve(path))
-                throw sim::InputError("'" + path + "' is not a configuration field of measured-format v1 (a path under cluster, model, "
-                                      "training, serving, benchmark or precision naming one field)",
-                                      file, line_of(kv.first), where + ".variant." + path);
+                throw sim::InputError(
+                    "'" + path +
+                        "' is not a configuration field of measured-format v1 (a path under cluster, model, "
+                        "training, serving, benchmark or precision naming one field)",
+                    file, line_of(kv.first), where + ".variant." + path);
             if (!kv.second.IsScalar())
                 throw sim::InputError("expected a single value", file, line_of(kv.second), where + ".variant." + path);
         }

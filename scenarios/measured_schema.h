@@ -3,9 +3,9 @@
 // checker, check_measured.py): every key of a case must be one of them, and an other_metrics
 // entry's `variant` may change only configuration fields (under cluster, model, training,
 // serving, benchmark or precision). Names only: the readers check the values they use.
-#include <string>
-
 #include <yaml-cpp/yaml.h>
+
+#include <string>
 
 namespace fathom::scenarios {
 

@@ -3,13 +3,13 @@
 // each remaining gap is filled by a rule listed as an assumption. Metrics are computed under the
 // source's own conventions: a GenAI-Perf / AIPerf "ITL" is a per-request average (fathom's tpot),
 // vLLM's and SGLang's ITL is per gap; static-batch latency is the time to finish the batch.
-#include <algorithm>
-#include <cmath>
-
 #include "plans/catalog.h"
 #include "plans/evaluate.h"
 #include "scenarios/measured_case.h"
 #include "sim/error.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace fathom::scenarios::detail {
 namespace {
@@ -85,21 +85,24 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
     const YAML::Node hw = c["hardware"], cl = c["cluster"], sv = c["serving"], prec = c["precision"];
     const YAML::Node w = sv["workload"];
     for (const auto& note : c["notes"])
-        if (note.IsScalar() && note.as<std::string>().find("cannot be reproduced from its typed configuration") != std::string::npos)
+        if (note.IsScalar() &&
+            note.as<std::string>().find("cannot be reproduced from its typed configuration") != std::string::npos)
             throw Unsupported{"its notes say it cannot be reproduced from its typed configuration"};
     std::string measured_pool;  // disaggregated: the pool the case measured alone
     if (has(sv, "disaggregation")) {
         measured_pool = opt_str(sv["disaggregation"], "measured", "both");
         if (measured_pool != "prefill" && measured_pool != "decode")
             throw Unsupported{"disaggregated cases measured as a whole system are not compared yet"};
-        if (!has(sv["disaggregation"], measured_pool.c_str())) throw Unsupported{"the measured pool's layout is not given"};
+        if (!has(sv["disaggregation"], measured_pool.c_str()))
+            throw Unsupported{"the measured pool's layout is not given"};
     }
     const models::ModelSpec model = case_model(c["model"], out.assumptions);
     const std::string accel = case_accelerator(hw, cat, out);
     const std::string arrival = w["arrival"].as<std::string>();
     if (arrival == "trace") throw Unsupported{"trace-driven cases are not replayed (the trace is not in the file)"};
     if (!has(w, "input_len") || (!has(w, "output_len") && measured_pool.empty()))
-        throw Unsupported{"request lengths come from a dataset (" + opt_str(w, "dataset", "unnamed") + ") the case does not give"};
+        throw Unsupported{"request lengths come from a dataset (" + opt_str(w, "dataset", "unnamed") +
+                          ") the case does not give"};
 
     plans::ClusterRequest req;
     req.accelerator = accel;
@@ -141,7 +144,8 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
     }
     if (pool->ep > 1) {
         if (!model.moe.enabled()) throw Unsupported{"ep > 1 on a dense model"};
-        expert_parallel_engine(sv, *pool, p.isolate == workloads::serving::PoolIsolation::Decode, p, model.moe.num_experts, out);
+        expert_parallel_engine(sv, *pool, p.isolate == workloads::serving::PoolIsolation::Decode, p,
+                               model.moe.num_experts, out);
     }
     pool->accelerator = cluster.accelerator;
     if (p.disaggregated()) {
@@ -150,7 +154,8 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
     }
     const std::string dtype = opt_str(prec, "dtype", "bf16");
     p.kernels.gemm_dtype = dtype == "fp8" ? hardware::Dtype::fp8 : hardware::Dtype::bf16;
-    if (dtype != "fp8" && dtype != "bf16" && dtype != "fp16") throw Unsupported{"precision '" + dtype + "' is not modelled"};
+    if (dtype != "fp8" && dtype != "bf16" && dtype != "fp16")
+        throw Unsupported{"precision '" + dtype + "' is not modelled"};
     if (has(prec, "kv_cache")) {
         const std::string kv = opt_str(prec, "kv_cache");
         p.kv.dtype = kv == "fp8" || kv == "int8" ? hardware::Dtype::fp8 : hardware::Dtype::bf16;
@@ -164,10 +169,12 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
         // 93 ms ITL), each holding over 5000 tokens, which needs ~70 GB of fp8 KV cache but ~139 GB
         // in bf16, more than the ~89 GB that 2 x 80 GB leave beside 70 GB of fp8 weights.
         p.kv.dtype = p.kernels.kv_dtype = hardware::Dtype::fp8;
-        out.assumptions.push_back("fp8 KV cache (NIM fp8 profiles: Model Optimizer's fp8 checkpoints quantize it by default)");
+        out.assumptions.push_back(
+            "fp8 KV cache (NIM fp8 profiles: Model Optimizer's fp8 checkpoints quantize it by default)");
     }
     if (has(sv, "max_num_seqs")) p.batching.max_num_seqs = sv["max_num_seqs"].as<int64_t>();
-    if (has(sv, "max_num_batched_tokens")) p.batching.max_num_batched_tokens = sv["max_num_batched_tokens"].as<int64_t>();
+    if (has(sv, "max_num_batched_tokens"))
+        p.batching.max_num_batched_tokens = sv["max_num_batched_tokens"].as<int64_t>();
     if (has(sv, "gpu_memory_fraction")) p.kv.gpu_memory_utilization = sv["gpu_memory_fraction"].as<double>();
     if (has(sv, "prefix_cache")) p.kv.prefix_caching = sv["prefix_cache"].as<bool>();
     if (has(sv, "chunked_prefill") && !sv["chunked_prefill"].as<bool>() && engine == "vllm") p.batching.policy = "vllm";
@@ -209,7 +216,8 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
             syn.num_requests = b;
             b = (b + pool->replicas - 1) / pool->replicas;
             out.assumptions.push_back("static batch of " + std::to_string(syn.num_requests) + " dealt over the " +
-                                      std::to_string(pool->replicas) + " data-parallel ranks (" + std::to_string(b) + " each)");
+                                      std::to_string(pool->replicas) + " data-parallel ranks (" + std::to_string(b) +
+                                      " each)");
         } else {
             syn.num_requests = b * p.replica.replicas;
         }
@@ -232,8 +240,9 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
     } else if (arrival == "poisson" || arrival == "constant") {
         syn.arrival.kind = arrival == "poisson" ? ArrivalKind::Poisson : ArrivalKind::Constant;
         syn.arrival.rate = w["request_rate"].as<double>();
-        syn.num_requests = has(w, "num_requests") ? w["num_requests"].as<int64_t>()
-                                                  : std::max<int64_t>(500, static_cast<int64_t>(syn.arrival.rate * 600));
+        syn.num_requests = has(w, "num_requests")
+                               ? w["num_requests"].as<int64_t>()
+                               : std::max<int64_t>(500, static_cast<int64_t>(syn.arrival.rate * 600));
     } else {
         throw Unsupported{"arrival '" + arrival + "' is not modelled"};
     }
@@ -242,7 +251,8 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
     const plans::Outcome o = plans::evaluate_serving(model, cluster, p, ctx, 1);
     if (!o.ok()) throw Unsupported{"the plan cannot run: " + plans::describe(o.violations)};
     const ServingReport& r = *o.serving();
-    const std::string metric = out.metric, statistic = opt_str(c, "statistic", "single"), scope = opt_str(c, "scope", "system");
+    const std::string metric = out.metric, statistic = opt_str(c, "statistic", "single"),
+                      scope = opt_str(c, "scope", "system");
     const double per = scope == "per_gpu" ? p.gpus() : scope == "per_replica" ? pool->replicas : 1;
     // Static batches: throughput over the time the batches ran (all requests arrive at 0).
     if (metric == "output_tokens_per_s") out.predicted = r.output_tokens_per_s / per;
@@ -252,7 +262,8 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
     else if (metric == "ttft_ms") out.predicted = 1e3 * pick(r.ttft_s, statistic);
     else if (metric == "tpot_ms") out.predicted = 1e3 * pick(r.tpot_s, statistic);
     else if (metric == "itl_ms") {
-        const bool per_request = tool.find("genai-perf") != std::string::npos || tool.find("aiperf") != std::string::npos;
+        const bool per_request =
+            tool.find("genai-perf") != std::string::npos || tool.find("aiperf") != std::string::npos;
         out.predicted = 1e3 * pick(per_request ? r.tpot_s : r.itl_s, statistic);
         out.assumptions.push_back(per_request ? "ITL as GenAI-Perf/AIPerf count it: per request, first token excluded"
                                               : "ITL per gap between tokens");

@@ -4,9 +4,6 @@
 // (vocabulary by family, NIC generation, dispatcher and overlap from the software description,
 // uneven pipeline splits, the plausible vp range of an interleaved schedule without one, and the
 // memory savings a run that fitted must have had before any out-of-memory verdict).
-#include <algorithm>
-#include <cmath>
-
 #include "plans/catalog.h"
 #include "plans/constraints.h"
 #include "plans/evaluate.h"
@@ -14,6 +11,9 @@
 #include "sim/error.h"
 #include "workloads/training/step_costs.h"
 #include "workloads/training/training_memory.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace fathom::scenarios::detail {
 namespace {
@@ -29,8 +29,9 @@ double predict_metric(const YAML::Node& c, const std::string& metric, const work
         const std::string conv = choice(c, "", "flops_convention", {"model", "hardware", "megatron_eq3"}, "model");
         if (conv == "megatron_eq3") {
             // Narayanan et al. SC21 Eq. 3 (full recomputation included).
-            const double B = p.training.global_batch, s = static_cast<double>(p.training.seq_len), l = static_cast<double>(m.layers),
-                         h = static_cast<double>(m.hidden), V = static_cast<double>(m.vocab);
+            const double B = p.training.global_batch, s = static_cast<double>(p.training.seq_len),
+                         l = static_cast<double>(m.layers), h = static_cast<double>(m.hidden),
+                         V = static_cast<double>(m.vocab);
             return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
         }
         // The source's attention count (measured-format.md `attention_flops`); fathom's own is causal.
@@ -45,7 +46,8 @@ double predict_metric(const YAML::Node& c, const std::string& metric, const work
     if (metric == "samples_per_s") return p.training.global_batch / r.step_time_s / (scope == "per_gpu" ? gpus : 1.0);
     if (metric == "model_tflops_per_gpu") return flops_per_step() / (r.step_time_s * gpus) / 1e12;
     if (metric == "mfu_percent") {
-        const double peak = has(c, "peak_tflops") ? c["peak_tflops"].as<double>() * 1e12 : cl.accelerator.peak(p.stack.kernels.gemm_dtype);
+        const double peak = has(c, "peak_tflops") ? c["peak_tflops"].as<double>() * 1e12
+                                                  : cl.accelerator.peak(p.stack.kernels.gemm_dtype);
         return 100.0 * flops_per_step() / (r.step_time_s * gpus) / peak;
     }
     if (metric == "peak_memory_gib") return r.peak_memory_bytes / 1073741824.0;
@@ -164,7 +166,8 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
     } else {
         const bool fsdp = has(t, "fsdp") && t["fsdp"].as<bool>();
         if (fsdp) tr.zero_stage = 3;
-        out.assumptions.push_back("zero_stage = " + std::to_string(tr.zero_stage) + " (" + (fsdp ? "fsdp" : fw + " default") + ")");
+        out.assumptions.push_back("zero_stage = " + std::to_string(tr.zero_stage) + " (" +
+                                  (fsdp ? "fsdp" : fw + " default") + ")");
     }
     if (has(t, "sequence_parallel")) l.sequence_parallel = t["sequence_parallel"].as<bool>();
     if (has(t, "lora")) {
@@ -190,7 +193,8 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
         // description names them (Megatron-Core's flex dispatcher with a DeepEP or HybridEP
         // backend; "EP all-to-all overlap").
         std::string sw = opt_str(t, "software");
-        std::transform(sw.begin(), sw.end(), sw.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        std::transform(sw.begin(), sw.end(), sw.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
         if (sw.find("deepep") != std::string::npos || sw.find("hybridep") != std::string::npos) {
             p.stack.moe_dispatcher = models::MoeDispatcher::DeepEp;
             out.assumptions.push_back("token dispatcher deepep (from the software description)");
@@ -199,10 +203,12 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
             // (to the GPU of the same in-node index) and is forwarded over NVLink, the dispatch
             // DeepEP implements.
             p.stack.moe_dispatcher = models::MoeDispatcher::DeepEp;
-            out.assumptions.push_back("token dispatcher deepep (the software's custom cross-node all-to-all: once per "
-                                      "node over IB, then NVLink, as DeepEP)");
+            out.assumptions.push_back(
+                "token dispatcher deepep (the software's custom cross-node all-to-all: once per "
+                "node over IB, then NVLink, as DeepEP)");
         }
-        if (sw.find("ep all-to-all overlap") != std::string::npos && sw.find("no ep all-to-all overlap") == std::string::npos) {
+        if (sw.find("ep all-to-all overlap") != std::string::npos &&
+            sw.find("no ep all-to-all overlap") == std::string::npos) {
             p.stack.ep_comm_overlap = true;
             out.assumptions.push_back("EP all-to-all overlap (from the software description)");
         }
@@ -213,8 +219,10 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
         // Cross-entropy loss fusion has no field in the format either; the software description
         // names it (Primus: "TE cross-entropy loss fusion").
         std::string sw = opt_str(t, "software");
-        std::transform(sw.begin(), sw.end(), sw.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-        if (sw.find("cross-entropy loss fusion") != std::string::npos || sw.find("cross entropy loss fusion") != std::string::npos) {
+        std::transform(sw.begin(), sw.end(), sw.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        if (sw.find("cross-entropy loss fusion") != std::string::npos ||
+            sw.find("cross entropy loss fusion") != std::string::npos) {
             p.stack.kernels.fused_cross_entropy = true;
             out.assumptions.push_back("fused cross-entropy loss (from the software description)");
         }
@@ -223,9 +231,13 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
     tr.recompute = rc == "full"        ? workloads::Recompute::Full
                    : rc == "selective" ? workloads::Recompute::Selective
                                        : workloads::Recompute::None;
-    const std::string dt = choice(prec, "precision", "dtype", {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"}, "bf16");
-    if (dt != "bf16" && dt != "fp16" && dt != "fp8") throw Unsupported{"training GEMMs in " + dt + " are not simulated"};
-    p.stack.kernels.gemm_dtype = dt == "fp8" ? hardware::Dtype::fp8 : dt == "fp16" ? hardware::Dtype::fp16 : hardware::Dtype::bf16;
+    const std::string dt =
+        choice(prec, "precision", "dtype", {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"}, "bf16");
+    if (dt != "bf16" && dt != "fp16" && dt != "fp8")
+        throw Unsupported{"training GEMMs in " + dt + " are not simulated"};
+    p.stack.kernels.gemm_dtype = dt == "fp8"    ? hardware::Dtype::fp8
+                                 : dt == "fp16" ? hardware::Dtype::fp16
+                                                : hardware::Dtype::bf16;
     if (has(t, "tp_comm_overlap")) p.stack.tp_comm_overlap = t["tp_comm_overlap"].as<bool>();
     if (has(t, "flash_attention")) p.stack.kernels.flash_attention = t["flash_attention"].as<bool>();
     else if (!p.stack.kernels.flash_attention) out.assumptions.push_back("unfused attention (Megatron-LM 2021 stack)");
@@ -255,10 +267,13 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
         // there), ZeRO-2 elsewhere (DeepSpeed); then bf16 main gradients where the source does
         // not state the gradient dtype (fp32 is Megatron's choice, not everyone's); then
         // recomputation (below).
-        const bool megatron_family = fw == "nemo" || fw == "megatron-lm" || fw == "megatron-bridge" || fw == "megascale";
-        if (!has(t, "zero_stage") && !(has(t, "fsdp") && t["fsdp"].as<bool>()) && q.layout.dp * q.layout.cp > 1 && oom()) {
+        const bool megatron_family =
+            fw == "nemo" || fw == "megatron-lm" || fw == "megatron-bridge" || fw == "megascale";
+        if (!has(t, "zero_stage") && !(has(t, "fsdp") && t["fsdp"].as<bool>()) && q.layout.dp * q.layout.cp > 1 &&
+            oom()) {
             const int stated = q.training.zero_stage;
-            for (int z = std::max(1, stated + 1); z <= (megatron_family ? 1 : 2) && oom(); ++z) q.training.zero_stage = z;
+            for (int z = std::max(1, stated + 1); z <= (megatron_family ? 1 : 2) && oom(); ++z)
+                q.training.zero_stage = z;
             if (q.training.zero_stage != stated)
                 notes.push_back("zero_stage " + std::to_string(q.training.zero_stage) +
                                 ": the least optimizer sharding that fits (the framework default does not)");
@@ -273,7 +288,8 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
             // The source ran, so some memory saving was in effect: take the least recomputation
             // that fits (selective, with a MoE model selective plus the MoE blocks, then full)
             // and say so. The memory estimate needs no simulation.
-            for (auto r : {workloads::Recompute::Selective, workloads::Recompute::Selective, workloads::Recompute::Full}) {
+            for (auto r :
+                 {workloads::Recompute::Selective, workloads::Recompute::Selective, workloads::Recompute::Full}) {
                 if (q.training.recompute == workloads::Recompute::Selective && r == workloads::Recompute::Selective) {
                     if (model.moe_layers() == 0) continue;
                     q.training.recompute_moe = true;
@@ -281,7 +297,8 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
                 q.training.recompute = r;
                 if (!oom()) break;
             }
-            q.training.recompute_moe = q.training.recompute_moe && q.training.recompute == workloads::Recompute::Selective;
+            q.training.recompute_moe =
+                q.training.recompute_moe && q.training.recompute == workloads::Recompute::Selective;
             notes.push_back(std::string("recompute not stated; ") + workloads::recompute_name(q.training.recompute) +
                             (q.training.recompute_moe ? " with the MoE blocks" : "") + " is the least that fits");
         } else if (q.training.recompute == workloads::Recompute::Selective && oom()) {
@@ -291,13 +308,15 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
             // recomputes them), then the MoE blocks.
             if (model.mla.enabled()) {
                 q.training.recompute_mla_up_proj = true;
-                notes.push_back("selective recompute extended to the MLA up-projections (Megatron-Core "
-                                "--recompute-modules mla_up_proj): the stated plan does not fit otherwise");
+                notes.push_back(
+                    "selective recompute extended to the MLA up-projections (Megatron-Core "
+                    "--recompute-modules mla_up_proj): the stated plan does not fit otherwise");
             }
             if (model.moe_layers() > 0 && oom()) {
                 q.training.recompute_moe = true;
-                notes.push_back("selective recompute extended to the MoE blocks (Megatron-Core --recompute-modules moe): "
-                                "the stated plan does not fit otherwise");
+                notes.push_back(
+                    "selective recompute extended to the MoE blocks (Megatron-Core --recompute-modules moe): "
+                    "the stated plan does not fit otherwise");
             }
         }
         const plans::Outcome o = plans::evaluate_training(model, cluster, q, ctx);
@@ -329,7 +348,8 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
                 why = u.reason;
             }
         }
-        if (runs.empty()) throw Unsupported{"interleaved schedule without vp; no vp in the plausible range fits: " + why};
+        if (runs.empty())
+            throw Unsupported{"interleaved schedule without vp; no vp in the plausible range fits: " + why};
         std::vector<size_t> order(runs.size());
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::sort(order.begin(), order.end(), [&runs](size_t a, size_t b) { return runs[a].first < runs[b].first; });
@@ -343,8 +363,8 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
         out.range_high = runs[order.back()].first;
         std::string vs;
         for (int v : ran) vs += (vs.empty() ? "" : ", ") + std::to_string(v);
-        out.assumptions.push_back("interleaved schedule without vp: simulated vp in {" + vs + "}; headline vp = " +
-                                  std::to_string(ran[mid]) + " (the median prediction)");
+        out.assumptions.push_back("interleaved schedule without vp: simulated vp in {" + vs +
+                                  "}; headline vp = " + std::to_string(ran[mid]) + " (the median prediction)");
         out.assumptions.insert(out.assumptions.end(), notes[mid].begin(), notes[mid].end());
     }
     const workloads::StepReport& rep = run.second;

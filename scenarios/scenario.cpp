@@ -1,12 +1,12 @@
 #include "scenarios/scenario.h"
 
-#include <filesystem>
-#include <set>
-
 #include "plans/constraints.h"
 #include "scenarios/calibration_io.h"
 #include "scenarios/schema.h"
 #include "sim/error.h"
+
+#include <filesystem>
+#include <set>
 
 namespace fathom::scenarios {
 namespace {
@@ -142,8 +142,9 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
     if (!given.count("parallel.dp")) {
         const int model_parallel = l.tp * l.pp * l.cp;
         if (gpus % model_parallel != 0)
-            fail_at(root, "parallel.tp", "tp x pp x cp = " + std::to_string(model_parallel) +
-                                             " does not divide the cluster's " + std::to_string(gpus) + " GPUs");
+            fail_at(root, "parallel.tp",
+                    "tp x pp x cp = " + std::to_string(model_parallel) + " does not divide the cluster's " +
+                        std::to_string(gpus) + " GPUs");
         l.dp = gpus / model_parallel;
     }
     if (!given.count("training.schedule")) p.training.schedule = l.vp > 1 ? "interleaved-1f1b" : "1f1b";
@@ -152,7 +153,8 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
 
 // The `serving`, `traffic`, `slo` and `capacity` sections. The engine preset first (its values are
 // defaults the scenario's own keys override).
-workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Catalog& cat, const hardware::ClusterSpec& cluster) {
+workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Catalog& cat,
+                                              const hardware::ClusterSpec& cluster) {
     using namespace workloads::serving;
     ServingPlan p;
     std::set<std::string> given;
@@ -208,8 +210,10 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
             check_section_keys(*n, std::string("traffic.") + sub);
             read_section(*n, std::string("traffic.") + sub, keys, p, &given);
         }
-    if (given.count("traffic.arrival") && std::get<std::string>(read_value(tr, *plans::find_key("traffic.arrival"))) == "trace") {
-        if (!given.count("traffic.trace")) tr.fail("arrival", "arrival: trace needs traffic.trace (a .csv or .jsonl file)");
+    if (given.count("traffic.arrival") &&
+        std::get<std::string>(read_value(tr, *plans::find_key("traffic.arrival"))) == "trace") {
+        if (!given.count("traffic.trace"))
+            tr.fail("arrival", "arrival: trace needs traffic.trace (a .csv or .jsonl file)");
     } else if (given.count("traffic.trace")) {
         tr.fail("trace", "a trace file needs arrival: trace");
     }
@@ -246,8 +250,9 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
     if (!p.disaggregated() && !given.count("serving.replicas")) {
         const int per = p.replica.tp * p.replica.pp;
         if (cluster.gpus() % per != 0)
-            fail_at(root, "serving.tp", "tp x pp = " + std::to_string(per) + " does not divide the cluster's " +
-                                            std::to_string(cluster.gpus()) + " GPUs; give serving.replicas");
+            fail_at(root, "serving.tp",
+                    "tp x pp = " + std::to_string(per) + " does not divide the cluster's " +
+                        std::to_string(cluster.gpus()) + " GPUs; give serving.replicas");
         p.replica.replicas = cluster.gpus() / per;
     }
     auto resolve = [&](PoolLayout& pool, const std::string& key) {
@@ -283,22 +288,26 @@ void collect_warnings(const Node& root, plans::Scenario& s) {
     const bool checkpoints = s.search && s.search->phases > 1;  // an adaptive run checkpoints to the SSDs
     for (const char* key : {"pcie", "ssd"})
         if (cluster.has(key) && !(checkpoints && std::string(key) == "ssd"))
-            warn(cluster, key, "no workload uses the host link or local SSDs yet (no offload is modelled): this key "
-                               "cannot change the result");
+            warn(cluster, key,
+                 "no workload uses the host link or local SSDs yet (no offload is modelled): this key "
+                 "cannot change the result");
     if (auto so = cluster.find("scale_out")) {
         if (s.cluster.nodes == 1) {
-            warn(cluster, "scale_out", "a single-node cluster sends nothing over the scale-out network: these keys "
-                                       "cannot change the result");
+            warn(cluster, "scale_out",
+                 "a single-node cluster sends nothing over the scale-out network: these keys "
+                 "cannot change the result");
         } else if (s.cluster.network == hardware::NetworkBackend::Analytical) {
             if (so->has("topology") && so->str("topology") != "fat-tree-3" && so->str("topology") != "dragonfly")
-                warn(*so, "topology", "the analytical network models rail-optimized and fat-tree-2 alike (same per-GPU "
-                                      "NIC bandwidth and switch hops); the choice cannot change the result (cluster.network: "
-                                      "simgrid routes flows on the graph)");
+                warn(*so, "topology",
+                     "the analytical network models rail-optimized and fat-tree-2 alike (same per-GPU "
+                     "NIC bandwidth and switch hops); the choice cannot change the result (cluster.network: "
+                     "simgrid routes flows on the graph)");
             if (so->has("routing"))
                 warn(*so, "routing", "the analytical network has no routes: only cluster.network: simgrid uses it");
             if (so->has("topology") && so->str("topology") == "dragonfly")
-                warn(*so, "topology", "the analytical network prices a dragonfly as a fat-tree-3 (a group as a pod); the "
-                                      "limits of its global links show only with cluster.network: simgrid");
+                warn(*so, "topology",
+                     "the analytical network prices a dragonfly as a fat-tree-3 (a group as a pod); the "
+                     "limits of its global links show only with cluster.network: simgrid");
         }
     }
 }
@@ -325,12 +334,15 @@ plans::SearchSpace parse_search(const Node& search, const std::string& kind, con
         search.fail(e.key().substr(std::string("search.").size()), e.bare_message());
     }
     for (const auto& id : space.accelerator)
-        if (!catalog.accelerators().count(id)) search.fail("accelerator", "unknown accelerator '" + id + "' (see `fathom list accelerators`)");
+        if (!catalog.accelerators().count(id))
+            search.fail("accelerator", "unknown accelerator '" + id + "' (see `fathom list accelerators`)");
     for (const auto& [id, usd] : space.prices)
-        if (!catalog.accelerators().count(id)) search.fail("prices", "unknown accelerator '" + id + "' (see `fathom list accelerators`)");
+        if (!catalog.accelerators().count(id))
+            search.fail("prices", "unknown accelerator '" + id + "' (see `fathom list accelerators`)");
     if (kind == "training" && space.objective == "capacity")
-        search.fail("objective", "capacity ranks serving plans (the highest request rate meeting the SLOs); training plans "
-                                 "rank by goodput, throughput or cost");
+        search.fail("objective",
+                    "capacity ranks serving plans (the highest request rate meeting the SLOs); training plans "
+                    "rank by goodput, throughput or cost");
     return space;
 }
 
@@ -341,7 +353,8 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     plans::Scenario s;
     s.file = root.file();
     s.name = root.has("name") ? std::get<std::string>(read_value(root, *plans::find_key("name"))) : root.file();
-    const std::string kind = root.has("kind") ? std::get<std::string>(read_value(root, *plans::find_key("kind"))) : "training";
+    const std::string kind =
+        root.has("kind") ? std::get<std::string>(read_value(root, *plans::find_key("kind"))) : "training";
     const char* const own[2][4] = {{"parallel", "training", "stack", ""}, {"serving", "traffic", "slo", "capacity"}};
     for (int k = 0; k < 2; ++k) {
         const bool mine = (kind == "serving") == (k == 1);
@@ -402,7 +415,8 @@ plans::EvaluationContext make_context(std::shared_ptr<const plans::Catalog> cata
         if (acc.calibration_table.empty()) continue;
         auto t = std::make_shared<models::CalibrationTable>(read_calibration_table(acc.calibration_table));
         if (t->device != acc.id)
-            throw sim::InputError("calibration table is for '" + t->device + "', not '" + acc.id + "'", acc.calibration_table);
+            throw sim::InputError("calibration table is for '" + t->device + "', not '" + acc.id + "'",
+                                  acc.calibration_table);
         c.cost_tables.emplace(id, std::move(t));
     }
     c.catalog = std::move(catalog);

@@ -3,13 +3,13 @@
 // reference is scenarios/README.md). Unknown keys, values without units, values out of range and
 // impossible plans are InputErrors naming file, line and key; keys that cannot change the result
 // are kept as warnings on the scenario.
-#include <memory>
-#include <string>
-#include <vector>
-
 #include "plans/context.h"
 #include "plans/scenario.h"
 #include "scenarios/catalog.h"
+
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace fathom::scenarios {
 

@@ -23,7 +23,8 @@ plans::KeyValue read_value(const Node& n, const plans::KeyInfo& k) {
             else
                 for (const Node& x : item.items()) {
                     const std::string e = x.scalar();
-                    if (e.empty() || e.find(',') != std::string::npos) x.fail("", "expected one of the choices, got '" + e + "'");
+                    if (e.empty() || e.find(',') != std::string::npos)
+                        x.fail("", "expected one of the choices, got '" + e + "'");
                     joined += (joined.empty() ? "" : ",") + e;
                 }
             v = joined;
@@ -40,8 +41,7 @@ plans::KeyValue read_value(const Node& n, const plans::KeyInfo& k) {
                         list.push_back(x);
                         continue;
                     }
-                } catch (const std::exception&) {
-                }
+                } catch (const std::exception&) {}
                 item.fail("", "expected an integer, got '" + s + "'");
             }
             v = std::move(list);
@@ -63,7 +63,8 @@ void check_section_keys(const Node& section, const std::string& prefix, const st
         // Declared in another section: say where it belongs.
         for (const plans::KeyInfo* k : plans::all_keys())
             if (k->name() == key && k->section() != prefix && !k->section().empty())
-                section.fail(key, "unknown key '" + key + "' here; it belongs in '" + k->section() + "' (" + k->path + ")");
+                section.fail(key,
+                             "unknown key '" + key + "' here; it belongs in '" + k->section() + "' (" + k->path + ")");
     }
     section.allow_only(allowed);
 }

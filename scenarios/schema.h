@@ -2,12 +2,12 @@
 // Reads the keys plans/keys.h declares from YAML: one value by its declared type and unit, checked
 // against its range or choices, and whole sections (unknown keys rejected with a "did you mean"
 // hint, or, when the key is declared in another section, where it belongs).
+#include "plans/keys.h"
+#include "scenarios/yaml_node.h"
+
 #include <set>
 #include <string>
 #include <vector>
-
-#include "plans/keys.h"
-#include "scenarios/yaml_node.h"
 
 namespace fathom::scenarios {
 

@@ -1,11 +1,11 @@
 #include "scenarios/source_supplement.h"
 
-#include <set>
-
 #include "scenarios/catalog.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
+
+#include <set>
 
 namespace fathom::scenarios {
 
@@ -52,7 +52,8 @@ SourceSupplement::Run parse_run(const Node& r) {
             case FieldType::Schedule: {
                 const std::string s = t.str(f.name);
                 if (!workloads::schedule_registry().find(s))
-                    t.fail(f.name, "unknown pipeline schedule '" + s + "'; valid: " + workloads::schedule_registry().names());
+                    t.fail(f.name,
+                           "unknown pipeline schedule '" + s + "'; valid: " + workloads::schedule_registry().names());
                 run.training[f.name] = s;
                 break;
             }
@@ -101,7 +102,9 @@ YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSuppleme
                            std::vector<std::string>& assumptions) {
     const YAML::Node src = c["source"], model = c["model"], training = c["training"];
     if (!src || !src.IsMap() || !model || !model.IsMap() || !training || !training.IsMap()) return c;
-    auto field = [](const YAML::Node& n, const char* k) { return n[k] && n[k].IsScalar() ? n[k].Scalar() : std::string(); };
+    auto field = [](const YAML::Node& n, const char* k) {
+        return n[k] && n[k].IsScalar() ? n[k].Scalar() : std::string();
+    };
     const std::string title = field(src, "title"), url = field(src, "url"), table = field(src, "table");
     if (!model["layers"] || !model["hidden"] || !model["layers"].IsScalar() || !model["hidden"].IsScalar()) return c;
     long long layers = 0, hidden = 0;
@@ -128,12 +131,13 @@ YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSuppleme
                 const bool was_inferred = inferred.count(path) > 0;
                 if (training[key] && text(training[key]) == text(kv.second)) continue;
                 if (training[key] && !was_inferred) {
-                    assumptions.push_back(path + " = " + text(training[key]) + " as the case states; " + s.id + " (" + run.what +
-                                          ") has " + text(kv.second));
+                    assumptions.push_back(path + " = " + text(training[key]) + " as the case states; " + s.id + " (" +
+                                          run.what + ") has " + text(kv.second));
                     continue;
                 }
                 const std::string replaced =
-                    training[key] ? "; the case's " + text(training[key]) + " was the recorder's assumption" : std::string();
+                    training[key] ? "; the case's " + text(training[key]) + " was the recorder's assumption"
+                                  : std::string();
                 out["training"][key] = YAML::Clone(kv.second);
                 assumptions.push_back(path + " = " + text(kv.second) + " (" + s.id + ": " + run.what + replaced + ")");
             }

@@ -7,21 +7,21 @@
 // assumption instead); one the recorder inferred (the case's `assumed`) is. Keyed by the source
 // and the model's shape, not by case id, so that every measurement of the same table, in any
 // file, gets the same fill-ins.
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 namespace fathom::scenarios {
 
 struct SourceSupplement {
     std::string id;
-    std::string name;            // optional, for `fathom list sources`
+    std::string name;  // optional, for `fathom list sources`
     std::string file;
-    std::string source;          // the artifact quoted, with its commit
-    std::string cites;           // a case's source.title or source.url must contain this
-    std::string table;           // and its source.table equal this
+    std::string source;  // the artifact quoted, with its commit
+    std::string cites;   // a case's source.title or source.url must contain this
+    std::string table;   // and its source.table equal this
     struct Run {
         int64_t layers = 0, hidden = 0;  // the model of the run
         YAML::Node training;             // measured-format training fields the artifact states

@@ -1,13 +1,13 @@
 #include "scenarios/yaml_node.h"
 
+#include "sim/error.h"
+
 #include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string_view>
 #include <vector>
-
-#include "sim/error.h"
 
 namespace fathom::scenarios {
 namespace {
@@ -93,8 +93,7 @@ int64_t Node::integer(const std::string& key) const {
         size_t pos = 0;
         const long long v = std::stoll(s, &pos);
         if (pos == s.size()) return v;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     fail(key, "expected an integer, got '" + s + "'");
 }
 
@@ -104,8 +103,7 @@ double Node::number(const std::string& key) const {
         size_t pos = 0;
         const double v = std::stod(s, &pos);
         if (pos == s.size()) return v;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     fail(key, "expected a number, got '" + s + "'");
 }
 
@@ -170,11 +168,13 @@ void check_keys(const YAML::Node& n, const std::string& name, const std::string&
         for (const auto& kv : n) {
             const int line = kv.first.Mark().line + 1;
             if (!kv.first.IsScalar())
-                throw sim::InputError("a key must be a plain name, not a " + std::string(kv.first.IsMap() ? "mapping" : "sequence"),
-                                      name, line, path);
+                throw sim::InputError(
+                    "a key must be a plain name, not a " + std::string(kv.first.IsMap() ? "mapping" : "sequence"), name,
+                    line, path);
             const std::string key = kv.first.Scalar();
             const std::string at = path.empty() ? key : path + "." + key;
-            if (!seen.insert(key).second) throw sim::InputError("duplicate key (a second value for it)", name, line, at);
+            if (!seen.insert(key).second)
+                throw sim::InputError("duplicate key (a second value for it)", name, line, at);
             check_keys(kv.second, name, at);
         }
     } else if (n.IsSequence()) {

@@ -2,6 +2,8 @@
 // Strict reading of YAML mappings: every read names its key, unknown keys are rejected with a
 // "did you mean" hint, quantities must carry units, and every error carries file, line and the
 // dotted key path (sim::InputError). YAML stops here: the rest of fathom sees typed specs.
+#include "sim/units.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <initializer_list>
@@ -9,19 +11,18 @@
 #include <string>
 #include <vector>
 
-#include "sim/units.h"
-
 namespace fathom::scenarios {
 
 class Node {
 public:
-    Node(YAML::Node node, std::string file, std::string path) : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+    Node(YAML::Node node, std::string file, std::string path)
+        : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
     // Throws if the mapping has a key outside `allowed` (with a "did you mean" hint).
     void allow_only(std::initializer_list<const char*> allowed) const;
     void allow_only(const std::vector<std::string>& allowed) const;
     bool has(const std::string& key) const;
-    Node child(const std::string& key) const;           // required
+    Node child(const std::string& key) const;  // required
     std::optional<Node> find(const std::string& key) const;
 
     std::string str(const std::string& key) const;
@@ -36,9 +37,9 @@ public:
 
     bool is_map() const { return node_.IsMap(); }
     bool is_scalar() const { return node_.IsScalar(); }
-    std::vector<Node> items() const;                // sequence elements
-    std::vector<std::string> keys() const;          // mapping keys in file order
-    std::string scalar() const;                     // this node as a string
+    std::vector<Node> items() const;        // sequence elements
+    std::vector<std::string> keys() const;  // mapping keys in file order
+    std::string scalar() const;             // this node as a string
     int line() const { return node_.Mark().line + 1; }
     const std::string& file() const { return file_; }
     const std::string& path() const { return path_; }

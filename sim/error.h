@@ -18,8 +18,11 @@ public:
 class InputError : public Error {
 public:
     InputError(std::string message, std::string file = {}, int line = 0, std::string key = {})
-        : Error(compose(message, file, line, key)), message_(std::move(message)), file_(std::move(file)),
-          line_(line), key_(std::move(key)) {}
+        : Error(compose(message, file, line, key)),
+          message_(std::move(message)),
+          file_(std::move(file)),
+          line_(line),
+          key_(std::move(key)) {}
     const std::string& file() const { return file_; }
     int line() const { return line_; }
     const std::string& key() const { return key_; }
@@ -55,9 +58,8 @@ public:
 }  // namespace fathom::sim
 
 // Always-on invariant check for programmer errors (never reachable from user input).
-#define FATHOM_CHECK(cond, msg)                                                                  \
-    do {                                                                                         \
-        if (!(cond))                                                                             \
-            throw ::fathom::sim::InternalError(std::string(__FILE__) + ":" +                     \
-                                               std::to_string(__LINE__) + ": " + (msg));         \
+#define FATHOM_CHECK(cond, msg)                                                                                        \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            throw ::fathom::sim::InternalError(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + (msg)); \
     } while (0)

@@ -3,11 +3,11 @@
 // a name, a one-line description and a factory. Registries are filled explicitly by a visible
 // function of the module that owns them (no static-constructor macros). Asking for an unknown name
 // throws InputError listing the valid names.
+#include "sim/error.h"
+
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "sim/error.h"
 
 namespace fathom::sim {
 
@@ -21,8 +21,7 @@ public:
     };
     explicit Registry(std::string what) : what_(std::move(what)) {}
     void add(std::string name, std::string description, Factory f) {
-        for (const auto& e : entries_)
-            FATHOM_CHECK(e.name != name, "duplicate " + what_ + " '" + name + "'");
+        for (const auto& e : entries_) FATHOM_CHECK(e.name != name, "duplicate " + what_ + " '" + name + "'");
         entries_.push_back(Entry{std::move(name), std::move(description), std::move(f)});
     }
     const Entry* find(const std::string& name) const {

@@ -1,8 +1,8 @@
 #include "sim/simulator.h"
 
-#include <algorithm>
-
 #include "sim/error.h"
+
+#include <algorithm>
 
 namespace fathom::sim {
 
@@ -75,14 +75,12 @@ Time Simulator::next_event_time() {
 
 void Simulator::run() {
     stopped_ = false;
-    while (!stopped_ && pop_and_run(Time::max())) {
-    }
+    while (!stopped_ && pop_and_run(Time::max())) {}
 }
 
 void Simulator::run_until(Time t) {
     stopped_ = false;
-    while (!stopped_ && pop_and_run(t)) {
-    }
+    while (!stopped_ && pop_and_run(t)) {}
     if (!stopped_ && now_ < t) now_ = t;
 }
 

@@ -10,16 +10,16 @@
 //
 // Handlers may schedule and cancel events, including at the current time (they run after the
 // current event, in sequence order). Scheduling in the past is a programmer error.
+#include "sim/time.h"
+
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "sim/time.h"
-
 namespace fathom::sim {
 
 struct EventId {
-    uint64_t seq = 0;   // 0 = invalid
+    uint64_t seq = 0;  // 0 = invalid
     uint32_t slot = 0;
 };
 
@@ -29,7 +29,9 @@ public:
 
     Time now() const { return now_; }
     EventId schedule_at(Time t, Handler h, int priority = 0);
-    EventId schedule_after(Time delay, Handler h, int priority = 0) { return schedule_at(now_ + delay, std::move(h), priority); }
+    EventId schedule_after(Time delay, Handler h, int priority = 0) {
+        return schedule_at(now_ + delay, std::move(h), priority);
+    }
     // Returns false if the event already ran or was cancelled.
     bool cancel(EventId id);
     // Runs until the queue is empty or stop() is called.

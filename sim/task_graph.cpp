@@ -33,7 +33,8 @@ TaskId TaskGraph::add_task(StreamId stream, Time duration, uint32_t name, uint16
     streams_[stream].queue.push_back(id);
     if (started_) {
         // Defer to an event so that dependencies added right after this call are honoured.
-        sim_.schedule_after(Time::zero(), [this, stream] { try_start(stream); }, 1);
+        sim_.schedule_after(
+            Time::zero(), [this, stream] { try_start(stream); }, 1);
     }
     return id;
 }
@@ -66,7 +67,8 @@ void TaskGraph::try_start(StreamId s) {
     t.state = State::Running;
     t.start = sim_.now();
     t.end = t.start + t.duration;
-    if (timer_ && timer_->take(*this, record(id), tasks_[id].duration)) tasks_[id].end = Time::max();  // until complete()
+    if (timer_ && timer_->take(*this, record(id), tasks_[id].duration))
+        tasks_[id].end = Time::max();  // until complete()
     else sim_.schedule_at(tasks_[id].end, [this, id] { finish(id); });
     // Observers may add tasks (reallocating tasks_): nothing below may use `t`.
     if (!on_start.empty()) on_start.emit(record(id));

@@ -18,12 +18,12 @@
 // Observers: on_start fires when a task begins, on_finish when it ends (both AFTER the state
 // change, inside the event). Tasks carry an opaque `tag` and two integer labels that the workload
 // defines (e.g. operation class, micro-batch, layer); the engine never interprets them.
+#include "sim/signal.h"
+#include "sim/simulator.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "sim/signal.h"
-#include "sim/simulator.h"
 
 namespace fathom::sim {
 

@@ -6,12 +6,12 @@
 // seconds happens only in `Time::from_seconds`, which rounds to the nearest picosecond (ties away
 // from zero, std::llround). Everything after that is exact integer arithmetic, so event order
 // never depends on floating-point noise.
+#include "sim/error.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
-
-#include "sim/error.h"
 
 namespace fathom::sim {
 
@@ -45,8 +45,14 @@ public:
     // millions of micro-batches) stops with an InputError instead of wrapping around (UBSan).
     constexpr Time operator+(Time o) const { return Time(checked_add(ps_, o.ps_)); }
     constexpr Time operator-(Time o) const { return Time(checked_add(ps_, -o.ps_)); }
-    constexpr Time& operator+=(Time o) { ps_ = checked_add(ps_, o.ps_); return *this; }
-    constexpr Time& operator-=(Time o) { ps_ = checked_add(ps_, -o.ps_); return *this; }
+    constexpr Time& operator+=(Time o) {
+        ps_ = checked_add(ps_, o.ps_);
+        return *this;
+    }
+    constexpr Time& operator-=(Time o) {
+        ps_ = checked_add(ps_, -o.ps_);
+        return *this;
+    }
     constexpr Time operator*(int64_t k) const {
         int64_t r = 0;
         if (__builtin_mul_overflow(ps_, k, &r)) overflow();

@@ -3,11 +3,11 @@
 // Perfetto UI (ui.perfetto.dev) and chrome://tracing open. One process per stream group (device),
 // one thread (track) per stream; each task is a complete event ("ph":"X") with ts/dur in
 // microseconds. Call after the simulation has run.
+#include "sim/task_graph.h"
+
 #include <functional>
 #include <ostream>
 #include <string>
-
-#include "sim/task_graph.h"
 
 namespace fathom::sim {
 

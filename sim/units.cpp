@@ -1,12 +1,12 @@
 #include "sim/units.h"
 
+#include "sim/time.h"
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-
-#include "sim/time.h"
 
 namespace fathom::sim {
 namespace {
@@ -19,24 +19,42 @@ struct UnitEntry {
 
 // Every accepted spelling. Decimal prefixes for rates and sizes, binary only with the "i" forms.
 constexpr UnitEntry kUnits[] = {
-    {"B", Dimension::Bytes, 1.0},          {"kB", Dimension::Bytes, 1e3},
-    {"KB", Dimension::Bytes, 1e3},         {"MB", Dimension::Bytes, 1e6},
-    {"GB", Dimension::Bytes, 1e9},         {"TB", Dimension::Bytes, 1e12},
-    {"KiB", Dimension::Bytes, 1024.0},     {"MiB", Dimension::Bytes, 1048576.0},
-    {"GiB", Dimension::Bytes, 1073741824.0}, {"TiB", Dimension::Bytes, 1099511627776.0},
-    {"B/s", Dimension::Bandwidth, 1.0},    {"kB/s", Dimension::Bandwidth, 1e3},
-    {"MB/s", Dimension::Bandwidth, 1e6},   {"GB/s", Dimension::Bandwidth, 1e9},
-    {"TB/s", Dimension::Bandwidth, 1e12},  {"Gb/s", Dimension::Bandwidth, 1e9 / 8},
-    {"Tb/s", Dimension::Bandwidth, 1e12 / 8}, {"Gbps", Dimension::Bandwidth, 1e9 / 8},
-    {"FLOP/s", Dimension::FlopRate, 1.0},  {"GFLOP/s", Dimension::FlopRate, 1e9},
-    {"TFLOP/s", Dimension::FlopRate, 1e12}, {"PFLOP/s", Dimension::FlopRate, 1e15},
-    {"TFLOPS", Dimension::FlopRate, 1e12}, {"FLOP", Dimension::Flops, 1.0},
-    {"GFLOP", Dimension::Flops, 1e9},      {"TFLOP", Dimension::Flops, 1e12},
-    {"PFLOP", Dimension::Flops, 1e15},     {"ps", Dimension::Time, 1e-12},
-    {"ns", Dimension::Time, 1e-9},         {"us", Dimension::Time, 1e-6},
-    {"ms", Dimension::Time, 1e-3},         {"s", Dimension::Time, 1.0},
-    {"min", Dimension::Time, 60.0},        {"h", Dimension::Time, 3600.0},
-    {"W", Dimension::Power, 1.0},          {"kW", Dimension::Power, 1e3},
+    {"B", Dimension::Bytes, 1.0},
+    {"kB", Dimension::Bytes, 1e3},
+    {"KB", Dimension::Bytes, 1e3},
+    {"MB", Dimension::Bytes, 1e6},
+    {"GB", Dimension::Bytes, 1e9},
+    {"TB", Dimension::Bytes, 1e12},
+    {"KiB", Dimension::Bytes, 1024.0},
+    {"MiB", Dimension::Bytes, 1048576.0},
+    {"GiB", Dimension::Bytes, 1073741824.0},
+    {"TiB", Dimension::Bytes, 1099511627776.0},
+    {"B/s", Dimension::Bandwidth, 1.0},
+    {"kB/s", Dimension::Bandwidth, 1e3},
+    {"MB/s", Dimension::Bandwidth, 1e6},
+    {"GB/s", Dimension::Bandwidth, 1e9},
+    {"TB/s", Dimension::Bandwidth, 1e12},
+    {"Gb/s", Dimension::Bandwidth, 1e9 / 8},
+    {"Tb/s", Dimension::Bandwidth, 1e12 / 8},
+    {"Gbps", Dimension::Bandwidth, 1e9 / 8},
+    {"FLOP/s", Dimension::FlopRate, 1.0},
+    {"GFLOP/s", Dimension::FlopRate, 1e9},
+    {"TFLOP/s", Dimension::FlopRate, 1e12},
+    {"PFLOP/s", Dimension::FlopRate, 1e15},
+    {"TFLOPS", Dimension::FlopRate, 1e12},
+    {"FLOP", Dimension::Flops, 1.0},
+    {"GFLOP", Dimension::Flops, 1e9},
+    {"TFLOP", Dimension::Flops, 1e12},
+    {"PFLOP", Dimension::Flops, 1e15},
+    {"ps", Dimension::Time, 1e-12},
+    {"ns", Dimension::Time, 1e-9},
+    {"us", Dimension::Time, 1e-6},
+    {"ms", Dimension::Time, 1e-3},
+    {"s", Dimension::Time, 1.0},
+    {"min", Dimension::Time, 60.0},
+    {"h", Dimension::Time, 3600.0},
+    {"W", Dimension::Power, 1.0},
+    {"kW", Dimension::Power, 1e3},
 };
 
 std::string trim(std::string_view s) {

@@ -6,16 +6,16 @@
 // Rank order is Megatron's: tp fastest, then cp, then dp, then pp. So a TP group is `tp`
 // consecutive GPUs (stride 1), a CP group has stride tp, a DP group stride tp x cp, and
 // neighbouring pipeline stages are tp x cp x dp GPUs apart.
-#include <tuple>
-
 #include "hardware/network/network_model.h"
 #include "models/program/layer_program.h"
+
+#include <tuple>
 
 namespace fathom::workloads {
 
 struct ParallelLayout {
     int dp = 1, tp = 1, pp = 1, vp = 1, cp = 1, ep = 1;
-    int etp = 1;  // expert tensor parallelism (1 or tp)
+    int etp = 1;                     // expert tensor parallelism (1 or tp)
     bool sequence_parallel = false;  // only meaningful with tp > 1
 
     int gpus() const { return dp * tp * pp * cp; }

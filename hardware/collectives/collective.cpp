@@ -84,7 +84,8 @@ const CollectiveRegistry& collective_registry() {
         CollectiveRegistry r("collective algorithm");
         r.add("ring", "NCCL ring: n-1 (reduce-scatter/all-gather) or 2(n-1) (all-reduce) pipelined steps", &make_ring);
         r.add("tree", "NCCL double binary tree across nodes, chain inside a node (all-reduce)", &make_tree);
-        r.add("hierarchical", "intra-node reduce-scatter, inter-node collective on 1/g of the data, intra-node all-gather",
+        r.add("hierarchical",
+              "intra-node reduce-scatter, inter-node collective on 1/g of the data, intra-node all-gather",
               &make_hierarchical);
         r.add("nvls", "NVLink SHARP in-switch reduction inside one node (all-reduce)", &make_nvls);
         r.add("pairwise", "all-to-all as simultaneous pairwise exchanges", &make_pairwise);

@@ -10,11 +10,11 @@
 //    of bandwidth B gives busbw = B.
 //  - Each time is: launch overhead + steps x per-step latency + bytes moved / achievable bandwidth.
 //    Achievable bandwidths (`Level::bandwidth`) already include the calibrated efficiency.
+#include "sim/registry.h"
+
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "sim/registry.h"
 
 namespace fathom::hardware {
 
@@ -35,10 +35,10 @@ struct Level {
 
 struct CollectiveContext {
     GroupLayout layout;
-    Level intra;             // scale-up fabric
-    Level inter;             // scale-out network, per GPU
-    double launch = 0;       // seconds, fixed cost of one collective call
-    bool nvls = false;       // in-switch reduction available inside a node
+    Level intra;                // scale-up fabric
+    Level inter;                // scale-out network, per GPU
+    double launch = 0;          // seconds, fixed cost of one collective call
+    bool nvls = false;          // in-switch reduction available inside a node
     double nvls_bandwidth = 0;  // achievable NVLS all-reduce bus bandwidth per GPU
     double nvls_latency = 0;    // seconds, NVLS start-up beyond the launch
     double fill_fraction = 0;   // pipeline fill / bandwidth time while chunks grow with the message

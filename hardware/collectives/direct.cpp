@@ -14,7 +14,9 @@ public:
         return ctx.launch + l.latency + bytes / l.bandwidth;
     }
     // One flow, member 0 to member 1.
-    std::vector<Flow> flows(Collective, double bytes, const CollectiveContext&) const override { return {Flow{0, 1, bytes}}; }
+    std::vector<Flow> flows(Collective, double bytes, const CollectiveContext&) const override {
+        return {Flow{0, 1, bytes}};
+    }
 };
 
 }  // namespace

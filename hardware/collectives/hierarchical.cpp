@@ -6,10 +6,10 @@
 // is the slower phase; the latencies add. Intra phases move (g-1)/g S at the scale-up bandwidth,
 // inter phases move (N-1)/N S/g over each GPU's own NIC share. The pipeline fill (collective.h) is
 // the slower phase's.
+#include "hardware/collectives/collective.h"
+
 #include <algorithm>
 #include <cmath>
-
-#include "hardware/collectives/collective.h"
 
 namespace fathom::hardware {
 namespace {

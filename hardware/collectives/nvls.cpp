@@ -20,15 +20,18 @@ public:
         return op == Collective::AllReduce && ctx.nvls && ctx.layout.nodes == 1 && ctx.layout.ranks > 2;
     }
     double time(Collective op, double bytes, const CollectiveContext& ctx) const override {
-        return fixed_time(op, bytes, ctx) + bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes / ctx.nvls_bandwidth;
+        return fixed_time(op, bytes, ctx) +
+               bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes / ctx.nvls_bandwidth;
     }
     double fixed_time(Collective, double bytes, const CollectiveContext& ctx) const override {
-        return ctx.launch + ctx.nvls_latency + pipeline_fill(bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes, ctx.nvls_bandwidth, ctx);
+        return ctx.launch + ctx.nvls_latency +
+               pipeline_fill(bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes, ctx.nvls_bandwidth, ctx);
     }
     // The in-switch reduction as ring-shaped traffic on the GPU-switch links, its bytes scaled by
     // intra.bandwidth / nvls_bandwidth so that those links (sized for rings) take the NVLS time.
     std::vector<Flow> flows(Collective, double bytes, const CollectiveContext& ctx) const override {
-        return ring_flows(ctx.layout, bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes * ctx.intra.bandwidth / ctx.nvls_bandwidth);
+        return ring_flows(ctx.layout, bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes *
+                                          ctx.intra.bandwidth / ctx.nvls_bandwidth);
     }
 };
 

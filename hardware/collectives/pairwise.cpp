@@ -2,9 +2,9 @@
 // (g-1) S/n bound for peers in the node go over the scale-up fabric, the (n-g) S/n for other
 // nodes over the GPU's NIC share; both proceed in parallel. Latency: one exchange round per
 // remote peer is overlapped, so a single step latency of the slowest level.
-#include <algorithm>
-
 #include "hardware/collectives/collective.h"
+
+#include <algorithm>
 
 namespace fathom::hardware {
 namespace {

@@ -3,9 +3,9 @@
 // with the two trees each carrying half of the data, the bandwidth term equals the ring's,
 // 2(n-1)/n S / B, so the tree wins for small messages over many nodes and ties for large ones.
 // Its pipeline fill (collective.h) is the ring's too.
-#include <cmath>
-
 #include "hardware/collectives/collective.h"
+
+#include <cmath>
 
 namespace fathom::hardware {
 namespace {

@@ -6,13 +6,13 @@
 // of the node's NICs x calibrated NIC efficiency, divided by the leaf oversubscription when the
 // group spans more nodes than one leaf holds. Latencies grow by two switch hops for each tier a
 // group must climb.
+#include "hardware/network/network_model.h"
+#include "sim/error.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <vector>
-
-#include "hardware/network/network_model.h"
-#include "sim/error.h"
 
 namespace fathom::hardware {
 namespace {
@@ -61,7 +61,8 @@ public:
         if (group.count() <= 1 || bytes <= 0) return {"none", 0.0, 0.0, {}};
         const Choice c = choose(op, bytes, group);
         const CollectiveContext ctx = context(group);
-        CollectivePlan p{c.name, c.seconds, c.algorithm->fixed_time(op, bytes, ctx), c.algorithm->flows(op, bytes, ctx)};
+        CollectivePlan p{c.name, c.seconds, c.algorithm->fixed_time(op, bytes, ctx),
+                         c.algorithm->flows(op, bytes, ctx)};
         for (auto& f : p.flows) {
             f.src = group.rank(f.src);
             f.dst = group.rank(f.dst);
@@ -89,8 +90,9 @@ private:
             if (t < best.seconds) best = {algo.get(), name, t};
         }
         FATHOM_CHECK(best.algorithm != nullptr, std::string("no algorithm supports ") + collective_name(op) + " of " +
-                                                    std::to_string(bytes) + " bytes over " + std::to_string(ctx.layout.ranks) +
-                                                    " ranks (" + std::to_string(ctx.layout.nodes) + " nodes)");
+                                                    std::to_string(bytes) + " bytes over " +
+                                                    std::to_string(ctx.layout.ranks) + " ranks (" +
+                                                    std::to_string(ctx.layout.nodes) + " nodes)");
         return best;
     }
 

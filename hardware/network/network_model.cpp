@@ -1,9 +1,10 @@
 // The interface-level pieces of network_model.h: explicit-member groups, the sibling groups a
 // collective runs beside, and the choice of backend.
-#include <utility>
-
 #include "hardware/network/network_model.h"
+
 #include "hardware/network/simgrid_network.h"
+
+#include <utility>
 
 namespace fathom::hardware {
 
@@ -20,7 +21,8 @@ std::vector<CommGroup> sibling_groups(const CommGroup& group, int gpus) {
     if (block > gpus || gpus % block != 0) return {group};
     std::vector<CommGroup> out;
     for (long long k = 0; k < gpus / block; ++k)
-        for (int r = 0; r < group.stride; ++r) out.emplace_back(group.size, group.stride, static_cast<int>(k * block + r));
+        for (int r = 0; r < group.stride; ++r)
+            out.emplace_back(group.size, group.stride, static_cast<int>(k * block + r));
     // `group` first, the others in order.
     for (size_t i = 0; i < out.size(); ++i)
         if (out[i].offset == group.offset) {

@@ -17,12 +17,12 @@
 // every duration before the replay runs; on the SimGrid network the replay then runs its transfers
 // as flows on one fabric as it goes (workloads/replay/flow_replay.h), so traffic of different
 // kinds (TP with DP, one job with another) contends too.
+#include "hardware/collectives/collective.h"
+#include "hardware/spec.h"
+
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "hardware/collectives/collective.h"
-#include "hardware/spec.h"
 
 namespace fathom::hardware {
 

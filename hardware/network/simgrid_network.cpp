@@ -1,5 +1,9 @@
 #include "hardware/network/simgrid_network.h"
 
+#include "hardware/network/flow_solver.h"
+#include "hardware/routing/routing.h"
+#include "sim/error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -7,10 +11,6 @@
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
-
-#include "hardware/network/flow_solver.h"
-#include "hardware/routing/routing.h"
-#include "sim/error.h"
 
 namespace fathom::hardware {
 namespace {
@@ -63,7 +63,8 @@ public:
 
     CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const override {
         if (group.count() <= 1 || bytes <= 0) return {0.0, "none"};
-        const auto key = std::make_tuple(static_cast<int>(op), bytes, group.size, group.stride, group.offset, group.members);
+        const auto key =
+            std::make_tuple(static_cast<int>(op), bytes, group.size, group.stride, group.offset, group.members);
         {
             std::lock_guard<std::mutex> lock(mu_);
             if (auto it = cache_.find(key); it != cache_.end()) return it->second;
@@ -94,7 +95,8 @@ public:
     };
     // The paths of every flow of `call` (added to `paths`), in pieces; its fixed part in `fixed`.
     std::vector<Piece> route(const CollectiveCall& call, std::map<std::vector<int>, int>& path_ids,
-                             std::vector<std::vector<int>>& paths, RouteCache& cache, uint64_t& flow_id, double& fixed) const {
+                             std::vector<std::vector<int>>& paths, RouteCache& cache, uint64_t& flow_id,
+                             double& fixed) const {
         std::vector<Piece> pieces;
         fixed = 0;
         if (call.group.count() <= 1 || call.bytes <= 0) return pieces;
@@ -122,7 +124,9 @@ public:
         auto intra = [&](int a, int b) {
             if (a == b) return std::vector<Path>{};
             const Vertex sw = topo_.scale_up_switch(a / cluster_.gpus_per_node);
-            if (sw != Topology::null_vertex()) return std::vector<Path>{Path{{to_switch_[static_cast<size_t>(a)], from_switch_[static_cast<size_t>(b)]}, 1.0}};
+            if (sw != Topology::null_vertex())
+                return std::vector<Path>{
+                    Path{{to_switch_[static_cast<size_t>(a)], from_switch_[static_cast<size_t>(b)]}, 1.0}};
             const auto [e, ok] = boost::edge(topo_.gpu(a), topo_.gpu(b), topo_.graph());
             FATHOM_CHECK(ok, "no scale-up link between GPUs " + std::to_string(a) + " and " + std::to_string(b));
             return std::vector<Path>{Path{{topo_.link(e).id}, 1.0}};
@@ -208,7 +212,9 @@ public:
             users_.assign(net_.topology().edges_by_id().size(), 0);
             for (const Pattern& p : patterns_) {
                 std::vector<int> links;
-                for (const Piece& piece : p.pieces) links.insert(links.end(), paths_[static_cast<size_t>(piece.path)].begin(), paths_[static_cast<size_t>(piece.path)].end());
+                for (const Piece& piece : p.pieces)
+                    links.insert(links.end(), paths_[static_cast<size_t>(piece.path)].begin(),
+                                 paths_[static_cast<size_t>(piece.path)].end());
                 std::sort(links.begin(), links.end());
                 links.erase(std::unique(links.begin(), links.end()), links.end());
                 for (int l : links) ++users_[static_cast<size_t>(l)];
@@ -327,7 +333,8 @@ std::vector<CallResult> SimgridNetwork::run(const std::vector<CollectiveCall>& c
         const double t = session.advance(until, done);
         for (uint64_t k : done) {
             --outstanding;
-            if (results[k].algorithm != "none") results[k].end = std::max(calls[k].start, t) + session.fixed_seconds(pattern[k]);
+            if (results[k].algorithm != "none")
+                results[k].end = std::max(calls[k].start, t) + session.fixed_seconds(pattern[k]);
         }
     }
     for (size_t i = 0; i < calls.size(); ++i) results[i].flows = session.pieces(pattern[i]);

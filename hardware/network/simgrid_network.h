@@ -8,14 +8,14 @@
 // Time of one call: the algorithm's fixed part (launch, latencies: the closed form with no bytes)
 // plus the time until its last flow ends. collective() gives the slowest of the sibling calls (a
 // step waits for all of them) and caches it per (operation, bytes, group).
+#include "hardware/network/network_model.h"
+#include "hardware/topology/topology.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "hardware/network/network_model.h"
-#include "hardware/topology/topology.h"
 
 namespace fathom::hardware {
 
@@ -29,9 +29,9 @@ struct CollectiveCall {
 struct CallResult {
     std::string algorithm;
     double start = 0;
-    double end = 0;       // s, when the call finished (its last flow, plus its fixed part)
+    double end = 0;  // s, when the call finished (its last flow, plus its fixed part)
     double seconds() const { return end - start; }
-    int flows = 0;        // flows it was made of (after spraying splits them over paths)
+    int flows = 0;  // flows it was made of (after spraying splits them over paths)
 };
 
 // A live flow simulation on a network's topology, for a replay that starts transfers as it goes

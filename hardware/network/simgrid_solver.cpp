@@ -10,7 +10,12 @@
 //
 // Protocol (native byte order, one process pair): 'S' u64 tag, i32 path, f64 bytes -> nothing;
 // 'A' f64 until -> f64 time, u32 n, n x u64 tags; 'Q' -> the child exits.
+#include "hardware/network/flow_solver.h"
+
 #include <simgrid/s4u.hpp>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <xbt/log.h>
 
 #include <algorithm>
@@ -22,11 +27,6 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include "hardware/network/flow_solver.h"
 
 namespace fathom::hardware {
 namespace {
@@ -57,11 +57,14 @@ bool read_all(int fd, void* data, size_t n) {
 }
 
 template <typename T>
-void put(int fd, T v) { write_all(fd, &v, sizeof v); }
+void put(int fd, T v) {
+    write_all(fd, &v, sizeof v);
+}
 template <typename T>
 T get(int fd) {
     T v{};
-    if (!read_all(fd, &v, sizeof v)) throw std::runtime_error("SimGrid solver: the child process is gone (read failed)");
+    if (!read_all(fd, &v, sizeof v))
+        throw std::runtime_error("SimGrid solver: the child process is gone (read failed)");
     return v;
 }
 
@@ -166,8 +169,7 @@ public:
         ::close(to_child_);
         ::close(from_child_);
         int status = 0;
-        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
+        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
     }
 
     int add_link(double capacity) override {
@@ -179,12 +181,14 @@ public:
     int add_path(const std::vector<int>& links) override {
         if (pid_ > 0) throw std::logic_error("SimGrid solver: path added after the first flow started");
         for (int l : links)
-            if (l < 0 || static_cast<size_t>(l) >= links_.size()) throw std::logic_error("SimGrid solver: unknown link");
+            if (l < 0 || static_cast<size_t>(l) >= links_.size())
+                throw std::logic_error("SimGrid solver: unknown link");
         paths_.push_back(links);
         return static_cast<int>(paths_.size()) - 1;
     }
     void start(int path, double bytes, uint64_t tag) override {
-        if (path < 0 || static_cast<size_t>(path) >= paths_.size()) throw std::logic_error("SimGrid solver: unknown path");
+        if (path < 0 || static_cast<size_t>(path) >= paths_.size())
+            throw std::logic_error("SimGrid solver: unknown path");
         launch();
         const char c = 'S';
         write_all(to_child_, &c, 1);

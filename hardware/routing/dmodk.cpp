@@ -10,9 +10,11 @@ namespace {
 
 class DModK final : public RoutingStrategy {
 public:
-    std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t, int64_t dst_index) const override {
+    std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t,
+                            int64_t dst_index) const override {
         if (src == hops.destination()) return {};
-        uint64_t d = static_cast<uint64_t>(dst_index >= 0 ? dst_index : std::max(0, topo.vertex(hops.destination()).index));
+        uint64_t d =
+            static_cast<uint64_t>(dst_index >= 0 ? dst_index : std::max(0, topo.vertex(hops.destination()).index));
         return follow(topo, hops, src, [&d](int, size_t k) {
             const size_t pick = static_cast<size_t>(d % k);
             d /= k;

@@ -16,7 +16,8 @@ uint64_t mix(uint64_t x) {
 
 class Ecmp final : public RoutingStrategy {
 public:
-    std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t flow, int64_t) const override {
+    std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t flow,
+                            int64_t) const override {
         if (src == hops.destination()) return {};
         return follow(topo, hops, src, [flow](int hop, size_t k) {
             return static_cast<size_t>(mix(flow * 0x100000001b3ULL + static_cast<uint64_t>(hop)) % k);

@@ -1,10 +1,10 @@
 #include "hardware/routing/routing.h"
 
+#include "sim/error.h"
+
 #include <algorithm>
 #include <deque>
 #include <limits>
-
-#include "sim/error.h"
 
 namespace fathom::hardware {
 
@@ -13,7 +13,8 @@ const RoutingRegistry& routing_registry() {
         RoutingRegistry r("routing");
         r.add("ecmp", "equal-cost multi-path: each flow hashed onto one of the fewest-hop paths", &make_ecmp_routing);
         r.add("spray", "packet spraying: each flow split evenly over the fewest-hop paths", &make_spray_routing);
-        r.add("dmodk", "static D-mod-K: the up-port at each tier chosen from the destination's index", &make_dmodk_routing);
+        r.add("dmodk", "static D-mod-K: the up-port at each tier chosen from the destination's index",
+              &make_dmodk_routing);
         r.add("shortest-path", "one fixed fewest-hop path per pair (lowest vertex id at every hop)",
               &make_shortest_path_routing);
         return r;

@@ -8,13 +8,13 @@
 //   dmodk          static destination-mod-k: the up-port at each tier from the destination's index
 //   ecmp           per-flow hash: the next hop from a hash of the flow id and the hop
 //   spray          packet spraying: the flow split evenly over the equal-cost paths
+#include "hardware/topology/topology.h"
+#include "sim/registry.h"
+
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
 #include <vector>
-
-#include "hardware/topology/topology.h"
-#include "sim/registry.h"
 
 namespace fathom::hardware {
 

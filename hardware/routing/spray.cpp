@@ -15,7 +15,10 @@ public:
     std::vector<Path> route(const Topology& topo, const NextHops& hops, Vertex src, uint64_t, int64_t) const override {
         if (src == hops.destination()) return {};
         std::vector<Path> done;
-        struct Partial { Vertex at; Path path; };
+        struct Partial {
+            Vertex at;
+            Path path;
+        };
         std::vector<Partial> open{{src, Path{}}};
         while (!open.empty()) {
             std::vector<Partial> next_open;

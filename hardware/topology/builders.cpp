@@ -10,13 +10,16 @@ const TopologyRegistry& topology_registry() {
         TopologyRegistry r("topology");
         r.add("nvswitch", "scale-up: every node's GPUs on one non-blocking switch (HGX/DGX NVSwitch, Ascend HCCS)",
               &build_nvswitch);
-        r.add("full-mesh", "scale-up: a direct link between every pair of a node's GPUs (MI300X xGMI)", &build_full_mesh);
+        r.add("full-mesh", "scale-up: a direct link between every pair of a node's GPUs (MI300X xGMI)",
+              &build_full_mesh);
         r.add("fat-tree-2", "scale-out: leaves of nodes_per_leaf nodes (all NICs of a node on one leaf), spines above",
               &build_fat_tree2);
         r.add("fat-tree-3", "scale-out: leaves, pods of nodes_per_leaf leaves with aggregation switches, a core tier",
               &build_fat_tree3);
-        r.add("dragonfly", "scale-out: routers of nodes_per_leaf nodes, groups of nodes_per_leaf routers joined all-to-all, "
-              "global links between every pair of groups", &build_dragonfly);
+        r.add("dragonfly",
+              "scale-out: routers of nodes_per_leaf nodes, groups of nodes_per_leaf routers joined all-to-all, "
+              "global links between every pair of groups",
+              &build_dragonfly);
         r.add("rail-optimized", "scale-out: NIC i of every node of a group on rail leaf i, spines joining all leaves",
               &build_rail_optimized);
         return r;
@@ -31,7 +34,8 @@ std::vector<Vertex> add_nics(Topology& topo, const ClusterSpec& c) {
     const double host_bw = c.pcie.bandwidth > 0 ? c.pcie.bandwidth : c.nic.bandwidth;
     for (int node = 0; node < c.nodes; ++node) {
         for (int j = 0; j < c.nics_per_node; ++j)
-            nics.push_back(topo.add_vertex(VertexKind::Nic, "n" + std::to_string(node) + ".nic" + std::to_string(j), node, j));
+            nics.push_back(
+                topo.add_vertex(VertexKind::Nic, "n" + std::to_string(node) + ".nic" + std::to_string(j), node, j));
         for (int i = 0; i < c.gpus_per_node; ++i) {
             const int rank = node * c.gpus_per_node + i;
             const int j = static_cast<int>(static_cast<long long>(i) * c.nics_per_node / c.gpus_per_node);
@@ -51,7 +55,8 @@ std::vector<Vertex> add_switches(Topology& topo, VertexKind kind, const std::str
 
 std::vector<Vertex> add_node_leaves(Topology& topo, const ClusterSpec& c) {
     const std::vector<Vertex> nics = add_nics(topo, c);
-    const std::vector<Vertex> leaves = add_switches(topo, VertexKind::Leaf, "leaf", (c.nodes + c.nodes_per_leaf - 1) / c.nodes_per_leaf);
+    const std::vector<Vertex> leaves =
+        add_switches(topo, VertexKind::Leaf, "leaf", (c.nodes + c.nodes_per_leaf - 1) / c.nodes_per_leaf);
     for (int node = 0; node < c.nodes; ++node)
         for (int j = 0; j < c.nics_per_node; ++j)
             network_link(topo, nics[static_cast<size_t>(node * c.nics_per_node + j)],

@@ -1,10 +1,10 @@
 #pragma once
 // Topology builders, one per file, registered by name. A scale-up builder adds every node's
 // accelerators and their fabric; a scale-out builder adds the NICs and the network above them.
-#include <string>
-
 #include "hardware/topology/topology.h"
 #include "sim/registry.h"
+
+#include <string>
 
 namespace fathom::hardware {
 

@@ -8,9 +8,9 @@
 // an all-to-all across groups is bounded by the global bundles, as in the real topology. Routing is
 // minimal (the fewest-hop paths: local, global, local); Valiant's non-minimal routing is not
 // modelled.
-#include <cmath>
-
 #include "hardware/topology/builders.h"
+
+#include <cmath>
 
 namespace fathom::hardware {
 
@@ -41,7 +41,8 @@ void build_dragonfly(Topology& topo, const ClusterSpec& c) {
     };
     for (int g = 0; g < groups; ++g)
         for (int h = g + 1; h < groups; ++h)
-            bundle(routers[static_cast<size_t>(holder(g, h))], routers[static_cast<size_t>(holder(h, g))], uplink / per_router);
+            bundle(routers[static_cast<size_t>(holder(g, h))], routers[static_cast<size_t>(holder(h, g))],
+                   uplink / per_router);
 }
 
 }  // namespace fathom::hardware

@@ -1,5 +1,5 @@
 // Scale-out builder "fat-tree-2": leaves of nodes_per_leaf nodes, every NIC of a node on its
-// node's leaf; when there is more than one leaf, spines above them. Each leaf has downlinks / 
+// node's leaf; when there is more than one leaf, spines above them. Each leaf has downlinks /
 // oversubscription uplinks, one to each spine, all at the NIC bandwidth, so that with 1:1 a leaf's
 // uplinks carry everything its NICs can send.
 #include "hardware/topology/builders.h"

@@ -17,13 +17,16 @@ void build_fat_tree3(Topology& topo, const ClusterSpec& c) {
     const int pods = (leaves_n + per_pod - 1) / per_pod;
     const std::vector<Vertex> aggs = add_switches(topo, VertexKind::Spine, "agg", pods * up);
     for (int l = 0; l < leaves_n; ++l)
-        for (int a = 0; a < up; ++a) network_link(topo, leaves[static_cast<size_t>(l)], aggs[static_cast<size_t>((l / per_pod) * up + a)], c, false);
+        for (int a = 0; a < up; ++a)
+            network_link(topo, leaves[static_cast<size_t>(l)], aggs[static_cast<size_t>((l / per_pod) * up + a)], c,
+                         false);
     if (pods < 2) return;
     const std::vector<Vertex> cores = add_switches(topo, VertexKind::Core, "core", up * per_pod);
     for (int p = 0; p < pods; ++p)
         for (int a = 0; a < up; ++a)
             for (int k = 0; k < per_pod; ++k)
-                network_link(topo, aggs[static_cast<size_t>(p * up + a)], cores[static_cast<size_t>(a * per_pod + k)], c, false);
+                network_link(topo, aggs[static_cast<size_t>(p * up + a)], cores[static_cast<size_t>(a * per_pod + k)],
+                             c, false);
 }
 
 }  // namespace fathom::hardware

@@ -6,12 +6,14 @@ namespace fathom::hardware {
 
 void build_full_mesh(Topology& topo, const ClusterSpec& c) {
     const ScaleUpSpec& su = c.scale_up;
-    const double link = su.link_bandwidth > 0 ? su.link_bandwidth : su.bandwidth_per_gpu / std::max(1, c.gpus_per_node - 1);
+    const double link =
+        su.link_bandwidth > 0 ? su.link_bandwidth : su.bandwidth_per_gpu / std::max(1, c.gpus_per_node - 1);
     for (int node = 0; node < c.nodes; ++node) {
         std::vector<Vertex> gpus;
         for (int i = 0; i < c.gpus_per_node; ++i) {
             const int rank = node * c.gpus_per_node + i;
-            gpus.push_back(topo.add_vertex(VertexKind::Gpu, "n" + std::to_string(node) + ".gpu" + std::to_string(i), node, rank));
+            gpus.push_back(
+                topo.add_vertex(VertexKind::Gpu, "n" + std::to_string(node) + ".gpu" + std::to_string(i), node, rank));
             topo.set_gpu(rank, gpus.back());
         }
         for (size_t a = 0; a < gpus.size(); ++a)

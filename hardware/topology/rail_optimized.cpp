@@ -16,7 +16,8 @@ void build_rail_optimized(Topology& topo, const ClusterSpec& c) {
         for (int j = 0; j < c.nics_per_node; ++j)
             network_link(topo, nics[static_cast<size_t>(node * c.nics_per_node + j)],
                          leaves[static_cast<size_t>((node / c.nodes_per_leaf) * c.nics_per_node + j)], c, true);
-    const std::vector<Vertex> spines = add_switches(topo, VertexKind::Spine, "spine", uplinks(c.nodes_per_leaf, c.oversubscription));
+    const std::vector<Vertex> spines =
+        add_switches(topo, VertexKind::Spine, "spine", uplinks(c.nodes_per_leaf, c.oversubscription));
     for (Vertex leaf : leaves)
         for (Vertex spine : spines) network_link(topo, leaf, spine, c, false);
 }

@@ -1,13 +1,14 @@
 #include "hardware/topology/topology.h"
 
+#include "hardware/topology/builders.h"
+#include "sim/error.h"
+
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/graphviz.hpp>
+
 #include <map>
 #include <ostream>
 #include <sstream>
-
-#include "hardware/topology/builders.h"
-#include "sim/error.h"
 
 namespace fathom::hardware {
 
@@ -42,7 +43,8 @@ Vertex Topology::nic_of(int rank) const {
     return static_cast<size_t>(rank) < nic_of_.size() ? nic_of_[static_cast<size_t>(rank)] : null_vertex();
 }
 Vertex Topology::scale_up_switch(int node) const {
-    return node >= 0 && static_cast<size_t>(node) < switch_of_.size() ? switch_of_[static_cast<size_t>(node)] : null_vertex();
+    return node >= 0 && static_cast<size_t>(node) < switch_of_.size() ? switch_of_[static_cast<size_t>(node)]
+                                                                      : null_vertex();
 }
 
 namespace {
@@ -68,13 +70,15 @@ void Topology::validate(const std::string& where) const {
         const TopoLink& l = g_[*e];
         if (!(l.bandwidth > 0) || !(l.efficiency > 0))
             throw sim::InputError(where + ": link " + g_[boost::source(*e, g_)].name + " -> " +
-                                  g_[boost::target(*e, g_)].name + " has no bandwidth (check the fabric and NIC catalog entries)");
+                                  g_[boost::target(*e, g_)].name +
+                                  " has no bandwidth (check the fabric and NIC catalog entries)");
     }
     if (gpus_.empty()) throw sim::InputError(where + ": the topology has no accelerators");
     // Every link is built in both directions, so reaching every GPU from the first one is connectivity.
     std::vector<boost::default_color_type> color(boost::num_vertices(g_));
-    boost::breadth_first_search(g_, gpus_.front(), boost::color_map(boost::make_iterator_property_map(
-                                                       color.begin(), boost::get(boost::vertex_index, g_))));
+    boost::breadth_first_search(
+        g_, gpus_.front(),
+        boost::color_map(boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g_))));
     for (size_t r = 0; r < gpus_.size(); ++r)
         if (color[gpus_[r]] != boost::black_color)
             throw sim::InputError(where + ": the topology is disconnected: GPU " + std::to_string(r) +
@@ -84,7 +88,10 @@ void Topology::validate(const std::string& where) const {
 std::string Topology::summary() const {
     std::map<VertexKind, int> kinds;
     for (auto [v, end] = boost::vertices(g_); v != end; ++v) ++kinds[g_[*v].kind];
-    struct Tally { int links = 0; double min_bw = 0, max_bw = 0; };
+    struct Tally {
+        int links = 0;
+        double min_bw = 0, max_bw = 0;
+    };
     std::map<LinkLevel, Tally> levels;
     for (auto [e, end] = boost::edges(g_); e != end; ++e) {
         const TopoLink& l = g_[*e];
@@ -100,7 +107,9 @@ std::string Topology::summary() const {
     for (const auto& [k, n] : kinds) os << "\n  " << vertex_kind_name(k) << ": " << n;
     os << "\nlinks (directed): " << links();
     for (const auto& [lvl, t] : levels) {
-        const char* name = lvl == LinkLevel::ScaleUp ? "scale-up" : lvl == LinkLevel::Host ? "host (GPU-NIC)" : "scale-out";
+        const char* name = lvl == LinkLevel::ScaleUp ? "scale-up"
+                           : lvl == LinkLevel::Host  ? "host (GPU-NIC)"
+                                                     : "scale-out";
         os << "\n  " << name << ": " << t.links << ", " << t.min_bw / 1e9;
         if (t.max_bw != t.min_bw) os << " to " << t.max_bw / 1e9;
         os << " GB/s per direction";

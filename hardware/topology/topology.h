@@ -9,12 +9,13 @@
 // vertex per node (the four NVSwitch chips of an HGX board act as one non-blocking crossbar), a
 // NIC hangs off the accelerator that owns it (NCCL's GPU-NIC affinity), and switches are logical
 // (a leaf of `nodes_per_leaf` nodes, whatever radix the real box has).
+#include "hardware/spec.h"
+
 #include <boost/graph/adjacency_list.hpp>
+
 #include <iosfwd>
 #include <string>
 #include <vector>
-
-#include "hardware/spec.h"
 
 namespace fathom::hardware {
 
@@ -37,7 +38,7 @@ struct TopoLink {
     double efficiency = 1;  // achievable fraction in collectives (calibrated per fabric / NIC)
     double latency = 0;     // s
     LinkLevel level = LinkLevel::ScaleOut;
-    int id = -1;            // dense edge index, 0..links()-1
+    int id = -1;  // dense edge index, 0..links()-1
     double capacity() const { return bandwidth * efficiency; }
 };
 

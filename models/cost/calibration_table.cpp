@@ -1,13 +1,13 @@
 #include "models/cost/calibration_table.h"
 
+#include "sim/error.h"
+
 #include <Eigen/Dense>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
-
-#include "sim/error.h"
 
 namespace fathom::models {
 namespace {
@@ -112,10 +112,13 @@ std::vector<double> calibration_coords(const OpDesc& op) {
             // too, far apart (log 8) so that neither borrows the other's correction; so are the
             // key/value heads (grouped-query attention reads fewer keys per query head).
             const SequenceSlice x = op.attn.slices.empty() ? SequenceSlice{} : op.attn.slices.front();
-            return {lg(static_cast<double>(x.count * op.attn.heads)), lg(static_cast<double>(x.q_len)),
-                    lg(static_cast<double>(x.kv_len)), lg(static_cast<double>(op.attn.head_dim)),
-                    op.attn.causal ? std::log(8.0) : 0.0,
-                    lg(static_cast<double>(op.attn.heads) / static_cast<double>(std::max<int64_t>(1, op.attn.kv_heads)))};
+            return {
+                lg(static_cast<double>(x.count * op.attn.heads)),
+                lg(static_cast<double>(x.q_len)),
+                lg(static_cast<double>(x.kv_len)),
+                lg(static_cast<double>(op.attn.head_dim)),
+                op.attn.causal ? std::log(8.0) : 0.0,
+                lg(static_cast<double>(op.attn.heads) / static_cast<double>(std::max<int64_t>(1, op.attn.kv_heads)))};
         }
         case OpKind::MemoryBound:
         case OpKind::Optimizer:
@@ -150,7 +153,8 @@ CalibrationTable fit_calibration(const std::vector<Measurement>& data, const har
         Eigen::VectorXd b(static_cast<Eigen::Index>(rows.size()));
         for (size_t i = 0; i < rows.size(); ++i) {
             const auto x = features(rows[i]->op, acc);
-            for (size_t j = 0; j < p; ++j) A(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = x[j] / rows[i]->seconds;
+            for (size_t j = 0; j < p; ++j)
+                A(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = x[j] / rows[i]->seconds;
             b(static_cast<Eigen::Index>(i)) = 1.0;
         }
         if (fit) {
@@ -191,7 +195,9 @@ const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op) 
 }
 
 TableCost::TableCost(std::shared_ptr<const CalibrationTable> table, const hardware::AcceleratorSpec& acc, Load load)
-    : table_(std::move(table)), acc_(acc), roofline_(make_roofline_cost(acc, load)),
+    : table_(std::move(table)),
+      acc_(acc),
+      roofline_(make_roofline_cost(acc, load)),
       kernel_roofline_(make_roofline_cost(acc, Load::Kernel)),
       clock_(load_clock(acc, load)) {}
 
@@ -204,7 +210,8 @@ double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int
         if (static_cast<int>(idx) == skip) continue;
         const auto& pt = g.points[idx];
         double d = 0;
-        for (size_t j = 0; j < c.size() && j < pt.coords.size(); ++j) d += (c[j] - pt.coords[j]) * (c[j] - pt.coords[j]);
+        for (size_t j = 0; j < c.size() && j < pt.coords.size(); ++j)
+            d += (c[j] - pt.coords[j]) * (c[j] - pt.coords[j]);
         near.emplace_back(d, pt.log_ratio);
     }
     const size_t k = std::min(kNeighbours, near.size());

@@ -13,17 +13,17 @@
 // log bytes) takes the inverse-distance-weighted mean of log r of its nearest points in log space,
 // so the table reproduces its measurements and interpolates geometrically between them. Outside
 // the range the caller falls back to the roofline and flags the prediction.
+#include "models/cost/cost_model.h"
+
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "models/cost/cost_model.h"
-
 namespace fathom::models {
 
 struct Measurement {
-    OpDesc op;          // kind, name, dtype, shape, flops, bytes
-    double seconds = 0; // median kernel time
+    OpDesc op;           // kind, name, dtype, shape, flops, bytes
+    double seconds = 0;  // median kernel time
 };
 
 struct CalibrationPoint {
@@ -33,7 +33,7 @@ struct CalibrationPoint {
 
 struct CalibrationGroup {
     OpKind kind = OpKind::Gemm;
-    std::string op;   // measured kernel for memory-bound groups ("rmsnorm", "memcpy_h2d"); kind name otherwise
+    std::string op;  // measured kernel for memory-bound groups ("rmsnorm", "memcpy_h2d"); kind name otherwise
     Dtype dtype = Dtype::bf16;
     std::vector<double> coef;  // parametric coefficients, order as in the file comment (c last);
                                // empty: the roofline is the parametric part

@@ -2,10 +2,10 @@
 // One op-cost interface: seconds for one kernel described by an OpDesc on one accelerator.
 // Implementations: RooflineCost (analytical, below); calibrated tables plug in behind the same
 // interface (issue: calibration mode).
-#include <memory>
-
 #include "hardware/spec.h"
 #include "models/ops/op.h"
+
+#include <memory>
 
 namespace fathom::models {
 

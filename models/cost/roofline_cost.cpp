@@ -1,7 +1,7 @@
+#include "models/cost/cost_model.h"
+
 #include <algorithm>
 #include <cmath>
-
-#include "models/cost/cost_model.h"
 
 namespace fathom::models {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 // mb-gemm-h100-bf16-square-1024 (only 32 big tiles on 132 SMs) 13.5% fast, where the big tile
 // alone would be 29% slow.
 constexpr double kSmallTileEfficiency = 0.9;
-constexpr double kAttentionBlock = 128;       // key/query block of flash-attention kernels (FA2/FA3, cuDNN)
+constexpr double kAttentionBlock = 128;  // key/query block of flash-attention kernels (FA2/FA3, cuDNN)
 
 }  // namespace
 
@@ -28,8 +28,7 @@ namespace {
 
 class RooflineCost final : public CostModel {
 public:
-    RooflineCost(const hardware::AcceleratorSpec& a, Load load)
-        : acc_(a), clock_(load_clock(a, load)) {}
+    RooflineCost(const hardware::AcceleratorSpec& a, Load load) : acc_(a), clock_(load_clock(a, load)) {}
 
     double seconds(const OpDesc& op) const override {
         const double bw = acc_.memory_bandwidth * acc_.calibration.memory_efficiency;
@@ -78,8 +77,8 @@ private:
 
     double tiled_time(const OpDesc& op, double tile_m, double tile_n, double eff) const {
         const double units = acc_.compute_units;
-        const double tiles = std::ceil(static_cast<double>(op.m) / tile_m) * std::ceil(static_cast<double>(op.n) / tile_n) *
-                             static_cast<double>(op.batch);
+        const double tiles = std::ceil(static_cast<double>(op.m) / tile_m) *
+                             std::ceil(static_cast<double>(op.n) / tile_n) * static_cast<double>(op.batch);
         // Fewer tiles than compute units leaves units idle; with more, stream-K scheduling (cuBLAS
         // on Hopper, CUTLASS) splits the K loop of the last wave, so whole waves are not wasted.
         const double quantization = tiles < units ? tiles / units : 1.0;
@@ -105,7 +104,8 @@ private:
 double gemm_quantization(const OpDesc& op, const hardware::AcceleratorSpec& acc) {
     const double units = acc.compute_units;
     const double tiles = std::ceil(static_cast<double>(op.m) / acc.calibration.gemm_tile_m) *
-                         std::ceil(static_cast<double>(op.n) / acc.calibration.gemm_tile_n) * static_cast<double>(op.batch);
+                         std::ceil(static_cast<double>(op.n) / acc.calibration.gemm_tile_n) *
+                         static_cast<double>(op.batch);
     return tiles < units ? tiles / units : 1.0;
 }
 

@@ -23,8 +23,8 @@ LayerProgram dense_layer_backward(const ModelSpec& m, const LayerInputs& in) {
 LayerProgram embedding_forward(const ModelSpec& m, const LayerInputs& in) {
     LayerProgram p;
     // Lookup writes T x h; the vocab-parallel embedding masks and sums its partial rows over tp.
-    p.compute(elementwise("embedding", tokens_of(in) * static_cast<double>(m.hidden), 1, 1, OpRole::Embedding,
-                          "memcpy_d2d"));
+    p.compute(
+        elementwise("embedding", tokens_of(in) * static_cast<double>(m.hidden), 1, 1, OpRole::Embedding, "memcpy_d2d"));
     tp_comm(p, in, in.shard.sequence_parallel ? Collective::ReduceScatter : Collective::AllReduce, std::nullopt,
             activation_bytes(m, in));
     return p;
@@ -52,7 +52,8 @@ LayerProgram head_forward(const ModelSpec& m, const LayerInputs& in) {
     // Softmax cross-entropy over the vocab shard: read the logits and write the fp32 softmax, or
     // (fused loss) write the bf16 gradient over the logits in place.
     const double written = in.kernels.fused_cross_entropy ? 2.0 : 4.0;
-    p.compute(memory_op("cross_entropy", tf * static_cast<double>(v) * (2.0 + written), OpRole::CrossEntropy, "softmax", v));
+    p.compute(
+        memory_op("cross_entropy", tf * static_cast<double>(v) * (2.0 + written), OpRole::CrossEntropy, "softmax", v));
     return p;
 }
 
@@ -61,8 +62,9 @@ LayerProgram head_backward(const ModelSpec& m, const LayerInputs& in) { return b
 LayerProgram mla_up_projection_recompute(const LayerProgram& forward) {
     LayerProgram out;
     for (const auto& s : forward.steps)
-        if (s.kind == ProgramStep::Kind::Compute && (s.op.name == "q_up" || s.op.name == "q_proj" || s.op.name == "kv_up" ||
-                                                     (s.op.name == "rotary" && s.op.role == OpRole::Rotary)))
+        if (s.kind == ProgramStep::Kind::Compute &&
+            (s.op.name == "q_up" || s.op.name == "q_proj" || s.op.name == "kv_up" ||
+             (s.op.name == "rotary" && s.op.role == OpRole::Rotary)))
             out.steps.push_back(s);
     // Only latent attention has up-projections; a layer without them recomputes nothing.
     bool up = false;
@@ -104,7 +106,8 @@ LayerProgram every_second_matmul_recompute(const LayerProgram& forward, const Mo
             if (op.role != OpRole::Router && op.role != OpRole::Permute) out.steps.push_back(s);
             continue;
         }
-        if (op.kind != OpKind::Gemm || op.role == OpRole::AttentionScores || op.role == OpRole::AttentionValues) continue;
+        if (op.kind != OpKind::Gemm || op.role == OpRole::AttentionScores || op.role == OpRole::AttentionValues)
+            continue;
         const double n = static_cast<double>(op.n);
         if (op.name == "qkv") {
             const double q = static_cast<double>(m.heads), kv = static_cast<double>(m.kv_heads);
@@ -122,8 +125,6 @@ LayerProgram every_second_matmul_recompute(const LayerProgram& forward, const Mo
     return out;
 }
 
-double stage_boundary_bytes(const ModelSpec& m, const LayerInputs& in) {
-    return activation_bytes(m, in) / in.shard.tp;
-}
+double stage_boundary_bytes(const ModelSpec& m, const LayerInputs& in) { return activation_bytes(m, in) / in.shard.tp; }
 
 }  // namespace fathom::models

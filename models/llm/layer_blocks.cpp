@@ -1,8 +1,8 @@
 #include "models/llm/layer_blocks.h"
 
-#include <algorithm>
-
 #include "models/llm/dense_layer.h"
+
+#include <algorithm>
 
 namespace fathom::models::blocks {
 
@@ -82,12 +82,13 @@ void tp_exit(LayerProgram& p, const LayerInputs& in, double bytes) {
 
 void norm(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, const std::string& suffix) {
     const std::string n = m.norm == Norm::RmsNorm ? "rmsnorm" : "layernorm";
-    p.compute(elementwise(n + suffix, sp_tokens_of(in) * static_cast<double>(m.hidden), 1, 1, OpRole::Norm, norm_kernel(m),
-                          m.hidden));
+    p.compute(elementwise(n + suffix, sp_tokens_of(in) * static_cast<double>(m.hidden), 1, 1, OpRole::Norm,
+                          norm_kernel(m), m.hidden));
 }
 
 void residual(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, const std::string& name) {
-    p.compute(elementwise(name, sp_tokens_of(in) * static_cast<double>(m.hidden), 2, 1, OpRole::Residual, "residual_add"));
+    p.compute(
+        elementwise(name, sp_tokens_of(in) * static_cast<double>(m.hidden), 2, 1, OpRole::Residual, "residual_add"));
 }
 
 namespace {
@@ -163,7 +164,9 @@ void attention(LayerProgram& p, const LayerInputs& in, int64_t q_heads, int64_t 
             off.slices = std::move(rest);
             a.slices = std::move(diagonal);
             if (in.kernels.flash_attention) p.compute(attention_op(false, off, in.kernels.kv_dtype));
-            else a.slices.insert(a.slices.end(), off.slices.begin(), off.slices.end());  // unfused: priced per slice below
+            else
+                a.slices.insert(a.slices.end(), off.slices.begin(),
+                                off.slices.end());  // unfused: priced per slice below
         }
     }
     if (!in.batch.shared_prefix.empty()) {
@@ -187,7 +190,8 @@ void attention(LayerProgram& p, const LayerInputs& in, int64_t q_heads, int64_t 
         const Dtype d16 = in.kernels.gemm_dtype == Dtype::fp8 ? Dtype::bf16 : in.kernels.gemm_dtype;
         for (const SequenceSlice& x : a.slices) {
             const int64_t bh = x.count * a.heads;
-            const double scores = static_cast<double>(bh) * static_cast<double>(x.q_len) * static_cast<double>(x.kv_len);
+            const double scores =
+                static_cast<double>(bh) * static_cast<double>(x.q_len) * static_cast<double>(x.kv_len);
             p.compute(gemm_op("attention_scores", x.q_len, x.kv_len, dh, d16, bh, OpRole::AttentionScores));
             p.compute(elementwise("scale_mask_softmax", scores, 1, 1, OpRole::AttentionSoftmax, "softmax", x.kv_len));
             // read, write, 1-byte mask
@@ -228,7 +232,8 @@ void mla_serving_attention(LayerProgram& p, const ModelSpec& m, const LayerInput
         attention(p, pre, q_heads, q_heads, static_cast<int64_t>(m.attention_head_dim() + 0.5));
     }
     if (decodes > 0) {
-        p.compute(gemm_op("q_absorb", decodes, a.kv_lora_rank, a.qk_nope_head_dim, Dtype::bf16, q_heads, OpRole::QkvProjection));
+        p.compute(gemm_op("q_absorb", decodes, a.kv_lora_rank, a.qk_nope_head_dim, Dtype::bf16, q_heads,
+                          OpRole::QkvProjection));
         AttentionShape s;
         s.heads = q_heads;
         s.kv_heads = 1;
@@ -240,7 +245,8 @@ void mla_serving_attention(LayerProgram& p, const ModelSpec& m, const LayerInput
         OpDesc op = attention_op(false, s, in.kernels.kv_dtype);
         op.name = "attention_mla_decode";
         p.compute(std::move(op));
-        p.compute(gemm_op("v_absorb", decodes, a.v_head_dim, a.kv_lora_rank, Dtype::bf16, q_heads, OpRole::QkvProjection));
+        p.compute(
+            gemm_op("v_absorb", decodes, a.v_head_dim, a.kv_lora_rank, Dtype::bf16, q_heads, OpRole::QkvProjection));
     }
 }
 
@@ -297,7 +303,8 @@ void attention_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in)
         const int64_t kv_heads = std::max<int64_t>(1, m.kv_heads / tp);
         p.compute(gemm_op("qkv", t, (q_heads + 2 * kv_heads) * dh, h, gd, 1, OpRole::QkvProjection));
         if (m.position == PositionEmbedding::Rope)
-            p.compute(elementwise("rotary", tf * static_cast<double>((q_heads + kv_heads) * dh), 1, 1, OpRole::Rotary, "rotary"));
+            p.compute(elementwise("rotary", tf * static_cast<double>((q_heads + kv_heads) * dh), 1, 1, OpRole::Rotary,
+                                  "rotary"));
         attention(p, in, q_heads, kv_heads, dh);
         out_in = q_heads * dh;
     }
@@ -316,7 +323,9 @@ void mlp_gemms(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
     const Dtype gd = in.kernels.gemm_dtype;
     const bool fp8 = gd == Dtype::fp8;
     tp_enter(p, in, act);
-    if (fp8) p.compute(memory_op("fp8_cast_" + prefix + "fc1", tf * static_cast<double>(m.hidden) * 3, OpRole::Fp8Cast, kUnaryKernel));
+    if (fp8)
+        p.compute(memory_op("fp8_cast_" + prefix + "fc1", tf * static_cast<double>(m.hidden) * 3, OpRole::Fp8Cast,
+                            kUnaryKernel));
     p.compute(gemm_op(prefix + "fc1", t, gated ? 2 * w : w, m.hidden, gd, 1, OpRole::MlpUp));
     const double act_elems = tf * static_cast<double>(w);
     p.compute(elementwise(prefix + activation_name(m.activation), act_elems, gated ? 2 : 1, 1, OpRole::Activation,
@@ -330,9 +339,10 @@ LayerProgram eager_split(LayerProgram p, const LayerInputs& in) {
     if (in.kernels.fused_elementwise) return p;
     LayerProgram eager;
     for (const auto& s : p.steps) {
-        const int copies = s.kind == ProgramStep::Kind::Compute && s.op.kind == OpKind::MemoryBound && split_when_eager(s.op.role)
-                               ? static_cast<int>(kEagerPasses)
-                               : 1;
+        const int copies =
+            s.kind == ProgramStep::Kind::Compute && s.op.kind == OpKind::MemoryBound && split_when_eager(s.op.role)
+                ? static_cast<int>(kEagerPasses)
+                : 1;
         for (int i = 0; i < copies; ++i) eager.steps.push_back(s);
     }
     return eager;

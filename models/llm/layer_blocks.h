@@ -3,10 +3,10 @@
 // the attention half of a transformer layer (multi-head, grouped-query or latent attention, with
 // the collectives of tensor, sequence and context parallelism), a tensor-parallel MLP, norms and
 // residuals, and eager PyTorch's kernel split. Internal to models/llm/.
-#include <string>
-
 #include "models/llm/model_spec.h"
 #include "models/program/layer_program.h"
+
+#include <string>
 
 namespace fathom::models::blocks {
 
@@ -20,8 +20,8 @@ OpDesc elementwise(std::string name, double elements, double reads, double write
                    int64_t row_width = 0);
 std::string norm_kernel(const ModelSpec& m);
 
-double tokens_of(const LayerInputs& in);     // rows every GEMM of the layer sees
-double sp_tokens_of(const LayerInputs& in);  // rows of the norms and residuals (1/tp under SP)
+double tokens_of(const LayerInputs& in);                             // rows every GEMM of the layer sees
+double sp_tokens_of(const LayerInputs& in);                          // rows of the norms and residuals (1/tp under SP)
 double activation_bytes(const ModelSpec& m, const LayerInputs& in);  // one [T, h] bf16 tensor
 
 // A TP collective with its backward conjugate; nothing when tp = 1. `gemm_fused`: a linear

@@ -3,7 +3,8 @@
 namespace fathom::models {
 
 bool lora_target(OpRole role) {
-    return role == OpRole::QkvProjection || role == OpRole::OutProjection || role == OpRole::MlpUp || role == OpRole::MlpDown;
+    return role == OpRole::QkvProjection || role == OpRole::OutProjection || role == OpRole::MlpUp ||
+           role == OpRole::MlpDown;
 }
 
 LayerProgram with_lora(const LayerProgram& forward, int rank) {

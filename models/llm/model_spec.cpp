@@ -20,7 +20,8 @@ int64_t ModelSpec::k_width() const { return mla.enabled() ? heads * mla.qk_head_
 int64_t ModelSpec::v_width() const { return mla.enabled() ? heads * mla.v_head_dim : kv_heads * dim_head(); }
 
 double ModelSpec::attention_head_dim() const {
-    return mla.enabled() ? 0.5 * static_cast<double>(mla.qk_head_dim() + mla.v_head_dim) : static_cast<double>(dim_head());
+    return mla.enabled() ? 0.5 * static_cast<double>(mla.qk_head_dim() + mla.v_head_dim)
+                         : static_cast<double>(dim_head());
 }
 
 bool ModelSpec::is_moe_layer(int64_t l) const {
@@ -56,7 +57,7 @@ double ModelSpec::attention_gemm_params() const {
 
 double ModelSpec::attention_params() const {
     const double h = static_cast<double>(hidden);
-    double p = attention_gemm_params() + 2 * h * (norm == Norm::LayerNorm ? 2 : 1);  // attention and MLP norms
+    double p = attention_gemm_params() + 2 * h * (norm == Norm::LayerNorm ? 2 : 1);   // attention and MLP norms
     if (mla.enabled()) p += static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank);  // the latents' norms
     else if (bias) p += static_cast<double>(q_width() + 2 * k_width()) + h;
     return p;
@@ -105,7 +106,8 @@ double ModelSpec::output_params() const {
 }
 
 double ModelSpec::total_params(int64_t seq_len) const {
-    double p = embedding_params(seq_len) + output_params() + static_cast<double>(hidden) * (norm == Norm::LayerNorm ? 2 : 1);
+    double p =
+        embedding_params(seq_len) + output_params() + static_cast<double>(hidden) * (norm == Norm::LayerNorm ? 2 : 1);
     for (int64_t l = 0; l < layers; ++l) p += layer_params(l);
     return p;
 }
@@ -124,8 +126,8 @@ double ModelSpec::forward_flops_per_token(int64_t seq_len, bool causal_attention
     const double moe_mlp = static_cast<double>(hidden * moe.num_experts) +
                            static_cast<double>(moe.top_k + moe.shared_experts) * mlp_gemm_params(moe.expert_ffn);
     // Scores and values: 4 s q-width per token over the full square, half of it causal.
-    const double attention = 2.0 * 2.0 * static_cast<double>(seq_len) * static_cast<double>(heads) * attention_head_dim() *
-                             (causal_attention ? 0.5 : 1.0);
+    const double attention = 2.0 * 2.0 * static_cast<double>(seq_len) * static_cast<double>(heads) *
+                             attention_head_dim() * (causal_attention ? 0.5 : 1.0);
     const double n_moe = static_cast<double>(moe_layers());
     const double n_dense = static_cast<double>(layers) - n_moe;
     const double logits = 2.0 * h * static_cast<double>(vocab);

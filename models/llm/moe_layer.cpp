@@ -1,9 +1,9 @@
 #include "models/llm/moe_layer.h"
 
+#include "models/llm/layer_blocks.h"
+
 #include <algorithm>
 #include <cmath>
-
-#include "models/llm/layer_blocks.h"
 
 namespace fathom::models {
 
@@ -13,8 +13,9 @@ using namespace blocks;
 double moe_expert_rows(const ModelSpec& m, const LayerInputs& in) {
     // Expert tensor parallelism sees every token of the TP group: gathered from the sequence
     // shards (T_sp x etp), or already replicated without sequence parallelism (T).
-    const double tokens = in.shard.etp > 1 ? (in.shard.sequence_parallel ? sp_tokens_of(in) * in.shard.etp : tokens_of(in))
-                                           : sp_tokens_of(in);
+    const double tokens = in.shard.etp > 1
+                              ? (in.shard.sequence_parallel ? sp_tokens_of(in) * in.shard.etp : tokens_of(in))
+                              : sp_tokens_of(in);
     return tokens * static_cast<double>(m.moe.top_k) * in.routing.busiest_rank_load;
 }
 
@@ -31,7 +32,8 @@ double moe_destinations(int64_t experts, int64_t top_k, int parts) {
     // P(no expert of a part among the k) = C(E - E/p, k) / C(E, k).
     const double E = static_cast<double>(experts), held = E / parts;
     double miss = 1.0;
-    for (int64_t i = 0; i < top_k; ++i) miss *= std::max(0.0, (E - held - static_cast<double>(i)) / (E - static_cast<double>(i)));
+    for (int64_t i = 0; i < top_k; ++i)
+        miss *= std::max(0.0, (E - held - static_cast<double>(i)) / (E - static_cast<double>(i)));
     return parts * (1.0 - miss);
 }
 
@@ -87,9 +89,10 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     // a decode batch of one Mixtral token reads 2 of its 8 experts), rounded up; rows per active
     // expert rounded up too: a grouped GEMM pads nothing, but its per-expert tiles are whole (one
     // GEMM of that many batches priced at the mean rows).
-    const int64_t active = std::min<int64_t>(
-        local_experts, static_cast<int64_t>(std::ceil(moe_active_experts(m, in) - 1e-9)));
-    const int64_t rows_per_expert = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rows / static_cast<double>(active))));
+    const int64_t active =
+        std::min<int64_t>(local_experts, static_cast<int64_t>(std::ceil(moe_active_experts(m, in) - 1e-9)));
+    const int64_t rows_per_expert =
+        std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rows / static_cast<double>(active))));
 
     norm(p, m, in, "_mlp");
     // Router: logits over the experts for the rank's own tokens (bf16 GEMM), then the top-k softmax

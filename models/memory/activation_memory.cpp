@@ -1,8 +1,8 @@
 #include "models/memory/activation_memory.h"
 
-#include <algorithm>
-
 #include "models/llm/moe_layer.h"
+
+#include <algorithm>
 
 namespace fathom::models {
 namespace {
@@ -10,8 +10,8 @@ namespace {
 constexpr double kAct = 2.0;  // bytes per activation element (bf16)
 
 struct Kept {
-    double total = 0;        // bytes kept for the backward pass
-    double recomputed = 0;   // of which selective recomputation drops (norm and activation outputs)
+    double total = 0;       // bytes kept for the backward pass
+    double recomputed = 0;  // of which selective recomputation drops (norm and activation outputs)
 };
 
 Kept layer_kept(const ModelSpec& m, const LayerInputs& in, bool moe, bool attention_only = false) {
@@ -28,7 +28,8 @@ Kept layer_kept(const ModelSpec& m, const LayerInputs& in, bool moe, bool attent
     double kv = 0;
     if (m.mla.enabled()) kv = static_cast<double>((m.k_width() + m.v_width()) / s.tp);
     else kv = 2.0 * static_cast<double>(std::max<int64_t>(1, m.kv_heads / s.tp)) * static_cast<double>(m.dim_head());
-    const double latents = m.mla.enabled() ? tf * static_cast<double>(m.mla.q_lora_rank + m.mla.kv_lora_rank) * kAct : 0.0;
+    const double latents =
+        m.mla.enabled() ? tf * static_cast<double>(m.mla.q_lora_rank + m.mla.kv_lora_rank) * kAct : 0.0;
     Kept k;
     // norm input (bf16) + QKV input (GEMM dtype), sharded by sequence parallelism
     k.total += sp * h * (kAct + gemm_in);
@@ -63,7 +64,7 @@ Kept layer_kept(const ModelSpec& m, const LayerInputs& in, bool moe, bool attent
     const double rows = moe_expert_rows(m, in);
     const double routed = sp * static_cast<double>(e.top_k);
     k.total += sp * static_cast<double>(e.num_experts) * 4.0;  // router probabilities (fp32)
-    k.total += rows * h * gemm_in;                           // permuted expert input
+    k.total += rows * h * gemm_in;                             // permuted expert input
     mlp(rows, static_cast<double>(e.expert_ffn / s.etp));
     k.total += routed * h * kAct;  // expert outputs, weighted in the unpermute
     if (e.shared_experts > 0) mlp(tf, static_cast<double>(e.shared_experts * e.expert_ffn / s.tp));
@@ -72,7 +73,9 @@ Kept layer_kept(const ModelSpec& m, const LayerInputs& in, bool moe, bool attent
 
 }  // namespace
 
-double layer_activation_bytes(const ModelSpec& m, const LayerInputs& in, bool moe) { return layer_kept(m, in, moe).total; }
+double layer_activation_bytes(const ModelSpec& m, const LayerInputs& in, bool moe) {
+    return layer_kept(m, in, moe).total;
+}
 
 double layer_selective_activation_bytes(const ModelSpec& m, const LayerInputs& in, bool moe) {
     const Kept k = layer_kept(m, in, moe);
@@ -85,7 +88,8 @@ double every_second_matmul_dropped_bytes(const ModelSpec& m, const LayerInputs& 
     const double sp = tf / (s.sequence_parallel ? s.tp : 1);
     double dropped = sp * static_cast<double>(m.hidden) * kAct;  // mid-layer residual
     if (!m.mla.enabled())  // K: kv heads per rank x head dim (the Q, K, V that layer_kept keeps)
-        dropped += tf * static_cast<double>(std::max<int64_t>(1, m.kv_heads / s.tp)) * static_cast<double>(m.dim_head()) * kAct;
+        dropped += tf * static_cast<double>(std::max<int64_t>(1, m.kv_heads / s.tp)) *
+                   static_cast<double>(m.dim_head()) * kAct;
     if (!moe && is_gated(m.activation)) dropped += tf * static_cast<double>(m.ffn / s.tp) * kAct;  // w3 output
     return dropped;
 }

@@ -14,22 +14,22 @@
 namespace fathom::models {
 
 struct MemoryInputs {
-    double params = 0;               // parameters held by this rank before ZeRO sharding
-    int dp = 1;                      // data-parallel degree the states are sharded over
-    double expert_params = 0;        // routed-expert parameters held by this rank (mixture of experts)
+    double params = 0;         // parameters held by this rank before ZeRO sharding
+    int dp = 1;                // data-parallel degree the states are sharded over
+    double expert_params = 0;  // routed-expert parameters held by this rank (mixture of experts)
     // Of these, the trained ones, which have gradients and optimizer states (LoRA: the adapters;
     // frozen weights are held in bf16 only); negative: all of them.
     double trained_params = -1, trained_expert_params = -1;
-    int expert_dp = 1;               // the expert data-parallel degree their states are sharded over
+    int expert_dp = 1;  // the expert data-parallel degree their states are sharded over
     int zero_stage = 0;
-    double weight_bytes = 2;         // per parameter
+    double weight_bytes = 2;  // per parameter
     double grad_bytes = 4;
     double optimizer_bytes = 12;
-    double gathered_params = 0;      // ZeRO-3 working set (parameters gathered at once)
+    double gathered_params = 0;            // ZeRO-3 working set (parameters gathered at once)
     double activation_per_microbatch = 0;  // bytes for one micro-batch through this stage
-    double in_flight = 1;            // peak micro-batches whose activations are alive
-    double transient = 0;            // largest short-lived buffer (e.g. logits + loss, a recomputed layer)
-    double runtime_reserved = 0;     // CUDA context, communication buffers, allocator slack
+    double in_flight = 1;                  // peak micro-batches whose activations are alive
+    double transient = 0;                  // largest short-lived buffer (e.g. logits + loss, a recomputed layer)
+    double runtime_reserved = 0;           // CUDA context, communication buffers, allocator slack
 };
 
 struct MemoryBreakdown {

@@ -54,11 +54,13 @@ OpDesc gemm_op(std::string name, int64_t m, int64_t n, int64_t k, Dtype dtype, i
     op.k = k;
     op.batch = batch;
     const double e = hardware::dtype_bytes(dtype);
-    op.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(batch);
+    op.flops =
+        2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(batch);
     // Inputs in the GEMM dtype, output in bf16 (fp8 GEMMs write bf16).
-    op.bytes = static_cast<double>(batch) *
-               (e * (static_cast<double>(m) * static_cast<double>(k) + static_cast<double>(k) * static_cast<double>(n)) +
-                2.0 * static_cast<double>(m) * static_cast<double>(n));  // in double: m k overflows int64 for huge shapes
+    op.bytes =
+        static_cast<double>(batch) *
+        (e * (static_cast<double>(m) * static_cast<double>(k) + static_cast<double>(k) * static_cast<double>(n)) +
+         2.0 * static_cast<double>(m) * static_cast<double>(n));  // in double: m k overflows int64 for huge shapes
     return op;
 }
 
@@ -87,8 +89,9 @@ OpDesc attention_op(bool backward, const AttentionShape& s, Dtype dtype) {
         op.flops += attention_slice_flops(backward, s, x);
         // Forward reads Q, K, V and writes O; backward reads Q, K, V, O, dO and writes dQ, dK, dV.
         const double q = static_cast<double>(x.count * s.heads * x.q_len * s.head_dim) * e;
-        const double kv = s.latent_kv_dim > 0 ? static_cast<double>(x.count * x.kv_len * s.latent_kv_dim) * e
-                                               : 2.0 * static_cast<double>(x.count * s.kv_heads * x.kv_len * s.head_dim) * e;
+        const double kv = s.latent_kv_dim > 0
+                              ? static_cast<double>(x.count * x.kv_len * s.latent_kv_dim) * e
+                              : 2.0 * static_cast<double>(x.count * s.kv_heads * x.kv_len * s.head_dim) * e;
         op.bytes += backward ? 3 * q + 2 * kv + q : 2 * q + kv;
     }
     return op;
@@ -105,12 +108,15 @@ OpDesc memory_op(std::string name, double bytes, OpRole role, std::string kernel
     return op;
 }
 
-bool row_kernel(const std::string& kernel) { return kernel == "rmsnorm" || kernel == "layernorm" || kernel == "softmax"; }
+bool row_kernel(const std::string& kernel) {
+    return kernel == "rmsnorm" || kernel == "layernorm" || kernel == "softmax";
+}
 
 const std::vector<std::string>& measured_memory_kernels() {
     // tools/calibrate/calibrate.cu, `report(...)` and the copy rows.
-    static const std::vector<std::string> kernels = {"rmsnorm", "layernorm",  "softmax",    "swiglu",     "gelu",
-                                                     "residual_add", "rotary", "memcpy_d2d", "memcpy_h2d", "memcpy_d2h"};
+    static const std::vector<std::string> kernels = {"rmsnorm",    "layernorm",    "softmax", "swiglu",
+                                                     "gelu",       "residual_add", "rotary",  "memcpy_d2d",
+                                                     "memcpy_h2d", "memcpy_d2h"};
     return kernels;
 }
 

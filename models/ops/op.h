@@ -7,22 +7,22 @@
 // Attention takes a ragged batch: a list of sequence slices, each `count` sequences with `q_len`
 // queries attending to `kv_len` keys (a training micro-batch is one slice; a serving iteration
 // mixes prefill chunks and decodes). Its FLOPs and bytes are sums over the slices.
+#include "hardware/spec.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "hardware/spec.h"
 
 namespace fathom::models {
 
 using hardware::Dtype;
 
 enum class OpKind {
-    Gemm,             // C[M,N] = A[M,K] B[K,N], `batch` independent GEMMs of that shape
-    AttentionFwd,     // fused (flash) attention forward
-    AttentionBwd,     // fused (flash) attention backward
-    MemoryBound,      // elementwise / normalization / softmax / copy: limited by bandwidth
-    Optimizer,        // fused optimizer update (memory bound)
+    Gemm,          // C[M,N] = A[M,K] B[K,N], `batch` independent GEMMs of that shape
+    AttentionFwd,  // fused (flash) attention forward
+    AttentionBwd,  // fused (flash) attention backward
+    MemoryBound,   // elementwise / normalization / softmax / copy: limited by bandwidth
+    Optimizer,     // fused optimizer update (memory bound)
 };
 const char* op_kind_name(OpKind k);
 
@@ -31,11 +31,11 @@ const char* op_kind_name(OpKind k);
 // ops by the measured kernel their role runs (OpDesc::kernel).
 enum class OpRole : uint8_t {
     Other,
-    Norm,              // RMSNorm / LayerNorm (also the final norm)
-    Residual,          // residual addition
-    Rotary,            // rotary position embedding
-    Activation,        // MLP activation (gated or not)
-    Fp8Cast,           // bf16 -> fp8 cast of a GEMM input
+    Norm,        // RMSNorm / LayerNorm (also the final norm)
+    Residual,    // residual addition
+    Rotary,      // rotary position embedding
+    Activation,  // MLP activation (gated or not)
+    Fp8Cast,     // bf16 -> fp8 cast of a GEMM input
     QkvProjection,
     OutProjection,     // attention output projection
     MlpUp,             // FC1 (gate and up projections when gated)
@@ -97,8 +97,8 @@ struct OpDesc {
     Dtype dtype = Dtype::bf16;
     int64_t m = 0, n = 0, k = 0, batch = 1;  // GEMM shape
     AttentionShape attn;
-    double flops = 0;  // useful FLOPs
-    double bytes = 0;  // bytes read + written in device memory (ideal, once each)
+    double flops = 0;     // useful FLOPs
+    double bytes = 0;     // bytes read + written in device memory (ideal, once each)
     bool frozen = false;  // GEMM: its weight is not trained (LoRA's base weights): no weight gradient
 };
 

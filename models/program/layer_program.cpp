@@ -122,7 +122,8 @@ LayerProgram backward_program(const LayerProgram& forward) {
         switch (f.kind) {
             case OpKind::Gemm:
                 out.compute(gemm_op(f.name + "_dgrad", f.m, f.k, f.n, f.dtype, f.batch, f.role), GradKind::Input);
-                if (!f.frozen) out.compute(gemm_op(f.name + "_wgrad", f.k, f.n, f.m, f.dtype, f.batch, f.role), GradKind::Weight);
+                if (!f.frozen)
+                    out.compute(gemm_op(f.name + "_wgrad", f.k, f.n, f.m, f.dtype, f.batch, f.role), GradKind::Weight);
                 break;
             case OpKind::AttentionFwd: out.compute(attention_op(true, f.attn, f.dtype), GradKind::Input); break;
             case OpKind::MemoryBound:

@@ -19,13 +19,13 @@
 // becomes an all-reduce), so the backward program is derived from the forward one
 // (backward_program). Backward steps are tagged with the gradient they compute, input or weight,
 // so zero-bubble schedules can run the weight-gradient work apart.
+#include "hardware/collectives/collective.h"
+#include "models/ops/op.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "hardware/collectives/collective.h"
-#include "models/ops/op.h"
 
 namespace fathom::models {
 

@@ -1,16 +1,16 @@
 // Collective costs of the analytical network on a hand-built cluster (no catalog): each time is
 // checked against the algorithm's closed form, written out with the cluster's numbers.
-#include <catch2/catch.hpp>
-
-#include <cmath>
-#include <set>
-#include <vector>
-#include <limits>
-#include <string>
-
 #include "hardware/collectives/collective.h"
 #include "hardware/network/network_model.h"
 #include "hardware/spec.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
 
 using namespace fathom::hardware;
 
@@ -78,8 +78,8 @@ TEST_CASE("ring all-reduce and all-gather inside one node", "[hardware][collecti
     }
 }
 
-
-TEST_CASE("pipeline fill: a fraction of the bandwidth time until the chunks reach their largest size", "[hardware][collectives]") {
+TEST_CASE("pipeline fill: a fraction of the bandwidth time until the chunks reach their largest size",
+          "[hardware][collectives]") {
     // The test cluster with f = 0.45 and F = 43.2 MB of bus bytes, and NVLS (B_nvls = 480 GB/s,
     // start-up L_nvls = 17.8 us). Ring all-reduce in one node, W = 2(n-1)/n S = 1.75 S:
     //   S = 1 MiB:  W = 1,835,008 B; f W = 825,754 B < F, so fill = f W / B_intra
@@ -272,13 +272,15 @@ TEST_CASE("collective algorithms list their flows", "[hardware][collectives]") {
     four_nodes.ranks_per_node = 8;
     four_nodes.nodes = 4;
     const double n = 8;
-    SECTION("ring in one node: each rank sends 2(n-1)/n S (all-reduce), (n-1)/n S (all-gather), spread over its peers") {
+    SECTION(
+        "ring in one node: each rank sends 2(n-1)/n S (all-reduce), (n-1)/n S (all-gather), spread over its peers") {
         const auto ring = make_ring();
         const auto ar = ring->flows(Collective::AllReduce, S, ctx_of(one_node));
         CHECK(ar.size() == 8 * 7);
         // The numerator of the ring's bandwidth term.
         for (double b : bytes_sent(ar, 8)) CHECK(b == Approx(2 * (n - 1) / n * S));
-        for (double b : bytes_sent(ring->flows(Collective::AllGather, S, ctx_of(one_node)), 8)) CHECK(b == Approx((n - 1) / n * S));
+        for (double b : bytes_sent(ring->flows(Collective::AllGather, S, ctx_of(one_node)), 8))
+            CHECK(b == Approx((n - 1) / n * S));
     }
     SECTION("ring across nodes: one channel per rank of a node, each leaving every node by its own NIC") {
         const auto flows = make_ring()->flows(Collective::AllReduce, S, ctx_of(four_nodes));

@@ -1,17 +1,18 @@
 // The SimGrid flow-level network against the analytical closed forms: alone on its links a
 // collective takes the closed-form time (within 3%); sharing an oversubscribed uplink, or hashed
 // onto colliding uplinks by ECMP, it takes the time the shared link's load gives.
+#include "hardware/network/simgrid_network.h"
+
+#include "hardware/network/flow_solver.h"
+#include "hardware/routing/routing.h"
+#include "tests/support/fixtures.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
-
-#include "hardware/network/flow_solver.h"
-#include "hardware/network/simgrid_network.h"
-#include "hardware/routing/routing.h"
-#include "tests/support/fixtures.h"
 
 using namespace fathom::hardware;
 
@@ -47,14 +48,17 @@ TEST_CASE("flow solver: max-min sharing of one link, completions in order", "[ha
     CHECK(done.empty());
 }
 
-TEST_CASE("SimGrid network agrees with the analytical closed forms on uncontended collectives",
-          "[hardware][simgrid]") {
+TEST_CASE("SimGrid network agrees with the analytical closed forms on uncontended collectives", "[hardware][simgrid]") {
     // Rail-optimized, 16 nodes under one leaf group: every rail has its own leaf, so DP rings of
     // the 8 local indices never share a link; inside a node the switch is non-blocking.
     const ClusterSpec c = cluster(16, 8, 16, ScaleOutTopology::RailOptimized);
     const auto analytical = make_analytical_network(c);
     const auto flows = make_simgrid_network(c, "ecmp");
-    struct Case { Collective op; CommGroup group; const char* what; };
+    struct Case {
+        Collective op;
+        CommGroup group;
+        const char* what;
+    };
     const std::vector<Case> cases = {
         {Collective::AllReduce, CommGroup{8, 1}, "TP all-reduce in a node"},
         {Collective::AllGather, CommGroup{8, 1}, "TP all-gather in a node"},
@@ -72,7 +76,8 @@ TEST_CASE("SimGrid network agrees with the analytical closed forms on uncontende
         }
 }
 
-TEST_CASE("SimGrid network with spraying agrees with the closed forms on a fat-tree-3 across pods", "[hardware][simgrid]") {
+TEST_CASE("SimGrid network with spraying agrees with the closed forms on a fat-tree-3 across pods",
+          "[hardware][simgrid]") {
     // 32 nodes, 2 per leaf, pods of 2 leaves: DP rings (one GPU per node, 8 groups) and 64-GPU
     // groups (4 per node) climb to the core tier; spraying loads every uplink evenly, so each
     // GPU's NIC share is the bottleneck, as in the closed form.
@@ -86,7 +91,8 @@ TEST_CASE("SimGrid network with spraying agrees with the closed forms on a fat-t
     }
 }
 
-TEST_CASE("SimGrid network: two rings through one oversubscribed uplink each take twice as long", "[hardware][simgrid]") {
+TEST_CASE("SimGrid network: two rings through one oversubscribed uplink each take twice as long",
+          "[hardware][simgrid]") {
     // 4 single-GPU nodes, 2 per leaf, 2:1 oversubscribed: one uplink per leaf, one spine. Ring A
     // joins ranks 0 and 2, ring B ranks 1 and 3; each all-reduce of S sends 2 (n-1)/n S = S from
     // each member across the leaves. Alone, A's flow has the uplink to itself: S / B after the
@@ -103,7 +109,8 @@ TEST_CASE("SimGrid network: two rings through one oversubscribed uplink each tak
     CHECK(alone - fixed == Approx(S / B).epsilon(1e-3));
     CHECK(both[0].seconds() - fixed == Approx(2 * S / B).epsilon(1e-3));
     CHECK(both[1].seconds() - fixed == Approx(2 * S / B).epsilon(1e-3));
-    CHECK(make_analytical_network(c)->collective(Collective::AllReduce, S, a.group).seconds == Approx(alone).epsilon(1e-3));
+    CHECK(make_analytical_network(c)->collective(Collective::AllReduce, S, a.group).seconds ==
+          Approx(alone).epsilon(1e-3));
     // Ring B starting when A is half done: A's second half is shared.
     const auto staggered = net->run({a, CollectiveCall{Collective::AllReduce, S, b.group, S / B / 2}});
     CHECK(staggered[0].seconds() - fixed == Approx(S / B / 2 + S / B).epsilon(1e-3));
@@ -136,7 +143,8 @@ TEST_CASE("SimGrid network: ECMP collisions on the spines, and spraying removes 
     CHECK(ecmp->collective(Collective::AllReduce, S, dp).seconds == Approx(slowest).epsilon(1e-9));
 }
 
-TEST_CASE("SimGrid network: a dragonfly's global link is shared by the flows that cross between groups", "[hardware][simgrid]") {
+TEST_CASE("SimGrid network: a dragonfly's global link is shared by the flows that cross between groups",
+          "[hardware][simgrid]") {
     // 4 single-GPU nodes, one per router, 2 routers per group: groups {r0, r1} and {r2, r3}. Each
     // router's uplink capacity is its one NIC's 50 GB/s: one local bundle r0-r1 and one global
     // bundle r0-r2 (the first router of each group holds the group's global link), 50 GB/s each.

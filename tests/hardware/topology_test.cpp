@@ -1,5 +1,12 @@
 // The topology graph and its routing strategies, on hand-built clusters: vertex and link counts
 // from each builder's rule, the fewest-hop paths, and how ECMP, D-mod-K and spraying pick.
+#include "hardware/topology/topology.h"
+
+#include "hardware/routing/routing.h"
+#include "hardware/topology/builders.h"
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
+
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -7,17 +14,12 @@
 #include <sstream>
 #include <string>
 
-#include "hardware/routing/routing.h"
-#include "hardware/topology/builders.h"
-#include "hardware/topology/topology.h"
-#include "sim/error.h"
-#include "tests/support/fixtures.h"
-
 using namespace fathom::hardware;
 
 namespace {
 
-ClusterSpec cluster(int nodes, int gpus_per_node, int nics, int nodes_per_leaf, ScaleOutTopology t, double oversub = 1) {
+ClusterSpec cluster(int nodes, int gpus_per_node, int nics, int nodes_per_leaf, ScaleOutTopology t,
+                    double oversub = 1) {
     return fathom::testing::network_cluster(nodes, gpus_per_node, nodes_per_leaf, t, oversub, nics);
 }
 

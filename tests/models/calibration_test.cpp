@@ -1,14 +1,14 @@
 // Calibration tables on synthetic measurements with a known ground truth: the fit recovers the
 // truth's parameters, interpolates between measured points, flags shapes outside the measured
 // range, and survives a write/read round trip.
+#include "models/cost/calibration_table.h"
+#include "scenarios/calibration_io.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-
-#include "models/cost/calibration_table.h"
-#include "scenarios/calibration_io.h"
 
 using namespace fathom;
 using namespace fathom::models;
@@ -191,7 +191,8 @@ TEST_CASE("serving load runs the tensor cores at the serving clock, or the susta
         CHECK(serving.seconds(g) == Approx(kernel.seconds(g) / 0.7));
     }
     a.calibration.serving_clock = 0.8;
-    const TableCost kernel(table, a, Load::Kernel), serving(table, a, Load::Serving), sustained(table, a, Load::Sustained);
+    const TableCost kernel(table, a, Load::Kernel), serving(table, a, Load::Serving),
+        sustained(table, a, Load::Sustained);
     CHECK(serving.seconds(g) == Approx(kernel.seconds(g) / 0.8));
     CHECK(sustained.seconds(g) == Approx(kernel.seconds(g) / 0.7));
     CHECK(serving.seconds(m) == Approx(kernel.seconds(m)));

@@ -1,13 +1,13 @@
 // Roofline op costs on a hand-built accelerator, op FLOP counts, and parameter counts of a model
 // spec, each against its closed form.
-#include <catch2/catch.hpp>
-
-#include <cmath>
-
 #include "hardware/spec.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
 #include "models/ops/op.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
 
 using namespace fathom::models;
 using fathom::hardware::AcceleratorSpec;
@@ -76,7 +76,8 @@ TEST_CASE("an fp8 GEMM takes its own K-fill when the device gives one", "[models
     const OpDesc b16 = gemm_op("bf16", 8192, 8192, 1024, Dtype::bf16);
     CHECK(cost->seconds(b16) == Approx(2 * M * N * K / (kPeak * kEff * K / (K + kKHalf)) + kLaunch).epsilon(1e-12));
     a.calibration.gemm_k_half_fp8 = 0;
-    CHECK(make_roofline_cost(a)->seconds(f8) == Approx(2 * M * N * K / (2 * kPeak * 0.7 * K / (K + kKHalf)) + kLaunch).epsilon(1e-12));
+    CHECK(make_roofline_cost(a)->seconds(f8) ==
+          Approx(2 * M * N * K / (2 * kPeak * 0.7 * K / (K + kKHalf)) + kLaunch).epsilon(1e-12));
 }
 
 TEST_CASE("a GEMM with fewer tiles than compute units is slower per FLOP by tiles / units", "[models][cost]") {

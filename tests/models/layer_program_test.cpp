@@ -1,17 +1,17 @@
 // Layer programs (models/program/layer_program.h, models/llm/dense_layer.h): the collectives a
 // layer issues under TP, SP and CP and their backward conjugates, the input/weight-gradient split,
 // ragged (varlen) attention, selection by role, and the calibration groups every emitted op finds.
-#include <catch2/catch.hpp>
-
-#include <map>
-#include <string>
-#include <tuple>
-
 #include "models/cost/calibration_table.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/dense_layer.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/model_fixture.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <tuple>
 
 using namespace fathom;
 using namespace fathom::models;
@@ -98,7 +98,8 @@ TEST_CASE("tensor parallelism: the collectives of a layer and their backward con
         CHECK(b.at({Collective::AllGather, GroupKind::tp, GradKind::Input}) == std::make_pair(2, act / 2));
         // Under a bf16 recipe the setting changes nothing.
         in.kernels.gemm_dtype = hardware::Dtype::bf16;
-        CHECK(comms(dense_layer_forward(m, in)).at({Collective::AllGather, GroupKind::tp, GradKind::None}) == std::make_pair(2, act));
+        CHECK(comms(dense_layer_forward(m, in)).at({Collective::AllGather, GroupKind::tp, GradKind::None}) ==
+              std::make_pair(2, act));
     }
     SECTION("tp = 1: no collectives") {
         CHECK(comms(dense_layer_forward(m, inputs(1, true, 1, 2, 4096))).empty());
@@ -164,7 +165,8 @@ TEST_CASE("ragged attention sums FLOPs and bytes over its sequence slices", "[mo
     const double decode = 4.0 * 32 * 1 * 1000 * 128 * (1 - 1.0 / 2000);
     CHECK(op.flops == Approx(prefill + 3 * decode).epsilon(1e-12));
     // Bytes: Q and O (2 x count x h x q x d) + K and V read (2 x count x kv_heads x kv x d), bf16.
-    const double bytes = 2.0 * (2 * 32 * 512 * 128 + 2 * 8 * 2048 * 128) + 3 * 2.0 * (2 * 32 * 1 * 128 + 2 * 8 * 1000 * 128);
+    const double bytes =
+        2.0 * (2 * 32 * 512 * 128 + 2 * 8 * 2048 * 128) + 3 * 2.0 * (2 * 32 * 1 * 128 + 2 * 8 * 1000 * 128);
     CHECK(op.bytes == Approx(bytes).epsilon(1e-12));
 
     // The roofline runs the batch as one kernel: each slice's compute at its own key length's
@@ -239,8 +241,8 @@ TEST_CASE("every op the catalog models emit finds its calibration group", "[mode
                              {dense_layer_forward(m, in), dense_layer_backward(m, in), embedding_forward(m, in),
                               embedding_backward(m, in), head_forward(m, in), head_backward(m, in)})
                             for (const auto& op : p.ops()) {
-                                INFO(id << ": op " << op.name << " (" << op_role_name(op.role) << ", kernel '" << op.kernel
-                                        << "')");
+                                INFO(id << ": op " << op.name << " (" << op_role_name(op.role) << ", kernel '"
+                                        << op.kernel << "')");
                                 CHECK(find_group(table, op) != nullptr);
                             }
                     }

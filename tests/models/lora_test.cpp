@@ -1,18 +1,19 @@
 // LoRA fine-tuning (models/llm/lora.h): adapter GEMMs beside the frozen projections, no weight
 // gradients for the base, states for the adapters only; each number against a hand derivation.
-#include <catch2/catch.hpp>
-
-#include <string>
+#include "models/llm/lora.h"
 
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/dense_layer.h"
-#include "models/llm/lora.h"
 #include "plans/constraints.h"
-#include "workloads/training/step_costs.h"
-#include "workloads/training/training_memory.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/pipeline_fixture.h"
+#include "workloads/training/step_costs.h"
+#include "workloads/training/training_memory.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
 
 using namespace fathom;
 using models::GradKind;
@@ -86,10 +87,12 @@ TEST_CASE("LoRA states and step time, by hand", "[workloads][lora]") {
     const auto fwd = models::dense_layer_forward(model, in);
     double base_wgrad = 0, adapter_fwd = 0, adapter_bwd = 0;
     for (const auto& op : models::backward_program(fwd).only({GradKind::Weight}).ops()) base_wgrad += cost->seconds(op);
-    for (const auto& op : models::with_lora(fwd, 8).ops()) adapter_fwd += op.role == OpRole::Lora ? cost->seconds(op) : 0.0;
+    for (const auto& op : models::with_lora(fwd, 8).ops())
+        adapter_fwd += op.role == OpRole::Lora ? cost->seconds(op) : 0.0;
     for (const auto& op : models::backward_program(models::with_lora(fwd, 8)).ops())
         adapter_bwd += op.role == OpRole::Lora ? cost->seconds(op) : 0.0;
-    const size_t F = workloads::pass_index(workloads::PassKind::Forward), B = workloads::pass_index(workloads::PassKind::Backward);
+    const size_t F = workloads::pass_index(workloads::PassKind::Forward),
+                 B = workloads::pass_index(workloads::PassKind::Backward);
     CHECK(cl.dense.pass[F].compute == Approx(cf.dense.pass[F].compute + adapter_fwd).epsilon(1e-9));
     CHECK(cl.dense.pass[B].compute == Approx(cf.dense.pass[B].compute - base_wgrad + adapter_bwd).epsilon(1e-9));
     // Only the adapters' gradients are reduced over the data-parallel group.

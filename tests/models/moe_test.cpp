@@ -2,21 +2,21 @@
 // in the comment: parameter counts of the catalog's MoE models, FLOPs per token against the counts
 // measured.yaml's sources state, the MoE layer program's collectives and expert GEMMs, routing
 // load, expert-parallel memory sharding, plan checks, and the replay's expert all-to-all stream.
-#include <catch2/catch.hpp>
-
-#include <cmath>
-
 #include "models/llm/dense_layer.h"
 #include "models/llm/moe_layer.h"
 #include "models/memory/activation_memory.h"
 #include "models/memory/memory_model.h"
 #include "plans/constraints.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/pipeline_fixture.h"
 #include "workloads/training/moe_routing.h"
 #include "workloads/training/stage_map.h"
 #include "workloads/training/step_costs.h"
 #include "workloads/training/training_memory.h"
-#include "tests/support/fixtures.h"
-#include "tests/support/pipeline_fixture.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
 
 using namespace fathom;
 using hardware::Collective;
@@ -82,7 +82,9 @@ TEST_CASE("MoE and MLA parameter counts match the published totals", "[models][m
     CHECK(catalog_model("deepseek-v2").active_params(4096) / 1e9 == Approx(21).epsilon(0.03));
     CHECK(catalog_model("deepseek-v2-lite").total_params(4096) / 1e9 == Approx(15.7).epsilon(0.005));
     // DeepSeek and OpenAI count active parameters without the input embedding (a lookup).
-    auto without_embedding = [](const models::ModelSpec& m) { return (m.active_params(4096) - m.embedding_params(4096)) / 1e9; };
+    auto without_embedding = [](const models::ModelSpec& m) {
+        return (m.active_params(4096) - m.embedding_params(4096)) / 1e9;
+    };
     CHECK(without_embedding(catalog_model("deepseek-v2-lite")) == Approx(2.4).epsilon(0.03));
     CHECK(catalog_model("kimi-k2").total_params(4096) / 1e9 == Approx(1040).epsilon(0.02));
     CHECK(catalog_model("kimi-k2").active_params(4096) / 1e9 == Approx(32.6).epsilon(0.03));
@@ -138,7 +140,8 @@ TEST_CASE("the MoE layer program: dispatch, grouped experts, combine", "[models]
     // Balanced routing: the rank's 16 / 4 = 4 experts see the T k rows it sends; grouped FC1 (gated
     // up, 2 ef wide) and FC2: 2 x rows x h x 3 ef FLOPs. Each of the 4 experts gets T k / 4 rows.
     const double rows = T * k;
-    CHECK(sum_flops(fwd, models::OpRole::ExpertUp) + sum_flops(fwd, models::OpRole::ExpertDown) == 2 * rows * h * 3 * ef);
+    CHECK(sum_flops(fwd, models::OpRole::ExpertUp) + sum_flops(fwd, models::OpRole::ExpertDown) ==
+          2 * rows * h * 3 * ef);
     for (const auto& op : fwd.ops())
         if (op.role == models::OpRole::ExpertUp) {
             CHECK(op.batch == 4);
@@ -393,7 +396,8 @@ TEST_CASE("DeepEP sends a token once per destination rank or node; EP overlap hi
     CHECK(overlapped.step_time_s < blocking.step_time_s - 0.5 * blocking.stages[0].ep_comm_s);
 }
 
-TEST_CASE("serving's TP-split experts: every rank routes all tokens, partial sums all-reduced", "[models][moe][serving]") {
+TEST_CASE("serving's TP-split experts: every rank routes all tokens, partial sums all-reduced",
+          "[models][moe][serving]") {
     // vLLM's fused MoE under TP: no sequence parallelism, each of the tp ranks holds 1/tp of every
     // expert's width and sees all T tokens: T k rows, no gather, and one all-reduce of [T, h]
     // after the experts (besides the attention's).
@@ -439,7 +443,8 @@ TEST_CASE("review regressions: uneven EP nodes, replicated weights, recompute wo
     CHECK(v3.replicated_params(true) == replicated);
     workloads::ParallelLayout l;
     l.tp = 8;
-    CHECK(workloads::layer_rank_params(v3, l, true) == Approx((v3.moe_layer_nonexpert_params() - replicated) / 8 + replicated));
+    CHECK(workloads::layer_rank_params(v3, l, true) ==
+          Approx((v3.moe_layer_nonexpert_params() - replicated) / 8 + replicated));
     // Selective recomputation leaves the router's and permutation's outputs kept.
     models::LayerInputs one;
     one.batch = models::TokenBatch::uniform(1, 1024, 1024);
@@ -487,12 +492,14 @@ TEST_CASE("recomputing MLA up-projections drops Q, K, V and reruns their GEMMs",
     double flops = 0;
     for (const auto& op : rec.ops()) flops += op.flops;
     CHECK(flops == Approx(2.0 * 4096 * (1536.0 * 128 * 192 + 512.0 * 128 * 256)));
-    CHECK(models::mla_up_projection_recompute(models::dense_layer_forward(testing::pipeline_model(), in)).ops().empty());
+    CHECK(
+        models::mla_up_projection_recompute(models::dense_layer_forward(testing::pipeline_model(), in)).ops().empty());
     // Without query compression (DeepSeek-V2-Lite) the query comes from q_proj, rerun as well:
     // 2 t x 2048 x 16 x 192 FLOPs, with kv_up's 2 t x 512 x 16 x 256.
     const auto& lite = catalog_model("deepseek-v2-lite");
     double lite_flops = 0;
-    for (const auto& op : models::mla_up_projection_recompute(models::moe_layer_forward(lite, in)).ops()) lite_flops += op.flops;
+    for (const auto& op : models::mla_up_projection_recompute(models::moe_layer_forward(lite, in)).ops())
+        lite_flops += op.flops;
     CHECK(lite_flops == Approx(2.0 * 4096 * (2048.0 * 16 * 192 + 512.0 * 16 * 256)));
     // A plan with it: each stage keeps that much less per layer and micro-batch in flight, and the
     // check names the key on a model without latent attention.

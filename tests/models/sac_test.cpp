@@ -3,11 +3,11 @@
 // are wk, wo and w3, 2 T h (kv + h + ffn) FLOPs per rank; for a non-gated MLP (wq wk wv wo w1 w2)
 // wk, wo and w2. The memory it drops beyond Megatron's selective recomputation is K, the w3
 // output and the mid-layer residual.
-#include <catch2/catch.hpp>
-
 #include "models/llm/dense_layer.h"
 #include "models/memory/activation_memory.h"
 #include "tests/support/model_fixture.h"
+
+#include <catch2/catch.hpp>
 
 using namespace fathom;
 using models::OpKind;
@@ -30,7 +30,8 @@ models::LayerInputs inputs(int tp, int64_t tokens) {
 
 }  // namespace
 
-TEST_CASE("op-level SAC recomputes every second matmul of the layer as eager PyTorch issues them", "[models][recompute]") {
+TEST_CASE("op-level SAC recomputes every second matmul of the layer as eager PyTorch issues them",
+          "[models][recompute]") {
     // Llama-3-8B-like: h 4096, 32 heads, 8 KV heads of 128 (kv width 1024), ffn 14336, gated.
     const int64_t T = 2048, h = 4096, kv = 1024, ffn = 14336;
     for (const int tp : {1, 2}) {
@@ -50,7 +51,8 @@ TEST_CASE("op-level SAC recomputes every second matmul of the layer as eager PyT
     }
     SECTION("non-gated MLP: wk, wo and w2") {
         const models::ModelSpec m = testing::dense_model(2, h, 32, 8, ffn, 1000, models::Activation::Gelu);
-        const models::LayerProgram r = models::every_second_matmul_recompute(models::dense_layer_forward(m, inputs(1, T)), m);
+        const models::LayerProgram r =
+            models::every_second_matmul_recompute(models::dense_layer_forward(m, inputs(1, T)), m);
         CHECK(gemm_flops(r) == Approx(2.0 * T * h * (kv + h + ffn)).epsilon(1e-12));
     }
 }

@@ -1,15 +1,16 @@
 // Adaptive training runs (plans/adaptive.h): the phase time against its closed form, the run's
 // minimal examples against its definition, the dynamic programme against brute force over every
 // sequence of plans, and the input checks.
+#include "plans/adaptive.h"
+
+#include "scenarios/scenario.h"
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <string>
-
-#include "plans/adaptive.h"
-#include "scenarios/scenario.h"
-#include "sim/error.h"
-#include "tests/support/fixtures.h"
 
 using namespace fathom;
 
@@ -48,7 +49,8 @@ TEST_CASE("an adaptive phase takes E_min x integral (1 + B / b(p)) dp sequences"
     CHECK(plans::adaptive_phase_seconds(1e6, 4096, 300, 1e7, 100, 100, 0.2, 0.5) == Approx(1.2e6 * 4096 / 1e7));
     // Growing b = 100 x 16^p: integral of 300 / (100 x 16^p) over [0, 1] = 3 (1 - 1/16) / ln 16.
     const double noise = 3.0 * (1.0 - 1.0 / 16) / std::log(16.0);
-    CHECK(plans::adaptive_phase_seconds(1e6, 4096, 300, 1e7, 100, 1600, 0, 1) == Approx(1e6 * (1 + noise) * 4096 / 1e7));
+    CHECK(plans::adaptive_phase_seconds(1e6, 4096, 300, 1e7, 100, 1600, 0, 1) ==
+          Approx(1e6 * (1 + noise) * 4096 / 1e7));
 }
 
 TEST_CASE("the adaptive run is the cheapest sequence of plans, restarts included", "[plans][adaptive]") {
@@ -76,8 +78,8 @@ TEST_CASE("the adaptive run is the cheapest sequence of plans, restarts included
     };
     auto phase = [&](size_t i, int k) {
         const auto& c = r.candidates[i];
-        return plans::adaptive_phase_seconds(run.min_sequences, 8192, c.plan.training.global_batch, c.tokens_per_s, 16, 1024,
-                                             k / 3.0, (k + 1) / 3.0);
+        return plans::adaptive_phase_seconds(run.min_sequences, 8192, c.plan.training.global_batch, c.tokens_per_s, 16,
+                                             1024, k / 3.0, (k + 1) / 3.0);
     };
     double best = 1e300;
     for (size_t a : ev)

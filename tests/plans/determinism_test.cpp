@@ -1,12 +1,12 @@
 // evaluate is a pure function of its inputs: repeated calls, and calls from several
 // threads at once, give bit-identical results (no global state, no data races on shared data).
+#include "tests/support/fixtures.h"
+
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "tests/support/fixtures.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

@@ -1,11 +1,11 @@
 // evaluate(): an impossible plan is an outcome (its violations, each naming a key path), not an
 // exception; reports are flat records with the scenario's identity first.
+#include "plans/report.h"
+#include "tests/support/fixtures.h"
+
 #include <catch2/catch.hpp>
 
 #include <string>
-
-#include "plans/report.h"
-#include "tests/support/fixtures.h"
 
 using namespace fathom;
 
@@ -45,6 +45,7 @@ TEST_CASE("a report is flat records: identity, metrics, and a row per stage", "[
     // Every stage row has the same columns, every value a scalar: a DataFrame without reshaping.
     for (const auto& row : r.tables[0].second) {
         CHECK(row.fields.size() == r.tables[0].second.front().fields.size());
-        for (const auto& [name, value] : row.fields) CHECK_FALSE(std::holds_alternative<std::vector<std::string>>(value));
+        for (const auto& [name, value] : row.fields)
+            CHECK_FALSE(std::holds_alternative<std::vector<std::string>>(value));
     }
 }

@@ -1,15 +1,16 @@
 // The key declarations (plans/keys.h): the README's reference is theirs, every training-plan key
 // sets and reads back through its declaration, values are checked against type and range, and
 // plans have equality and a stable hash over every declared key.
+#include "plans/keys.h"
+
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
+
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include "plans/keys.h"
-#include "sim/error.h"
-#include "tests/support/fixtures.h"
 
 using namespace fathom;
 using plans::KeyValue;
@@ -61,8 +62,8 @@ TEST_CASE("every training-plan key sets, reads back, and moves equality and the 
         workloads::TrainingPlan p = base;
         plans::set_training_key(p, key.info.path, v);
         CHECK(plans::format_value(plans::get_training_key(p, key.info.path)) == plans::format_value(v));
-        CHECK(p != base);                  // equality sees every declared key
-        CHECK(p.hash() != base.hash());    // and so does the hash
+        CHECK(p != base);                // equality sees every declared key
+        CHECK(p.hash() != base.hash());  // and so does the hash
         workloads::TrainingPlan q = base;
         plans::set_training_key(q, key.info.path, v);
         CHECK(q == p);
@@ -79,18 +80,27 @@ TEST_CASE("plan hashes are stable across runs, builds and platforms", "[plans][k
     named.stack_preset = "nemo-24.07";  // provenance only: not part of equality or the hash
     CHECK(named == p);
     CHECK(named.hash() == p.hash());
-    CHECK(p.hash() == 0x0ae327cf7f83bff8ULL);  // moved when parallel.etp, the MoE routing, recompute, dispatcher and EP-overlap keys joined the plan, then stack.cross_entropy_fusion, training.recompute_mla_up_proj, training.lora_rank, training.documents, stack.fp8_tp_all_gather, stack.tp_overlap_contention, stack.selective_recompute and stack.grad_dtype fp32-for-bf16
+    CHECK(p.hash() ==
+          0x0ae327cf7f83bff8ULL);  // moved when parallel.etp, the MoE routing, recompute, dispatcher and EP-overlap
+                                   // keys joined the plan, then stack.cross_entropy_fusion,
+                                   // training.recompute_mla_up_proj, training.lora_rank, training.documents,
+                                   // stack.fp8_tp_all_gather, stack.tp_overlap_contention, stack.selective_recompute
+                                   // and stack.grad_dtype fp32-for-bf16
 }
 
 TEST_CASE("values are checked against their declared type, range and choices", "[plans][keys]") {
     workloads::TrainingPlan p;
-    CHECK_THROWS_WITH(plans::set_training_key(p, "parallel.tp", int64_t{0}), Catch::Contains("parallel.tp") && Catch::Contains(">= 1"));
-    CHECK_THROWS_WITH(plans::set_training_key(p, "training.zero_stage", int64_t{5}), Catch::Contains("between 0 and 3"));
+    CHECK_THROWS_WITH(plans::set_training_key(p, "parallel.tp", int64_t{0}),
+                      Catch::Contains("parallel.tp") && Catch::Contains(">= 1"));
+    CHECK_THROWS_WITH(plans::set_training_key(p, "training.zero_stage", int64_t{5}),
+                      Catch::Contains("between 0 and 3"));
     CHECK_THROWS_WITH(plans::set_training_key(p, "training.recompute", std::string("most")),
                       Catch::Contains("expected none, selective or full"));
     CHECK_THROWS_WITH(plans::set_training_key(p, "stack.bucket_size", std::nan("")), Catch::Contains("finite"));
-    CHECK_THROWS_WITH(plans::set_training_key(p, "parallel.tp", std::string("2")), Catch::Contains("expected an integer"));
-    CHECK_THROWS_WITH(plans::set_training_key(p, "parallel.tpp", int64_t{2}), Catch::Contains("unknown training-plan key"));
+    CHECK_THROWS_WITH(plans::set_training_key(p, "parallel.tp", std::string("2")),
+                      Catch::Contains("expected an integer"));
+    CHECK_THROWS_WITH(plans::set_training_key(p, "parallel.tpp", int64_t{2}),
+                      Catch::Contains("unknown training-plan key"));
     // Numbers accept integers (keyword arguments from Python), and the plan is unchanged by failures.
     plans::set_training_key(p, "stack.bucket_size", int64_t{1000});
     CHECK(p.stack.bucket_params == 1000.0);

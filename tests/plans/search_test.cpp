@@ -1,13 +1,14 @@
 // Training plan search (plans/search.h): the best plan equals brute-force evaluation of every plan
 // of the space, results are identical at any thread count, pruned plans say why, and the
 // statistical efficiency follows its closed form.
+#include "plans/search.h"
+
+#include "tests/support/fixtures.h"
+#include "workloads/training/training_memory.h"
+
 #include <catch2/catch.hpp>
 
 #include <string>
-
-#include "plans/search.h"
-#include "tests/support/fixtures.h"
-#include "workloads/training/training_memory.h"
 
 using namespace fathom;
 
@@ -102,7 +103,8 @@ TEST_CASE("a search gives identical results at one and at two threads", "[plans]
     }
 }
 
-TEST_CASE("goodput ranks by throughput times statistical efficiency; the Pareto front is undominated", "[plans][search]") {
+TEST_CASE("goodput ranks by throughput times statistical efficiency; the Pareto front is undominated",
+          "[plans][search]") {
     const auto& ctx = testing::source_context();
     const plans::Scenario s = quickstart();
     plans::SearchSpace space = small_space();
@@ -115,7 +117,9 @@ TEST_CASE("goodput ranks by throughput times statistical efficiency; the Pareto 
               r.candidates[static_cast<size_t>(r.ranking[k])].goodput_tokens_per_s);
     for (const auto& c : r.candidates) {
         if (c.status != plans::CandidateStatus::Evaluated) continue;
-        const double e = c.plan.training.global_batch == 64 ? 256.0 / 192 : c.plan.training.global_batch == 128 ? 1.0 : 256.0 / 384;
+        const double e = c.plan.training.global_batch == 64    ? 256.0 / 192
+                         : c.plan.training.global_batch == 128 ? 1.0
+                                                               : 256.0 / 384;
         CHECK(c.statistical_efficiency == Approx(e));
         // 2 USD per GPU-hour x 8 GPUs over the tokens of an hour, per million.
         CHECK(c.usd_per_million_tokens == Approx(2.0 * 8 / 3600 / c.tokens_per_s * 1e6));

@@ -2,17 +2,18 @@
 // plan equal to brute-force evaluation of every plan, identical results at any thread count,
 // pruned and out-of-memory plans with their reasons, the cost, energy and capacity columns against
 // their definitions, and the `search` section's checks of a serving scenario.
-#include <catch2/catch.hpp>
-
-#include <cmath>
-#include <string>
+#include "plans/serving_search.h"
 
 #include "plans/capacity.h"
-#include "plans/serving_search.h"
 #include "scenarios/scenario.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
 
 using namespace fathom;
 
@@ -21,12 +22,14 @@ namespace {
 const std::string kBase =
     "kind: serving\nseed: 3\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
     "serving: {engine: vllm, tp: 1, replicas: 2, router: least-outstanding}\n"
-    "traffic: {arrival: poisson, rate: 8, num_requests: 300, prompt: {distribution: lognormal, mean: 1500, stddev: 600, max: 6000},"
+    "traffic: {arrival: poisson, rate: 8, num_requests: 300, prompt: {distribution: lognormal, mean: 1500, stddev: "
+    "600, max: 6000},"
     " output: {distribution: lognormal, mean: 200, stddev: 100, max: 800}}\n"
     "slo: {ttft: 300 ms, tpot: 15 ms, target: 0.9}\n";
 
 plans::Scenario scenario(const std::string& extra = "") {
-    return scenarios::parse_scenario(scenarios::load_yaml_string(kBase + extra, "serving-search.yaml"), testing::source_catalog());
+    return scenarios::parse_scenario(scenarios::load_yaml_string(kBase + extra, "serving-search.yaml"),
+                                     testing::source_catalog());
 }
 
 // tp {1, 2} x replicas {1, 2, 4} x (aggregated, and every xPyD split) x token budgets {2048, 8192}.
@@ -50,9 +53,11 @@ std::string error_of(const std::string& extra) {
 
 }  // namespace
 
-TEST_CASE("the serving enumeration crosses the axes, with every xPyD split of a replica count", "[plans][search][serving]") {
+TEST_CASE("the serving enumeration crosses the axes, with every xPyD split of a replica count",
+          "[plans][search][serving]") {
     const plans::Scenario s = scenario();
-    const auto plans = plans::enumerate_serving_plans(s.model, s.cluster, *s.serving(), small_space(), testing::source_catalog());
+    const auto plans =
+        plans::enumerate_serving_plans(s.model, s.cluster, *s.serving(), small_space(), testing::source_catalog());
     // Per tp: replicas 1 -> aggregated only; 2 -> aggregated, 1P1D; 4 -> aggregated, 1P3D, 2P2D,
     // 3P1D: 1 + 2 + 4 = 7 layouts, x 2 tp x 2 budgets = 28.
     REQUIRE(plans.size() == 28);
@@ -78,7 +83,8 @@ TEST_CASE("the serving search's best plan is the best of brute-force evaluation"
     REQUIRE(r.candidates.size() == 28);
     // Brute force: every plan simulated on its own; the best meets the SLO target and has the most
     // SLO-meeting requests per second per GPU (the first of equals).
-    const auto plans = plans::enumerate_serving_plans(s.model, s.cluster, base, small_space(), testing::source_catalog());
+    const auto plans =
+        plans::enumerate_serving_plans(s.model, s.cluster, base, small_space(), testing::source_catalog());
     int64_t best = -1;
     double best_score = -1;
     int evaluated = 0;
@@ -103,8 +109,7 @@ TEST_CASE("the serving search's best plan is the best of brute-force evaluation"
         const auto& c = r.candidates[static_cast<size_t>(r.ranking[k])];
         if (!c.meets_slo()) met = false;
         CHECK((c.meets_slo() || !met));
-        if (k > 0 && c.meets_slo())
-            CHECK(r.candidates[static_cast<size_t>(r.ranking[k - 1])].score >= c.score);
+        if (k > 0 && c.meets_slo()) CHECK(r.candidates[static_cast<size_t>(r.ranking[k - 1])].score >= c.score);
     }
 }
 
@@ -125,7 +130,8 @@ TEST_CASE("a serving search gives identical results at one and at two threads", 
     }
 }
 
-TEST_CASE("serving candidates that cannot run say why; cost and energy follow their definitions", "[plans][search][serving]") {
+TEST_CASE("serving candidates that cannot run say why; cost and energy follow their definitions",
+          "[plans][search][serving]") {
     const auto& ctx = testing::source_context();
     // Llama 3 70B on H100 and H200: tp 1 holds 141 GB of bf16 weights (more than either device);
     // tp 2 holds 70.6 GB, more than the H100's 72 GB usable once activations are counted, less
@@ -133,7 +139,8 @@ TEST_CASE("serving candidates that cannot run say why; cost and energy follow th
     const plans::Scenario s = scenarios::parse_scenario(
         scenarios::load_yaml_string(
             "kind: serving\nmodel: llama3-70b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
-            "serving: {engine: vllm, tp: 4, replicas: 2}\ntraffic: {arrival: poisson, rate: 2, num_requests: 100, prompt: 1000, "
+            "serving: {engine: vllm, tp: 4, replicas: 2}\ntraffic: {arrival: poisson, rate: 2, num_requests: 100, "
+            "prompt: 1000, "
             "output: 100}\nslo: {ttft: 2 s, tpot: 100 ms}\n",
             "s.yaml"),
         testing::source_catalog());
@@ -192,19 +199,22 @@ TEST_CASE("ranking serving plans by capacity bisects each plan's SLO-meeting rat
         CHECK(c.score == cap.rate / c.gpus);
     }
     for (size_t k = 1; k < r.ranking.size(); ++k)
-        CHECK(r.candidates[static_cast<size_t>(r.ranking[k - 1])].score >= r.candidates[static_cast<size_t>(r.ranking[k])].score);
+        CHECK(r.candidates[static_cast<size_t>(r.ranking[k - 1])].score >=
+              r.candidates[static_cast<size_t>(r.ranking[k])].score);
 }
 
-TEST_CASE("a serving scenario's search section takes serving axes and catalog device types", "[plans][search][serving]") {
-    CHECK(scenario("search: {tp: [1, 2], replicas: [2], disaggregation: [off, on], prices: [h100-sxm-80gb=2.5]}\n").search.has_value());
-    CHECK_THAT(error_of("search: {zero_stage: [1]}\n"),
-               Catch::Contains("serving-search.yaml:8") && Catch::Contains("key 'search.zero_stage'") &&
-                   Catch::Contains("searches training plans"));
+TEST_CASE("a serving scenario's search section takes serving axes and catalog device types",
+          "[plans][search][serving]") {
+    CHECK(scenario("search: {tp: [1, 2], replicas: [2], disaggregation: [off, on], prices: [h100-sxm-80gb=2.5]}\n")
+              .search.has_value());
+    CHECK_THAT(error_of("search: {zero_stage: [1]}\n"), Catch::Contains("serving-search.yaml:8") &&
+                                                            Catch::Contains("key 'search.zero_stage'") &&
+                                                            Catch::Contains("searches training plans"));
     CHECK_THAT(error_of("search: {accelerator: [h100-sxm-80gb, h900]}\n"),
                Catch::Contains("serving-search.yaml:8") && Catch::Contains("unknown accelerator 'h900'"));
-    CHECK_THAT(error_of("search: {prices: [h100-sxm-80gb=cheap]}\n"),
-               Catch::Contains("serving-search.yaml:8") && Catch::Contains("key 'search.prices'") &&
-                   Catch::Contains("expected ID=USD"));
+    CHECK_THAT(error_of("search: {prices: [h100-sxm-80gb=cheap]}\n"), Catch::Contains("serving-search.yaml:8") &&
+                                                                          Catch::Contains("key 'search.prices'") &&
+                                                                          Catch::Contains("expected ID=USD"));
     CHECK_THAT(error_of("search: {disaggregation: [maybe]}\n"), Catch::Contains("got 'maybe'"));
     // And a training scenario refuses serving axes and the capacity objective.
     auto training_error = [](const std::string& set) {
@@ -219,7 +229,8 @@ TEST_CASE("a serving scenario's search section takes serving axes and catalog de
     CHECK_THAT(training_error("search.objective=capacity"), Catch::Contains("capacity ranks serving plans"));
 }
 
-TEST_CASE("a serving search split into two shares and merged is the search of one process", "[plans][search][serving]") {
+TEST_CASE("a serving search split into two shares and merged is the search of one process",
+          "[plans][search][serving]") {
     const auto& ctx = testing::source_context();
     const plans::Scenario s = scenario();
     const auto whole = plans::search_serving(s.model, s.cluster, *s.serving(), small_space(), ctx, s.seed);

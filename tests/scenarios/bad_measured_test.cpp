@@ -1,12 +1,17 @@
 // The measured-format reader against bad values, generated: every scalar field of a training case
 // and of three microbenchmark cases (a GEMM, a p2p copy, a host copy; tools/fuzz/corpus/measured/)
 // is replaced in turn by values that field cannot mean (text, NaN, infinity, zero, negative,
-// beyond int64, a mapping, a list), and `compare` must answer each with an input error (file and line), an "unsupported" case with its
-// reason, or a finite prediction: never another exception (an internal error, exit 1), a crash,
-// or a NaN passed off as a prediction. The fields are found by walking the YAML, so a field added
-// to the format is covered without listing it.
-#include <catch2/catch.hpp>
+// beyond int64, a mapping, a list), and `compare` must answer each with an input error (file and line), an
+// "unsupported" case with its reason, or a finite prediction: never another exception (an internal error, exit 1), a
+// crash, or a NaN passed off as a prediction. The fields are found by walking the YAML, so a field added to the format
+// is covered without listing it.
+#include "plans/context.h"
+#include "scenarios/catalog.h"
+#include "scenarios/measured.h"
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
 
+#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -16,12 +21,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include "plans/context.h"
-#include "scenarios/catalog.h"
-#include "scenarios/measured.h"
-#include "sim/error.h"
-#include "tests/support/fixtures.h"
 
 using namespace fathom;
 
@@ -77,19 +76,38 @@ TEST_CASE("every field of a measured case refuses bad values cleanly", "[scenari
                     for (const auto& r : results) {
                         if (r.status != "ok") {
                             ++unsupported;
-                            if (r.reason.empty()) failures.push_back(where + "=" + value + ": unsupported without a reason");
+                            if (r.reason.empty())
+                                failures.push_back(where + "=" + value + ": unsupported without a reason");
                         } else if (!std::isfinite(r.predicted) || !std::isfinite(r.error)) {
                             failures.push_back(where + "=" + value + ": a non-finite prediction");
                         } else {
                             ++predicted;
                             // The fields the prediction is made of never take text silently.
-                            static const std::set<std::string> used = {
-                                "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.ffn", "model.vocab",
-                                "model.activation", "model.norm", "model.position_embedding", "training.tp", "training.pp", "training.cp", "training.dp",
-                                "training.micro_batch_size", "training.global_batch_size", "training.recompute",
-                                "precision.dtype", "cluster.nodes", "cluster.gpus_per_node", "hardware.accelerator",
-                                "value", "metric", "kind"};
-                            if (value == "abc" && used.count(where)) failures.push_back(where + "=abc: accepted silently");
+                            static const std::set<std::string> used = {"model.layers",
+                                                                       "model.hidden",
+                                                                       "model.heads",
+                                                                       "model.kv_heads",
+                                                                       "model.ffn",
+                                                                       "model.vocab",
+                                                                       "model.activation",
+                                                                       "model.norm",
+                                                                       "model.position_embedding",
+                                                                       "training.tp",
+                                                                       "training.pp",
+                                                                       "training.cp",
+                                                                       "training.dp",
+                                                                       "training.micro_batch_size",
+                                                                       "training.global_batch_size",
+                                                                       "training.recompute",
+                                                                       "precision.dtype",
+                                                                       "cluster.nodes",
+                                                                       "cluster.gpus_per_node",
+                                                                       "hardware.accelerator",
+                                                                       "value",
+                                                                       "metric",
+                                                                       "kind"};
+                            if (value == "abc" && used.count(where))
+                                failures.push_back(where + "=abc: accepted silently");
                         }
                     }
                 } catch (const sim::InputError& e) {

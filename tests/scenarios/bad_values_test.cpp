@@ -5,6 +5,12 @@
 // InputError that names the file and that key. A key the generator cannot reach alone (its
 // section needs other keys first) is listed with the reason. The count of cases is printed, so a
 // key added without a range shows up here.
+#include "plans/keys.h"
+#include "scenarios/scenario.h"
+#include "sim/error.h"
+#include "sim/units.h"
+#include "tests/support/fixtures.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -13,12 +19,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include "plans/keys.h"
-#include "scenarios/scenario.h"
-#include "sim/error.h"
-#include "sim/units.h"
-#include "tests/support/fixtures.h"
 
 using namespace fathom;
 
@@ -56,8 +56,9 @@ std::vector<std::string> bad_values(const plans::KeyInfo& k) {
             if (std::isfinite(k.max) && k.max < 9e15) v.push_back(number(k.max * 2 + 1));
             break;
         case KeyType::Quantity:
-            v = {"abc", "12 parsecs", "nan " + std::string(sim::dimension_example(k.unit)).substr(
-                                                 std::string(sim::dimension_example(k.unit)).find(' ') + 1)};
+            v = {"abc", "12 parsecs",
+                 "nan " + std::string(sim::dimension_example(k.unit))
+                              .substr(std::string(sim::dimension_example(k.unit)).find(' ') + 1)};
             break;
         case KeyType::Boolean: v = {"maybe", "2"}; break;
         case KeyType::Choice:
@@ -100,7 +101,8 @@ TEST_CASE("every declared key refuses values it cannot take, naming the file and
                "model: {name: m, layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, vocab: 128256,\n"
                "        max_seq_len: 8192, activation: swiglu, norm: rmsnorm, position_embedding: rope" +
                extra +
-               "}\nparallel: {tp: 1}\ntraining: {seq_len: 4096, global_batch_size: 64, micro_batch_size: 1}\nstack: nemo-24.07\n";
+               "}\nparallel: {tp: 1}\ntraining: {seq_len: 4096, global_batch_size: 64, micro_batch_size: 1}\nstack: "
+               "nemo-24.07\n";
     };
 
     int cases = 0, keys = 0;
@@ -119,7 +121,8 @@ TEST_CASE("every declared key refuses values it cannot take, naming the file and
         if (sec == "model.moe")
             base = inline_model(",\n        architecture: moe, moe: {num_experts: 8, top_k: 2, expert_ffn: 1024}");
         else if (sec == "model.mla")
-            base = inline_model(",\n        mla: {kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128}");
+            base = inline_model(
+                ",\n        mla: {kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128}");
         else if (top == "model") base = inline_model("");
         else if (top == "serving" && k->path.find("disaggregation") != std::string::npos) base = disagg;
         else if (top == "serving" || top == "traffic" || top == "slo" || top == "capacity") base = serving;
@@ -139,8 +142,8 @@ TEST_CASE("every declared key refuses values it cannot take, naming the file and
             } catch (const sim::InputError& e) {
                 const std::string msg = e.what();
                 if (msg.find("bad.yaml") == std::string::npos) what = "no file in: " + msg;
-                else if (msg.find("'" + k->path + "'") == std::string::npos && msg.find("'" + k->path + "[") == std::string::npos &&
-                         e.key() != k->path)
+                else if (msg.find("'" + k->path + "'") == std::string::npos &&
+                         msg.find("'" + k->path + "[") == std::string::npos && e.key() != k->path)
                     what = "names another key: " + msg;
             } catch (const std::exception& e) {
                 what = std::string("not an input error: ") + e.what();

@@ -4,20 +4,20 @@
 // when the median per-op error passes 5% or any op passes 25%. It also refits the CSV and
 // requires the committed table to match, so a table cannot go stale against its measurements,
 // and reports the roofline's error on the same measurements (the "before calibration" figure).
+#include "models/cost/calibration_table.h"
+#include "plans/evaluate.h"
+#include "scenarios/calibration_io.h"
+#include "scenarios/catalog.h"
+#include "scenarios/layer_check.h"
+#include "scenarios/scenario.h"
+#include "tests/support/fixtures.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-
-#include "models/cost/calibration_table.h"
-#include "scenarios/calibration_io.h"
-#include "plans/evaluate.h"
-#include "scenarios/catalog.h"
-#include "scenarios/layer_check.h"
-#include "scenarios/scenario.h"
-#include "tests/support/fixtures.h"
 
 using namespace fathom;
 namespace fs = std::filesystem;
@@ -54,8 +54,8 @@ TEST_CASE("committed calibration measurements are predicted within 5% median and
         }
         WARN(table.device << ": " << file.rows.size() << " ops; table median " << 100 * median(err) << "% max "
                           << 100 * *std::max_element(err.begin(), err.end()) << "%; roofline median "
-                          << 100 * median(roof_err) << "% max " << 100 * *std::max_element(roof_err.begin(), roof_err.end())
-                          << "%");
+                          << 100 * median(roof_err) << "% max "
+                          << 100 * *std::max_element(roof_err.begin(), roof_err.end()) << "%");
         CHECK(median(err) <= 0.05);
         CHECK(*std::max_element(err.begin(), err.end()) <= 0.25);
         // The committed table is the fit of the committed measurements.

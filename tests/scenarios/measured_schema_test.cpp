@@ -1,14 +1,14 @@
 // The measured-format field names (scenarios/measured_schema): a case may hold only the fields the
 // format defines, and an other_metrics variant may change only one configuration field, at any
 // depth, which set_field writes into a copy of the case.
+#include "scenarios/measured_schema.h"
+
+#include "sim/error.h"
+
 #include <catch2/catch.hpp>
-
-#include <string>
-
 #include <yaml-cpp/yaml.h>
 
-#include "scenarios/measured_schema.h"
-#include "sim/error.h"
+#include <string>
 
 using namespace fathom;
 
@@ -63,9 +63,11 @@ TEST_CASE("a measured case holds only the format's fields; a variant names one c
     CHECK(deep.key() == "serving.workload.slo.ttft");
     CHECK(deep.line() == 7);
     // Variant paths: a leaf under a configuration block at any depth, nothing else.
-    for (const char* ok : {"serving.workload.request_rate", "model.moe.top_k", "training.lora.rank", "benchmark.size_bytes"})
+    for (const char* ok :
+         {"serving.workload.request_rate", "model.moe.top_k", "training.lora.rank", "benchmark.size_bytes"})
         CHECK(refusal(with_variant(ok)).bare_message().empty());
-    for (const char* bad : {"training", "model.moe", "serving.workload.bogus", "source.repo", "notes", "value", "speed"}) {
+    for (const char* bad :
+         {"training", "model.moe", "serving.workload.bogus", "source.repo", "notes", "value", "speed"}) {
         INFO(bad);
         const auto e = refusal(with_variant(bad));
         CHECK(e.key() == std::string("other_metrics[0].variant.") + bad);

@@ -1,20 +1,20 @@
 // Scenario files -> typed scenarios: the quickstart example's fields, stack presets, --set
 // overrides, input errors that carry file, line and key, and warnings for keys that cannot change
 // the result.
+#include "scenarios/scenario.h"
+
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
+#include "workloads/training/training_memory.h"
+
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
-
-#include "scenarios/scenario.h"
-#include "sim/error.h"
-#include "tests/support/fixtures.h"
-#include "workloads/training/training_memory.h"
 
 using namespace fathom;
 using testing::example;
@@ -27,8 +27,8 @@ const plans::Catalog& catalog() { return testing::source_catalog(); }
 class TempFile {
 public:
     TempFile(const std::string& stem, const std::string& text)
-        : path_((std::filesystem::temp_directory_path() /
-                 (stem + "-" + std::to_string(::getpid()) + ".yaml")).string()) {
+        : path_(
+              (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()) + ".yaml")).string()) {
         std::ofstream(path_) << text;
     }
     ~TempFile() { std::remove(path_.c_str()); }
@@ -40,19 +40,20 @@ private:
 
 // A one-node Llama 3 8B scenario with the `training:` block's body given (from line 9).
 std::string scenario_with_training(const std::string& training_body) {
-    return "name: t\n"                      // line 1
-           "kind: training\n"               // line 2
-           "model: llama3-8b\n"             // line 3
-           "cluster:\n"                     // line 4
+    return "name: t\n"                       // line 1
+           "kind: training\n"                // line 2
+           "model: llama3-8b\n"              // line 3
+           "cluster:\n"                      // line 4
            "  accelerator: h100-sxm-80gb\n"  // line 5
-           "  nodes: 1\n"                   // line 6
-           "  gpus_per_node: 8\n"           // line 7
-           "training:\n"                    // line 8
-           + training_body;                 // from line 9
+           "  nodes: 1\n"                    // line 6
+           "  gpus_per_node: 8\n"            // line 7
+           "training:\n"                     // line 8
+           + training_body;                  // from line 9
 }
-const std::string kBatch = "  seq_len: 2048\n"          // line 9
-                           "  global_batch_size: 8\n"   // line 10
-                           "  micro_batch_size: 1\n";   // line 11
+const std::string kBatch =
+    "  seq_len: 2048\n"         // line 9
+    "  global_batch_size: 8\n"  // line 10
+    "  micro_batch_size: 1\n";  // line 11
 
 sim::InputError load_error(const std::string& path, const std::vector<std::string>& sets = {}) {
     try {
@@ -94,15 +95,15 @@ TEST_CASE("the quickstart example loads with its fields", "[scenarios]") {
     CHECK(p.layout.pp == 1);
     CHECK(p.layout.cp == 2);
     CHECK(p.layout.vp == 1);
-    CHECK(p.layout.dp == 4);         // dp omitted: 8 GPUs / (tp 1 x pp 1 x cp 2)
+    CHECK(p.layout.dp == 4);  // dp omitted: 8 GPUs / (tp 1 x pp 1 x cp 2)
     CHECK(p.gpus() == s.cluster.gpus());
-    CHECK(p.microbatches() == 32);   // 128 sequences / (dp 4 x micro-batch 1)
+    CHECK(p.microbatches() == 32);  // 128 sequences / (dp 4 x micro-batch 1)
     CHECK(p.training.zero_stage == 1);
     CHECK(p.training.recompute == workloads::Recompute::None);
     CHECK(p.training.schedule == "1f1b");  // default for vp = 1
     CHECK(p.stack_preset == "nemo-24.07");
     CHECK(p.stack.grad_dtype == workloads::GradDtype::Bf16);  // from the preset: bf16 gradient reduction
-    CHECK(p.stack.tp_comm_overlap);         // from the preset
+    CHECK(p.stack.tp_comm_overlap);                           // from the preset
     CHECK(p.stack.kernels.gemm_dtype == hardware::Dtype::bf16);
 }
 
@@ -145,7 +146,8 @@ TEST_CASE("Megatron-LM's gradient dtype: fp32 with bf16 and fp8 training, fp16 w
         // hold bytes x P of gradients, against the bf16 run's 4 P.
         const auto bf16 = scenarios::load_scenario(example("quickstart.yaml"), catalog(),
                                                    {std::string("stack.preset=") + preset, "stack.dtype=bf16"});
-        const double bf16_gradients = workloads::estimate_training_memory(bf16.model, bf16.cluster, plan_of(bf16)).stages[0].memory.gradients;
+        const double bf16_gradients =
+            workloads::estimate_training_memory(bf16.model, bf16.cluster, plan_of(bf16)).stages[0].memory.gradients;
         for (const auto& [dtype, bytes] : {std::pair<std::string, double>{"fp16", 2}, {"bf16", 4}, {"fp8", 4}}) {
             INFO(preset << " " << dtype);
             const auto s = scenarios::load_scenario(example("quickstart.yaml"), catalog(),
@@ -156,7 +158,8 @@ TEST_CASE("Megatron-LM's gradient dtype: fp32 with bf16 and fp8 training, fp16 w
         }
     }
     // The key reads back as set; a plain fp32 does not follow the parameters.
-    const auto t = scenarios::load_scenario(example("quickstart.yaml"), catalog(), {"stack.grad_dtype=fp32", "stack.dtype=fp16"});
+    const auto t =
+        scenarios::load_scenario(example("quickstart.yaml"), catalog(), {"stack.grad_dtype=fp32", "stack.dtype=fp16"});
     CHECK(plan_of(t).stack.main_grad_bytes() == 4);
 }
 
@@ -177,7 +180,8 @@ TEST_CASE("set overrides (--set key=value) change the plan before validation", "
                                             {"parallel.pp=2", "training.layers_per_stage=[20,12]"});
     CHECK(plan_of(u).training.layers_per_virtual_stage == std::vector<int>{20, 12});
     // A stack key next to a scalar `stack: <preset>`.
-    const auto v = scenarios::load_scenario(example("nemotron4-340b-128xh100.yaml"), catalog(), {"stack.grad_dtype=fp32"});
+    const auto v =
+        scenarios::load_scenario(example("nemotron4-340b-128xh100.yaml"), catalog(), {"stack.grad_dtype=fp32"});
     CHECK(plan_of(v).stack.grad_dtype == workloads::GradDtype::Fp32);
     CHECK(plan_of(v).stack_preset == "nemo-24.07");
 
@@ -198,7 +202,8 @@ TEST_CASE("input errors name the file, the line and the key", "[scenarios][error
         CHECK(e.file() == f.path());
         CHECK(e.line() == 12);
         CHECK(e.key() == "training.zero_stag");
-        CHECK_THAT(e.what(), Catch::Contains("unknown key 'zero_stag'") && Catch::Contains("did you mean 'zero_stage'"));
+        CHECK_THAT(e.what(),
+                   Catch::Contains("unknown key 'zero_stag'") && Catch::Contains("did you mean 'zero_stage'"));
         CHECK_THAT(e.what(), Catch::StartsWith(f.path() + ":12: key 'training.zero_stag'"));
     }
     SECTION("a key in the wrong section says where it belongs") {
@@ -209,7 +214,8 @@ TEST_CASE("input errors name the file, the line and the key", "[scenarios][error
         CHECK_THAT(e.what(), Catch::Contains("belongs in 'parallel' (parallel.tp)"));
     }
     SECTION("quantity without a unit") {
-        const TempFile f("fathom-missing-unit", scenario_with_training(kBatch) + "stack:\n  runtime_reserved: 2\n");  // line 13
+        const TempFile f("fathom-missing-unit",
+                         scenario_with_training(kBatch) + "stack:\n  runtime_reserved: 2\n");  // line 13
         const auto e = load_error(f.path());
         CHECK(e.line() == 13);
         CHECK(e.key() == "stack.runtime_reserved");
@@ -217,7 +223,8 @@ TEST_CASE("input errors name the file, the line and the key", "[scenarios][error
     }
     SECTION("values outside the declared range, and numbers that are not finite") {
         const TempFile zero("fathom-zero-stage", scenario_with_training(kBatch + "  zero_stage: 4\n"));
-        CHECK_THAT(load_error(zero.path()).what(), Catch::Contains("training.zero_stage") && Catch::Contains("between 0 and 3"));
+        CHECK_THAT(load_error(zero.path()).what(),
+                   Catch::Contains("training.zero_stage") && Catch::Contains("between 0 and 3"));
         const TempFile huge("fathom-huge-tp", scenario_with_training(kBatch) + "parallel: {tp: 99999999999}\n");
         CHECK_THAT(load_error(huge.path()).what(), Catch::Contains("parallel.tp") && Catch::Contains("too large"));
         const TempFile nan("fathom-nan", scenario_with_training(kBatch) + "stack: {bucket_size: nan}\n");
@@ -227,9 +234,9 @@ TEST_CASE("input errors name the file, the line and the key", "[scenarios][error
     }
     SECTION("impossible plan points at the offending key") {
         const TempFile f("fathom-bad-tp", scenario_with_training(kBatch) +
-                                              "parallel:\n"   // line 12
-                                              "  tp: 8\n"     // line 13
-                                              "  pp: 3\n");   // line 14
+                                              "parallel:\n"  // line 12
+                                              "  tp: 8\n"    // line 13
+                                              "  pp: 3\n");  // line 14
         // 8 GPUs / (tp 8 x pp 3) is not an integer: dp cannot be derived.
         const auto e = load_error(f.path());
         CHECK(e.file() == f.path());
@@ -244,16 +251,18 @@ TEST_CASE("input errors name the file, the line and the key", "[scenarios][error
 }
 
 TEST_CASE("keys that cannot change the result are warned about, with file, line and key", "[scenarios][warnings]") {
-    const std::string text = "name: t\n"                     // line 1
-                             "seed: 7\n"                     // line 2
-                             "model: llama3-8b\n"            // line 3
-                             "cluster:\n"                    // line 4
-                             "  accelerator: h100-sxm-80gb\n"
-                             "  nodes: 1\n"
-                             "  gpus_per_node: 8\n"
-                             "  ssd: nvme-gen5-14gbs\n"      // line 8
-                             "  scale_out: {nic: ib-hdr-200g}\n"  // line 9
-                             "training:\n" + kBatch;
+    const std::string text =
+        "name: t\n"           // line 1
+        "seed: 7\n"           // line 2
+        "model: llama3-8b\n"  // line 3
+        "cluster:\n"          // line 4
+        "  accelerator: h100-sxm-80gb\n"
+        "  nodes: 1\n"
+        "  gpus_per_node: 8\n"
+        "  ssd: nvme-gen5-14gbs\n"           // line 8
+        "  scale_out: {nic: ib-hdr-200g}\n"  // line 9
+        "training:\n" +
+        kBatch;
     const TempFile f("fathom-warnings", text);
     const auto s = scenarios::load_scenario(f.path(), catalog());
     REQUIRE(s.warnings.size() == 3);
@@ -262,11 +271,12 @@ TEST_CASE("keys that cannot change the result are warned about, with file, line 
     CHECK(s.warnings[1].key == "cluster.ssd");
     CHECK(s.warnings[1].line == 8);
     CHECK(s.warnings[2].key == "cluster.scale_out");
-    CHECK_THAT(s.warnings[2].text(), Catch::StartsWith(f.path() + ":9: key 'cluster.scale_out'") &&
-                                         Catch::Contains("single-node"));
+    CHECK_THAT(s.warnings[2].text(),
+               Catch::StartsWith(f.path() + ":9: key 'cluster.scale_out'") && Catch::Contains("single-node"));
     // Two nodes: the NIC matters, the rail-optimized / fat-tree-2 choice does not.
     const auto two = scenarios::load_scenario(
-        f.path(), catalog(), {"cluster.nodes=2", "cluster.scale_out.topology=fat-tree-2", "training.global_batch_size=16"});
+        f.path(), catalog(),
+        {"cluster.nodes=2", "cluster.scale_out.topology=fat-tree-2", "training.global_batch_size=16"});
     bool topology = false;
     for (const auto& w : two.warnings) topology = topology || w.key == "cluster.scale_out.topology";
     CHECK(topology);

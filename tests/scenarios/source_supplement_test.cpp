@@ -2,7 +2,15 @@
 // artifact fill the Table 1 cases' micro-batch size, virtual stages and data-parallel
 // implementation; a field the case states is kept; a malformed supplement is an input error naming
 // its file, line and key.
+#include "scenarios/source_supplement.h"
+
+#include "scenarios/measured.h"
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/measured_fixture.h"
+
 #include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,14 +18,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
-
-#include "scenarios/measured.h"
-#include "scenarios/source_supplement.h"
-#include "sim/error.h"
-#include "tests/support/fixtures.h"
-#include "tests/support/measured_fixture.h"
 
 using namespace fathom;
 
@@ -44,7 +44,8 @@ std::vector<scenarios::SourceSupplement> project_supplements() {
 
 }  // namespace
 
-TEST_CASE("a Table 1 case of the Megatron-LM SC21 paper runs the artifact's micro-batch and DDP", "[scenarios][compare]") {
+TEST_CASE("a Table 1 case of the Megatron-LM SC21 paper runs the artifact's micro-batch and DDP",
+          "[scenarios][compare]") {
     // The table omits the micro-batch size; examples/sc21/run_table_1.sh runs the 18.4B model
     // (TP 8, PP 1, 256 GPUs, batch 1024) with MBS 8 under PyTorch DDP. By Eq. 3 (recomputation
     // included) a step is 96 B s l h^2 (1 + s/6h + V/16lh) = 3.249e17 FLOPs, 1.269e15 per GPU: the
@@ -79,7 +80,8 @@ TEST_CASE("a Table 1 case of the Megatron-LM SC21 paper runs the artifact's micr
     CHECK(kept.step_time_s < plain.step_time_s);
 }
 
-TEST_CASE("the source's artifact outranks what the recorder assumed, never what the case states", "[scenarios][compare]") {
+TEST_CASE("the source's artifact outranks what the recorder assumed, never what the case states",
+          "[scenarios][compare]") {
     // The 1T row records pp_schedule interleaved-1f1b as an assumption (measured-format `assumed`:
     // "paper default for large runs"); run_table_1.sh gives the 1T run no virtual stages, so it
     // runs plain 1F1B: 128 layers over 64 stages, 512 micro-batches, the bubble (p - 1) / m = 12%
@@ -102,9 +104,11 @@ TEST_CASE("the source's artifact outranks what the recorder assumed, never what 
     CHECK(kept.step_time_s < artifact.step_time_s);
 }
 
-TEST_CASE("the SC21 artifact's runs: one per Table 1 model, virtual stages from layers per virtual stage", "[scenarios]") {
+TEST_CASE("the SC21 artifact's runs: one per Table 1 model, virtual stages from layers per virtual stage",
+          "[scenarios]") {
     const auto all = project_supplements();
-    const auto it = std::find_if(all.begin(), all.end(), [](const auto& s) { return s.id == "megatron-lm-sc21-table1"; });
+    const auto it =
+        std::find_if(all.begin(), all.end(), [](const auto& s) { return s.id == "megatron-lm-sc21-table1"; });
     REQUIRE(it != all.end());
     CHECK(it->runs.size() == 10);
     // 145B: 80 layers over PP 8 are 10 a stage, 5 a virtual stage: vp 2; 530B: 105 over 35, one a
@@ -126,24 +130,26 @@ TEST_CASE("a malformed source supplement is an input error naming its file, line
     namespace fs = std::filesystem;
     const fs::path dir = fs::path(FATHOM_BINARY_DIR) / "bad_supplements";
     const std::string good_head =
-        "kind: source-supplement\nid: s\nsource: \"a script\"\napplies_to: {cites: \"1234\", table: \"Table 1\"}\nruns:\n";
+        "kind: source-supplement\nid: s\nsource: \"a script\"\napplies_to: {cites: \"1234\", table: \"Table "
+        "1\"}\nruns:\n";
     struct Bad {
         std::string text, key, message;
         int line;
     };
     const std::vector<Bad> bad = {
-        {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {micro_batch: 2}\n    what: x\n", "runs[0].training.micro_batch",
-         "unknown key", 7},
+        {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {micro_batch: 2}\n    what: x\n",
+         "runs[0].training.micro_batch", "unknown key", 7},
         {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {micro_batch_size: two}\n    what: x\n",
          "runs[0].training.micro_batch_size", "", 7},
-        {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {vp: 0}\n    what: x\n", "runs[0].training.vp", "positive", 7},
+        {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {vp: 0}\n    what: x\n", "runs[0].training.vp",
+         "positive", 7},
         {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {pp_schedule: zigzag}\n    what: x\n",
          "runs[0].training.pp_schedule", "unknown pipeline schedule 'zigzag'; valid: gpipe, 1f1b", 7},
         {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {vp: 2}\n    what: x\n"
                      "  - model: {layers: 2, hidden: 8}\n    training: {vp: 3}\n    what: y\n",
          "runs[1].model", "second run", 9},
-        {"kind: source-supplement\nid: t\nsource: \"a script\"\napplies_to: {cites: \"1\", table: \"T\"}\nruns: []\n", "id",
-         "file name", 2},
+        {"kind: source-supplement\nid: t\nsource: \"a script\"\napplies_to: {cites: \"1\", table: \"T\"}\nruns: []\n",
+         "id", "file name", 2},
         {"kind: stack\nid: s\n", "kind", "source-supplement", 1},
     };
     for (const auto& b : bad) {

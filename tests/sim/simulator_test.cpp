@@ -6,6 +6,12 @@
 // task at a time, FIFO); customers arrive as Simulator events with exponential inter-arrival times
 // drawn from a named sim::RandomStreams stream; each arrival appends a task whose duration is the
 // service time. A customer's wait in queue is (task start - arrival time). Time unit: 1 us.
+#include "sim/simulator.h"
+
+#include "sim/random.h"
+#include "sim/task_graph.h"
+#include "sim/time.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -14,11 +20,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "sim/random.h"
-#include "sim/simulator.h"
-#include "sim/task_graph.h"
-#include "sim/time.h"
 
 using fathom::sim::EventId;
 using fathom::sim::RandomStream;
@@ -36,7 +37,7 @@ Time units(double x) { return Time::from_seconds(x * 1e-6); }
 double in_units(Time t) { return t.us(); }
 
 struct QueueRun {
-    double mean_wait = 0;                        // mean of (start - arrival), in time units
+    double mean_wait = 0;                               // mean of (start - arrival), in time units
     std::vector<std::pair<int64_t, int64_t>> schedule;  // (start, end) of every task, in ps
 };
 
@@ -57,7 +58,8 @@ QueueRun run_single_server(uint64_t seed, int customers, double lambda,
     std::function<void()> arrive = [&] {
         arrived.push_back(sim.now());
         graph.add_task(server, units(service(services)), name);
-        if (static_cast<int>(arrived.size()) < customers) sim.schedule_after(units(arrivals.exponential(lambda)), arrive);
+        if (static_cast<int>(arrived.size()) < customers)
+            sim.schedule_after(units(arrivals.exponential(lambda)), arrive);
     };
     graph.start();
     sim.schedule_at(units(arrivals.exponential(lambda)), arrive);
@@ -85,11 +87,16 @@ TEST_CASE("events at equal times run in (priority, sequence) order", "[sim]") {
     // Scheduled in this order; expected run order: by time first (the t-1us event), then at time t
     // by priority (lower first: -1, then the two 0s, then 3), and among equal priorities in the
     // order they were scheduled ("first" before "second").
-    sim.schedule_at(t, [&] { log.push_back("p3"); }, 3);
-    sim.schedule_at(t, [&] { log.push_back("first p0"); }, 0);
-    sim.schedule_at(t, [&] { log.push_back("p-1"); }, -1);
-    sim.schedule_at(t, [&] { log.push_back("second p0"); }, 0);
-    sim.schedule_at(t - Time::from_us(1), [&] { log.push_back("earlier"); }, 7);
+    sim.schedule_at(
+        t, [&] { log.push_back("p3"); }, 3);
+    sim.schedule_at(
+        t, [&] { log.push_back("first p0"); }, 0);
+    sim.schedule_at(
+        t, [&] { log.push_back("p-1"); }, -1);
+    sim.schedule_at(
+        t, [&] { log.push_back("second p0"); }, 0);
+    sim.schedule_at(
+        t - Time::from_us(1), [&] { log.push_back("earlier"); }, 7);
     sim.run();
     REQUIRE(log == std::vector<std::string>{"earlier", "p-1", "first p0", "second p0", "p3"});
     REQUIRE(sim.now() == t);
@@ -124,7 +131,7 @@ TEST_CASE("cancel removes a pending event exactly once", "[sim]") {
     const EventId c = sim.schedule_at(Time::from_us(3), [&] { ran += 100; });
     REQUIRE_FALSE(sim.cancel(b));
     sim.run();
-    REQUIRE(ran == 101);  // a and c ran, b did not
+    REQUIRE(ran == 101);           // a and c ran, b did not
     REQUIRE_FALSE(sim.cancel(a));  // already ran
     REQUIRE_FALSE(sim.cancel(c));
     REQUIRE_FALSE(sim.cancel(EventId{}));  // invalid id
@@ -161,7 +168,10 @@ TEST_CASE("run_until runs events up to and including t, then sets the clock to t
 TEST_CASE("stop ends run after the current event", "[sim]") {
     Simulator sim;
     int ran = 0;
-    sim.schedule_at(Time::from_us(1), [&] { ++ran; sim.stop(); });
+    sim.schedule_at(Time::from_us(1), [&] {
+        ++ran;
+        sim.stop();
+    });
     sim.schedule_at(Time::from_us(2), [&] { ++ran; });
     sim.run();
     REQUIRE(ran == 1);
@@ -263,7 +273,8 @@ TEST_CASE("M/M/1 queue: mean wait in queue matches rho / (mu - lambda)", "[sim][
     const double lambda = 0.5, mu = 1.0;
     const double rho = lambda / mu;
     const double wq = rho / (mu - lambda);
-    const QueueRun r = run_single_server(20240601, 1000000, lambda, [mu](RandomStream& s) { return s.exponential(mu); });
+    const QueueRun r =
+        run_single_server(20240601, 1000000, lambda, [mu](RandomStream& s) { return s.exponential(mu); });
     INFO("M/M/1 mean wait " << r.mean_wait << " (theory " << wq << ")");
     CHECK(r.mean_wait == Approx(wq).epsilon(0.02));
 }

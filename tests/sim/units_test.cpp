@@ -1,12 +1,13 @@
 // Quantities with units (sim::parse_quantity): SI base-unit results, decimal vs binary prefixes,
 // bits vs bytes, and the three error kinds (missing, wrong and unknown unit).
+#include "sim/units.h"
+
+#include "sim/time.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <limits>
-
-#include "sim/time.h"
-#include "sim/units.h"
 
 using fathom::sim::Dimension;
 using fathom::sim::parse_quantity;

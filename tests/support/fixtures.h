@@ -1,12 +1,12 @@
 #pragma once
 // Shared test fixtures: the catalogs of the source tree in an evaluation context (loaded once per
 // test binary), and a shorthand that predicts one training step and requires the plan to be valid.
-#include <catch2/catch.hpp>
-
 #include "plans/cluster_request.h"
 #include "plans/evaluate.h"
 #include "scenarios/catalog.h"
 #include "scenarios/scenario.h"
+
+#include <catch2/catch.hpp>
 
 namespace fathom::testing {
 
@@ -31,8 +31,9 @@ inline hardware::ClusterSpec h100_cluster(int gpus_per_node, int nodes = 1) {
 // A hand-built cluster for the network tests (no catalog): switched scale-up of 450 GB/s x 0.8 per
 // GPU with 2 us steps, one 50 GB/s x 0.9 NIC per GPU (5 us NIC to NIC, 1 us per further switch
 // hop), 5 us launch, under the given scale-out topology.
-inline hardware::ClusterSpec network_cluster(int nodes, int gpus_per_node, int nodes_per_leaf, hardware::ScaleOutTopology t,
-                                             double oversubscription = 1, int nics_per_node = 0) {
+inline hardware::ClusterSpec network_cluster(int nodes, int gpus_per_node, int nodes_per_leaf,
+                                             hardware::ScaleOutTopology t, double oversubscription = 1,
+                                             int nics_per_node = 0) {
     hardware::ClusterSpec c;
     c.accelerator.launch_overhead = 5e-6;
     c.nodes = nodes;

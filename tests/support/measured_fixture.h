@@ -1,17 +1,16 @@
 #pragma once
 // Helpers for tests of `fathom compare`: a case of the frozen measurement file by id, a file of
 // one (rewritten) case compared, and whether a result states an assumption.
+#include "scenarios/measured.h"
+#include "tests/support/fixtures.h"
+
 #include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
-
-#include "scenarios/measured.h"
-#include "tests/support/fixtures.h"
 
 namespace fathom::testing {
 
@@ -37,7 +36,8 @@ inline std::vector<scenarios::CompareResult> compare_one(const YAML::Node& c, co
 
 // Whether a result states an assumption starting with `prefix`.
 inline bool stated(const scenarios::CompareResult& r, const std::string& prefix) {
-    return std::any_of(r.assumptions.begin(), r.assumptions.end(), [&](const std::string& a) { return a.rfind(prefix, 0) == 0; });
+    return std::any_of(r.assumptions.begin(), r.assumptions.end(),
+                       [&](const std::string& a) { return a.rfind(prefix, 0) == 0; });
 }
 
 }  // namespace fathom::testing

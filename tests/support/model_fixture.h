@@ -1,8 +1,8 @@
 #pragma once
 // A dense model spec from its dimensions, for tests that derive numbers by hand.
-#include <cstdint>
-
 #include "models/llm/model_spec.h"
+
+#include <cstdint>
 
 namespace fathom::testing {
 

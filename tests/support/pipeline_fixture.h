@@ -3,12 +3,12 @@
 // layer are negligible (vocab 128) on a 4-GPU node whose links are so fast, and kernel launches
 // free, that communication costs ~0. Memory bandwidth is high so the optimizer step (~1 GB of
 // states per stage) is ~0.1% of the step.
-#include <string>
-
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
-#include "workloads/training/training_plan.h"
 #include "tests/support/model_fixture.h"
+#include "workloads/training/training_plan.h"
+
+#include <string>
 
 namespace fathom::testing {
 

@@ -1,14 +1,14 @@
 #pragma once
 // Shared by the traffic, trace and serving tests: draining a request source, and files written for
 // one test binary's run (traces, CSVs) in a scratch directory removed when the process exits.
+#include "workloads/serving/traffic/traffic.h"
+
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include "workloads/serving/traffic/traffic.h"
 
 namespace fathom::testing {
 

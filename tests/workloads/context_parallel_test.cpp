@@ -3,17 +3,17 @@
 // mirrored chunks see), the three K/V exchanges build the collectives they run, and a transfer
 // overlapped with the attention steps is exposed by exactly the sum over steps of
 // max(0, transfer - step).
+#include "hardware/network/network_model.h"
+#include "models/cost/cost_model.h"
+#include "models/llm/dense_layer.h"
+#include "tests/support/model_fixture.h"
+#include "workloads/parallelism.h"
+#include "workloads/replay/program_cost.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <vector>
-
-#include "hardware/network/network_model.h"
-#include "models/cost/cost_model.h"
-#include "models/llm/dense_layer.h"
-#include "workloads/parallelism.h"
-#include "workloads/replay/program_cost.h"
-#include "tests/support/model_fixture.h"
 
 using namespace fathom;
 using models::CpComm;
@@ -95,7 +95,8 @@ TEST_CASE("each context-parallel flavour runs its own collectives", "[workloads]
     auto cp_steps = [](const models::LayerProgram& p) {
         std::vector<models::CommStep> out;
         for (const auto& st : p.steps)
-            if (st.kind == models::ProgramStep::Kind::Comm && st.comm.group == models::GroupKind::cp) out.push_back(st.comm);
+            if (st.kind == models::ProgramStep::Kind::Comm && st.comm.group == models::GroupKind::cp)
+                out.push_back(st.comm);
         return out;
     };
     {
@@ -180,7 +181,8 @@ TEST_CASE("a transfer beside the attention steps is exposed by the sum of max(0,
         }
         INFO(mb << " MB per transfer");
         CHECK(pc.compute == Approx(7e-3));
-        CHECK(pc.trail_of(models::GroupKind::cp) == Approx(exposed).margin(1e-15));  // the step sits after compute began
+        CHECK(pc.trail_of(models::GroupKind::cp) ==
+              Approx(exposed).margin(1e-15));  // the step sits after compute began
         CHECK(pc.lead_of(models::GroupKind::cp) == 0);
         CHECK(pc.hidden_of(models::GroupKind::cp) == Approx(hidden));
     }

@@ -1,14 +1,15 @@
 // Communication tasks as flows (workloads/replay/flow_replay.h): tasks on two streams whose
 // patterns cross one oversubscribed uplink share it while they overlap, and only then; a pattern
 // whose links are its own keeps its priced duration to the picosecond.
-#include <catch2/catch.hpp>
+#include "workloads/replay/flow_replay.h"
 
 #include "hardware/network/simgrid_network.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
 #include "tests/support/fixtures.h"
-#include "workloads/replay/flow_replay.h"
 #include "workloads/training/shared_fabric.h"
+
+#include <catch2/catch.hpp>
 
 using namespace fathom;
 using hardware::Collective;
@@ -40,9 +41,12 @@ struct Rig {
         R = net->collective(Collective::AllReduce, S, ga).seconds;
         F = session->fixed_seconds(pa);
         replay.route(graph, a, pa, R);
-        if (with_b) replay.route(graph, b, session->add_pattern({CollectiveCall{Collective::AllReduce, S, gb, 0.0}}), R);
+        if (with_b)
+            replay.route(graph, b, session->add_pattern({CollectiveCall{Collective::AllReduce, S, gb, 0.0}}), R);
     }
-    sim::TaskId task(sim::StreamId s, double seconds) { return graph.add_task(s, sim::Time::from_seconds(seconds), graph.intern("t")); }
+    sim::TaskId task(sim::StreamId s, double seconds) {
+        return graph.add_task(s, sim::Time::from_seconds(seconds), graph.intern("t"));
+    }
     void run() {
         graph.start();
         replay.run();
@@ -53,7 +57,8 @@ struct Rig {
 
 }  // namespace
 
-TEST_CASE("flow replay: overlapping transfers through one uplink share it, in turn they do not", "[workloads][simgrid]") {
+TEST_CASE("flow replay: overlapping transfers through one uplink share it, in turn they do not",
+          "[workloads][simgrid]") {
     SECTION("together: each moves S at B / 2") {
         Rig r;
         REQUIRE(r.R - r.F == Approx(Rig::S / 45e9).epsilon(1e-3));
@@ -116,10 +121,12 @@ TEST_CASE("jobs on one fabric are placed on whole nodes, packed or dealt out in 
     CHECK(dealt[1] == std::vector<int>{4, 5, 6, 7});
     CHECK(dealt[2] == std::vector<int>{8, 9, 10, 11, 16, 17, 18, 19});
     CHECK_THROWS_WITH(workloads::place_jobs({6}, 6, 4, "packed"), Catch::Contains("not whole nodes"));
-    CHECK_THROWS_WITH(workloads::place_jobs({16, 16}, 6, 4, "packed"), Catch::Contains("need 8 nodes; the cluster has 6"));
+    CHECK_THROWS_WITH(workloads::place_jobs({16, 16}, 6, 4, "packed"),
+                      Catch::Contains("need 8 nodes; the cluster has 6"));
 }
 
-TEST_CASE("flow replay: transfers outside a task graph (serving's KV moves) share links and end by callback", "[workloads][simgrid]") {
+TEST_CASE("flow replay: transfers outside a task graph (serving's KV moves) share links and end by callback",
+          "[workloads][simgrid]") {
     // Two instances of ring A's pattern, one started at 0 and one at T/2 (T = R - F, the pattern's
     // bandwidth time at scale 1): the first moves half alone, then both share the uplink at B/2,
     // as in the staggered case above: the first ends at 1.5 T + F, the second at 2 T + F. A third,
@@ -127,7 +134,8 @@ TEST_CASE("flow replay: transfers outside a task graph (serving's KV moves) shar
     Rig r(false);
     const double T = r.R - r.F;
     std::vector<double> ends(3, -1.0);
-    r.sim.schedule_at(sim::Time::from_seconds(0), [&] { r.replay.start(0, 1.0, r.F, [&] { ends[0] = r.sim.now().seconds(); }); });
+    r.sim.schedule_at(sim::Time::from_seconds(0),
+                      [&] { r.replay.start(0, 1.0, r.F, [&] { ends[0] = r.sim.now().seconds(); }); });
     r.sim.schedule_at(sim::Time::from_seconds(T / 2),
                       [&] { r.replay.start(0, 1.0, r.F, [&] { ends[1] = r.sim.now().seconds(); }); });
     r.sim.schedule_at(sim::Time::from_seconds(3 * T),

@@ -1,13 +1,14 @@
 // Packed variable-length documents (workloads/training/packing.h): the packing itself, the
 // attention time of document-masked sequences against a closed form, the busiest data-parallel
 // rank, determinism, and the plan checks.
-#include <catch2/catch.hpp>
+#include "workloads/training/packing.h"
 
 #include "models/cost/cost_model.h"
 #include "plans/constraints.h"
-#include "workloads/training/packing.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/pipeline_fixture.h"
+
+#include <catch2/catch.hpp>
 
 using namespace fathom;
 using workloads::serving::LengthDistribution;
@@ -45,7 +46,8 @@ workloads::TrainingPlan packed_plan(const LengthDistribution& docs) {
 
 TEST_CASE("documents are concatenated and cut into sequences", "[workloads][packing]") {
     // 512-token documents fill a 2048-token sequence four times over.
-    for (const auto& seq : workloads::pack_sequences(fixed(512), 1, 2048, 3)) CHECK(seq == std::vector<int64_t>{512, 512, 512, 512});
+    for (const auto& seq : workloads::pack_sequences(fixed(512), 1, 2048, 3))
+        CHECK(seq == std::vector<int64_t>{512, 512, 512, 512});
     // 3000-token documents cross the cuts: 2048 | 952 + 1096 | 1904 + 144 | 2048 ...
     const auto long_docs = workloads::pack_sequences(fixed(3000), 1, 2048, 3);
     CHECK(long_docs[0] == std::vector<int64_t>{2048});
@@ -76,7 +78,8 @@ TEST_CASE("packed attention: document-masked work against the closed form, the b
     CHECK(even.attention_scale == Approx(5.0 / 17.0).epsilon(1e-9));
     CHECK(even.imbalance == Approx(1.0));
     // Whole-sequence documents are the unpacked step exactly.
-    CHECK(workloads::pack_documents(model, packed_plan(fixed(2048)), *cost).attention_scale == Approx(1.0).epsilon(1e-12));
+    CHECK(workloads::pack_documents(model, packed_plan(fixed(2048)), *cost).attention_scale ==
+          Approx(1.0).epsilon(1e-12));
     // Drawn lengths: the busiest rank sets the scale, the mean rank is below it.
     const auto drawn = workloads::pack_documents(model, packed_plan(lognormal(700, 900)), *cost);
     REQUIRE(drawn.rank_attention_s.size() == 4);

@@ -1,24 +1,24 @@
 // The generic parts of the training replay, each against a hand derivation: schedules that run the
 // weight gradients apart (BackwardInput / BackwardWeight passes), schedules with their own
 // virtual-stage mapping (V shape), the pure memory estimate, and the stream-busy collector.
-#include <catch2/catch.hpp>
-
-#include <memory>
-#include <string>
-#include <vector>
-
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
+#include "models/memory/activation_memory.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/pipeline_fixture.h"
 #include "workloads/metrics/stream_busy.h"
 #include "workloads/training/stage_map.h"
 #include "workloads/training/step_costs.h"
 #include "workloads/training/training_memory.h"
 #include "workloads/training/training_step.h"
-#include "models/memory/activation_memory.h"
-#include "tests/support/fixtures.h"
-#include "tests/support/pipeline_fixture.h"
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
 
 using namespace fathom;
 using workloads::PassKind;
@@ -30,7 +30,9 @@ namespace {
 class FixedOrder final : public workloads::PipelineSchedule {
 public:
     explicit FixedOrder(std::vector<std::vector<PipelineSlot>> orders) : orders_(std::move(orders)) {}
-    std::vector<PipelineSlot> order(int stage, int, int, int) const override { return orders_[static_cast<size_t>(stage)]; }
+    std::vector<PipelineSlot> order(int stage, int, int, int) const override {
+        return orders_[static_cast<size_t>(stage)];
+    }
     std::string check(int, int, int) const override { return ""; }
 
 private:
@@ -41,7 +43,9 @@ private:
 class VShape final : public workloads::PipelineSchedule {
 public:
     explicit VShape(std::vector<std::vector<PipelineSlot>> orders) : orders_(std::move(orders)) {}
-    std::vector<PipelineSlot> order(int stage, int, int, int) const override { return orders_[static_cast<size_t>(stage)]; }
+    std::vector<PipelineSlot> order(int stage, int, int, int) const override {
+        return orders_[static_cast<size_t>(stage)];
+    }
     std::string check(int, int chunks, int) const override { return chunks == 2 ? "" : "V shape needs 2 chunks"; }
     int virtual_stage(int stage, int chunk, int stages, int) const override {
         return chunk == 0 ? stage : 2 * stages - 1 - stage;
@@ -110,7 +114,8 @@ TEST_CASE("a schedule that defers weight gradients shortens the step by what it 
     CHECK(r2.stages[1].peak_in_flight == 1);
 }
 
-TEST_CASE("a schedule's virtual-stage mapping decides where chunks, sends and the embedding live", "[workloads][replay]") {
+TEST_CASE("a schedule's virtual-stage mapping decides where chunks, sends and the embedding live",
+          "[workloads][replay]") {
     // V shape, 2 stages x 2 chunks, one micro-batch: virtual stages 0 (s0), 1 (s1), 2 (s1), 3 (s0).
     // Every pass waits for the one before it, so the step is the serial sum
     //   sum over v of (F_v + B_v) + the optimizer of stage 0 (it finishes last),
@@ -120,8 +125,12 @@ TEST_CASE("a schedule's virtual-stage mapping decides where chunks, sends and th
     workloads::TrainingPlan p = testing::pipeline_plan(2, "1f1b");
     p.layout.pp = 2;
     p.training.global_batch = 4;  // one micro-batch
-    const VShape v_shape({{{0, 0, PassKind::Forward}, {0, 1, PassKind::Forward}, {0, 1, PassKind::Backward}, {0, 0, PassKind::Backward}},
-                          {{0, 0, PassKind::Forward}, {0, 1, PassKind::Forward}, {0, 1, PassKind::Backward}, {0, 0, PassKind::Backward}}});
+    const VShape v_shape(
+        {{{0, 0, PassKind::Forward}, {0, 1, PassKind::Forward}, {0, 1, PassKind::Backward}, {0, 0, PassKind::Backward}},
+         {{0, 0, PassKind::Forward},
+          {0, 1, PassKind::Forward},
+          {0, 1, PassKind::Backward},
+          {0, 0, PassKind::Backward}}});
     const workloads::StageMap map(bed.model, p, v_shape);
     CHECK(map.owner(0) == 0);
     CHECK(map.owner(1) == 1);
@@ -175,7 +184,8 @@ TEST_CASE("the memory estimate needs no simulation and matches the closed form",
         // in place: 2 bytes per logit instead of 2 + 4.
         workloads::TrainingPlan f = p;
         f.stack.kernels.fused_cross_entropy = true;
-        CHECK(workloads::estimate_training_memory(model, cluster, f).stages[0].memory.transient == Approx(4 * 2048.0 * 128 * 2));
+        CHECK(workloads::estimate_training_memory(model, cluster, f).stages[0].memory.transient ==
+              Approx(4 * 2048.0 * 128 * 2));
     }
     CHECK(mem.reserved == 1.5e9);
     CHECK(m.peak_bytes == Approx(mem.total()));
@@ -195,7 +205,8 @@ TEST_CASE("the memory estimate needs no simulation and matches the closed form",
     CHECK(z.optimizer == Approx(12 * P / 4));
 }
 
-TEST_CASE("ZeRO-3 prefetches the next layer's gather ahead of the previous layer's reduce-scatter", "[workloads][replay]") {
+TEST_CASE("ZeRO-3 prefetches the next layer's gather ahead of the previous layer's reduce-scatter",
+          "[workloads][replay]") {
     // One stage, dp 4, ZeRO-3, one micro-batch of 4 x 2048 tokens per rank, on a 25 GB/s link:
     // each layer's bf16 gather (~100 MB, 3/4 of it moved) takes ~3 ms and its fp32 reduce-scatter
     // ~6 ms, against ~1.1 ms of forward and ~2.2 ms of backward compute, so the dp stream is the
@@ -271,6 +282,7 @@ TEST_CASE("blocking pipeline sends put one send on the critical path of a two-st
     const auto blocking = bed.run(p, order);
     const double send = bed.costs(p).p2p;
     REQUIRE(send > 0);
-    INFO("overlapped " << overlapped.step_time_s << " s, blocking " << blocking.step_time_s << " s, send " << send << " s");
+    INFO("overlapped " << overlapped.step_time_s << " s, blocking " << blocking.step_time_s << " s, send " << send
+                       << " s");
     CHECK(blocking.step_time_s - overlapped.step_time_s == Approx(send).epsilon(1e-6));
 }

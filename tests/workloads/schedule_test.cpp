@@ -1,6 +1,16 @@
 // Pipeline schedules (orders of work per stage) and the training-step replay's pipeline bubble,
 // against the textbook formulas of GPipe, 1F1B (PipeDream-Flush) and interleaved 1F1B
 // (Narayanan et al., SC21).
+#include "hardware/spec.h"
+#include "models/cost/cost_model.h"
+#include "models/llm/dense_layer.h"
+#include "models/llm/model_spec.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/pipeline_fixture.h"
+#include "workloads/parallelism.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
+#include "workloads/training/step_costs.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -8,16 +18,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include "hardware/spec.h"
-#include "models/cost/cost_model.h"
-#include "models/llm/model_spec.h"
-#include "models/llm/dense_layer.h"
-#include "workloads/training/step_costs.h"
-#include "tests/support/fixtures.h"
-#include "tests/support/pipeline_fixture.h"
-#include "workloads/parallelism.h"
-#include "workloads/training/schedules/pipeline_schedule.h"
 
 using namespace fathom;
 using workloads::PipelineSlot;
@@ -135,8 +135,8 @@ TEST_CASE("schedules reject shapes they cannot run", "[workloads][schedule]") {
     CHECK_FALSE(reg.get("1f1b").factory()->check(4, 2, 8).empty());   // vp > 1
     CHECK_FALSE(reg.get("gpipe").factory()->check(4, 2, 8).empty());  // vp > 1
     const auto il = reg.get("interleaved-1f1b").factory();
-    CHECK_FALSE(il->check(4, 1, 8).empty());  // needs vp >= 2
-    CHECK_FALSE(il->check(1, 2, 8).empty());  // needs pp >= 2
+    CHECK_FALSE(il->check(4, 1, 8).empty());                            // needs vp >= 2
+    CHECK_FALSE(il->check(1, 2, 8).empty());                            // needs pp >= 2
     CHECK_THAT(il->check(4, 2, 6), Catch::Contains("multiple of pp"));  // 6 % 4 != 0
     CHECK(il->check(4, 2, 8).empty());
     CHECK_THROWS_WITH(reg.get("zero-bubble"), Catch::Contains("valid: gpipe, 1f1b, interleaved-1f1b"));
@@ -182,7 +182,8 @@ TEST_CASE("replayed pipeline bubbles match the schedule formulas", "[workloads][
         const auto il = testing::predict(model, cluster, testing::pipeline_plan(2, "interleaved-1f1b"));
         const double v = 2;
         const double bubble = (p - 1) / (v * m + p - 1);  // 3 / 19 = 0.158
-        INFO("interleaved bubble " << il.bubble_fraction << " (formula " << bubble << "), 1F1B " << one.bubble_fraction);
+        INFO("interleaved bubble " << il.bubble_fraction << " (formula " << bubble << "), 1F1B "
+                                   << one.bubble_fraction);
         CHECK(il.bubble_fraction < one.bubble_fraction);
         CHECK(il.bubble_fraction == Approx(bubble).epsilon(0.05));
         CHECK(il.step_time_s < one.step_time_s);
@@ -209,7 +210,9 @@ TEST_CASE("ZB-H1: weight passes held back fill the drain", "[workloads][schedule
         std::map<int, int> seen;  // per micro-batch: passes so far (F = 1, B = 2, W = 3)
         int held = 0, max_held = 0;
         for (const auto& x : o) {
-            const int step = x.pass == workloads::PassKind::Forward ? 1 : x.pass == workloads::PassKind::BackwardInput ? 2 : 3;
+            const int step = x.pass == workloads::PassKind::Forward         ? 1
+                             : x.pass == workloads::PassKind::BackwardInput ? 2
+                                                                            : 3;
             CHECK(seen[x.microbatch] == step - 1);
             seen[x.microbatch] = step;
             if (step == 2) ++held;
@@ -239,8 +242,8 @@ TEST_CASE("DualPipe: two directions, two model copies, pairs in the steady state
     const auto s = workloads::schedule_registry().get("dualpipe").factory();
     CHECK(s->routes() == 2);
     CHECK(s->check(p, 2, m).empty());
-    CHECK_FALSE(s->check(p, 1, m).empty());      // two chunks per stage
-    CHECK_FALSE(s->check(3, 2, m).empty());      // an even number of stages
+    CHECK_FALSE(s->check(p, 1, m).empty());          // two chunks per stage
+    CHECK_FALSE(s->check(3, 2, m).empty());          // an even number of stages
     CHECK_FALSE(s->check(p, 2, 2 * p - 2).empty());  // at least 2 pp micro-batches
     // ... each failure about its own key.
     CHECK(s->check_key(p, 1, m) == "parallel.vp");
@@ -260,10 +263,22 @@ TEST_CASE("DualPipe: two directions, two model copies, pairs in the steady state
             REQUIRE(x.chunk == x.microbatch / h);
             int& st = seen[x.microbatch];
             switch (x.pass) {
-                case workloads::PassKind::Forward: CHECK(st == 0); st = 1; break;
-                case workloads::PassKind::Backward: CHECK(st == 1); st = 3; break;
-                case workloads::PassKind::BackwardInput: CHECK(st == 1); st = 2; break;
-                case workloads::PassKind::BackwardWeight: CHECK(st == 2); st = 3; break;
+                case workloads::PassKind::Forward:
+                    CHECK(st == 0);
+                    st = 1;
+                    break;
+                case workloads::PassKind::Backward:
+                    CHECK(st == 1);
+                    st = 3;
+                    break;
+                case workloads::PassKind::BackwardInput:
+                    CHECK(st == 1);
+                    st = 2;
+                    break;
+                case workloads::PassKind::BackwardWeight:
+                    CHECK(st == 2);
+                    st = 3;
+                    break;
             }
         }
         CHECK(seen.size() == static_cast<size_t>(m));
@@ -286,7 +301,8 @@ TEST_CASE("DualPipe: two directions, two model copies, pairs in the steady state
     plan.training.global_batch = 4 * m;
     const auto dual = testing::predict(model, cluster, plan);
     const double b = bi + w, closed = m * (f + b) + (p / 2.0 - 1) * ((f + b) + b - 3 * w);
-    INFO("dualpipe " << dual.step_time_s << " s, closed form " << closed << " s; F " << f << " Bi " << bi << " W " << w);
+    INFO("dualpipe " << dual.step_time_s << " s, closed form " << closed << " s; F " << f << " Bi " << bi << " W "
+                     << w);
     CHECK(dual.step_time_s == Approx(closed).epsilon(0.01));
     // Against 1F1B on the same pipeline (one chunk of 2 layers per stage, one model copy): the
     // same work per rank at half the layers per pass, and a bubble of (p - 1)(T_F + T_B) / 2.
@@ -310,7 +326,9 @@ void check_split_complete(const std::vector<PipelineSlot>& order, int v, int m) 
         REQUIRE(x.microbatch >= 0);
         REQUIRE(x.microbatch < m);
         int& st = seen[{x.microbatch, x.chunk}];
-        const int step = x.pass == workloads::PassKind::Forward ? 1 : x.pass == workloads::PassKind::BackwardInput ? 2 : 3;
+        const int step = x.pass == workloads::PassKind::Forward         ? 1
+                         : x.pass == workloads::PassKind::BackwardInput ? 2
+                                                                        : 3;
         REQUIRE(x.pass != workloads::PassKind::Backward);
         CHECK(st == step - 1);
         st = step;
@@ -339,10 +357,13 @@ int unit_makespan(const std::string& schedule, int p, int m) {
             for (auto& i = next[static_cast<size_t>(s)]; i < orders[static_cast<size_t>(s)].size(); ++i) {
                 const auto& x = orders[static_cast<size_t>(s)][i];
                 const int v = vs(s, x.chunk);
-                const int kind = x.pass == workloads::PassKind::Forward ? 0 : x.pass == workloads::PassKind::BackwardInput ? 1 : 2;
-                const auto dep = kind == 0 ? std::make_tuple(0, x.microbatch, v - 1)
-                                 : kind == 2 ? std::make_tuple(1, x.microbatch, v)
-                                 : v == V - 1 ? std::make_tuple(0, x.microbatch, v) : std::make_tuple(1, x.microbatch, v + 1);
+                const int kind = x.pass == workloads::PassKind::Forward         ? 0
+                                 : x.pass == workloads::PassKind::BackwardInput ? 1
+                                                                                : 2;
+                const auto dep = kind == 0    ? std::make_tuple(0, x.microbatch, v - 1)
+                                 : kind == 2  ? std::make_tuple(1, x.microbatch, v)
+                                 : v == V - 1 ? std::make_tuple(0, x.microbatch, v)
+                                              : std::make_tuple(1, x.microbatch, v + 1);
                 const bool free = kind == 0 && v == 0;
                 if (!free && !end.count(dep)) break;
                 const int start = std::max(clock[static_cast<size_t>(s)], free ? 0 : end[dep]);
@@ -386,7 +407,8 @@ TEST_CASE("V schedules: two chunks in a V, split backwards, each pass once", "[w
         CHECK_THAT(s->check(1, 2, 8), Catch::Contains("pp >= 2"));
         CHECK(s->check_key(1, 2, 8) == "parallel.pp");
         // Any number of micro-batches: every pass once, and no deadlock across the stages.
-        for (const auto& [p, m] : {std::pair<int, int>{2, 1}, {2, 4}, {3, 2}, {3, 7}, {4, 3}, {4, 8}, {5, 11}, {6, 12}, {8, 16}}) {
+        for (const auto& [p, m] :
+             {std::pair<int, int>{2, 1}, {2, 4}, {3, 2}, {3, 7}, {4, 3}, {4, 8}, {5, 11}, {6, 12}, {8, 16}}) {
             INFO("p " << p << " m " << m);
             for (int st = 0; st < p; ++st) check_split_complete(order_of(name, st, p, 2, m), 2, m);
             CHECK(unit_makespan(name, p, m) >= 6 * m);
@@ -435,7 +457,8 @@ TEST_CASE("V schedules with T_F = T_B = T_W: the papers' bubbles and activation 
     }
 }
 
-TEST_CASE("V schedules replayed: step against the closed forms, activations against 1F1B's", "[workloads][schedule][replay]") {
+TEST_CASE("V schedules replayed: step against the closed forms, activations against 1F1B's",
+          "[workloads][schedule][replay]") {
     // The test bed with vp = 2: 8 layers in 8 chunks of 1 layer, so a chunk's F, B (input) and W
     // are half of two_layer_pass_times(), which has T_W < T_F < T_B (W / F 0.82, B / F 1.32), near
     // enough to balance for the closed forms below (derived from each order's critical path; each
@@ -460,8 +483,9 @@ TEST_CASE("V schedules replayed: step against the closed forms, activations agai
     // (the paper: only V-Min slows down when F, B and W differ); at p = 4 the warm-up and cool-down
     // add 8 T_F + 2 T_B + T_W (11 slots when balanced).
     const double vm_step = 6 * m * b + 8 * f + 2 * b + w;
-    INFO("zb-v " << zb.step_time_s << " s (closed form " << zb_step << "), v-half " << vh.step_time_s << " s (" << vh_step
-                 << "), v-min " << vm.step_time_s << " s (" << vm_step << "), 1f1b " << one.step_time_s << " s");
+    INFO("zb-v " << zb.step_time_s << " s (closed form " << zb_step << "), v-half " << vh.step_time_s << " s ("
+                 << vh_step << "), v-min " << vm.step_time_s << " s (" << vm_step << "), 1f1b " << one.step_time_s
+                 << " s");
     CHECK(zb.step_time_s == Approx(zb_step).epsilon(0.01));
     CHECK(vh.step_time_s == Approx(vh_step).epsilon(0.01));
     CHECK(vm.step_time_s == Approx(vm_step).epsilon(0.01));

@@ -1,11 +1,6 @@
 // Serving mixture-of-experts models at scale: latent attention's compressed KV cache and absorbed
 // decode, expert parallelism over data-parallel attention ranks (weights per GPU, the all-to-all
 // sizes of DeepEP's two modes), two-batch overlap, and one disaggregated pool measured alone.
-#include <catch2/catch.hpp>
-
-#include <algorithm>
-#include <string>
-
 #include "models/llm/dense_layer.h"
 #include "models/llm/moe_layer.h"
 #include "sim/error.h"
@@ -13,6 +8,11 @@
 #include "workloads/replay/program_cost.h"
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/serving_memory.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
 
 using namespace fathom;
 using namespace fathom::workloads::serving;
@@ -34,8 +34,8 @@ ServingReport serve(const plans::Scenario& s) {
 // rank per GPU, experts over all 32; `pool` and `traffic` complete the scenario.
 std::string dsv3_pool(const std::string& isolate, const std::string& pool, const std::string& traffic) {
     return "kind: serving\nmodel: deepseek-v3\ncluster: {accelerator: h100-sxm-80gb, nodes: 4, gpus_per_node: 8}\n"
-           "serving:\n  dtype: fp8\n  max_model_len: 8192\n  disaggregation:\n    isolate: " + isolate +
-           "\n    prefill: " + pool + "\n    decode: " + pool + "\ntraffic:\n" + traffic;
+           "serving:\n  dtype: fp8\n  max_model_len: 8192\n  disaggregation:\n    isolate: " +
+           isolate + "\n    prefill: " + pool + "\n    decode: " + pool + "\ntraffic:\n" + traffic;
 }
 
 }  // namespace
@@ -87,16 +87,16 @@ TEST_CASE("absorbed latent decode reads the latent once and computes over 576 + 
     in.batch.slices.push_back({2, 1, 1000});
     const models::LayerProgram p = models::moe_layer_forward(m, in);
     const auto ops = p.ops();
-    const auto it = std::find_if(ops.begin(), ops.end(), [](const models::OpDesc& o) { return o.name == "attention_mla_decode"; });
+    const auto it =
+        std::find_if(ops.begin(), ops.end(), [](const models::OpDesc& o) { return o.name == "attention_mla_decode"; });
     REQUIRE(it != ops.end());
     CHECK(it->attn.kernel == models::AttentionKernel::MlaDecode);
     CHECK(it->flops == Approx(2 * 4.0 * 128 * 1000 * 544 * (1 - 1 / 2000.0)));
     CHECK(it->bytes == Approx(2 * 1000 * 576 * 2.0 + 2 * 2 * 128 * 544 * 2.0));
     // No per-head expansion of the cache for decodes: no kv_up GEMM, the absorptions instead.
     CHECK(std::none_of(ops.begin(), ops.end(), [](const models::OpDesc& o) { return o.name == "kv_up"; }));
-    CHECK(std::count_if(ops.begin(), ops.end(), [](const models::OpDesc& o) {
-              return o.name == "q_absorb" || o.name == "v_absorb";
-          }) == 2);
+    CHECK(std::count_if(ops.begin(), ops.end(),
+                        [](const models::OpDesc& o) { return o.name == "q_absorb" || o.name == "v_absorb"; }) == 2);
     // A prefill chunk in the same batch expands the latent of its 300 keys (context 100 + 200 new).
     in.batch.slices.push_back({1, 200, 300});
     const auto mixed = models::moe_layer_forward(m, in).ops();
@@ -217,7 +217,7 @@ TEST_CASE("a prefill pool measured alone: requests end with their first token", 
                                       "  arrival: offline\n  num_requests: 32\n  prompt: 2048\n  output: 50\n"));
     const ServingReport r = serve(s);
     CHECK(r.gpus == 32);
-    CHECK(r.iterations == 32);  // one prompt per rank, one iteration each
+    CHECK(r.iterations == 32);                                    // one prompt per rank, one iteration each
     CHECK(r.output_tokens_per_s * r.duration_s == Approx(32.0));  // one token per request
 }
 
@@ -232,8 +232,10 @@ TEST_CASE("expert-parallel serving plans are checked, naming the key", "[serving
         return "";
     };
     using Catch::Matchers::Contains;
-    CHECK_THAT(error("{tp: 2, replicas: 16, ep: 32}"), Contains("test.yaml:5") && Contains("prefill.ep") && Contains("tp = 1"));
-    CHECK_THAT(error("{tp: 1, replicas: 24, ep: 24}"), Contains("prefill.ep") && Contains("does not divide the 256 experts"));
+    CHECK_THAT(error("{tp: 2, replicas: 16, ep: 32}"),
+               Contains("test.yaml:5") && Contains("prefill.ep") && Contains("tp = 1"));
+    CHECK_THAT(error("{tp: 1, replicas: 24, ep: 24}"),
+               Contains("prefill.ep") && Contains("does not divide the 256 experts"));
     CHECK(error("{tp: 1, replicas: 24, ep: 24, redundant_experts: 8}").empty());  // 264 / 24 = 11 per GPU
     CHECK_THAT(error("{tp: 1, replicas: 32, ep: 1, dispatcher: deepep}"), Contains("prefill.dispatcher"));
     // Redundant copies without ep: that one message, not the ep > 1 layout rules it does not meet.

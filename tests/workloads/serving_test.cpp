@@ -1,15 +1,15 @@
 // Serving: iteration costs, the KV cache, queueing closed forms, Little's law, and the behaviours
 // each batching policy and layout exists for.
-#include <catch2/catch.hpp>
-
-#include <cmath>
-#include <numeric>
-
 #include "tests/support/fixtures.h"
 #include "tests/support/traffic_fixture.h"
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/kv_cache.h"
 #include "workloads/serving/serving_memory.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
 
 using namespace fathom;
 using namespace fathom::workloads::serving;
@@ -32,7 +32,8 @@ ServingReport serve(const plans::Scenario& s, bool records = false) {
 // Llama 3 8B on one H100, one replica; `extra` adds or overrides serving/traffic lines.
 std::string one_gpu(const std::string& serving, const std::string& traffic) {
     return "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
-           "serving:\n  tp: 1\n" + serving + "traffic:\n" + traffic;
+           "serving:\n  tp: 1\n" +
+           serving + "traffic:\n" + traffic;
 }
 
 // One tp-1 replica of `model_id` on an H100 with roofline costs and the analytical network.
@@ -220,16 +221,19 @@ TEST_CASE("shared-prefix attention: throughput barely falls with the prefix leng
         return serve(scenario(
             "kind: serving\nmodel: codellama-13b\ncluster: {accelerator: a100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
             "serving:\n  tp: 8\n  max_num_seqs: 1024\n  max_num_batched_tokens: 16384\n  max_model_len: 16640\n"
-            "  prefix_caching: true\n  shared_prefix_attention: " + std::string(hydragen ? "true" : "false") + "\n"
+            "  prefix_caching: true\n  shared_prefix_attention: " +
+            std::string(hydragen ? "true" : "false") +
+            "\n"
             "traffic:\n  arrival: offline\n  num_requests: 1024\n  prompt: 32\n  output: 128\n"
-            "  shared_prefix: {groups: 1, tokens: " + std::to_string(prefix) + "}\n"));
+            "  shared_prefix: {groups: 1, tokens: " +
+            std::to_string(prefix) + "}\n"));
     };
     const double h1 = run(true, 1024).output_tokens_per_s, h16 = run(true, 16384).output_tokens_per_s;
     const double v1 = run(false, 1024).output_tokens_per_s, v16 = run(false, 16384).output_tokens_per_s;
     INFO("hydragen " << h1 << " -> " << h16 << ", vllm " << v1 << " -> " << v16);
-    CHECK(v16 < 0.12 * v1);       // the baseline loses ~90%
-    CHECK(h16 > 0.6 * h1);        // Hydragen loses ~1/3 (the FLOP floor above), not 90%
-    CHECK(h1 > 2 * v1);           // already faster at 1K
+    CHECK(v16 < 0.12 * v1);          // the baseline loses ~90%
+    CHECK(h16 > 0.6 * h1);           // Hydragen loses ~1/3 (the FLOP floor above), not 90%
+    CHECK(h1 > 2 * v1);              // already faster at 1K
     CHECK(h16 / v16 > 5 * h1 / v1);  // and the speedup grows with the prefix
 }
 
@@ -245,7 +249,7 @@ TEST_CASE("KV cache: paged allocation, prefix hits and LRU eviction of leaves fi
     CHECK(kv.insert(ids, 0, 4) == 4);  // the 4 private blocks become cached
     kv.unreference(ids, 4, 1);         // released: evictable, still in memory
     CHECK(kv.available() == 10);
-    CHECK(kv.lookup(ids, 2) == 4);     // a second request with the same prefix hits all 4
+    CHECK(kv.lookup(ids, 2) == 4);  // a second request with the same prefix hits all 4
     kv.unreference(ids, 4, 2);
     // Allocating 8 blocks needs two evictions: the deepest blocks go first, so the head of the
     // prefix (blocks 0 and 1) survives.
@@ -262,12 +266,14 @@ TEST_CASE("batch size 1 with deterministic service: M/D/1 mean wait (Pollaczek-K
     // duration D. With Poisson arrivals at rate lambda and rho = lambda D, the mean wait in queue
     // is W_q = rho D / (2 (1 - rho)).
     const std::string serving = "  max_num_seqs: 1\n  iteration_overhead: 0 s\n";
-    const plans::Scenario probe = scenario(one_gpu(serving, "  arrival: offline\n  num_requests: 4\n  prompt: 512\n  output: 1\n"));
+    const plans::Scenario probe =
+        scenario(one_gpu(serving, "  arrival: offline\n  num_requests: 4\n  prompt: 512\n  output: 1\n"));
     const double d = serve(probe).ttft_service_s.mean;
     REQUIRE(d > 0);
     const double rho = 0.6, lambda = rho / d;
     char traffic[200];
-    std::snprintf(traffic, sizeof traffic, "  arrival: poisson\n  rate: %.9g\n  num_requests: 100000\n  prompt: 512\n  output: 1\n", lambda);
+    std::snprintf(traffic, sizeof traffic,
+                  "  arrival: poisson\n  rate: %.9g\n  num_requests: 100000\n  prompt: 512\n  output: 1\n", lambda);
     const ServingReport r = serve(scenario(one_gpu(serving, traffic)));
     CHECK(r.ttft_service_s.max == Approx(d).epsilon(1e-9));  // deterministic service
     const double wq = rho * d / (2 * (1 - rho));
@@ -285,8 +291,10 @@ TEST_CASE("batch size 1 with exponential service: M/M/1 mean wait", "[serving]")
         weights += (n > 1 ? "," : "") + std::to_string(static_cast<long long>(1e9 * 0.04 * std::pow(0.96, n - 1)));
     }
     const std::string serving = "  max_num_seqs: 1\n";
-    const std::string lengths = "  prompt: 8\n  output: {distribution: histogram, bins: " + bins + "], weights: " + weights + "]}\n";
-    const ServingReport probe = serve(scenario(one_gpu(serving, "  arrival: offline\n  num_requests: 2000\n" + lengths)), true);
+    const std::string lengths =
+        "  prompt: 8\n  output: {distribution: histogram, bins: " + bins + "], weights: " + weights + "]}\n";
+    const ServingReport probe =
+        serve(scenario(one_gpu(serving, "  arrival: offline\n  num_requests: 2000\n" + lengths)), true);
     double es = 0;
     for (const auto& rec : probe.records) es += rec.e2e_s - rec.queue_s;
     es /= static_cast<double>(probe.records.size());
@@ -315,8 +323,11 @@ TEST_CASE("Little's law holds: requests in the system = throughput x mean latenc
     for (const char* policy : {"sarathi", "vllm", "orca", "static", "splitfuse", "past-future"}) {
         const ServingReport r = serve(scenario(
             "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 2}\n"
-            "serving: {tp: 1, policy: " + std::string(policy) + ", router: least-outstanding}\n"
-            "traffic: {arrival: gamma, rate: 20, cv: 2, num_requests: 2000, prompt: {distribution: uniform, min: 100, max: 3000},"
+            "serving: {tp: 1, policy: " +
+            std::string(policy) +
+            ", router: least-outstanding}\n"
+            "traffic: {arrival: gamma, rate: 20, cv: 2, num_requests: 2000, prompt: {distribution: uniform, min: 100, "
+            "max: 3000},"
             " output: {distribution: lognormal, mean: 200, stddev: 150, max: 1000}}\n"));
         INFO(policy);
         REQUIRE(r.all_requests == 2000);
@@ -330,8 +341,9 @@ TEST_CASE("Sarathi-Serve keeps the p99 inter-token gap below vLLM's on long prom
     // whole 8k-token prefill (a long gap). Sarathi-Serve caps an iteration at 512 tokens, so a
     // decode waits at most one chunk.
     auto run = [](const char* policy) {
-        return serve(scenario(one_gpu("  policy: " + std::string(policy) + "\n  max_num_batched_tokens: 512\n",
-                                      "  arrival: poisson\n  rate: 1.5\n  num_requests: 300\n  prompt: 8000\n  output: 128\n")));
+        return serve(
+            scenario(one_gpu("  policy: " + std::string(policy) + "\n  max_num_batched_tokens: 512\n",
+                             "  arrival: poisson\n  rate: 1.5\n  num_requests: 300\n  prompt: 8000\n  output: 128\n")));
     };
     const ServingReport sarathi = run("sarathi"), vllm = run("vllm");
     CHECK(sarathi.itl_s.p99 < 0.8 * vllm.itl_s.p99);
@@ -356,9 +368,10 @@ TEST_CASE("under KV oversubscription requests are preempted and still finish wit
     // grow to 1536 tokens each: decodes run out of blocks and the newest sequences are preempted
     // (recomputed, or swapped to host memory), yet each request ends with exactly its output.
     for (const char* mode : {"recompute", "swap"}) {
-        const ServingReport r = serve(scenario(one_gpu(std::string("  gpu_memory_utilization: 0.25\n  preemption: ") + mode + "\n",
-                                                       "  arrival: offline\n  num_requests: 64\n  prompt: 1024\n  output: 512\n")),
-                                      true);
+        const ServingReport r =
+            serve(scenario(one_gpu(std::string("  gpu_memory_utilization: 0.25\n  preemption: ") + mode + "\n",
+                                   "  arrival: offline\n  num_requests: 64\n  prompt: 1024\n  output: 512\n")),
+                  true);
         INFO(mode);
         CHECK(r.preemptions > 0);
         REQUIRE(r.records.size() == 64);
@@ -373,15 +386,18 @@ TEST_CASE("disaggregation lowers p99 TPOT against the aggregated layout on the s
         "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n";
     const std::string traffic = "traffic: {arrival: poisson, rate: 12, num_requests: 800, prompt: 6000, output: 64}\n";
     const ServingReport agg = serve(scenario(head + "serving: {tp: 1, max_num_batched_tokens: 2048}\n" + traffic));
-    const ServingReport dis = serve(scenario(head + "serving:\n  max_num_batched_tokens: 2048\n  disaggregation:\n"
-                                                    "    prefill: {tp: 1, replicas: 4}\n    decode: {tp: 1, replicas: 4}\n" + traffic));
+    const ServingReport dis = serve(scenario(head +
+                                             "serving:\n  max_num_batched_tokens: 2048\n  disaggregation:\n"
+                                             "    prefill: {tp: 1, replicas: 4}\n    decode: {tp: 1, replicas: 4}\n" +
+                                             traffic));
     CHECK(dis.kv_transfer_s.mean > 0);
     CHECK(dis.tpot_s.p99 < agg.tpot_s.p99);
 }
 
 TEST_CASE("a serving run is a deterministic function of the scenario and seed", "[serving]") {
-    const std::string base = one_gpu("  policy: sarathi\n", "  arrival: poisson\n  rate: 4\n  num_requests: 300\n"
-                                                           "  prompt: {distribution: normal, mean: 800, stddev: 300}\n  output: 100\n");
+    const std::string base = one_gpu("  policy: sarathi\n",
+                                     "  arrival: poisson\n  rate: 4\n  num_requests: 300\n"
+                                     "  prompt: {distribution: normal, mean: 800, stddev: 300}\n  output: 100\n");
     const ServingReport a = serve(scenario(base)), b = serve(scenario(base));
     CHECK(a.ttft_s.mean == b.ttft_s.mean);
     CHECK(a.itl_s.p99 == b.itl_s.p99);
@@ -406,17 +422,20 @@ TEST_CASE("KV capacity follows vLLM's memory accounting", "[serving]") {
 
 TEST_CASE("per-class SLOs: each request is held to its class's targets", "[serving]") {
     // A trace of 40 requests: rows 0, 2, 4, ... of class "tight", rows 1, 5, 9, ... "loose" and
-    // rows 3, 7, 11, ... without a class (held to the scenario's default SLO). "tight" asks for a TTFT of 1 us, which no request
-    // can meet (a prefill of 200 tokens takes milliseconds); "loose" has no constraint; the default
-    // class asks for 10 s, which an idle GPU meets. So attainment is 0 for "tight", 1 for the
-    // others, and overall (10 loose + 10 default) / 40 = 0.5; goodput is the met requests / s.
+    // rows 3, 7, 11, ... without a class (held to the scenario's default SLO). "tight" asks for a TTFT of 1 us, which
+    // no request can meet (a prefill of 200 tokens takes milliseconds); "loose" has no constraint; the default class
+    // asks for 10 s, which an idle GPU meets. So attainment is 0 for "tight", 1 for the others, and overall (10 loose +
+    // 10 default) / 40 = 0.5; goodput is the met requests / s.
     std::string csv = "arrival_s,prompt_tokens,output_tokens,slo_class\n";
     for (int i = 0; i < 40; ++i)
         csv += std::to_string(0.5 * i) + ",200,20," + (i % 4 == 3 ? "" : i % 2 == 0 ? "tight" : "loose") + "\n";
     const std::string trace = testing::write_file("slo_classes.csv", csv);
-    const std::string yaml = "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
-                             "serving: {tp: 1}\ntraffic: {arrival: trace, trace: " + trace + "}\n"
-                             "slo:\n  ttft: 10 s\n  classes:\n    tight: {ttft: 1 us}\n    loose: {}\n    unused: {tpot: 1 ms}\n";
+    const std::string yaml =
+        "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
+        "serving: {tp: 1}\ntraffic: {arrival: trace, trace: " +
+        trace +
+        "}\n"
+        "slo:\n  ttft: 10 s\n  classes:\n    tight: {ttft: 1 us}\n    loose: {}\n    unused: {tpot: 1 ms}\n";
     const ServingReport r = serve(scenario(yaml), true);
     REQUIRE(r.requests == 40);
     CHECK(r.slo_attainment == Approx(0.5));
@@ -435,7 +454,8 @@ TEST_CASE("per-class SLOs: each request is held to its class's targets", "[servi
     CHECK(r.slo_classes[3].name == "unused");
     CHECK(r.slo_classes[3].requests == 0);
     CHECK(r.slo_classes[3].slo_tpot_s == Approx(1e-3));
-    for (const auto& rec : r.records) CHECK(rec.slo_met == (r.slo_class_names[static_cast<size_t>(rec.slo_class)] != "tight"));
+    for (const auto& rec : r.records)
+        CHECK(rec.slo_met == (r.slo_class_names[static_cast<size_t>(rec.slo_class)] != "tight"));
 }
 
 TEST_CASE("KV capacity as TensorRT-LLM sizes it: a share of the memory free after loading", "[serving]") {
@@ -448,8 +468,8 @@ TEST_CASE("KV capacity as TensorRT-LLM sizes it: a share of the memory free afte
     pool.accelerator = cat.accelerator("h100-sxm-80gb");
     KvSettings kv;
     kv.fraction_of_free = true;
-    const ReplicaMemory m = replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, kv, BatchingSettings{},
-                                           EngineSettings{});
+    const ReplicaMemory m =
+        replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, kv, BatchingSettings{}, EngineSettings{});
     const double tokens = static_cast<double>(m.kv_blocks) * 16;
     CHECK(tokens == Approx((80e9 - m.weight_bytes - m.activation_bytes) * 0.9 / 131072).epsilon(0.001));
     const ReplicaMemory v = replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, KvSettings{},
@@ -462,7 +482,8 @@ TEST_CASE("reserving prompt + output at admission never preempts (GUARANTEED_NO_
     // only when blocks for all its 1024 + 512 tokens are free, so a running sequence never runs
     // out of KV: no preemption, every request finishes with its 512 tokens, and fewer run at once.
     const auto run = [](bool reserve) {
-        return serve(scenario(one_gpu(std::string("  gpu_memory_utilization: 0.25\n  reserve_output: ") + (reserve ? "true" : "false") + "\n",
+        return serve(scenario(one_gpu(std::string("  gpu_memory_utilization: 0.25\n  reserve_output: ") +
+                                          (reserve ? "true" : "false") + "\n",
                                       "  arrival: offline\n  num_requests: 64\n  prompt: 1024\n  output: 512\n")),
                      true);
     };

@@ -1,15 +1,15 @@
 // Serving traces: CSV and JSONL read as a stream, strictly (every bad row named by file, line and
 // field), with quoted cells, CRLF and a byte order mark accepted.
+#include "sim/error.h"
+#include "tests/support/traffic_fixture.h"
+#include "workloads/serving/traffic/traffic.h"
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include "sim/error.h"
-#include "tests/support/traffic_fixture.h"
-#include "workloads/serving/traffic/traffic.h"
 
 using namespace fathom::workloads::serving;
 using fathom::sim::InputError;
@@ -25,8 +25,7 @@ const std::string kTraces = std::string(FATHOM_SOURCE_DIR) + "/tests/data/traces
 std::string first_error(const std::string& path) {
     try {
         auto s = open_trace(path);
-        while (s->next()) {
-        }
+        while (s->next()) {}
     } catch (const InputError& e) {
         return e.what();
     }
@@ -102,10 +101,12 @@ TEST_CASE("traces stream from CSV and JSONL", "[traffic]") {
 TEST_CASE("a trace without requests is an input error; CRLF line ends and a byte order mark are read", "[traffic]") {
     // Empty, a header alone, blank lines alone: no request to serve, so no metric to report.
     for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
-             {"empty.csv", ""}, {"header_only.csv", "arrival_s,prompt_tokens,output_tokens\n"}, {"empty.jsonl", "\n\n"}}) {
+             {"empty.csv", ""},
+             {"header_only.csv", "arrival_s,prompt_tokens,output_tokens\n"},
+             {"empty.jsonl", "\n\n"}}) {
         const auto path = write_file(name, text);
-        CHECK_THROWS_WITH(all(*open_trace(path)), Catch::Contains(name) &&
-                                                      Catch::Contains("the trace holds no requests"));
+        CHECK_THROWS_WITH(all(*open_trace(path)),
+                          Catch::Contains(name) && Catch::Contains("the trace holds no requests"));
     }
     const auto r = all(*open_trace(write_file("crlf.CSV",
                                               "\xEF\xBB\xBF"

@@ -1,15 +1,15 @@
 // Serving traffic generators: arrival processes and length distributions against their closed-form
 // moments, seeded determinism, shared prefixes and sessions built exactly as defined. The trace
 // readers are tested in serving_trace_test.cpp.
+#include "tests/support/traffic_fixture.h"
+#include "workloads/serving/traffic/traffic.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <map>
 #include <string>
 #include <vector>
-
-#include "tests/support/traffic_fixture.h"
-#include "workloads/serving/traffic/traffic.h"
 
 using namespace fathom::workloads::serving;
 using fathom::sim::RandomStream;

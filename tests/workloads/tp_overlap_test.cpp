@@ -4,6 +4,13 @@
 // the stack's contention fraction of the hidden time is added to the compute. In the replay, a
 // step whose transfers all hide takes exactly the contention's share of them longer than free
 // hiding would.
+#include "hardware/network/network_model.h"
+#include "models/cost/cost_model.h"
+#include "tests/support/pipeline_fixture.h"
+#include "workloads/replay/program_cost.h"
+#include "workloads/training/step_costs.h"
+#include "workloads/training/training_step.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,13 +18,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "hardware/network/network_model.h"
-#include "models/cost/cost_model.h"
-#include "workloads/replay/program_cost.h"
-#include "workloads/training/step_costs.h"
-#include "workloads/training/training_step.h"
-#include "tests/support/pipeline_fixture.h"
 
 using namespace fathom;
 using hardware::Collective;
@@ -98,7 +98,8 @@ TEST_CASE("a TP collective hides behind its fused GEMM up to the GEMM's length",
     }
 }
 
-TEST_CASE("under TP overlap a step whose transfers all hide grows by the contention's share of them", "[workloads][tp]") {
+TEST_CASE("under TP overlap a step whose transfers all hide grows by the contention's share of them",
+          "[workloads][tp]") {
     // One stage (pp 1), tp 2 on the fixture's near-infinite links: every TP transfer is far shorter
     // than its GEMM, so nothing is exposed and with contention 0 the step is the compute alone.
     // With contention k every pass's compute (layers, embedding, output layer) grows by k x its
@@ -138,13 +139,14 @@ TEST_CASE("under TP overlap a step whose transfers all hide grows by the content
     CHECK(half - free == Approx(0.5 * 2 * hidden_per_mb).epsilon(1e-6));
 }
 
-TEST_CASE("TP overlap hides only linear layers' TP boundaries, not the MoE dispatcher's expert-TP gathers", "[workloads][tp]") {
-    // Program (ms): fc1 2 | AG 0.5 (dispatcher, not GEMM-fused) | expert 3 | RS 0.8 (dispatcher) | fc2 1 | RS 0.4 (fused)
-    // Megatron-Core's token dispatcher gathers the expert-TP rows with plain NCCL calls between
-    // kernels (megatron/core/transformer/moe/token_dispatcher.py gather_from_sequence_parallel_region
-    // / reduce_scatter_to_sequence_parallel_region); userbuffers overlap covers TE linear layers.
-    // Under overlap: the dispatcher's 0.5 + 0.8 stay exposed (trail, after compute), the fused RS
-    // 0.4 hides behind fc2 (1 ms): trail 1.3, hidden 0.4, compute 6 + contention x 0.4.
+TEST_CASE("TP overlap hides only linear layers' TP boundaries, not the MoE dispatcher's expert-TP gathers",
+          "[workloads][tp]") {
+    // Program (ms): fc1 2 | AG 0.5 (dispatcher, not GEMM-fused) | expert 3 | RS 0.8 (dispatcher) | fc2 1 | RS 0.4
+    // (fused) Megatron-Core's token dispatcher gathers the expert-TP rows with plain NCCL calls between kernels
+    // (megatron/core/transformer/moe/token_dispatcher.py gather_from_sequence_parallel_region /
+    // reduce_scatter_to_sequence_parallel_region); userbuffers overlap covers TE linear layers. Under overlap: the
+    // dispatcher's 0.5 + 0.8 stay exposed (trail, after compute), the fused RS 0.4 hides behind fc2 (1 ms): trail 1.3,
+    // hidden 0.4, compute 6 + contention x 0.4.
     NamedCost cost;
     cost.times = {{"fc1", 2e-3}, {"expert", 3e-3}, {"fc2", 1e-3}};
     PerByte net;
@@ -163,5 +165,4 @@ TEST_CASE("TP overlap hides only linear layers' TP boundaries, not the MoE dispa
     CHECK(c.trail_of(GroupKind::tp) == Approx(1.3e-3));
     CHECK(c.hidden_of(GroupKind::tp) == Approx(0.4e-3));
     CHECK(c.compute == Approx(6e-3 + 0.5 * 0.4e-3));
-
 }

@@ -22,12 +22,6 @@
 //                     70B on 8 TP4 H100 replicas with chunked prefill (Sarathi, 512-token budget)
 //                     near saturation; requests_per_s = simulated requests per wall second.
 // Run: build/fathom_bench [--benchmark_filter=Step|Serving]
-#include <benchmark/benchmark.h>
-
-#include <cstdint>
-#include <string>
-#include <vector>
-
 #include "hardware/network/simgrid_network.h"
 #include "plans/evaluate.h"
 #include "plans/search.h"
@@ -37,6 +31,12 @@
 #include "sim/random.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 using namespace fathom;
 
@@ -209,7 +209,8 @@ BENCHMARK_CAPTURE(BM_Step, gpt3_175b_1024xH100_tp8_pp8_vp6_dp16, gpt3_1024_h100(
 BENCHMARK_CAPTURE(BM_Step, simgrid_gpt3_175b_1024xH100_tp8_pp8_vp6_dp16, with_simgrid(gpt3_1024_h100()))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
-BENCHMARK_CAPTURE(BM_Step, deepseek_v3_2048xH800_pp16_ep64_dp128, deepseek_v3_2048_h800())->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Step, deepseek_v3_2048xH800_pp16_ep64_dp128, deepseek_v3_2048_h800())
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Step, gpt3_175b_12288xA100_tp8_pp8_dp192, gpt3_12288_a100())->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Step, llama31_405b_16384xH100_tp8_pp16_dp128, llama405_16384_h100())
     ->Unit(benchmark::kMillisecond);
@@ -240,13 +241,14 @@ void BM_Search(benchmark::State& state) {
     state.counters["candidates"] = n;
     state.counters["simulated"] = static_cast<double>(r.evaluated);
     state.counters["candidates_per_s"] = benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate);
-    state.counters["simulated_per_s"] = benchmark::Counter(static_cast<double>(r.evaluated), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["simulated_per_s"] =
+        benchmark::Counter(static_cast<double>(r.evaluated), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Search)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 void BM_ServingSearch(benchmark::State& state, bool capacity) {
-    plans::Scenario s = scenarios::load_scenario(std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/search-serving-llama3-70b-64xh100.yaml",
-                                                 catalog());
+    plans::Scenario s = scenarios::load_scenario(
+        std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/search-serving-llama3-70b-64xh100.yaml", catalog());
     plans::SearchSpace space = *s.search;
     auto base = *s.serving();
     if (capacity) {
@@ -264,15 +266,25 @@ void BM_ServingSearch(benchmark::State& state, bool capacity) {
     state.counters["simulated"] = static_cast<double>(r.evaluated);
     state.counters["candidates_per_s"] = benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK_CAPTURE(BM_ServingSearch, rate, false)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
-BENCHMARK_CAPTURE(BM_ServingSearch, capacity, true)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK_CAPTURE(BM_ServingSearch, rate, false)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_ServingSearch, capacity, true)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->UseRealTime();
 
 void BM_Serving(benchmark::State& state) {
     const std::string yaml =
         "kind: serving\nmodel: llama3-70b\ncluster: {accelerator: h100-sxm-80gb, nodes: 4, gpus_per_node: 8}\n"
-        "serving: {engine: vllm, tp: 4, replicas: 8, policy: sarathi, max_num_batched_tokens: 512, router: least-outstanding}\n"
-        "traffic: {arrival: poisson, rate: " + std::to_string(state.range(0)) +
-        ", num_requests: 100000, prompt: 1024, output: 256}\n";
+        "serving: {engine: vllm, tp: 4, replicas: 8, policy: sarathi, max_num_batched_tokens: 512, router: "
+        "least-outstanding}\n"
+        "traffic: {arrival: poisson, rate: " +
+        std::to_string(state.range(0)) + ", num_requests: 100000, prompt: 1024, output: 256}\n";
     const plans::Scenario s = scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "bench"), catalog());
     int64_t requests = 0;
     workloads::serving::ServingReport last;
@@ -310,9 +322,9 @@ void BM_FlowScaling(benchmark::State& state) {
     }
     state.counters["gpus"] = cluster.gpus();
     state.counters["flows"] = static_cast<double>(flows);
-    state.counters["flows_per_s"] = benchmark::Counter(static_cast<double>(flows) * state.iterations(), benchmark::Counter::kIsRate);
+    state.counters["flows_per_s"] =
+        benchmark::Counter(static_cast<double>(flows) * state.iterations(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_FlowScaling)->Arg(16)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->Iterations(1);
-
 
 BENCHMARK_MAIN();

@@ -29,21 +29,21 @@
 #include <string>
 #include <vector>
 
-#define CHECK_CUDA(x)                                                                              \
-    do {                                                                                           \
-        cudaError_t err_ = (x);                                                                    \
-        if (err_ != cudaSuccess) {                                                                 \
+#define CHECK_CUDA(x)                                                                                       \
+    do {                                                                                                    \
+        cudaError_t err_ = (x);                                                                             \
+        if (err_ != cudaSuccess) {                                                                          \
             std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(err_), __FILE__, __LINE__); \
-            std::exit(1);                                                                          \
-        }                                                                                          \
+            std::exit(1);                                                                                   \
+        }                                                                                                   \
     } while (0)
-#define CHECK_LT(x)                                                                                \
-    do {                                                                                           \
-        cublasStatus_t st_ = (x);                                                                  \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                        \
+#define CHECK_LT(x)                                                                                          \
+    do {                                                                                                     \
+        cublasStatus_t st_ = (x);                                                                            \
+        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                                  \
             std::fprintf(stderr, "cuBLASLt error %d at %s:%d\n", static_cast<int>(st_), __FILE__, __LINE__); \
-            std::exit(1);                                                                          \
-        }                                                                                          \
+            std::exit(1);                                                                                    \
+        }                                                                                                    \
     } while (0)
 
 namespace {
@@ -79,7 +79,9 @@ Timing time_it(cudaStream_t stream, int reps, const std::function<void()>& launc
     return {q(0.5), q(0.1), q(0.9)};
 }
 
-int reps_for(double expected_us) { return std::max(3, std::min(200, static_cast<int>(20000.0 / std::max(expected_us, 1.0)))); }
+int reps_for(double expected_us) {
+    return std::max(3, std::min(200, static_cast<int>(20000.0 / std::max(expected_us, 1.0))));
+}
 
 FILE* g_csv = nullptr;
 
@@ -102,12 +104,36 @@ std::vector<GemmShape> gemm_grid() {
     // (N, K) pairs: QKV, attention projection, MLP up and down of Llama 3 8B/70B/405B, GPT-3 175B
     // and Nemotron-4 340B at TP 1, 4 and 8 (rounded to multiples of 16 for fp8); M = tokens.
     const std::vector<std::pair<long, long>> nk = {
-        {6144, 4096},  {4096, 4096},  {28672, 4096}, {4096, 14336}, {1280, 8192}, {8192, 1024},  {7168, 8192},
-        {8192, 3584},  {2560, 16384}, {16384, 2048}, {13312, 16384}, {16384, 6656}, {9216, 12288}, {12288, 3072},
-        {12288, 12288}, {4608, 12288}, {12288, 1536}, {6144, 12288}, {12288, 6144}, {2688, 18432}, {18432, 2304},
-        {9216, 18432}, {18432, 9216}, {16032, 4096}, {16032, 8192},
+        {6144, 4096},
+        {4096, 4096},
+        {28672, 4096},
+        {4096, 14336},
+        {1280, 8192},
+        {8192, 1024},
+        {7168, 8192},
+        {8192, 3584},
+        {2560, 16384},
+        {16384, 2048},
+        {13312, 16384},
+        {16384, 6656},
+        {9216, 12288},
+        {12288, 3072},
+        {12288, 12288},
+        {4608, 12288},
+        {12288, 1536},
+        {6144, 12288},
+        {12288, 6144},
+        {2688, 18432},
+        {18432, 2304},
+        {9216, 18432},
+        {18432, 9216},
+        {16032, 4096},
+        {16032, 8192},
         // Llama 3 70B at TP 1 (QKV, projection, fused gate-up, down): the whole layers layers.py times
-        {10240, 8192}, {8192, 8192}, {57344, 8192}, {8192, 28672}};
+        {10240, 8192},
+        {8192, 8192},
+        {57344, 8192},
+        {8192, 28672}};
     const std::vector<long> ms = {1, 8, 32, 128, 512, 1024, 2048, 4096, 8192, 16384};
     std::vector<GemmShape> out;
     for (const auto& [n, k] : nk)
@@ -123,18 +149,18 @@ __device__ float hash_uniform(size_t i) {
     return static_cast<float>(z & 0xFFFFFF) / 8388608.0f - 1.0f;
 }
 __global__ void fill_bf16(__nv_bfloat16* p, size_t n, size_t seed) {
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x)
         p[i] = __float2bfloat16(hash_uniform(i + seed));
 }
 __global__ void fill_fp8(__nv_fp8_e4m3* p, size_t n, size_t seed) {
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x)
         p[i] = __nv_fp8_e4m3(hash_uniform(i + seed));
 }
 void fill_random(void* p, size_t elems, bool fp8, size_t seed) {
-    if (fp8)
-        fill_fp8<<<1024, 256>>>(static_cast<__nv_fp8_e4m3*>(p), elems, seed);
-    else
-        fill_bf16<<<1024, 256>>>(static_cast<__nv_bfloat16*>(p), elems, seed);
+    if (fp8) fill_fp8<<<1024, 256>>>(static_cast<__nv_fp8_e4m3*>(p), elems, seed);
+    else fill_bf16<<<1024, 256>>>(static_cast<__nv_bfloat16*>(p), elems, seed);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
 }
@@ -181,8 +207,8 @@ void measure_gemms(cudaStream_t stream) {
             CHECK_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, s.m, s.n, s.m));
             cublasLtMatmulPreference_t pref;
             CHECK_LT(cublasLtMatmulPreferenceCreate(&pref));
-            CHECK_LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
-                                                          sizeof workspace_bytes));
+            CHECK_LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                          &workspace_bytes, sizeof workspace_bytes));
             cublasLtMatmulHeuristicResult_t heur;
             int found = 0;
             const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 1, &heur, &found);
@@ -222,8 +248,8 @@ void measure_gemms(cudaStream_t stream) {
 // (Transformer Engine, Apex, PyTorch's vectorized norms): scalar 2-byte accesses reach only about
 // half the HBM bandwidth on Hopper and would calibrate fathom to slower kernels than frameworks run.
 // Row kernels (norms, softmax) take one block per row (token) and keep the row in registers.
-constexpr int kVec = 8;         // bf16 values per 16-byte access
-constexpr int kRowVecs = 4;     // vectors per thread in a row kernel (width <= 512 x 4 x 8 = 16384)
+constexpr int kVec = 8;      // bf16 values per 16-byte access
+constexpr int kRowVecs = 4;  // vectors per thread in a row kernel (width <= 512 x 4 x 8 = 16384)
 
 __device__ __forceinline__ void load8(const __nv_bfloat16* p, float (&f)[kVec]) {
     const uint4 u = *reinterpret_cast<const uint4*>(p);
@@ -340,7 +366,8 @@ int row_block(long width) { return static_cast<int>(std::min<long>(512, std::max
 
 __global__ void swiglu_kernel(const __nv_bfloat16* gate_up, __nv_bfloat16* y, size_t rows, int width) {
     const size_t per_row = width / kVec;
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rows * per_row; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < rows * per_row;
+         i += gridDim.x * static_cast<size_t>(blockDim.x)) {
         const size_t r = i / per_row, c = (i % per_row) * kVec;
         float g[kVec], u[kVec];
         load8(gate_up + r * 2 * width + c, g);
@@ -352,17 +379,20 @@ __global__ void swiglu_kernel(const __nv_bfloat16* gate_up, __nv_bfloat16* y, si
 }
 
 __global__ void gelu_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, size_t n) {
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n / kVec; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n / kVec;
+         i += gridDim.x * static_cast<size_t>(blockDim.x)) {
         float v[kVec];
         load8(x + i * kVec, v);
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) v[k] = 0.5f * v[k] * (1.f + tanhf(0.7978845608f * (v[k] + 0.044715f * v[k] * v[k] * v[k])));
+        for (int k = 0; k < kVec; ++k)
+            v[k] = 0.5f * v[k] * (1.f + tanhf(0.7978845608f * (v[k] + 0.044715f * v[k] * v[k] * v[k])));
         store8(y + i * kVec, v);
     }
 }
 
 __global__ void residual_kernel(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* y, size_t n) {
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n / kVec; i += gridDim.x * static_cast<size_t>(blockDim.x)) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n / kVec;
+         i += gridDim.x * static_cast<size_t>(blockDim.x)) {
         float u[kVec], v[kVec];
         load8(a + i * kVec, u);
         load8(b + i * kVec, v);
@@ -377,7 +407,8 @@ __global__ void residual_kernel(const __nv_bfloat16* a, const __nv_bfloat16* b, 
 __global__ void rotary_kernel(const __nv_bfloat16* x, __nv_bfloat16* y, size_t rows, int width) {
     const size_t units = rows * width / (2 * kVec);
     const size_t per_row = width / (2 * kVec);
-    for (size_t p = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; p < units; p += gridDim.x * static_cast<size_t>(blockDim.x)) {
+    for (size_t p = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; p < units;
+         p += gridDim.x * static_cast<size_t>(blockDim.x)) {
         const size_t r = p / per_row, j = p % per_row;
         const size_t head = j / (64 / kVec), i0 = (j % (64 / kVec)) * kVec;
         const size_t base = r * width + head * 128 + i0;
@@ -420,13 +451,28 @@ void measure_memory_kernels(cudaStream_t stream, int sms) {
             };
             const int reps = reps_for(n * 4 / 2e6);
             const int rb = row_block(width);
-            report("rmsnorm", n * 4, time_it(stream, reps, [&] { rmsnorm_kernel<<<rows, rb, 0, stream>>>(x, w, y, static_cast<int>(width)); }));
-            report("layernorm", n * 4, time_it(stream, reps, [&] { layernorm_kernel<<<rows, rb, 0, stream>>>(x, w, y, static_cast<int>(width)); }));
-            report("softmax", n * 4, time_it(stream, reps, [&] { softmax_kernel<<<rows, rb, 0, stream>>>(x, y, static_cast<int>(width)); }));
-            report("swiglu", n * 6, time_it(stream, reps, [&] { swiglu_kernel<<<grid, block, 0, stream>>>(x, y, rows, static_cast<int>(width)); }));
-            report("gelu", n * 4, time_it(stream, reps, [&] { gelu_kernel<<<grid, block, 0, stream>>>(x, y, static_cast<size_t>(n)); }));
-            report("residual_add", n * 6, time_it(stream, reps, [&] { residual_kernel<<<grid, block, 0, stream>>>(x, x + static_cast<size_t>(n), y, static_cast<size_t>(n)); }));
-            report("rotary", n * 4, time_it(stream, reps, [&] { rotary_kernel<<<grid, block, 0, stream>>>(x, y, rows, static_cast<int>(width)); }));
+            report("rmsnorm", n * 4, time_it(stream, reps, [&] {
+                       rmsnorm_kernel<<<rows, rb, 0, stream>>>(x, w, y, static_cast<int>(width));
+                   }));
+            report("layernorm", n * 4, time_it(stream, reps, [&] {
+                       layernorm_kernel<<<rows, rb, 0, stream>>>(x, w, y, static_cast<int>(width));
+                   }));
+            report("softmax", n * 4, time_it(stream, reps, [&] {
+                       softmax_kernel<<<rows, rb, 0, stream>>>(x, y, static_cast<int>(width));
+                   }));
+            report("swiglu", n * 6, time_it(stream, reps, [&] {
+                       swiglu_kernel<<<grid, block, 0, stream>>>(x, y, rows, static_cast<int>(width));
+                   }));
+            report("gelu", n * 4, time_it(stream, reps, [&] {
+                       gelu_kernel<<<grid, block, 0, stream>>>(x, y, static_cast<size_t>(n));
+                   }));
+            report("residual_add", n * 6, time_it(stream, reps, [&] {
+                       residual_kernel<<<grid, block, 0, stream>>>(x, x + static_cast<size_t>(n), y,
+                                                                   static_cast<size_t>(n));
+                   }));
+            report("rotary", n * 4, time_it(stream, reps, [&] {
+                       rotary_kernel<<<grid, block, 0, stream>>>(x, y, rows, static_cast<int>(width));
+                   }));
             CHECK_CUDA(cudaGetLastError());
         }
     }
@@ -456,8 +502,10 @@ void measure_copies(cudaStream_t stream) {
                       {"memcpy_h2d", d0, h, cudaMemcpyHostToDevice, static_cast<double>(bytes)},
                       {"memcpy_d2h", h, d0, cudaMemcpyDeviceToHost, static_cast<double>(bytes)}};
         for (const auto& c : copies) {
-            const Timing t = time_it(stream, reps, [&] { CHECK_CUDA(cudaMemcpyAsync(c.dst, c.src, bytes, c.kind, stream)); });
-            row(c.op, "bf16", 0, 0, 0, 0, 0, 0, 0, c.traffic, t, static_cast<double>(bytes) / (t.median_us * 1e-6) / 1e9);
+            const Timing t =
+                time_it(stream, reps, [&] { CHECK_CUDA(cudaMemcpyAsync(c.dst, c.src, bytes, c.kind, stream)); });
+            row(c.op, "bf16", 0, 0, 0, 0, 0, 0, 0, c.traffic, t,
+                static_cast<double>(bytes) / (t.median_us * 1e-6) / 1e9);
         }
     }
     cudaFree(d0);
@@ -477,13 +525,14 @@ void write_metadata(const std::string& path, const cudaDeviceProp& p, int driver
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    std::fprintf(f,
-                 "{\n  \"gpu\": \"%s\",\n  \"sm_count\": %d,\n  \"compute_capability\": \"%d.%d\",\n"
-                 "  \"sm_clock_mhz\": %d,\n  \"memory_clock_mhz\": %d,\n  \"memory_bytes\": %zu,\n"
-                 "  \"driver_version\": %d,\n  \"cuda_runtime_version\": %d,\n  \"date\": \"%s\",\n"
-                 "  \"tool\": \"%s\",\n  \"timing\": \"CUDA events, %d warm-up launches, %d trials, median per launch\"\n}\n",
-                 p.name, p.multiProcessorCount, p.major, p.minor, clock_khz / 1000, mem_clock_khz / 1000, p.totalGlobalMem,
-                 driver, runtime, date, kToolVersion, kWarmup, kTrials);
+    std::fprintf(
+        f,
+        "{\n  \"gpu\": \"%s\",\n  \"sm_count\": %d,\n  \"compute_capability\": \"%d.%d\",\n"
+        "  \"sm_clock_mhz\": %d,\n  \"memory_clock_mhz\": %d,\n  \"memory_bytes\": %zu,\n"
+        "  \"driver_version\": %d,\n  \"cuda_runtime_version\": %d,\n  \"date\": \"%s\",\n"
+        "  \"tool\": \"%s\",\n  \"timing\": \"CUDA events, %d warm-up launches, %d trials, median per launch\"\n}\n",
+        p.name, p.multiProcessorCount, p.major, p.minor, clock_khz / 1000, mem_clock_khz / 1000, p.totalGlobalMem,
+        driver, runtime, date, kToolVersion, kWarmup, kTrials);
     std::fclose(f);
 }
 
@@ -492,7 +541,10 @@ void write_metadata(const std::string& path, const cudaDeviceProp& p, int driver
 int main(int argc, char** argv) {
     const std::string part = argc == 3 ? argv[2] : "all";
     if (argc < 2 || argc > 3 || (part != "all" && part != "gemm" && part != "memory" && part != "copies")) {
-        std::fprintf(stderr, "usage: %s OUT_DIR [all|gemm|memory|copies]   (writes OUT_DIR/measurements.csv and OUT_DIR/metadata.json)\n", argv[0]);
+        std::fprintf(stderr,
+                     "usage: %s OUT_DIR [all|gemm|memory|copies]   (writes OUT_DIR/measurements.csv and "
+                     "OUT_DIR/metadata.json)\n",
+                     argv[0]);
         return 2;
     }
     const std::string dir = argv[1];
@@ -507,7 +559,9 @@ int main(int argc, char** argv) {
         std::perror("measurements.csv");
         return 1;
     }
-    std::fprintf(g_csv, "op,dtype,m,n,k,batch,heads,kv_heads,seq_len,kv_len,head_dim,causal,bytes,time_us,time_p10_us,time_p90_us,achieved,source\n");
+    std::fprintf(g_csv,
+                 "op,dtype,m,n,k,batch,heads,kv_heads,seq_len,kv_len,head_dim,causal,bytes,time_us,time_p10_us,time_"
+                 "p90_us,achieved,source\n");
     cudaStream_t stream;
     CHECK_CUDA(cudaStreamCreate(&stream));
     if (part == "all" || part == "gemm") measure_gemms(stream);

@@ -1,5 +1,12 @@
 // `fathom calibrate fit`: a per-op cost table from kernel measurements.
 // `fathom calibrate layers`: measured whole layers against the per-op sums (roofline and table).
+#include "models/cost/calibration_table.h"
+#include "scenarios/calibration_io.h"
+#include "scenarios/catalog.h"
+#include "scenarios/layer_check.h"
+#include "sim/error.h"
+#include "tools/cli/cli.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,13 +15,6 @@
 #include <map>
 #include <string>
 #include <vector>
-
-#include "models/cost/calibration_table.h"
-#include "scenarios/calibration_io.h"
-#include "scenarios/catalog.h"
-#include "scenarios/layer_check.h"
-#include "sim/error.h"
-#include "tools/cli/cli.h"
 
 namespace fathom::cli {
 
@@ -43,8 +43,8 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
     }
     scenarios::check_layer_models(rows, catalog, csv);  // before anything is printed
     const auto roof = models::make_roofline_cost(acc, models::Load::Kernel);
-    std::printf("%-11s %-13s %5s %6s %6s %6s %11s %11s %7s %11s %7s\n", "model", "phase", "batch", "q_len", "kv_len", "ops",
-                "measured_us", "roofline_us", "err", "table_us", "err");
+    std::printf("%-11s %-13s %5s %6s %6s %6s %11s %11s %7s %11s %7s\n", "model", "phase", "batch", "q_len", "kv_len",
+                "ops", "measured_us", "roofline_us", "err", "table_us", "err");
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_phase;
     for (const auto& m : rows) {
         const auto& model = catalog.model(m.model);
@@ -62,10 +62,12 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
         }
         std::printf("\n");
         if (a.ops) {
-            std::stable_sort(r.each.begin(), r.each.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+            std::stable_sort(r.each.begin(), r.each.end(),
+                             [](const auto& x, const auto& y) { return x.second > y.second; });
             for (const auto& [op, t] : r.each)
-                std::printf("    %-28s %-10s %10.1f us  %5.1f%%  %s\n", op.name.c_str(), models::op_kind_name(op.kind), t * 1e6,
-                            100 * t / r.seconds, op.kind == models::OpKind::Gemm ? gemm_shape(op).c_str() : "");
+                std::printf("    %-28s %-10s %10.1f us  %5.1f%%  %s\n", op.name.c_str(), models::op_kind_name(op.kind),
+                            t * 1e6, 100 * t / r.seconds,
+                            op.kind == models::OpKind::Gemm ? gemm_shape(op).c_str() : "");
         }
     }
     auto abs_median = [](std::vector<double> v) {
@@ -118,17 +120,21 @@ int cmd_calibrate(const Args& a) {
         }
         all_roof.insert(all_roof.end(), er.begin(), er.end());
         all_loo.insert(all_loo.end(), el.begin(), el.end());
-        std::printf("%-16s %-6s %5zu %11.1f%% %11.1f%% %13.1f%% %11.1f%%\n", g.op.c_str(), hardware::dtype_name(g.dtype),
-                    er.size(), 100 * median_of(er), 100 * *std::max_element(er.begin(), er.end()), 100 * median_of(el),
+        std::printf("%-16s %-6s %5zu %11.1f%% %11.1f%% %13.1f%% %11.1f%%\n", g.op.c_str(),
+                    hardware::dtype_name(g.dtype), er.size(), 100 * median_of(er),
+                    100 * *std::max_element(er.begin(), er.end()), 100 * median_of(el),
                     100 * *std::max_element(el.begin(), el.end()));
     }
     std::printf("\nall ops: roofline median %.1f%% max %.1f%%; table (leave-one-out) median %.1f%% max %.1f%%\n",
                 100 * median_of(all_roof), 100 * *std::max_element(all_roof.begin(), all_roof.end()),
                 100 * median_of(all_loo), 100 * *std::max_element(all_loo.begin(), all_loo.end()));
-    if (!file.launch_us.empty()) std::printf("launch overhead: median %.2f us over %zu rows\n", median_of(file.launch_us), file.launch_us.size());
+    if (!file.launch_us.empty())
+        std::printf("launch overhead: median %.2f us over %zu rows\n", median_of(file.launch_us),
+                    file.launch_us.size());
     if (!a.out.empty()) {
         scenarios::write_calibration_table(table, a.out);
-        std::printf("wrote %s (reference it from the accelerator's catalog entry as calibration_table)\n", a.out.c_str());
+        std::printf("wrote %s (reference it from the accelerator's catalog entry as calibration_table)\n",
+                    a.out.c_str());
     }
     return 0;
 }

@@ -1,6 +1,12 @@
 #pragma once
 // The `fathom` CLI's shared pieces: parsed arguments, file output (whole files, after the work
 // succeeded) and number formatting, and the commands that live in their own files.
+#include "plans/context.h"
+#include "plans/report.h"
+#include "plans/search.h"
+#include "sim/error.h"
+#include "tools/cli/mpi.h"
+
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
@@ -9,15 +15,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
-
 #include <string>
 #include <vector>
-
-#include "plans/context.h"
-#include "plans/search.h"
-#include "plans/report.h"
-#include "sim/error.h"
-#include "tools/cli/mpi.h"
 
 namespace fathom::plans {
 class Catalog;
@@ -35,13 +34,13 @@ struct Args {
     std::vector<std::string> positional;
     std::string json, trace, algorithm, device, out, requests, only_case, network, placement;
     bool other_metrics = false;
-    bool rank_plans = false;      // compare: rank each training case's published plan
-    bool ops = false;             // calibrate layers: print each row's ops and their predicted times
+    bool rank_plans = false;  // compare: rank each training case's published plan
+    bool ops = false;         // calibrate layers: print each row's ops and their predicted times
     std::vector<std::string> sets;
-    int threads = 0;              // search: 0 = the machine's hardware threads
-    int64_t max_candidates = 0;   // search: 0 = all
-    double time_limit = 0;        // search: seconds, 0 = none
-    int64_t max_tasks = 0;        // run, validate, search, compare: the replay's task limit (0: the default)
+    int threads = 0;             // search: 0 = the machine's hardware threads
+    int64_t max_candidates = 0;  // search: 0 = all
+    double time_limit = 0;       // search: seconds, 0 = none
+    int64_t max_tasks = 0;       // run, validate, search, compare: the replay's task limit (0: the default)
 };
 
 // The one file argument of a command (InputError otherwise).
@@ -69,7 +68,8 @@ std::string printable(const std::string& s);
 // A progress bar with ETA on stderr when it is a terminal; silent otherwise.
 class Progress {
 public:
-    explicit Progress(std::string what) : what_(std::move(what)), tty_(isatty(STDERR_FILENO) == 1), start_(clock::now()) {}
+    explicit Progress(std::string what)
+        : what_(std::move(what)), tty_(isatty(STDERR_FILENO) == 1), start_(clock::now()) {}
     ~Progress() {
         if (shown_) std::fprintf(stderr, "\r\033[K");
     }
@@ -86,9 +86,9 @@ public:
         const double f = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
         const int width = 30, fill = static_cast<int>(f * width);
         const double eta = f > 0 ? elapsed * (1 - f) / f : 0;
-        std::fprintf(stderr, "\r\033[K%s [%s%s] %3.0f%% %lld/%lld, ETA %.0f s", what_.c_str(), std::string(fill, '#').c_str(),
-                     std::string(width - fill, '.').c_str(), 100 * f, static_cast<long long>(done),
-                     static_cast<long long>(total), eta);
+        std::fprintf(stderr, "\r\033[K%s [%s%s] %3.0f%% %lld/%lld, ETA %.0f s", what_.c_str(),
+                     std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), 100 * f,
+                     static_cast<long long>(done), static_cast<long long>(total), eta);
     }
 
 private:
@@ -108,8 +108,8 @@ int cmd_share(const Args& a);      // tools/cli/share.cpp
 int cmd_search(const Args& a);     // tools/cli/search.cpp
 // compare --rank-plans (tools/cli/rank_plans.cpp): a search around each training case's plan,
 // printed as a table; one JSON record per case.
-nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>& results, const plans::EvaluationContext& ctx,
-                                    const Args& a);
+nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>& results,
+                                    const plans::EvaluationContext& ctx, const Args& a);
 // The options of `fathom search`: --threads, --max-candidates, --time-limit, and this MPI rank's
 // share (tools/cli/search.cpp).
 plans::SearchOptions search_options(const Args& a, const MpiWorld& mpi);

@@ -1,12 +1,12 @@
 // The CLI's shared helpers (tools/cli/cli.h).
-#include <cstdio>
-#include <algorithm>
-#include <fstream>
-#include <vector>
-
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <vector>
 
 namespace fathom::cli {
 

@@ -1,15 +1,15 @@
 // `fathom compare`: every case of a measurement file against its prediction.
+#include "scenarios/catalog.h"
+#include "scenarios/measured.h"
+#include "scenarios/scenario.h"
+#include "tools/cli/cli.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include "scenarios/catalog.h"
-#include "scenarios/measured.h"
-#include "scenarios/scenario.h"
-#include "tools/cli/cli.h"
 
 namespace fathom::cli {
 
@@ -28,13 +28,13 @@ void print_case_details(const std::vector<scenarios::CompareResult>& results) {
         for (const auto& s : r.assumptions) std::printf("  assumption   %s\n", s.c_str());
         if (r.stages.empty()) continue;
         std::printf("  step time    %.4f s\n", r.step_time_s);
-        std::printf("  %-6s %6s %10s %10s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "cp_s",
-                    "pp_s", "dp_s", "ep_s", "exposed_s", "idle_s", "peak_mem");
+        std::printf("  %-6s %6s %10s %10s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s",
+                    "cp_s", "pp_s", "dp_s", "ep_s", "exposed_s", "idle_s", "peak_mem");
         for (size_t i = 0; i < r.stages.size(); ++i) {
             const auto& st = r.stages[i];
-            std::printf("  %-6zu %6d %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %12s\n", i, st.layers, st.compute_s,
-                        st.tp_comm_s, st.cp_comm_s, st.pp_comm_s, st.dp_comm_s, st.ep_comm_s, st.exposed_comm_s, st.idle_s,
-                        gib(st.memory.total()).c_str());
+            std::printf("  %-6zu %6d %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %12s\n", i, st.layers,
+                        st.compute_s, st.tp_comm_s, st.cp_comm_s, st.pp_comm_s, st.dp_comm_s, st.ep_comm_s,
+                        st.exposed_comm_s, st.idle_s, gib(st.memory.total()).c_str());
         }
     }
 }
@@ -69,9 +69,11 @@ int cmd_compare(const Args& a) {
             if (!r.range_key.empty()) {
                 std::string vs;
                 for (int v : r.range_values) vs += (vs.empty() ? "" : ",") + std::to_string(v);
-                std::printf("    RANGE: %s not stated, simulated %s in {%s}: %.4g .. %.4g (%+.1f%% .. %+.1f%%); the median shown\n",
-                            r.range_key.c_str(), r.range_key.c_str(), vs.c_str(), r.range_low, r.range_high,
-                            100 * (r.range_low - r.measured) / r.measured, 100 * (r.range_high - r.measured) / r.measured);
+                std::printf(
+                    "    RANGE: %s not stated, simulated %s in {%s}: %.4g .. %.4g (%+.1f%% .. %+.1f%%); the median "
+                    "shown\n",
+                    r.range_key.c_str(), r.range_key.c_str(), vs.c_str(), r.range_low, r.range_high,
+                    100 * (r.range_low - r.measured) / r.measured, 100 * (r.range_high - r.measured) / r.measured);
             }
             errs.push_back(std::fabs(r.error));
         }
@@ -94,8 +96,8 @@ int cmd_compare(const Args& a) {
         for (const auto& r : results)
             if (r.status == "ok" && !is_variant(r) && r.kind == kind) k.push_back(std::fabs(r.error));
         if (k.empty()) continue;
-        std::printf("  %-10s %3zu cases: median |error| %.1f%%, p90 %.1f%%, max %.1f%%\n", kind, k.size(), 100 * median_of(k),
-                    100 * percentile_of(k, 0.9), 100 * *std::max_element(k.begin(), k.end()));
+        std::printf("  %-10s %3zu cases: median |error| %.1f%%, p90 %.1f%%, max %.1f%%\n", kind, k.size(),
+                    100 * median_of(k), 100 * percentile_of(k, 0.9), 100 * *std::max_element(k.begin(), k.end()));
     }
     if (!a.only_case.empty()) print_case_details(results);
     if (a.other_metrics) {
@@ -103,8 +105,9 @@ int cmd_compare(const Args& a) {
         const auto verrs = table(true);
         size_t vu = 0;
         for (const auto& r : results) vu += (r.status != "ok" && is_variant(r)) ? 1 : 0;
-        std::printf("\n%zu entries simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", verrs.size(),
-                    vu, 100 * median_of(verrs), 100 * (verrs.empty() ? 0 : *std::max_element(verrs.begin(), verrs.end())));
+        std::printf("\n%zu entries simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n",
+                    verrs.size(), vu, 100 * median_of(verrs),
+                    100 * (verrs.empty() ? 0 : *std::max_element(verrs.begin(), verrs.end())));
     }
     nlohmann::json ranks;
     if (a.rank_plans) ranks = rank_published_plans(results, ctx, a);
@@ -115,9 +118,15 @@ int cmd_compare(const Args& a) {
             if (r.status == "ok" && !r.stages.empty()) {
                 nlohmann::json st = nlohmann::json::array();
                 for (const auto& x : r.stages)
-                    st.push_back({{"layers", x.layers}, {"compute_s", x.compute_s}, {"tp_comm_s", x.tp_comm_s},
-                                  {"cp_comm_s", x.cp_comm_s}, {"pp_comm_s", x.pp_comm_s}, {"dp_comm_s", x.dp_comm_s},
-                                  {"ep_comm_s", x.ep_comm_s}, {"exposed_comm_s", x.exposed_comm_s}, {"idle_s", x.idle_s},
+                    st.push_back({{"layers", x.layers},
+                                  {"compute_s", x.compute_s},
+                                  {"tp_comm_s", x.tp_comm_s},
+                                  {"cp_comm_s", x.cp_comm_s},
+                                  {"pp_comm_s", x.pp_comm_s},
+                                  {"dp_comm_s", x.dp_comm_s},
+                                  {"ep_comm_s", x.ep_comm_s},
+                                  {"exposed_comm_s", x.exposed_comm_s},
+                                  {"idle_s", x.idle_s},
                                   {"peak_memory_bytes", x.memory.total()}});
                 j["stages"] = st;
             }

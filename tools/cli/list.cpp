@@ -1,21 +1,21 @@
 // `fathom list`: catalog entries and registered algorithms.
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <iostream>
-#include <string>
-#include <vector>
-
 #include "hardware/collectives/collective.h"
 #include "hardware/routing/routing.h"
 #include "hardware/topology/builders.h"
 #include "plans/keys.h"
 #include "scenarios/catalog.h"
 #include "scenarios/source_supplement.h"
+#include "tools/cli/cli.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
-#include "tools/cli/cli.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
 
 namespace fathom::cli {
 
@@ -28,9 +28,9 @@ int cmd_list(const Args& a) {
     const auto catalog_ptr = scenarios::load_catalog();
     const plans::Catalog& catalog = *catalog_ptr;
     const bool all = what == "all";
-    if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "engines" && what != "schedules" &&
-        what != "collectives" && what != "policies" && what != "routers" && what != "topologies" && what != "routing" &&
-        what != "sources")
+    if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "engines" &&
+        what != "schedules" && what != "collectives" && what != "policies" && what != "routers" &&
+        what != "topologies" && what != "routing" && what != "sources")
         throw sim::InputError("list: unknown category '" + what +
                               "'; valid: hardware, models, stacks, engines, sources, schedules, collectives, policies, "
                               "routers, topologies, routing, keys");
@@ -82,11 +82,12 @@ int cmd_list(const Args& a) {
             std::vector<std::string> fields;
             for (const auto& r : s.runs)
                 for (const auto& kv : r.training)
-                    if (std::find(fields.begin(), fields.end(), kv.first.Scalar()) == fields.end()) fields.push_back(kv.first.Scalar());
+                    if (std::find(fields.begin(), fields.end(), kv.first.Scalar()) == fields.end())
+                        fields.push_back(kv.first.Scalar());
             std::string keys;
             for (const auto& f : fields) keys += (keys.empty() ? "training." : ", training.") + f;
-            std::printf("  %-24s %s\n  %-24s cases citing \"%s\", %s: %zu runs (%s)\n", s.id.c_str(), s.name.c_str(), "",
-                        s.cites.c_str(), s.table.c_str(), s.runs.size(), keys.c_str());
+            std::printf("  %-24s %s\n  %-24s cases citing \"%s\", %s: %zu runs (%s)\n", s.id.c_str(), s.name.c_str(),
+                        "", s.cites.c_str(), s.table.c_str(), s.runs.size(), keys.c_str());
         }
     }
     // A registry of named parts (sim/registry.h): one line per entry.
@@ -99,7 +100,8 @@ int cmd_list(const Args& a) {
     entries("routers", "routers (serving.router)", workloads::serving::router_registry());
     entries("schedules", "pipeline schedules", workloads::schedule_registry());
     entries("collectives", "collective algorithms", hardware::collective_registry());
-    entries("topologies", "topology builders (fabric topology; cluster.scale_out.topology)", hardware::topology_registry());
+    entries("topologies", "topology builders (fabric topology; cluster.scale_out.topology)",
+            hardware::topology_registry());
     entries("routing", "routing strategies (cluster.scale_out.routing)", hardware::routing_registry());
     return 0;
 }

@@ -1,21 +1,6 @@
 // fathom: command-line front end. Parsing arguments and printing only; the work is done by
 // scenarios/ (YAML -> specs) and plans/ (evaluate). Exit codes: 0 success, 2 bad input (file,
 // line and key in the message), 1 internal error.
-#include <boost/program_options.hpp>
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <string>
-#include <vector>
-
-#include <sstream>
-#include <chrono>
-#include <unistd.h>
-
 #include "hardware/collectives/collective.h"
 #include "models/cost/calibration_table.h"
 #include "plans/capacity.h"
@@ -28,11 +13,25 @@
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "sim/units.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/mpi.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
-#include "tools/cli/cli.h"
-#include "tools/cli/mpi.h"
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace po = boost::program_options;
 using namespace fathom;
@@ -82,13 +81,13 @@ commands:
 Args parse_args(int argc, char** argv) {
     po::options_description opts("options");
     opts.add_options()("json", po::value<std::string>(), "write metrics as JSON")(
-        "trace", po::value<std::string>(), "write a Chrome/Perfetto trace")(
-        "requests", po::value<std::string>(), "serving: write the per-request CSV")(
+        "trace", po::value<std::string>(), "write a Chrome/Perfetto trace")("requests", po::value<std::string>(),
+                                                                            "serving: write the per-request CSV")(
         "set", po::value<std::vector<std::string>>()->composing(), "override a scenario field: key=value")(
         "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
         "network", po::value<std::string>(), "network backend: analytical or simgrid (sets cluster.network)")(
-        "device", po::value<std::string>(), "accelerator id (calibrate)")(
-        "placement", po::value<std::string>(), "share: packed or interleaved nodes")(
+        "device", po::value<std::string>(), "accelerator id (calibrate)")("placement", po::value<std::string>(),
+                                                                          "share: packed or interleaved nodes")(
         "threads", po::value<int>(), "search: worker threads (default: the machine's)")(
         "max-candidates", po::value<long long>(), "search: only the first N candidates")(
         "time-limit", po::value<double>(), "search: stop starting candidates after S seconds")(
@@ -96,8 +95,9 @@ Args parse_args(int argc, char** argv) {
         "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
         "rank-plans", "compare: rank each training case's published plan in a search around it")(
         "ops", "calibrate layers: also print each row's ops with their predicted times")(
-        "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")("out,o", po::value<std::string>(), "output file")(
-        "args", po::value<std::vector<std::string>>(), "positional")("help,h", "help");
+        "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")(
+        "out,o", po::value<std::string>(), "output file")("args", po::value<std::vector<std::string>>(), "positional")(
+        "help,h", "help");
     po::positional_options_description pos;
     pos.add("args", -1);
     po::variables_map vm;
@@ -135,7 +135,8 @@ Args parse_args(int argc, char** argv) {
     if (vm.count("out")) a.out = vm["out"].as<std::string>();
     if (vm.count("threads")) {
         a.threads = vm["threads"].as<int>();
-        if (a.threads < 1 || a.threads > 1024) throw sim::InputError("command line: --threads must be between 1 and 1024");
+        if (a.threads < 1 || a.threads > 1024)
+            throw sim::InputError("command line: --threads must be between 1 and 1024");
     }
     if (vm.count("max-candidates")) {
         a.max_candidates = vm["max-candidates"].as<long long>();
@@ -147,13 +148,11 @@ Args parse_args(int argc, char** argv) {
     }
     if (vm.count("time-limit")) {
         a.time_limit = vm["time-limit"].as<double>();
-        if (!(a.time_limit > 0) || a.time_limit > 1e7) throw sim::InputError("command line: --time-limit must be a positive number of seconds");
+        if (!(a.time_limit > 0) || a.time_limit > 1e7)
+            throw sim::InputError("command line: --time-limit must be a positive number of seconds");
     }
     return a;
 }
-
-
-
 
 std::string ms(double seconds) {
     char buf[32];
@@ -164,30 +163,31 @@ std::string ms(double seconds) {
 void print_serving_plan(const plans::Scenario& s) {
     const auto& p = *s.serving();
     auto pool = [](const workloads::serving::PoolLayout& l) {
-        return std::to_string(l.replicas) + " x (tp " + std::to_string(l.tp) + " pp " + std::to_string(l.pp) + ") " + l.accelerator.id;
+        return std::to_string(l.replicas) + " x (tp " + std::to_string(l.tp) + " pp " + std::to_string(l.pp) + ") " +
+               l.accelerator.id;
     };
     std::printf("scenario        %s\n", s.name.c_str());
     if (s.model.moe.enabled())
-        std::printf("model           %s (%.1fB parameters, %.1fB active)\n", s.model.name.c_str(), s.model.total_params(0) / 1e9,
-                    s.model.active_params(0) / 1e9);
-    else
-        std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(0) / 1e9);
+        std::printf("model           %s (%.1fB parameters, %.1fB active)\n", s.model.name.c_str(),
+                    s.model.total_params(0) / 1e9, s.model.active_params(0) / 1e9);
+    else std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(0) / 1e9);
     if (p.disaggregated())
         std::printf("layout          prefill %s, decode %s\n", pool(*p.prefill).c_str(), pool(*p.decode).c_str());
-    else
-        std::printf("layout          %s\n", pool(p.replica).c_str());
-    std::printf("engine          %s, policy %s, router %s, max_num_seqs %lld, max_num_batched_tokens %lld, %s weights, %s KV%s\n",
-                p.engine.preset.empty() ? "fathom defaults" : p.engine.preset.c_str(), p.batching.policy.c_str(),
-                p.router.c_str(), static_cast<long long>(p.batching.max_num_seqs),
-                static_cast<long long>(p.batching.max_num_batched_tokens), hardware::dtype_name(p.kernels.gemm_dtype),
-                hardware::dtype_name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
+    else std::printf("layout          %s\n", pool(p.replica).c_str());
+    std::printf(
+        "engine          %s, policy %s, router %s, max_num_seqs %lld, max_num_batched_tokens %lld, %s weights, %s "
+        "KV%s\n",
+        p.engine.preset.empty() ? "fathom defaults" : p.engine.preset.c_str(), p.batching.policy.c_str(),
+        p.router.c_str(), static_cast<long long>(p.batching.max_num_seqs),
+        static_cast<long long>(p.batching.max_num_batched_tokens), hardware::dtype_name(p.kernels.gemm_dtype),
+        hardware::dtype_name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
 }
 
 int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx) {
     const auto& p = *s.serving();
     if (validate_only) {
-        std::cout << s.file << ": OK (" << s.model.name << ", serving on " << p.gpus() << " of " << s.cluster.gpus() << " x "
-                  << s.cluster.accelerator.id << ", policy " << p.batching.policy << ")\n";
+        std::cout << s.file << ": OK (" << s.model.name << ", serving on " << p.gpus() << " of " << s.cluster.gpus()
+                  << " x " << s.cluster.accelerator.id << ", policy " << p.batching.policy << ")\n";
         return 0;
     }
     std::ostringstream trace;
@@ -206,8 +206,8 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
                 r.requests_per_s, r.input_tokens_per_s, r.output_tokens_per_s, r.output_tokens_per_s / r.gpus);
     std::printf("\n%-26s %10s %10s %10s %10s %10s %10s\n", "latency (ms)", "mean", "p50", "p90", "p95", "p99", "max");
     auto row = [](const char* name, const workloads::serving::Percentiles& x, double scale) {
-        std::printf("%-26s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", name, x.mean * scale, x.p50 * scale, x.p90 * scale,
-                    x.p95 * scale, x.p99 * scale, x.max * scale);
+        std::printf("%-26s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", name, x.mean * scale, x.p50 * scale,
+                    x.p90 * scale, x.p95 * scale, x.p99 * scale, x.max * scale);
     };
     row("ttft (queueing included)", r.ttft_s, 1e3);
     row("queueing", r.queue_s, 1e3);
@@ -217,26 +217,30 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     if (r.kv_transfer_s.max > 0) row("kv transfer", r.kv_transfer_s, 1e3);
     if (r.slo_ttft_s > 0 || r.slo_tpot_s > 0)
         std::printf("\nSLO             ttft <= %s ms, tpot <= %s ms: %.1f %% attained, goodput %.2f requests/s\n",
-                    r.slo_ttft_s > 0 ? ms(r.slo_ttft_s).c_str() : "-", r.slo_tpot_s > 0 ? ms(r.slo_tpot_s).c_str() : "-",
-                    100 * r.slo_attainment, r.goodput_requests_per_s);
+                    r.slo_ttft_s > 0 ? ms(r.slo_ttft_s).c_str() : "-",
+                    r.slo_tpot_s > 0 ? ms(r.slo_tpot_s).c_str() : "-", 100 * r.slo_attainment,
+                    r.goodput_requests_per_s);
     if (!r.slo_classes.empty()) {
         std::printf("\n%-16s %9s %10s %10s %10s %10s %12s %12s\n", "SLO class", "requests", "ttft SLO", "tpot SLO",
                     "attained", "goodput", "ttft p99 ms", "tpot p99 ms");
         for (const auto& k : r.slo_classes)
-            std::printf("%-16s %9lld %10s %10s %9.1f%% %10.2f %12.1f %12.1f\n", k.name.c_str(), static_cast<long long>(k.requests),
-                        k.slo_ttft_s > 0 ? (ms(k.slo_ttft_s) + " ms").c_str() : "-",
+            std::printf("%-16s %9lld %10s %10s %9.1f%% %10.2f %12.1f %12.1f\n", k.name.c_str(),
+                        static_cast<long long>(k.requests), k.slo_ttft_s > 0 ? (ms(k.slo_ttft_s) + " ms").c_str() : "-",
                         k.slo_tpot_s > 0 ? (ms(k.slo_tpot_s) + " ms").c_str() : "-", 100 * k.slo_attainment,
                         k.goodput_requests_per_s, 1e3 * k.ttft_s.p99, 1e3 * k.tpot_s.p99);
     }
     std::printf("\nKV cache        %lld blocks (%.0f tokens) per replica, %.1f %% used on average, %.1f %% at most\n",
                 static_cast<long long>(r.kv_blocks_per_replica), r.kv_tokens_per_replica, 100 * r.kv_utilization_mean,
                 100 * r.kv_utilization_max);
-    std::printf("batches         %.1f sequences, %.0f tokens per iteration on average; %lld preemptions\n", r.batch_size_mean,
-                r.batch_tokens_mean, static_cast<long long>(r.preemptions));
+    std::printf("batches         %.1f sequences, %.0f tokens per iteration on average; %lld preemptions\n",
+                r.batch_size_mean, r.batch_tokens_mean, static_cast<long long>(r.preemptions));
     if (p.kv.prefix_caching) std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
-    std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n", static_cast<long long>(r.iterations),
-                static_cast<unsigned long long>(r.events), static_cast<long long>(r.cost_cache_entries));
-    std::printf("op costs        %s\n", o.cost_model == "table" ? "calibrated table" : o.cost_model == "mixed" ? "table and roofline" : "roofline");
+    std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n",
+                static_cast<long long>(r.iterations), static_cast<unsigned long long>(r.events),
+                static_cast<long long>(r.cost_cache_entries));
+    std::printf("op costs        %s\n", o.cost_model == "table"   ? "calibrated table"
+                                        : o.cost_model == "mixed" ? "table and roofline"
+                                                                  : "roofline");
     if (!a.trace.empty()) write_file(a.trace, trace.str());
     if (!a.requests.empty()) {
         std::string csv = workloads::serving::request_csv_header();
@@ -256,11 +260,12 @@ int cmd_run(const Args& a, bool validate_only) {
     const workloads::TrainingPlan& p = *s.training();
     if (validate_only) {
         // The replay's size is known before anything is allocated.
-        const auto too_big = plans::check_replay_size(s.model, p, a.max_tasks > 0 ? a.max_tasks : plans::EvaluationContext{}.max_tasks);
+        const auto too_big =
+            plans::check_replay_size(s.model, p, a.max_tasks > 0 ? a.max_tasks : plans::EvaluationContext{}.max_tasks);
         if (!too_big.empty()) throw sim::InputError(too_big.front().message, s.file, 0, too_big.front().key);
         std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
-                  << ", dp" << p.layout.dp << " tp" << p.layout.tp << " pp" << p.layout.pp << " vp" << p.layout.vp << " cp"
-                  << p.layout.cp << ", " << p.microbatches() << " micro-batches)\n";
+                  << ", dp" << p.layout.dp << " tp" << p.layout.tp << " pp" << p.layout.pp << " vp" << p.layout.vp
+                  << " cp" << p.layout.cp << ", " << p.microbatches() << " micro-batches)\n";
         return 0;
     }
     const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
@@ -278,10 +283,12 @@ int cmd_run(const Args& a, bool validate_only) {
         std::printf("model           %s (%.1fB parameters, %.1fB active)\n", s.model.name.c_str(),
                     s.model.total_params(p.training.seq_len) / 1e9, s.model.active_params(p.training.seq_len) / 1e9);
     else
-        std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(p.training.seq_len) / 1e9);
+        std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(),
+                    s.model.total_params(p.training.seq_len) / 1e9);
     std::printf("cluster         %d x %s (%d nodes x %d, %s, %d x %s, %s)\n", s.cluster.gpus(),
-                s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.scale_up.id.c_str(),
-                s.cluster.nics_per_node, s.cluster.nic.id.c_str(), hardware::topology_name(s.cluster.topology));
+                s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node,
+                s.cluster.scale_up.id.c_str(), s.cluster.nics_per_node, s.cluster.nic.id.c_str(),
+                hardware::topology_name(s.cluster.topology));
     if (s.cluster.network == hardware::NetworkBackend::Simgrid)
         std::printf("network         simgrid flows, %s routing\n", s.cluster.routing.c_str());
     std::printf("plan            %s\n", p.describe().c_str());
@@ -289,30 +296,34 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("\nstep time       %.4f s\n", r.step_time_s);
     std::printf("tokens/s/GPU    %.0f\n", r.tokens_per_s_per_gpu);
     std::printf("model TFLOP/s   %.1f per GPU\n", r.model_tflops_per_gpu);
-    std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu, hardware::dtype_name(p.stack.kernels.gemm_dtype));
+    std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu,
+                hardware::dtype_name(p.stack.kernels.gemm_dtype));
     std::printf("bubble          %.1f %% of the step (mean over stages)\n", 100 * r.bubble_fraction);
     if (p.training.packed())
-        std::printf("packed docs     attention %.3f x unpacked on the busiest data-parallel rank, %.3f x the mean rank's\n",
-                    r.packed_attention_scale, r.packing_imbalance);
+        std::printf(
+            "packed docs     attention %.3f x unpacked on the busiest data-parallel rank, %.3f x the mean rank's\n",
+            r.packed_attention_scale, r.packing_imbalance);
     std::printf("exposed comm    %.4f s (mean over stages)\n", r.exposed_comm_s);
     const bool ep_col = p.layout.ep > 1;  // the expert all-to-all stream, only where there is one
-    std::printf("\n%-6s %6s %10s %10s %10s %10s%s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "pp_s", "dp_s",
-                ep_col ? "       ep_s" : "", "exposed_s", "idle_s", "peak_mem");
+    std::printf("\n%-6s %6s %10s %10s %10s %10s%s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "pp_s",
+                "dp_s", ep_col ? "       ep_s" : "", "exposed_s", "idle_s", "peak_mem");
     for (size_t i = 0; i < r.stages.size(); ++i) {
         const auto& st = r.stages[i];
         char epv[32] = "";
         if (ep_col) std::snprintf(epv, sizeof epv, " %10.4f", st.ep_comm_s);
-        std::printf("%-6zu %6d %10.4f %10.4f %10.4f %10.4f%s %10.4f %10.4f %12s\n", i, st.layers, st.compute_s, st.tp_comm_s,
-                    st.pp_comm_s, st.dp_comm_s, epv, st.exposed_comm_s, st.idle_s, gib(st.memory.total()).c_str());
+        std::printf("%-6zu %6d %10.4f %10.4f %10.4f %10.4f%s %10.4f %10.4f %12s\n", i, st.layers, st.compute_s,
+                    st.tp_comm_s, st.pp_comm_s, st.dp_comm_s, epv, st.exposed_comm_s, st.idle_s,
+                    gib(st.memory.total()).c_str());
     }
     std::printf("\nmemory          peak %s of %s per GPU: %s\n", gib(r.peak_memory_bytes).c_str(),
                 gib(r.memory_capacity_bytes).c_str(), r.out_of_memory ? "OUT OF MEMORY" : "fits");
     std::printf("simulated       %zu tasks, %llu events\n", r.tasks, static_cast<unsigned long long>(r.events));
     if (r.flow_transfers > 0)
-        std::printf("flows           %llu transfers as %llu flows sharing the fabric\n", static_cast<unsigned long long>(r.flow_transfers),
-                    static_cast<unsigned long long>(r.flows));
-    std::printf("op costs        %s\n", o.cost_model == "table" ? ("calibrated table " + s.cluster.accelerator.calibration_table).c_str()
-                                                                  : "roofline (no calibration table for this accelerator)");
+        std::printf("flows           %llu transfers as %llu flows sharing the fabric\n",
+                    static_cast<unsigned long long>(r.flow_transfers), static_cast<unsigned long long>(r.flows));
+    std::printf("op costs        %s\n", o.cost_model == "table"
+                                            ? ("calibrated table " + s.cluster.accelerator.calibration_table).c_str()
+                                            : "roofline (no calibration table for this accelerator)");
     if (!r.uncalibrated_ops.empty()) {
         std::string ops;
         for (const auto& x : r.uncalibrated_ops) ops += (ops.empty() ? "" : ", ") + x;
@@ -333,26 +344,36 @@ int cmd_capacity(const Args& a) {
     plans::CapacityResult c;
     {
         Progress bar("capacity");
-        c = naming_file(s.file, [&] { return plans::find_capacity(s.model, s.cluster, p, ctx, s.seed, [&bar](int64_t d, int64_t t) { bar(d, t); }); });
+        c = naming_file(s.file, [&] {
+            return plans::find_capacity(s.model, s.cluster, p, ctx, s.seed,
+                                        [&bar](int64_t d, int64_t t) { bar(d, t); });
+        });
     }
     print_serving_plan(s);
     std::printf("\nSLO             ttft <= %s ms, tpot <= %s ms, for %.0f %% of requests\n",
                 p.slo.ttft_s > 0 ? ms(p.slo.ttft_s).c_str() : "-", p.slo.tpot_s > 0 ? ms(p.slo.tpot_s).c_str() : "-",
                 100 * p.slo.target_attainment);
     std::printf("offline         %.2f requests/s (all requests at time 0)\n", c.offline_requests_per_s);
-    std::printf("capacity        %s%.3f requests/s (median of %zu seeds; spread %.3f .. %.3f)%s\n", c.above_max ? ">= " : "",
-                c.rate, c.per_seed.size(), c.rate_min, c.rate_max,
+    std::printf("capacity        %s%.3f requests/s (median of %zu seeds; spread %.3f .. %.3f)%s\n",
+                c.above_max ? ">= " : "", c.rate, c.per_seed.size(), c.rate_min, c.rate_max,
                 c.below_min ? "  -- even capacity.min_rate misses the SLOs" : "");
     std::printf("per GPU         %.4f requests/s\n", c.rate / p.gpus());
     std::printf("simulations     %zu\n", c.probes.size() + 1);
     if (!a.json.empty()) {
         nlohmann::json probes = nlohmann::json::array();
         for (const auto& x : c.probes)
-            probes.push_back({{"seed", x.seed}, {"rate", x.rate}, {"slo_attainment", x.attainment}, {"goodput", x.goodput}});
-        write_json(a.json, {{"scenario", s.name}, {"capacity_requests_per_s", c.rate}, {"capacity_min", c.rate_min},
-                            {"capacity_max", c.rate_max}, {"per_seed", c.per_seed}, {"below_min_rate", c.below_min},
-                            {"above_max_rate", c.above_max}, {"offline_requests_per_s", c.offline_requests_per_s},
-                            {"slo_target", p.slo.target_attainment}, {"probes", probes}});
+            probes.push_back(
+                {{"seed", x.seed}, {"rate", x.rate}, {"slo_attainment", x.attainment}, {"goodput", x.goodput}});
+        write_json(a.json, {{"scenario", s.name},
+                            {"capacity_requests_per_s", c.rate},
+                            {"capacity_min", c.rate_min},
+                            {"capacity_max", c.rate_max},
+                            {"per_seed", c.per_seed},
+                            {"below_min_rate", c.below_min},
+                            {"above_max_rate", c.above_max},
+                            {"offline_requests_per_s", c.offline_requests_per_s},
+                            {"slo_target", p.slo.target_attainment},
+                            {"probes", probes}});
     }
     return 0;
 }

@@ -1,13 +1,13 @@
 // `fathom compare --rank-plans`: where each training case's published plan ranks in a plan
 // search around it (plans/search.h), and how much faster fathom's best plan is predicted to be.
-#include <algorithm>
-#include <cstdio>
-#include <thread>
-
 #include "plans/keys.h"
 #include "plans/search.h"
 #include "scenarios/measured.h"
 #include "tools/cli/cli.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
 
 namespace fathom::cli {
 namespace {
@@ -45,7 +45,8 @@ plans::SearchSpace space_around(const models::ModelSpec& model, const hardware::
     s.zero_stage = {p.training.zero_stage};
     s.recompute = {"none", "selective", "full"};
     s.schedule = {"auto"};
-    if (p.training.schedule != "1f1b" && p.training.schedule != "interleaved-1f1b") s.schedule.push_back(p.training.schedule);
+    if (p.training.schedule != "1f1b" && p.training.schedule != "interleaved-1f1b")
+        s.schedule.push_back(p.training.schedule);
     s.dtype = {std::get<std::string>(plans::get_training_key(p, "stack.dtype"))};
     s.objective = "throughput";
     return s;
@@ -53,14 +54,15 @@ plans::SearchSpace space_around(const models::ModelSpec& model, const hardware::
 
 }  // namespace
 
-nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>& results, const plans::EvaluationContext& ctx,
-                                    const Args& a) {
+nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>& results,
+                                    const plans::EvaluationContext& ctx, const Args& a) {
     nlohmann::json out = nlohmann::json::array();
     std::vector<const scenarios::CompareResult*> cases;
     for (const auto& r : results)
         if (r.status == "ok" && r.training_plan && r.id.find('#') == std::string::npos) cases.push_back(&r);
-    std::printf("\nwhere each published training plan ranks in a search around it (layout, micro-batch, recompute;\n"
-                "the job, dtype, ZeRO stage and stack as published), by predicted throughput:\n");
+    std::printf(
+        "\nwhere each published training plan ranks in a search around it (layout, micro-batch, recompute;\n"
+        "the job, dtype, ZeRO stage and stack as published), by predicted throughput:\n");
     std::printf("%-44s %6s %7s %8s  %s\n", "case", "rank", "of", "best/pub", "fathom's best plan");
     Progress bar("rank-plans: cases");
     int64_t done = 0;
@@ -68,7 +70,8 @@ nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>&
         const plans::SearchSpace space = space_around(*r->model, *r->cluster, *r->training_plan);
         plans::SearchOptions opt;
         opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        const plans::SearchResult s = plans::search_training(*r->model, *r->cluster, *r->training_plan, space, ctx, opt);
+        const plans::SearchResult s =
+            plans::search_training(*r->model, *r->cluster, *r->training_plan, space, ctx, opt);
         bar(++done, static_cast<int64_t>(cases.size()));
         nlohmann::json j = {{"id", r->id}, {"candidates", s.candidates.size()}, {"evaluated", s.evaluated}};
         // The published plan as it ran (with its fill-ins, which the enumeration does not
@@ -80,7 +83,8 @@ nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>&
         } else if (s.ranking.empty()) {
             // The fill-ins that let the published plan fit (recomputing the MoE blocks or the latent
             // attention's up-projections) are not axes of the search.
-            std::printf("%-44s %6d %7d %7.2fx  the published plan (no plan of the space fits)\n", r->id.c_str(), 1, 1, 1.0);
+            std::printf("%-44s %6d %7d %7.2fx  the published plan (no plan of the space fits)\n", r->id.c_str(), 1, 1,
+                        1.0);
             j["rank"] = 1;
             j["published_tokens_per_s"] = published;
             j["best_over_published"] = 1.0;
@@ -89,7 +93,8 @@ nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>&
             j["best_plan"] = best.plan.describe();
             j["best_tokens_per_s"] = best.tokens_per_s;
             size_t faster = 0;
-            for (int64_t i : s.ranking) faster += s.candidates[static_cast<size_t>(i)].tokens_per_s > published * (1 + 1e-9) ? 1 : 0;
+            for (int64_t i : s.ranking)
+                faster += s.candidates[static_cast<size_t>(i)].tokens_per_s > published * (1 + 1e-9) ? 1 : 0;
             const double speedup = std::max(1.0, best.tokens_per_s / published);
             std::printf("%-44s %6zu %7zu %7.2fx  %s\n", r->id.c_str(), faster + 1, s.ranking.size(), speedup,
                         faster ? best.plan.describe().c_str() : "the published plan");

@@ -1,19 +1,19 @@
 // `fathom share A.yaml B.yaml ... [--placement packed|interleaved] [--json FILE]`: training jobs
 // on one fabric (the first scenario's kind of cluster with the nodes of all the jobs, as the flow
-// network: cluster.network simgrid with its routing). Each job is priced as its own scenario says, placed on whole nodes of the fabric,
-// and run alone there and then with every other job at once; the table gives each job's step time
+// network: cluster.network simgrid with its routing). Each job is priced as its own scenario says, placed on whole
+// nodes of the fabric, and run alone there and then with every other job at once; the table gives each job's step time
 // both ways and its slowdown (workloads/training/shared_fabric.h).
-#include <cmath>
-#include <iostream>
-#include <sstream>
-
 #include "hardware/network/simgrid_network.h"
-#include "plans/evaluate.h"
 #include "plans/constraints.h"
+#include "plans/evaluate.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
 #include "workloads/training/shared_fabric.h"
+
+#include <cmath>
+#include <iostream>
+#include <sstream>
 
 namespace fathom::cli {
 
@@ -34,20 +34,22 @@ std::string fabric_of(const hardware::ClusterSpec& c) {
 }  // namespace
 
 int cmd_share(const Args& a) {
-    if (a.positional.size() < 2) throw sim::InputError("share: give two or more training scenarios (jobs on one fabric)");
+    if (a.positional.size() < 2)
+        throw sim::InputError("share: give two or more training scenarios (jobs on one fabric)");
     const auto catalog = scenarios::load_catalog();
     std::vector<plans::Scenario> scen;
     for (const auto& f : a.positional) {
         scen.push_back(scenarios::load_scenario(f, *catalog, a.sets));
         for (const auto& w : scen.back().warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
-        if (!scen.back().training()) throw sim::InputError("share: a job must be a training scenario (kind: training)", f);
+        if (!scen.back().training())
+            throw sim::InputError("share: a job must be a training scenario (kind: training)", f);
     }
     hardware::ClusterSpec fabric = scen.front().cluster;
     fabric.network = hardware::NetworkBackend::Simgrid;
     for (size_t j = 1; j < scen.size(); ++j)
         if (fabric_of(scen[j].cluster) != fabric_of(fabric))
-            throw sim::InputError("share: the jobs must run on one fabric; " + scen[j].file + " has " + fabric_of(scen[j].cluster) +
-                                      ", " + scen.front().file + " " + fabric_of(fabric),
+            throw sim::InputError("share: the jobs must run on one fabric; " + scen[j].file + " has " +
+                                      fabric_of(scen[j].cluster) + ", " + scen.front().file + " " + fabric_of(fabric),
                                   scen[j].file);
 
     // Every job priced on its own cluster's flow network, as `fathom run --network simgrid` would.
@@ -66,7 +68,8 @@ int cmd_share(const Args& a) {
         costs.push_back(plans::cost_model_for(s.cluster.accelerator, context, kind));
         cost_kind = cost_kind.empty() || cost_kind == kind ? kind : "mixed";
         networks.push_back(hardware::make_simgrid_network(s.cluster, s.cluster.routing, a.algorithm));
-        inputs.push_back(std::make_unique<workloads::StepInputs>(workloads::StepInputs{s.model, s.cluster, plan, *costs.back(), *networks.back()}));
+        inputs.push_back(std::make_unique<workloads::StepInputs>(
+            workloads::StepInputs{s.model, s.cluster, plan, *costs.back(), *networks.back()}));
         gpus.push_back(plan.gpus());
     }
     // The fabric: the first job's kind of cluster, as many nodes as the jobs take together.
@@ -83,20 +86,23 @@ int cmd_share(const Args& a) {
         r = workloads::simulate_shared_fabric(jobs, *fabric_net, kSteps, [&bar](int64_t d, int64_t t) { bar(d, t); });
     }
 
-    std::printf("fabric          %s: %d nodes x %d %s, %s\n", scen.front().file.c_str(), fabric.nodes, fabric.gpus_per_node,
-                fabric.accelerator.id.c_str(), fabric_of(fabric).c_str());
+    std::printf("fabric          %s: %d nodes x %d %s, %s\n", scen.front().file.c_str(), fabric.nodes,
+                fabric.gpus_per_node, fabric.accelerator.id.c_str(), fabric_of(fabric).c_str());
     std::printf("placement       %s (whole nodes)\n", placement.c_str());
-    std::printf("together        from a common start, steps back to back until %d x the slowest job's step alone\n\n", kSteps);
-    std::printf("%-4s %-32s %6s %-12s %10s %10s %6s %9s\n", "job", "scenario", "gpus", "nodes", "alone_s", "shared_s", "steps", "slowdown");
+    std::printf("together        from a common start, steps back to back until %d x the slowest job's step alone\n\n",
+                kSteps);
+    std::printf("%-4s %-32s %6s %-12s %10s %10s %6s %9s\n", "job", "scenario", "gpus", "nodes", "alone_s", "shared_s",
+                "steps", "slowdown");
     nlohmann::json out = nlohmann::json::array();
     for (size_t j = 0; j < scen.size(); ++j) {
         const int gpn = fabric.gpus_per_node;
         const int first = rank_of[j].front() / gpn, last = rank_of[j].back() / gpn;
         const std::string nodes = placement == "packed" ? std::to_string(first) + "-" + std::to_string(last)
-                                                        : std::to_string(first) + ".." + std::to_string(last) + " /" + std::to_string(scen.size());
+                                                        : std::to_string(first) + ".." + std::to_string(last) + " /" +
+                                                              std::to_string(scen.size());
         const double alone = r[j].alone.step_time_s, shared = r[j].shared_step_s;
-        std::printf("%-4zu %-32s %6d %-12s %10.4f %10.4f %6zu %8.1f%%\n", j + 1, scen[j].name.c_str(), gpus[j], nodes.c_str(), alone, shared,
-                    r[j].shared_steps.size(), 100 * (shared / alone - 1));
+        std::printf("%-4zu %-32s %6d %-12s %10.4f %10.4f %6zu %8.1f%%\n", j + 1, scen[j].name.c_str(), gpus[j],
+                    nodes.c_str(), alone, shared, r[j].shared_steps.size(), 100 * (shared / alone - 1));
         out.push_back({{"scenario", scen[j].name},
                        {"file", scen[j].file},
                        {"gpus", gpus[j]},
@@ -109,7 +115,9 @@ int cmd_share(const Args& a) {
                        {"shared_flows", r[j].shared_flows}});
     }
     std::printf("\nop costs        %s; each job priced on its own cluster, its transfers flows on the shared fabric\n",
-                cost_kind == "table" ? "calibrated tables" : cost_kind == "mixed" ? "calibrated tables and roofline" : "roofline");
+                cost_kind == "table"   ? "calibrated tables"
+                : cost_kind == "mixed" ? "calibrated tables and roofline"
+                                       : "roofline");
     if (!a.json.empty()) write_json(a.json, {{"placement", placement}, {"fabric", scen.front().file}, {"jobs", out}});
     return 0;
 }

@@ -2,13 +2,14 @@
 // it: a summary of the graph (vertices by kind, links by level with their bandwidths, the builders)
 // on standard output, and the whole graph as GraphViz DOT in FILE.dot (default: the scenario's
 // name with .dot, in the current directory).
+#include "hardware/topology/topology.h"
+
+#include "scenarios/scenario.h"
+#include "tools/cli/cli.h"
+
 #include <filesystem>
 #include <iostream>
 #include <sstream>
-
-#include "hardware/topology/topology.h"
-#include "scenarios/scenario.h"
-#include "tools/cli/cli.h"
 
 namespace fathom::cli {
 
@@ -17,8 +18,7 @@ int cmd_topology(const Args& a) {
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     const hardware::Topology t = hardware::build_topology(s.cluster, s.file);
-    const std::string out =
-        !a.out.empty() ? a.out : std::filesystem::path(s.file).stem().string() + ".dot";
+    const std::string out = !a.out.empty() ? a.out : std::filesystem::path(s.file).stem().string() + ".dot";
     std::ostringstream dot;
     t.write_dot(dot);
     write_file(out, dot.str());

@@ -7,14 +7,6 @@
 //                    limit of 1e6 tasks so a fuzzed global batch cannot exhaust memory)
 // The contract: an input either loads, or is refused with sim::InputError. Anything else (another
 // exception, a crash, a sanitizer report, a hang) is a finding. Build and run: tools/fuzz/run.sh.
-#include <unistd.h>
-
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <string>
-
 #include "models/cost/calibration_table.h"
 #include "scenarios/calibration_io.h"
 #include "scenarios/catalog.h"
@@ -23,6 +15,14 @@
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "workloads/serving/traffic/traffic.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
 
 using namespace fathom;
 
@@ -51,11 +51,11 @@ void run(const uint8_t* data, size_t size) {
     } else if (target == "trace") {
         const bool jsonl = size > 0 && data[0] == '{';
         auto source = workloads::serving::open_trace(to_file(data, size, jsonl ? ".jsonl" : ".csv"));
-        for (int n = 0; n < 100000 && source->next(); ++n) {
-        }
+        for (int n = 0; n < 100000 && source->next(); ++n) {}
     } else if (target == "calibration_csv") {
         const auto file = scenarios::read_measurements_csv(to_file(data, size, ".csv"));
-        if (!file.rows.empty() && file.rows.size() < 2000) models::fit_calibration(file.rows, catalog().accelerator("h100-sxm-80gb"));
+        if (!file.rows.empty() && file.rows.size() < 2000)
+            models::fit_calibration(file.rows, catalog().accelerator("h100-sxm-80gb"));
     } else if (target == "measured") {
         static const plans::EvaluationContext ctx = [] {
             plans::EvaluationContext c = scenarios::make_context(scenarios::load_catalog(), 1);

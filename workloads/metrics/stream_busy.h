@@ -3,10 +3,10 @@
 // when each stream was busy and when the last task ended, and answers utilization questions about
 // a device (a group of streams) afterwards. Workloads never fill metrics themselves; they attach
 // collectors like this one before running the engine.
+#include "sim/task_graph.h"
+
 #include <utility>
 #include <vector>
-
-#include "sim/task_graph.h"
 
 namespace fathom::workloads {
 
@@ -15,8 +15,8 @@ public:
     // Subscribes to `graph`; attach before the graph starts.
     explicit StreamBusyCollector(sim::TaskGraph& graph);
 
-    double makespan_s() const { return makespan_; }       // end of the last task
-    double busy_s(sim::StreamId stream) const;            // total busy time of one stream
+    double makespan_s() const { return makespan_; }                   // end of the last task
+    double busy_s(sim::StreamId stream) const;                        // total busy time of one stream
     double union_s(const std::vector<sim::StreamId>& streams) const;  // time any of them was busy
     // (Streams run their tasks in order, so each stream's intervals arrive disjoint and sorted.)
 

@@ -1,9 +1,9 @@
 #include "workloads/replay/flow_replay.h"
 
+#include "sim/error.h"
+
 #include <algorithm>
 #include <limits>
-
-#include "sim/error.h"
 
 namespace fathom::workloads {
 

@@ -19,13 +19,13 @@
 //
 // The run loop: before the engine runs the events of its next time, the flows advance to that time
 // (FlowSession::advance stops early at an instance's end, which schedules the task's completion).
-#include <cstdint>
-#include <unordered_map>
-#include <vector>
-
 #include "hardware/network/simgrid_network.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
 
 namespace fathom::workloads {
 

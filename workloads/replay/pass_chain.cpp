@@ -12,10 +12,12 @@ sim::StreamId StageStreams::of(GroupKind g) const {
     return *s;
 }
 
-StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group, std::initializer_list<GroupKind> kinds) {
+StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group,
+                               std::initializer_list<GroupKind> kinds) {
     StageStreams s;
     s.compute = graph.add_stream("compute", group);
-    for (GroupKind g : kinds) s.comm[static_cast<size_t>(g)] = graph.add_stream(std::string(models::group_kind_name(g)) + "-comm", group);
+    for (GroupKind g : kinds)
+        s.comm[static_cast<size_t>(g)] = graph.add_stream(std::string(models::group_kind_name(g)) + "-comm", group);
     return s;
 }
 

@@ -6,14 +6,14 @@
 // a chain: each task waits for the previous link, the first for the pass's input (from another
 // device). Collectives either sit on the chain (blocking: the next compute op waits) or run beside
 // it (overlapped: only the end of the pass waits for them).
+#include "models/program/layer_program.h"
+#include "sim/task_graph.h"
+#include "workloads/replay/program_cost.h"
+
 #include <array>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "models/program/layer_program.h"
-#include "sim/task_graph.h"
-#include "workloads/replay/program_cost.h"
 
 namespace fathom::workloads {
 
@@ -38,7 +38,8 @@ struct TaskStyle {
 
 class PassChain {
 public:
-    PassChain(sim::TaskGraph& graph, const StageStreams& streams, const TaskStyle& style, std::optional<sim::TaskId> input)
+    PassChain(sim::TaskGraph& graph, const StageStreams& streams, const TaskStyle& style,
+              std::optional<sim::TaskId> input)
         : graph_(graph), streams_(streams), style_(style), input_(input) {}
 
     // A task on `stream` with `tag`, not yet linked to anything.

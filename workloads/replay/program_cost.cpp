@@ -1,11 +1,11 @@
 #include "workloads/replay/program_cost.h"
 
+#include "sim/error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
-
-#include "sim/error.h"
 
 namespace fathom::workloads {
 

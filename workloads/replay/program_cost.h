@@ -5,22 +5,22 @@
 // overlapped with the attention steps (CommStep::attention_steps) splits into the time its steps
 // hide and the stall they do not: with attention time A over n steps and k transfers of T each,
 // exposed = k max(0, T - A/n) (in lead or trail, where the step sits), hidden = k min(T, A/n).
-#include <array>
-#include <optional>
-#include <set>
-#include <string>
-
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/program/layer_program.h"
 #include "workloads/parallelism.h"
 
+#include <array>
+#include <optional>
+#include <set>
+#include <string>
+
 namespace fathom::workloads {
 
 struct PassCost {
-    double compute = 0;                                  // seconds on the compute stream
-    std::array<double, models::kGroupKinds> lead{};      // collectives before the first compute op
-    std::array<double, models::kGroupKinds> trail{};     // collectives after it
+    double compute = 0;                               // seconds on the compute stream
+    std::array<double, models::kGroupKinds> lead{};   // collectives before the first compute op
+    std::array<double, models::kGroupKinds> trail{};  // collectives after it
     // Collectives running beside the compute (context-parallel K/V transfers beside the attention
     // steps): their stream is busy this long, the compute does not wait. The part of a transfer
     // its attention step cannot hide is in lead/trail.

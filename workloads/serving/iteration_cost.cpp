@@ -1,12 +1,12 @@
 #include "workloads/serving/iteration_cost.h"
 
-#include <algorithm>
-#include <cmath>
-#include <utility>
-
 #include "models/llm/dense_layer.h"
 #include "models/llm/moe_layer.h"
 #include "sim/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
 
 namespace fathom::workloads::serving {
 
@@ -72,10 +72,16 @@ std::pair<models::TokenBatch, models::TokenBatch> split_batch(const models::Toke
 
 }  // namespace
 
-IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayout& pool, const models::KernelStack& kernels,
-                                 const EngineSettings& engine, const models::CostModel& cost,
-                                 const hardware::NetworkModel& network, double expert_load)
-    : model_(model), pool_(pool), kernels_(kernels), engine_(engine), coster_(cost, network, layout_), expert_load_(expert_load) {
+IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayout& pool,
+                                 const models::KernelStack& kernels, const EngineSettings& engine,
+                                 const models::CostModel& cost, const hardware::NetworkModel& network,
+                                 double expert_load)
+    : model_(model),
+      pool_(pool),
+      kernels_(kernels),
+      engine_(engine),
+      coster_(cost, network, layout_),
+      expert_load_(expert_load) {
     // Serving engines run latent attention's decodes in absorbed form over the compressed cache.
     kernels_.mla_absorb = model.mla.enabled();
     layout_.tp = pool.tp;
@@ -147,8 +153,9 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         // groups x queries x keys matches the FLOPs (shared_work) up to rounding.
         const int64_t g = shape.shared_groups;
         const int64_t keys = std::max<int64_t>(1, (shape.shared_keys + g / 2) / g);
-        const int64_t queries =
-            std::max<int64_t>(2, static_cast<int64_t>(std::llround(static_cast<double>(shape.shared_work) / static_cast<double>(g * keys))));
+        const int64_t queries = std::max<int64_t>(
+            2,
+            static_cast<int64_t>(std::llround(static_cast<double>(shape.shared_work) / static_cast<double>(g * keys))));
         in.batch.shared_prefix.push_back({g, queries, keys});
     }
     auto comm_seconds = [](const PassCost& c) {
@@ -184,7 +191,8 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         head = pass_seconds(coster_.cost(models::head_forward(model_, hin)));
         // vLLM gathers the vocab-parallel logits of the sampling rows on one rank (fp32).
         head += coster_.collective(hardware::Collective::AllGather,
-                                   static_cast<double>(shape.samples) * static_cast<double>(model_.vocab) * 4.0, GroupKind::tp);
+                                   static_cast<double>(shape.samples) * static_cast<double>(model_.vocab) * 4.0,
+                                   GroupKind::tp);
     }
     IterationCost c;
     const int pp = pool_.pp;
@@ -198,7 +206,9 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         if (s == pp - 1) t += head;
         c.stage_s.push_back(t);
     }
-    if (pp > 1) c.p2p_s = coster_.collective(hardware::Collective::SendRecv, models::stage_boundary_bytes(model_, in), GroupKind::pp);
+    if (pp > 1)
+        c.p2p_s =
+            coster_.collective(hardware::Collective::SendRecv, models::stage_boundary_bytes(model_, in), GroupKind::pp);
     return c;
 }
 

@@ -24,17 +24,17 @@
 // its time is linear in the bytes read); shared-prefix groups through their count and the sums of
 // their keys (bytes) and of queries x keys (FLOPs). exact() prices the shape as given, each decode at its own
 // KV length. A test bounds the difference on a sweep of shapes.
-#include <cstdint>
-#include <memory>
-#include <unordered_map>
-#include <vector>
-
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
 #include "workloads/parallelism.h"
 #include "workloads/replay/program_cost.h"
 #include "workloads/serving/serving_plan.h"
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
 
 namespace fathom::workloads::serving {
 
@@ -45,10 +45,10 @@ struct PrefillChunk {
 
 struct IterationShape {
     std::vector<PrefillChunk> prefills;
-    int64_t decodes = 0;       // sequences generating one token each
-    int64_t decode_kv = 0;     // sum over decodes of the keys each attends to (its KV length + 1)
-    int64_t samples = 0;       // sequences sampling a token: decodes + prefills that finish their prompt
-    int64_t sequences = 0;     // running sequences the engine's CPU handles this iteration
+    int64_t decodes = 0;    // sequences generating one token each
+    int64_t decode_kv = 0;  // sum over decodes of the keys each attends to (its KV length + 1)
+    int64_t samples = 0;    // sequences sampling a token: decodes + prefills that finish their prompt
+    int64_t sequences = 0;  // running sequences the engine's CPU handles this iteration
     // Shared-prefix attention (KvSettings::shared_prefix_attention): decodes grouped by the prefix
     // they share. decode_kv then counts, for a grouped decode, only its keys after the prefix.
     int64_t shared_groups = 0;   // groups of >= 2 decodes sharing a prefix

@@ -1,8 +1,8 @@
 #include "workloads/serving/kv_cache.h"
 
-#include <tuple>
-
 #include "sim/error.h"
+
+#include <tuple>
 
 namespace fathom::workloads::serving {
 namespace {

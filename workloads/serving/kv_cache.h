@@ -12,13 +12,13 @@
 // Eviction. A cached block nobody references is evictable and still counts as used memory until a
 // new allocation evicts it: least recently used first, and among equally recent ones the deepest
 // (a leaf before its parent, so a cached prefix never loses its head while keeping its tail).
+#include "workloads/serving/request.h"
+
 #include <cstdint>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <vector>
-
-#include "workloads/serving/request.h"
 
 namespace fathom::workloads::serving {
 
@@ -31,8 +31,8 @@ public:
 
     int64_t block_size() const { return block_size_; }
     int64_t capacity() const { return capacity_; }
-    int64_t used() const { return used_; }                 // private + cached blocks
-    int64_t free() const { return capacity_ - used_; }     // never allocated
+    int64_t used() const { return used_; }              // private + cached blocks
+    int64_t free() const { return capacity_ - used_; }  // never allocated
     int64_t available() const { return free() + static_cast<int64_t>(evictable_.size()); }
     int64_t referenced() const { return used_ - static_cast<int64_t>(evictable_.size()); }  // in use by sequences
     static int64_t blocks_for(int64_t tokens, int64_t block_size) { return (tokens + block_size - 1) / block_size; }

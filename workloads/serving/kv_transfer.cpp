@@ -19,7 +19,8 @@ KvTransfers::KvTransfers(sim::Simulator& sim, const hardware::NetworkModel& netw
         for (const int to : decode_ranks_) {
             std::vector<hardware::CollectiveCall> calls;
             for (int k = 0; k < streams_; ++k)
-                calls.push_back({hardware::Collective::SendRecv, kReferenceBytes, hardware::CommGroup::of({from + k, to + k}), 0.0});
+                calls.push_back({hardware::Collective::SendRecv, kReferenceBytes,
+                                 hardware::CommGroup::of({from + k, to + k}), 0.0});
             pattern_.push_back(session_->add_pattern(calls));
         }
     flows_ = std::make_unique<FlowReplay>(sim_, *session_);
@@ -33,7 +34,8 @@ void KvTransfers::start(int from, int to, double bytes, sim::Simulator::Handler 
     if (flows_) {
         // Every stream's share as flows, with whatever else moves between the pools at the time.
         const int pattern = pattern_[f * decode_ranks_.size() + t];
-        flows_->start(pattern, bytes_per_stream / kReferenceBytes, session_->fixed_seconds(pattern), std::move(arrived));
+        flows_->start(pattern, bytes_per_stream / kReferenceBytes, session_->fixed_seconds(pattern),
+                      std::move(arrived));
         return;
     }
     // The streams run in parallel on their own links: one of them, alone, is the transfer's time.

@@ -6,11 +6,11 @@
 // (cluster.network: simgrid) each transfer runs as flows on one fabric while the serving engine
 // runs (workloads/replay/flow_replay.h), one pattern per (prefill replica, decode replica) pair,
 // routed once: transfers that overlap share links.
-#include <memory>
-#include <vector>
-
 #include "hardware/network/network_model.h"
 #include "sim/simulator.h"
+
+#include <memory>
+#include <vector>
 
 namespace fathom::hardware {
 class FlowSession;

@@ -1,15 +1,19 @@
 #include "workloads/serving/replica_state.h"
 
+#include "sim/error.h"
+
 #include <algorithm>
 #include <cmath>
-
-#include "sim/error.h"
 
 namespace fathom::workloads::serving {
 
 ReplicaState::ReplicaState(int id, const BatchingSettings& batching, const KvSettings& kv, int64_t kv_blocks,
                            double block_bytes)
-    : id_(id), batching_(batching), kv_(kv), kv_cache_(kv_blocks, kv.block_size, kv.prefix_caching), block_bytes_(block_bytes) {}
+    : id_(id),
+      batching_(batching),
+      kv_(kv),
+      kv_cache_(kv_blocks, kv.block_size, kv.prefix_caching),
+      block_bytes_(block_bytes) {}
 
 int64_t ReplicaState::blocks_needed(const Sequence& s, int64_t tokens) const {
     const int64_t need = KvCache::blocks_for(tokens, kv_.block_size) - s.kv_blocks - s.cached_blocks;
@@ -35,7 +39,8 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     if (kv_.reserve_output) reserve_tokens = std::max(reserve_tokens, s.req.prompt_tokens + s.req.output_tokens);
     const int64_t tokens = std::max(reserve_tokens, s.computed + chunk);
     const int64_t need = blocks_needed(s, tokens);
-    const int64_t watermark = static_cast<int64_t>(std::ceil(kv_.watermark * static_cast<double>(kv_cache_.capacity())));
+    const int64_t watermark =
+        static_cast<int64_t>(std::ceil(kv_.watermark * static_cast<double>(kv_cache_.capacity())));
     if (kv_cache_.available() - need < watermark || !kv_cache_.allocate(need)) {
         if (hit > 0) {
             kv_cache_.unreference(s.block_ids, hit, clock_);
@@ -70,7 +75,8 @@ bool ReplicaState::grow(Sequence& s, int64_t tokens) {
 void ReplicaState::publish(Sequence& s) {
     if (!kv_.prefix_caching) return;
     const int64_t bs = kv_.block_size;
-    if (static_cast<int64_t>(s.block_ids.size()) * bs < s.computed) s.block_ids = shareable_blocks(s.req, s.computed, bs);
+    if (static_cast<int64_t>(s.block_ids.size()) * bs < s.computed)
+        s.block_ids = shareable_blocks(s.req, s.computed, bs);
     const int64_t full = std::min<int64_t>(static_cast<int64_t>(s.block_ids.size()), s.computed / bs);
     const int64_t fresh = std::min(full - s.cached_blocks, s.kv_blocks);
     if (fresh > 0) {
@@ -135,8 +141,9 @@ Sequence* ReplicaState::newest_running() {
 }
 
 void ReplicaState::compact_running() {
-    running.erase(std::remove_if(running.begin(), running.end(), [](const Sequence* s) { return s->phase != Phase::Running; }),
-                  running.end());
+    running.erase(
+        std::remove_if(running.begin(), running.end(), [](const Sequence* s) { return s->phase != Phase::Running; }),
+        running.end());
 }
 
 int64_t ReplicaState::in_flight_sequences() const {

@@ -2,14 +2,14 @@
 // A replica's scheduling state as batching policies see it: the waiting queue, the running and
 // swapped sequences, and the KV cache, with the operations every policy needs (admit, grow,
 // preempt). Times are seconds.
-#include <cstdint>
-#include <deque>
-#include <vector>
-
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/kv_cache.h"
 #include "workloads/serving/sequence.h"
 #include "workloads/serving/serving_plan.h"
+
+#include <cstdint>
+#include <deque>
+#include <vector>
 
 namespace fathom::workloads::serving {
 

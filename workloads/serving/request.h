@@ -20,7 +20,7 @@ struct Request {
     int64_t prefix_tokens = 0;
     uint64_t session = 0;
     int64_t session_tokens = 0;
-    int32_t slo_class = 0;      // index into the source's SLO class names (0 = default)
+    int32_t slo_class = 0;  // index into the source's SLO class names (0 = default)
 };
 
 }  // namespace fathom::workloads::serving

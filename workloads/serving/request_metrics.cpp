@@ -1,8 +1,8 @@
 #include "workloads/serving/request_metrics.h"
 
-#include <algorithm>
-
 #include "sim/error.h"
+
+#include <algorithm>
 
 namespace fathom::workloads::serving {
 
@@ -40,7 +40,8 @@ void RequestMetrics::finished(const Sequence& s, double t) {
     preemptions_ += s.preemptions;
     const double ttft = s.first_token - s.arrival, e2e = t - s.arrival;
     // Requests of one output token have no TPOT (-1), and meet any TPOT target.
-    const double tpot = s.req.output_tokens > 1 ? (t - s.first_token) / static_cast<double>(s.req.output_tokens - 1) : -1;
+    const double tpot =
+        s.req.output_tokens > 1 ? (t - s.first_token) / static_cast<double>(s.req.output_tokens - 1) : -1;
     ttft_.push_back(ttft);
     ttft_service_.push_back(s.first_token - s.scheduled);
     queue_.push_back(s.scheduled - s.arrival);
@@ -124,7 +125,8 @@ void RequestMetrics::report(ServingReport& rep) {
                 add(k.name, none);
             }
     }
-    std::sort(records_.begin(), records_.end(), [](const RequestRecord& a, const RequestRecord& b) { return a.id < b.id; });
+    std::sort(records_.begin(), records_.end(),
+              [](const RequestRecord& a, const RequestRecord& b) { return a.id < b.id; });
     rep.records = std::move(records_);
 }
 

@@ -4,13 +4,13 @@
 // prefix hits, preemptions and, when asked, one record per request. The simulator decides which
 // requests are measured (warm-up excluded) and calls in; the replica-side aggregates (KV use,
 // batch sizes, iterations) stay with the simulator.
-#include <cstdint>
-#include <string>
-#include <vector>
-
 #include "workloads/serving/sequence.h"
 #include "workloads/serving/serving_metrics.h"
 #include "workloads/serving/serving_plan.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace fathom::workloads::serving {
 
@@ -20,7 +20,7 @@ public:
     // and must outlive this object.
     RequestMetrics(const SloSettings& slo, const std::vector<std::string>& class_names, bool keep_records);
 
-    void arrived(double t);              // a measured request arrived (the first opens the window)
+    void arrived(double t);  // a measured request arrived (the first opens the window)
     void token_gap(double seconds) { itl_.add(seconds); }
     void kv_transfer(double seconds) { transfer_.push_back(seconds); }
     void finished(const Sequence& s, double t);  // a measured request's last token at time t

@@ -5,12 +5,12 @@
 // replica that served the last one, so its prefix cache hits, unless that replica has twice the
 // outstanding requests of the least loaded one plus a slack; SGLang's cache-aware router balances
 // the same way).
+#include "sim/registry.h"
+#include "workloads/serving/request.h"
+
 #include <cstdint>
 #include <memory>
 #include <vector>
-
-#include "sim/registry.h"
-#include "workloads/serving/request.h"
 
 namespace fathom::workloads::serving {
 

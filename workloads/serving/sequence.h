@@ -7,10 +7,10 @@
 // of the last sampled token (attending to computed + 1 keys) and samples the next. So while
 // decoding, computed = prompt + generated - 1. A sequence preempted by recomputation drops its KV
 // and is prefilled again over prompt + generated tokens (vLLM's recompute preemption).
+#include "workloads/serving/request.h"
+
 #include <cstdint>
 #include <vector>
-
-#include "workloads/serving/request.h"
 
 namespace fathom::workloads::serving {
 
@@ -19,13 +19,13 @@ enum class Phase : uint8_t { Waiting, Running, Swapped, Transferring, Done };
 struct Sequence {
     Request req;
     Phase phase = Phase::Waiting;
-    int64_t prefill_target = 0;   // tokens to compute before sampling (prompt, or prompt + generated)
+    int64_t prefill_target = 0;  // tokens to compute before sampling (prompt, or prompt + generated)
     int64_t computed = 0;
     int64_t generated = 0;
-    int64_t kv_blocks = 0;        // private blocks held
-    int64_t cached_blocks = 0;    // prefix-cache blocks referenced (the first ones of `block_ids`)
+    int64_t kv_blocks = 0;            // private blocks held
+    int64_t cached_blocks = 0;        // prefix-cache blocks referenced (the first ones of `block_ids`)
     std::vector<uint64_t> block_ids;  // identities of its shareable blocks (prefix caching only)
-    int64_t hit_tokens = 0;       // prompt tokens found in the prefix cache at first admission
+    int64_t hit_tokens = 0;           // prompt tokens found in the prefix cache at first admission
     int32_t preemptions = 0;
     int32_t replica = -1;         // where it was prefilled (aggregated: served)
     int32_t decode_replica = -1;  // disaggregated: where it is decoded
@@ -35,11 +35,11 @@ struct Sequence {
 
     // Times (seconds). -1: not yet.
     double arrival = 0;
-    double scheduled = -1;        // first time a batch included it
+    double scheduled = -1;  // first time a batch included it
     double first_token = -1;
     double last_token = -1;
-    double max_gap = 0;           // longest gap between consecutive tokens
-    double kv_transfer = 0;       // disaggregated: seconds its KV took from prefill to decode pool
+    double max_gap = 0;      // longest gap between consecutive tokens
+    double kv_transfer = 0;  // disaggregated: seconds its KV took from prefill to decode pool
     double finished = -1;
 
     bool prefilling() const { return computed < prefill_target; }

@@ -8,11 +8,12 @@ namespace fathom::workloads::serving {
 
 std::string ReplicaMemory::why_not() const {
     char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "the model does not fit the replica's devices: weights %.1f GB + activations %.1f GB + runtime %.1f GB "
-                  "leave %.1f GB of the %.1f GB usable per device (capacity x gpu_memory_utilization, or the whole "
-                  "capacity when the fraction applies to the free memory) for the KV cache",
-                  weight_bytes / 1e9, activation_bytes / 1e9, reserved_bytes / 1e9, kv_bytes / 1e9, usable_bytes / 1e9);
+    std::snprintf(
+        buf, sizeof buf,
+        "the model does not fit the replica's devices: weights %.1f GB + activations %.1f GB + runtime %.1f GB "
+        "leave %.1f GB of the %.1f GB usable per device (capacity x gpu_memory_utilization, or the whole "
+        "capacity when the fraction applies to the free memory) for the KV cache",
+        weight_bytes / 1e9, activation_bytes / 1e9, reserved_bytes / 1e9, kv_bytes / 1e9, usable_bytes / 1e9);
     return buf;
 }
 
@@ -22,7 +23,7 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     const double tp = pool.tp;
     const int pp = pool.pp;
     const double wbytes = hardware::dtype_bytes(kernels.gemm_dtype == hardware::Dtype::fp8 ? hardware::Dtype::fp8
-                                                                                            : hardware::Dtype::bf16);
+                                                                                           : hardware::Dtype::bf16);
     // The fullest stage: the first stage gets the remainder layers and the embedding; the last the
     // output layer (kept in bf16). With one stage, both.
     const int64_t layers0 = (m.layers + pp - 1) / pp;
@@ -34,7 +35,8 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
                           static_cast<double>(m.hidden) * (m.norm == models::Norm::LayerNorm ? 2 : 1);
     if (pool.ep > 1) {
         const double local = static_cast<double>(m.moe.num_experts + pool.redundant_experts) / pool.ep;
-        layer_params -= static_cast<double>(m.moe_layers()) * m.expert_params() * (static_cast<double>(m.moe.num_experts) - local);
+        layer_params -=
+            static_cast<double>(m.moe_layers()) * m.expert_params() * (static_cast<double>(m.moe.num_experts) - local);
     }
     const double layer_w = layer_params / static_cast<double>(m.layers) * wbytes / tp;
     const double first = static_cast<double>(layers0) * layer_w + emb + (pp == 1 ? out : 0);
@@ -46,8 +48,9 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     // then gathered).
     const double t = static_cast<double>(batching.max_num_batched_tokens);
     const double dh = static_cast<double>(m.dim_head());
-    const double qkv = m.mla.enabled() ? static_cast<double>(m.q_width() + m.k_width() + m.v_width()) / tp
-                                       : (static_cast<double>(m.heads) + 2.0 * static_cast<double>(m.kv_heads)) * dh / tp;
+    const double qkv = m.mla.enabled()
+                           ? static_cast<double>(m.q_width() + m.k_width() + m.v_width()) / tp
+                           : (static_cast<double>(m.heads) + 2.0 * static_cast<double>(m.kv_heads)) * dh / tp;
     // The widest MLP intermediate per token: the dense MLP, or a MoE layer's top-k routed experts
     // plus its shared ones.
     const double width = std::max(static_cast<double>(m.ffn),
@@ -71,8 +74,9 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     // Latent attention caches one compressed latent per token and layer (kv_lora_rank + rope
     // dimensions), the same on every TP rank (it has no heads to split).
     const double per_token_per_layer =
-        m.mla.enabled() ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * hardware::dtype_bytes(kv.dtype)
-                        : 2.0 * kv_heads_per_rank * dh * hardware::dtype_bytes(kv.dtype);
+        m.mla.enabled()
+            ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * hardware::dtype_bytes(kv.dtype)
+            : 2.0 * kv_heads_per_rank * dh * hardware::dtype_bytes(kv.dtype);
     r.block_bytes = static_cast<double>(kv.block_size) * static_cast<double>(layers0) * per_token_per_layer;
     r.kv_bytes_per_token = per_token_per_layer * (m.mla.enabled() ? 1.0 : tp) * static_cast<double>(m.layers);
     r.kv_blocks = r.kv_bytes > 0 ? static_cast<int64_t>(std::floor(r.kv_bytes / r.block_bytes)) : 0;

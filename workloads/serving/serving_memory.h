@@ -8,27 +8,27 @@
 // block_size tokens x the stage's layers x 2 (K and V) x kv_heads / tp x head_dim x the KV dtype
 // (latent attention: kv_lora_rank + qk_rope_head_dim per token and layer, on every TP rank). Under
 // expert parallelism a device holds (experts + redundant) / ep experts of each MoE layer.
-#include <cstdint>
-#include <string>
-
 #include "models/llm/model_spec.h"
 #include "workloads/serving/serving_plan.h"
+
+#include <cstdint>
+#include <string>
 
 namespace fathom::workloads::serving {
 
 struct ReplicaMemory {
-    double capacity_bytes = 0;     // per device
-    double usable_bytes = 0;       // capacity x gpu_memory_utilization (fraction_of_free: capacity)
-    double weight_bytes = 0;       // the fullest device's weights
+    double capacity_bytes = 0;  // per device
+    double usable_bytes = 0;    // capacity x gpu_memory_utilization (fraction_of_free: capacity)
+    double weight_bytes = 0;    // the fullest device's weights
     double activation_bytes = 0;
     double reserved_bytes = 0;
-    double kv_bytes = 0;           // left for the KV cache on the fullest device (may be < 0)
-    double block_bytes = 0;        // one KV block on one device
-    double kv_bytes_per_token = 0; // one token's KV over the whole model (all layers, all TP ranks)
-    int64_t kv_blocks = 0;         // blocks per replica (0 when nothing is left)
+    double kv_bytes = 0;            // left for the KV cache on the fullest device (may be < 0)
+    double block_bytes = 0;         // one KV block on one device
+    double kv_bytes_per_token = 0;  // one token's KV over the whole model (all layers, all TP ranks)
+    int64_t kv_blocks = 0;          // blocks per replica (0 when nothing is left)
 
     bool fits() const { return kv_blocks > 0; }
-    std::string why_not() const;   // "weights 70.6 GB + activations ... exceed ..." when !fits()
+    std::string why_not() const;  // "weights 70.6 GB + activations ... exceed ..." when !fits()
 };
 
 ReplicaMemory replica_memory(const models::ModelSpec& model, const PoolLayout& pool, const models::KernelStack& kernels,

@@ -54,7 +54,8 @@ double LogHistogram::quantile(double q) const {
     int64_t seen = 0;
     for (size_t i = 0; i < bins_.size(); ++i) {
         seen += bins_[i];
-        if (static_cast<double>(seen) > rank) return std::min(max_, kLo * std::exp((static_cast<double>(i) + 0.5) * kStep));
+        if (static_cast<double>(seen) > rank)
+            return std::min(max_, kLo * std::exp((static_cast<double>(i) + 0.5) * kStep));
     }
     return max_;
 }
@@ -91,10 +92,11 @@ std::string request_csv_row(const RequestRecord& r, const std::vector<std::strin
                                 : std::to_string(r.slo_class);
     char buf[512];
     std::snprintf(buf, sizeof buf, "%lld,%d,%d,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%lld,%lld,%lld,%lld,%d,%d\n",
-                  static_cast<long long>(r.id), r.replica, r.decode_replica, cls.c_str(), r.arrival_s, r.queue_s, r.ttft_s,
-                  r.ttft_service_s, r.tpot_s, r.e2e_s, r.max_itl_s, r.kv_transfer_s, static_cast<long long>(r.prompt_tokens),
-                  static_cast<long long>(r.output_tokens), static_cast<long long>(r.generated_tokens), static_cast<long long>(r.prefix_hit_tokens), r.preemptions,
-                  r.slo_met ? 1 : 0);
+                  static_cast<long long>(r.id), r.replica, r.decode_replica, cls.c_str(), r.arrival_s, r.queue_s,
+                  r.ttft_s, r.ttft_service_s, r.tpot_s, r.e2e_s, r.max_itl_s, r.kv_transfer_s,
+                  static_cast<long long>(r.prompt_tokens), static_cast<long long>(r.output_tokens),
+                  static_cast<long long>(r.generated_tokens), static_cast<long long>(r.prefix_hit_tokens),
+                  r.preemptions, r.slo_met ? 1 : 0);
     return buf;
 }
 

@@ -43,8 +43,8 @@ private:
 
 struct RequestRecord {
     int64_t id = 0;
-    int32_t replica = -1;          // where it was prefilled (aggregated: served)
-    int32_t decode_replica = -1;   // disaggregated: where it was decoded
+    int32_t replica = -1;         // where it was prefilled (aggregated: served)
+    int32_t decode_replica = -1;  // disaggregated: where it was decoded
     int32_t slo_class = 0;
     double arrival_s = 0, queue_s = 0, ttft_s = 0, ttft_service_s = 0, tpot_s = 0, e2e_s = 0, max_itl_s = 0;
     double kv_transfer_s = 0;
@@ -59,24 +59,24 @@ struct SloClassReport {
     double slo_ttft_s = 0, slo_tpot_s = 0;  // 0: not constrained
     int64_t requests = 0;
     double slo_attainment = 0;
-    double goodput_requests_per_s = 0;      // over the run's duration
+    double goodput_requests_per_s = 0;  // over the run's duration
     Percentiles ttft_s, tpot_s;
 };
 
 struct ServingReport {
-    int64_t requests = 0;          // measured requests (after the warm-up ones)
+    int64_t requests = 0;  // measured requests (after the warm-up ones)
     int64_t warmup_requests = 0;
     int gpus = 0;
-    double duration_s = 0;         // first measured arrival -> last measured completion
+    double duration_s = 0;  // first measured arrival -> last measured completion
     double requests_per_s = 0, input_tokens_per_s = 0, output_tokens_per_s = 0, total_tokens_per_s = 0;
     Percentiles ttft_s, ttft_service_s, queue_s, tpot_s, itl_s, e2e_s, kv_transfer_s;
     double slo_ttft_s = 0, slo_tpot_s = 0;
-    double slo_attainment = 1;     // share of measured requests meeting both SLOs (each its class's)
+    double slo_attainment = 1;  // share of measured requests meeting both SLOs (each its class's)
     double goodput_requests_per_s = 0;
     int64_t preemptions = 0;
     int64_t prefix_hit_tokens = 0;
-    double prefix_hit_rate = 0;    // prompt tokens found in the prefix cache / prompt tokens
-    double kv_utilization_mean = 0;// time-weighted share of KV blocks referenced, mean over replicas
+    double prefix_hit_rate = 0;      // prompt tokens found in the prefix cache / prompt tokens
+    double kv_utilization_mean = 0;  // time-weighted share of KV blocks referenced, mean over replicas
     double kv_utilization_max = 0;
     double batch_size_mean = 0;    // sequences per iteration
     double batch_tokens_mean = 0;  // tokens per iteration
@@ -94,7 +94,7 @@ struct ServingReport {
     // traffic names a class other than "default" or the scenario gives slo.classes.
     std::vector<SloClassReport> slo_classes;
     std::vector<std::string> slo_class_names;  // the traffic's class names, by RequestRecord::slo_class
-    std::vector<RequestRecord> records;  // all requests in id order, when asked for
+    std::vector<RequestRecord> records;        // all requests in id order, when asked for
 };
 
 // The per-request CSV (`fathom run --requests FILE`).

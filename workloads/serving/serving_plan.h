@@ -2,14 +2,14 @@
 // A serving plan: how a model is served on a cluster (replicas of TP x PP devices, optionally split
 // into prefill and decode pools), by which engine and batching policy, under which traffic and
 // SLOs. Plain data, filled by scenarios/ from the `serving`, `traffic` and `slo` sections.
+#include "hardware/spec.h"
+#include "models/program/layer_program.h"
+#include "workloads/serving/traffic/traffic.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "hardware/spec.h"
-#include "models/program/layer_program.h"
-#include "workloads/serving/traffic/traffic.h"
 
 namespace fathom::workloads::serving {
 
@@ -42,10 +42,10 @@ const char* preemption_name(Preemption p);
 
 // Properties of the serving engine (catalog: workloads/engines/*.yaml, each value with its source).
 struct EngineSettings {
-    std::string preset;                   // engine id the values came from ("" = fathom defaults)
-    double iteration_overhead_s = 0;      // CPU scheduling and launch time per iteration
-    double per_sequence_overhead_s = 0;   // CPU time per running sequence per iteration
-    double runtime_reserved_bytes = 0;    // per device: CUDA context, NCCL buffers, CUDA graphs
+    std::string preset;                  // engine id the values came from ("" = fathom defaults)
+    double iteration_overhead_s = 0;     // CPU scheduling and launch time per iteration
+    double per_sequence_overhead_s = 0;  // CPU time per running sequence per iteration
+    double runtime_reserved_bytes = 0;   // per device: CUDA context, NCCL buffers, CUDA graphs
     // Two-batch overlap (SGLang --enable-two-batch-overlap, DeepSeek's inference): each iteration's
     // batch runs as two halves, one half's expert all-to-all beside the other half's compute, so a
     // MoE layer takes max(compute, communication) of the two halves instead of their sum.
@@ -53,11 +53,11 @@ struct EngineSettings {
 };
 
 struct BatchingSettings {
-    std::string policy = "sarathi";       // registry name (batching/policy.h)
-    int64_t max_num_seqs = 256;           // running sequences at most
-    int64_t max_num_batched_tokens = 8192;// tokens per iteration at most (the chunked-prefill budget)
-    int64_t chunk_size = 512;             // splitfuse: prefill tokens of one prompt per iteration at most
-    int64_t max_model_len = 0;            // longest prompt + output admitted (0: the model's context)
+    std::string policy = "sarathi";         // registry name (batching/policy.h)
+    int64_t max_num_seqs = 256;             // running sequences at most
+    int64_t max_num_batched_tokens = 8192;  // tokens per iteration at most (the chunked-prefill budget)
+    int64_t chunk_size = 512;               // splitfuse: prefill tokens of one prompt per iteration at most
+    int64_t max_model_len = 0;              // longest prompt + output admitted (0: the model's context)
 };
 
 struct KvSettings {
@@ -66,11 +66,11 @@ struct KvSettings {
     // true: gpu_memory_utilization is the KV cache's share of the memory left after weights,
     // activations and the runtime reserve (TensorRT-LLM's free_gpu_memory_fraction).
     bool fraction_of_free = false;
-    double watermark = 0.01;              // share of blocks kept free when admitting new requests
+    double watermark = 0.01;  // share of blocks kept free when admitting new requests
     hardware::Dtype dtype = hardware::Dtype::bf16;
     Preemption preemption = Preemption::Recompute;
-    bool prefix_caching = false;          // reuse cached blocks of shared prompt prefixes (radix tree, LRU)
-    bool shared_prefix_attention = false; // decode attention reads a prefix shared in the batch once
+    bool prefix_caching = false;           // reuse cached blocks of shared prompt prefixes (radix tree, LRU)
+    bool shared_prefix_attention = false;  // decode attention reads a prefix shared in the batch once
     // Admission reserves the blocks of the whole request, prompt + output (TensorRT-LLM's
     // GUARANTEED_NO_EVICT capacity scheduler): running sequences never run out of KV, so never get
     // preempted, at the price of fewer admitted. false: blocks allocated as tokens are computed.
@@ -82,23 +82,23 @@ enum class ArrivalMode { Open, Closed };  // open: the source's arrival times; c
 struct TrafficPlan {
     ArrivalMode mode = ArrivalMode::Open;
     SyntheticTraffic synthetic;
-    std::string trace;                    // a trace file replaces the generator when set
-    int64_t concurrency = 0;              // closed loop: clients
-    double think_time_s = 0;              // closed loop: pause between a reply and the next request
-    int64_t warmup_requests = 0;          // requests excluded from the aggregates (their load counts)
+    std::string trace;            // a trace file replaces the generator when set
+    int64_t concurrency = 0;      // closed loop: clients
+    double think_time_s = 0;      // closed loop: pause between a reply and the next request
+    int64_t warmup_requests = 0;  // requests excluded from the aggregates (their load counts)
 };
 
 // SLOs of one class of requests (a trace's slo_class column names the class of each row).
 struct SloClass {
     std::string name;
-    double ttft_s = 0;                    // 0: no TTFT constraint for this class
-    double tpot_s = 0;                    // 0: no TPOT constraint for this class
+    double ttft_s = 0;  // 0: no TTFT constraint for this class
+    double tpot_s = 0;  // 0: no TPOT constraint for this class
 };
 
 struct SloSettings {
-    double ttft_s = 0;                    // 0: no TTFT constraint
-    double tpot_s = 0;                    // 0: no TPOT constraint
-    double target_attainment = 0.9;       // capacity: share of requests that must meet both
+    double ttft_s = 0;               // 0: no TTFT constraint
+    double tpot_s = 0;               // 0: no TPOT constraint
+    double target_attainment = 0.9;  // capacity: share of requests that must meet both
     // Per-class SLOs (slo.classes); a request of a class not listed here (or of the default class)
     // is held to ttft_s / tpot_s above.
     std::vector<SloClass> classes;
@@ -107,10 +107,10 @@ struct SloSettings {
 // `fathom capacity`: the highest request rate whose SLO attainment meets slo.target_attainment,
 // found by bisection between min_rate and max_rate, every rate simulated with `seeds` seeds.
 struct CapacitySettings {
-    double min_rate = 0.1;                // requests/s
-    double max_rate = 0;                  // 0: from the replicas' offline throughput
+    double min_rate = 0.1;  // requests/s
+    double max_rate = 0;    // 0: from the replicas' offline throughput
     int seeds = 3;
-    double tolerance = 0.02;              // stop when the bracket is this narrow (relative)
+    double tolerance = 0.02;  // stop when the bracket is this narrow (relative)
 };
 
 // Disaggregated serving measured one pool at a time (the per-phase method of DeepSeek's and
@@ -123,14 +123,14 @@ enum class PoolIsolation { None, Prefill, Decode };
 const char* pool_isolation_name(PoolIsolation i);
 
 struct ServingPlan {
-    PoolLayout replica;                   // aggregated serving: `replicas` replicas of tp x pp
-    std::optional<PoolLayout> prefill;    // disaggregated: prefill and decode pools (replica unused)
+    PoolLayout replica;                 // aggregated serving: `replicas` replicas of tp x pp
+    std::optional<PoolLayout> prefill;  // disaggregated: prefill and decode pools (replica unused)
     std::optional<PoolLayout> decode;
-    models::KernelStack kernels;          // GEMM (weight) dtype; attention reads the KV dtype
+    models::KernelStack kernels;  // GEMM (weight) dtype; attention reads the KV dtype
     EngineSettings engine;
     BatchingSettings batching;
     KvSettings kv;
-    std::string router = "round-robin";   // registry name (router.h)
+    std::string router = "round-robin";  // registry name (router.h)
     TrafficPlan traffic;
     SloSettings slo;
     CapacitySettings capacity;

@@ -1,10 +1,5 @@
 #include "workloads/serving/serving_sim.h"
 
-#include <algorithm>
-#include <cmath>
-#include <deque>
-#include <ostream>
-
 #include "sim/error.h"
 #include "sim/simulator.h"
 #include "workloads/serving/batching/policy.h"
@@ -14,6 +9,11 @@
 #include "workloads/serving/request_metrics.h"
 #include "workloads/serving/router.h"
 #include "workloads/serving/serving_memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <ostream>
 
 namespace fathom::workloads::serving {
 namespace {
@@ -55,11 +55,11 @@ void group_shared_prefixes(const Batch& b, int64_t block_size, IterationShape& s
 // One engine instance: its scheduling state, policy, iteration costs and pipeline.
 class Replica {
 public:
-    Replica(Cluster& cluster, int id, Role role, const PoolLayout& pool, const ReplicaMemory& mem, const ServingInputs& in,
-            const models::CostModel& cost);
+    Replica(Cluster& cluster, int id, Role role, const PoolLayout& pool, const ReplicaMemory& mem,
+            const ServingInputs& in, const models::CostModel& cost);
 
     void enqueue(Sequence* s);
-    void receive(Sequence* s);  // decode pool: a sequence whose KV arrived
+    void receive(Sequence* s);       // decode pool: a sequence whose KV arrived
     void release_sent(Sequence* s);  // prefill pool: its KV has been sent
     void try_launch();
     void wake();  // try_launch at the end of the current instant
@@ -102,7 +102,9 @@ public:
     double now() const { return sim.now().seconds(); }
     // Whether `t` (seconds) lies after the current picosecond (the clock's resolution).
     bool later(double t) const { return sim::Time::from_seconds(std::max(0.0, t)) > sim.now(); }
-    void at(double t, sim::Simulator::Handler h) { sim.schedule_at(sim::Time::from_seconds(std::max(t, now())), std::move(h)); }
+    void at(double t, sim::Simulator::Handler h) {
+        sim.schedule_at(sim::Time::from_seconds(std::max(t, now())), std::move(h));
+    }
     void at_end_of_instant(sim::Simulator::Handler h) { sim.schedule_at(sim.now(), std::move(h)); }
     void token(Sequence* s, double gap) {
         if (s->req.id >= warmup_) metrics_.token_gap(gap);
@@ -126,7 +128,7 @@ private:
     ReplicaMemory memory_, decode_memory_;
     std::vector<std::unique_ptr<Replica>> entry_, decode_;
     std::unique_ptr<Router> router_, decode_router_;
-    std::deque<Sequence> sequences_;      // stable addresses; recycled through free_
+    std::deque<Sequence> sequences_;  // stable addresses; recycled through free_
     std::vector<Sequence*> free_;
     std::vector<ReplicaLoad> loads_;
     int64_t warmup_ = 0;
@@ -135,8 +137,8 @@ private:
     bool closed_ = false;
     bool source_done_ = false;
     int64_t max_len_ = 0;
-    std::unique_ptr<KvTransfers> kv_transfers_;  // disaggregated, both pools: prefill to decode
-    RequestMetrics metrics_;  // of the measured requests (ids from warmup_ on)
+    std::unique_ptr<KvTransfers> kv_transfers_;                 // disaggregated, both pools: prefill to decode
+    RequestMetrics metrics_;                                    // of the measured requests (ids from warmup_ on)
     double start_ = -1, in_system_area_ = 0, in_system_t_ = 0;  // Little's law: requests in the system over time
     int64_t in_system_ = 0;
     void count_in_system(int delta) {
@@ -168,7 +170,9 @@ Replica::Replica(Cluster& cluster, int id, Role role, const PoolLayout& pool, co
 ReplicaLoad Replica::load() const {
     ReplicaLoad l;
     l.outstanding = outstanding;
-    l.kv_used = state.kv().capacity() ? static_cast<double>(state.kv().referenced()) / static_cast<double>(state.kv().capacity()) : 0;
+    l.kv_used = state.kv().capacity()
+                    ? static_cast<double>(state.kv().referenced()) / static_cast<double>(state.kv().capacity())
+                    : 0;
     return l;
 }
 
@@ -376,8 +380,8 @@ Cluster::Cluster(const ServingInputs& inputs, RequestSource& source, const Servi
         std::vector<int> prefill_ranks, decode_ranks;
         for (const auto& r : entry_) prefill_ranks.push_back(r->first_rank);
         for (const auto& r : decode_) decode_ranks.push_back(r->first_rank);
-        kv_transfers_ = std::make_unique<KvTransfers>(sim, in.network, std::move(prefill_ranks), std::move(decode_ranks),
-                                                      std::min(p.prefill->tp, p.decode->tp));
+        kv_transfers_ = std::make_unique<KvTransfers>(sim, in.network, std::move(prefill_ranks),
+                                                      std::move(decode_ranks), std::min(p.prefill->tp, p.decode->tp));
     } else {
         build(p.replica, Role::Aggregated, in.cost, memory_, entry_);
     }
@@ -393,14 +397,16 @@ void Cluster::trace_iteration(const Replica& r, double start, double end, const 
     std::snprintf(buf, sizeof buf,
                   ",\n{\"name\":\"iteration\",\"ph\":\"X\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"dur\":%.3f,"
                   "\"args\":{\"prefill_tokens\":%lld,\"prefills\":%zu,\"decodes\":%zu}}",
-                  pid, start * 1e6, (end - start) * 1e6, static_cast<long long>(prefill), b.prefill.size(), b.decode.size());
+                  pid, start * 1e6, (end - start) * 1e6, static_cast<long long>(prefill), b.prefill.size(),
+                  b.decode.size());
     *options_.trace << buf;
 }
 
 void Cluster::trace_kv(const Replica& r, double t, int64_t used) const {
     if (!options_.trace) return;
     char buf[200];
-    std::snprintf(buf, sizeof buf, ",\n{\"name\":\"kv_blocks\",\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"args\":{\"used\":%lld}}",
+    std::snprintf(buf, sizeof buf,
+                  ",\n{\"name\":\"kv_blocks\",\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"args\":{\"used\":%lld}}",
                   r.first_rank, t * 1e6, static_cast<long long>(used));
     *options_.trace << buf;
 }
@@ -408,8 +414,9 @@ void Cluster::trace_kv(const Replica& r, double t, int64_t used) const {
 void Cluster::arrive(const Request& req) {
     if (req.prompt_tokens + req.output_tokens > max_len_ && max_len_ > 0)
         throw sim::InputError("request " + std::to_string(req.id) + " has " + std::to_string(req.prompt_tokens) +
-                              " prompt + " + std::to_string(req.output_tokens) + " output tokens, more than max_model_len " +
-                              std::to_string(max_len_) + " (serving.max_model_len, or the model's context)");
+                              " prompt + " + std::to_string(req.output_tokens) +
+                              " output tokens, more than max_model_len " + std::to_string(max_len_) +
+                              " (serving.max_model_len, or the model's context)");
     Sequence* s;
     if (!free_.empty()) {
         s = free_.back();
@@ -431,8 +438,8 @@ void Cluster::arrive(const Request& req) {
         const int64_t whole = KvCache::blocks_for(req.prompt_tokens + req.output_tokens, plan_.kv.block_size);
         if (whole > to.state.kv().capacity())
             throw sim::KvCapacityError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
-                                  " KV blocks, more than a decode replica's whole KV cache (" +
-                                  std::to_string(to.state.kv().capacity()) + " blocks)");
+                                       " KV blocks, more than a decode replica's whole KV cache (" +
+                                       std::to_string(to.state.kv().capacity()) + " blocks)");
         ++issued_;
         count_in_system(+1);
         ++to.outstanding;
@@ -447,8 +454,8 @@ void Cluster::arrive(const Request& req) {
     Replica& r = *entry_[static_cast<size_t>(router_->route(req, loads))];
     if (whole > r.state.kv().capacity() && !plan_.disaggregated())
         throw sim::KvCapacityError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
-                              " KV blocks, more than a replica's whole KV cache (" + std::to_string(r.state.kv().capacity()) +
-                              " blocks)");
+                                   " KV blocks, more than a replica's whole KV cache (" +
+                                   std::to_string(r.state.kv().capacity()) + " blocks)");
     ++issued_;
     count_in_system(+1);
     ++r.outstanding;
@@ -557,7 +564,8 @@ ServingReport Cluster::run() {
     rep.mean_in_system = in_system_t_ > start_ ? in_system_area_ / (in_system_t_ - start_) : 0;
     rep.all_requests = done_;
     rep.all_duration_s = in_system_t_ - std::max(0.0, start_);
-    const ReplicaMemory& m = plan_.disaggregated() && plan_.isolate != PoolIsolation::Prefill ? decode_memory_ : memory_;
+    const ReplicaMemory& m =
+        plan_.disaggregated() && plan_.isolate != PoolIsolation::Prefill ? decode_memory_ : memory_;
     rep.kv_blocks_per_replica = m.kv_blocks;
     rep.kv_tokens_per_replica = static_cast<double>(m.kv_blocks * plan_.kv.block_size);
     rep.weight_bytes_per_gpu = m.weight_bytes;
@@ -568,7 +576,9 @@ ServingReport Cluster::run() {
 }  // namespace
 
 ServingReport simulate_serving(const ServingInputs& in, RequestSource& source, const ServingOptions& options) {
-    if (options.trace) *options.trace << "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"serving\"}}";
+    if (options.trace)
+        *options.trace
+            << "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"serving\"}}";
     Cluster c(in, source, options);
     ServingReport r = c.run();
     if (options.trace) *options.trace << "\n]}\n";

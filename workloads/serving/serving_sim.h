@@ -11,16 +11,16 @@
 //
 // Determinism: events at equal times run in the order they were scheduled; routers, policies and
 // the random streams are deterministic, so a scenario and seed give bit-identical results.
-#include <functional>
-#include <iosfwd>
-#include <memory>
-
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
 #include "workloads/serving/serving_metrics.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/serving/traffic/traffic.h"
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
 
 namespace fathom::workloads::serving {
 
@@ -35,8 +35,8 @@ struct ServingInputs {
 };
 
 struct ServingOptions {
-    bool keep_records = false;          // fill ServingReport::records
-    std::ostream* trace = nullptr;      // Chrome/Perfetto JSON: iterations per replica, KV use counters
+    bool keep_records = false;      // fill ServingReport::records
+    std::ostream* trace = nullptr;  // Chrome/Perfetto JSON: iterations per replica, KV use counters
     // Called now and then with (requests finished, requests expected or 0 when unknown).
     std::function<void(int64_t, int64_t)> progress;
 };

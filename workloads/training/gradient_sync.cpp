@@ -1,9 +1,9 @@
 #include "workloads/training/gradient_sync.h"
 
+#include "workloads/training/training_tags.h"
+
 #include <algorithm>
 #include <cmath>
-
-#include "workloads/training/training_tags.h"
 
 namespace fathom::workloads {
 
@@ -12,10 +12,18 @@ using models::GroupKind;
 
 GradientSync::GradientSync(sim::TaskGraph& graph, const TrainingPlan& plan, const StageMap& map, const StepCosts& costs,
                            ProgramCoster& coster, const std::vector<StageStreams>& streams, const TaskStyle& style)
-    : graph_(graph), plan_(plan), map_(map), costs_(costs), coster_(coster), streams_(streams), style_(style),
+    : graph_(graph),
+      plan_(plan),
+      map_(map),
+      costs_(costs),
+      coster_(coster),
+      streams_(streams),
+      style_(style),
       zero3_(plan.training.zero_stage >= 3 &&
-             (plan.layout.dp * plan.layout.cp > 1 || (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1))),
-      dp_sync_((plan.layout.dp * plan.layout.cp > 1 || (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1)) &&
+             (plan.layout.dp * plan.layout.cp > 1 ||
+              (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1))),
+      dp_sync_((plan.layout.dp * plan.layout.cp > 1 ||
+                (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1)) &&
                !zero3_),
       parameter_gathers_(static_cast<size_t>(map.virtual_stages())),
       gradient_tasks_(static_cast<size_t>(map.stages())) {}
@@ -46,8 +54,9 @@ void GradientSync::issue_parameter_gathers() {
                 ++end;
             }
             const double t = dp_collective(Collective::AllGather, params, experts, 2.0);
-            const sim::TaskId g = graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp), sim::Time::from_seconds(t),
-                                                  (*style_.names)[kDpParamGather], kDpParamGather, -1, l);
+            const sim::TaskId g =
+                graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp), sim::Time::from_seconds(t),
+                                (*style_.names)[kDpParamGather], kDpParamGather, -1, l);
             for (; l < end; ++l) gathers.push_back(g);
         }
     }
@@ -60,8 +69,9 @@ std::optional<sim::TaskId> GradientSync::parameter_gather(int v, int layer) cons
 }
 
 sim::TaskId GradientSync::layer_gather(int stage, int mb, int layer, const LayerCost& cost) {
-    return graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp), sim::Time::from_seconds(cost.zero3_gather),
-                           (*style_.names)[kDpParamGather], kDpParamGather, mb, layer);
+    return graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp),
+                           sim::Time::from_seconds(cost.zero3_gather), (*style_.names)[kDpParamGather], kDpParamGather,
+                           mb, layer);
 }
 
 void GradientSync::begin_gradient_pass(bool last_of_chunk) {
@@ -86,7 +96,8 @@ void GradientSync::layer_gradients(int stage, sim::TaskId compute, int mb, int l
     if (bucket_ + expert_bucket_ >= plan_.stack.bucket_params || position == layers - 1) {
         const Collective op = plan_.training.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
         const double t = dp_collective(op, bucket_, expert_bucket_, plan_.stack.main_grad_bytes());
-        const sim::TaskId g = graph_.add_task(dp, sim::Time::from_seconds(t), (*style_.names)[kDpGradSync], kDpGradSync, mb, layer);
+        const sim::TaskId g =
+            graph_.add_task(dp, sim::Time::from_seconds(t), (*style_.names)[kDpGradSync], kDpGradSync, mb, layer);
         graph_.add_dependency(compute, g);
         tasks.push_back(g);
         bucket_ = expert_bucket_ = 0;
@@ -105,7 +116,8 @@ void GradientSync::finish(int stage, sim::TaskId last_gradient_pass) {
     const int dp_ranks = plan_.layout.dp * plan_.layout.cp;
     const int expert_ranks = plan_.layout.group(GroupKind::edp).size;
     // The trained parameters (under LoRA the adapters only) are updated and re-gathered.
-    const double stage_params = map_.stage_trained_params(stage), expert_params = map_.stage_trained_expert_params(stage);
+    const double stage_params = map_.stage_trained_params(stage),
+                 expert_params = map_.stage_trained_expert_params(stage);
     const double shard = plan_.training.zero_stage >= 1 ? stage_params / dp_ranks + expert_params / expert_ranks
                                                         : stage_params + expert_params;
     // Fused Adam: read fp32 master, m, v and the gradient; write master, m, v and the bf16 weight.

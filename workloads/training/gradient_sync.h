@@ -11,13 +11,13 @@
 //    each model chunk produces them, or after the stage's whole backward without overlap;
 //  - the optimizer step once a stage's gradients are reduced (fused Adam over its shard), and the
 //    parameter all-gather after it when ZeRO-1/2 does not overlap it.
-#include <optional>
-#include <vector>
-
 #include "sim/task_graph.h"
 #include "workloads/replay/pass_chain.h"
 #include "workloads/training/stage_map.h"
 #include "workloads/training/step_costs.h"
+
+#include <optional>
+#include <vector>
 
 namespace fathom::workloads {
 
@@ -38,7 +38,8 @@ public:
     // model chunk on this stage (the one whose gradients are complete).
     void begin_gradient_pass(bool last_of_chunk);
     // After the compute of one layer of that pass (`position` of `layers` in pass order).
-    void layer_gradients(int stage, sim::TaskId compute, int mb, int layer, int position, int layers, const LayerCost& cost);
+    void layer_gradients(int stage, sim::TaskId compute, int mb, int layer, int position, int layers,
+                         const LayerCost& cost);
     // After all passes: `last_gradient_pass` is the end of the stage's last gradient-producing pass.
     void finish(int stage, sim::TaskId last_gradient_pass);
 

@@ -1,9 +1,9 @@
 #include "workloads/training/moe_routing.h"
 
+#include "sim/random.h"
+
 #include <algorithm>
 #include <numeric>
-
-#include "sim/random.h"
 
 namespace fathom::workloads {
 
@@ -15,7 +15,8 @@ std::vector<double> expert_shares(const models::ModelSpec& m, const MoeRouting& 
     const size_t E = static_cast<size_t>(m.moe.num_experts);
     std::vector<double> share(E, 1.0 / static_cast<double>(E));
     if (!r.expert_loads.empty()) {
-        const double total = static_cast<double>(std::accumulate(r.expert_loads.begin(), r.expert_loads.end(), int64_t{0}));
+        const double total =
+            static_cast<double>(std::accumulate(r.expert_loads.begin(), r.expert_loads.end(), int64_t{0}));
         for (size_t e = 0; e < E; ++e) share[e] = static_cast<double>(r.expert_loads[e]) / total;
         return share;
     }
@@ -27,7 +28,8 @@ std::vector<double> expert_shares(const models::ModelSpec& m, const MoeRouting& 
     std::vector<size_t> order(E);
     std::iota(order.begin(), order.end(), size_t{0});
     sim::RandomStream rng(sim::RandomStreams(static_cast<uint64_t>(draw) + 1).stream("moe-placement"));
-    for (size_t i = E; i-- > 1;) std::swap(order[i], order[static_cast<size_t>(rng.uniform() * static_cast<double>(i + 1))]);
+    for (size_t i = E; i-- > 1;)
+        std::swap(order[i], order[static_cast<size_t>(rng.uniform() * static_cast<double>(i + 1))]);
     for (size_t e = 0; e < E; ++e) share[e] = popularity[order[e]] / total;
     return share;
 }
@@ -44,7 +46,8 @@ double busiest_rank_load(const models::ModelSpec& m, int ep, const MoeRouting& r
         double busiest = 0;
         for (int rank = 0; rank < ep; ++rank) {
             double load = 0;
-            for (int64_t e = rank * per_rank; e < (rank + 1) * per_rank; ++e) load += std::min(share[static_cast<size_t>(e)], cap);
+            for (int64_t e = rank * per_rank; e < (rank + 1) * per_rank; ++e)
+                load += std::min(share[static_cast<size_t>(e)], cap);
             busiest = std::max(busiest, load);
         }
         sum += busiest * ep;  // the mean rank holds 1 / ep of the tokens

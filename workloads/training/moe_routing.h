@@ -14,11 +14,11 @@
 //                    experts [r E/ep, (r+1) E/ep).
 // A capacity factor c > 0 caps each expert at c x the mean tokens per expert and drops the rest
 // (GShard/Switch token dropping); 0 is dropless.
+#include "models/llm/model_spec.h"
+
 #include <cstdint>
 #include <tuple>
 #include <vector>
-
-#include "models/llm/model_spec.h"
 
 namespace fathom::workloads {
 

@@ -1,17 +1,17 @@
 #include "workloads/training/packing.h"
 
-#include <algorithm>
-#include <map>
-#include <numeric>
-
 #include "models/llm/layer_blocks.h"
 #include "sim/random.h"
 #include "workloads/training/step_costs.h"
 
+#include <algorithm>
+#include <map>
+#include <numeric>
+
 namespace fathom::workloads {
 
-std::vector<std::vector<int64_t>> pack_sequences(const serving::LengthDistribution& documents, uint64_t seed, int64_t seq_len,
-                                                 int64_t sequences) {
+std::vector<std::vector<int64_t>> pack_sequences(const serving::LengthDistribution& documents, uint64_t seed,
+                                                 int64_t seq_len, int64_t sequences) {
     sim::RandomStreams streams(seed);
     sim::RandomStream& draws = streams.stream("training.documents");
     std::vector<std::vector<int64_t>> out(static_cast<size_t>(sequences));

@@ -11,11 +11,11 @@
 //    Workloads in Data Parallel Large Model Training", and WLB-LLM describe the imbalance).
 // Sequences go to ranks as PyTorch's DistributedSampler deals them (sequence k of the global batch
 // to rank k mod dp, in order), each rank's in micro-batches of micro_batch sequences.
-#include <vector>
-
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
 #include "workloads/training/training_plan.h"
+
+#include <vector>
 
 namespace fathom::workloads {
 
@@ -35,7 +35,7 @@ struct Packing {
 Packing pack_documents(const models::ModelSpec& model, const TrainingPlan& plan, const models::CostModel& cost);
 
 // The segments (document pieces) of each sequence of a global batch of `sequences` sequences.
-std::vector<std::vector<int64_t>> pack_sequences(const serving::LengthDistribution& documents, uint64_t seed, int64_t seq_len,
-                                                 int64_t sequences);
+std::vector<std::vector<int64_t>> pack_sequences(const serving::LengthDistribution& documents, uint64_t seed,
+                                                 int64_t seq_len, int64_t sequences);
 
 }  // namespace fathom::workloads

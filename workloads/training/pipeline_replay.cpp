@@ -1,9 +1,9 @@
 #include "workloads/training/pipeline_replay.h"
 
-#include <optional>
-
 #include "sim/error.h"
 #include "workloads/training/training_tags.h"
+
+#include <optional>
 
 namespace fathom::workloads {
 
@@ -27,7 +27,11 @@ bool produces_gradients(PassKind k) { return k == PassKind::Backward || k == Pas
 
 PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule,
                                const StageMap& map, const StepCosts& costs, ProgramCoster& coster)
-    : graph_(graph), plan_(plan), schedule_(schedule), map_(map), costs_(costs),
+    : graph_(graph),
+      plan_(plan),
+      schedule_(schedule),
+      map_(map),
+      costs_(costs),
       names_([&graph] {
           std::vector<uint32_t> n;
           for (uint16_t t = 0; t < kTrainingTags; ++t) n.push_back(graph.intern(training_tag_name(t)));
@@ -37,7 +41,8 @@ PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, 
           std::vector<TaskStyle> s(kPassKinds);
           for (int k = 0; k < kPassKinds; ++k) {
               s[static_cast<size_t>(k)].compute_tag = compute_tag(static_cast<PassKind>(k));
-              s[static_cast<size_t>(k)].comm_tag = {kTpComm, kCpComm, kEpComm, kDpGradSync, kPpComm, kDpGradSync};  // tp cp ep dp pp edp
+              s[static_cast<size_t>(k)].comm_tag = {kTpComm,     kCpComm, kEpComm,
+                                                    kDpGradSync, kPpComm, kDpGradSync};  // tp cp ep dp pp edp
               s[static_cast<size_t>(k)].names = &names_;
           }
           return s;
@@ -45,11 +50,12 @@ PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, 
       streams_([&graph, &map, &plan] {
           std::vector<StageStreams> s;
           for (int st = 0; st < map.stages(); ++st)
-              s.push_back(plan.layout.ep > 1
-                              ? add_stage_streams(graph, "stage " + std::to_string(st),
-                                                  {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp, GroupKind::ep})
-                              : add_stage_streams(graph, "stage " + std::to_string(st),
-                                                  {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp}));
+              s.push_back(
+                  plan.layout.ep > 1
+                      ? add_stage_streams(graph, "stage " + std::to_string(st),
+                                          {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp, GroupKind::ep})
+                      : add_stage_streams(graph, "stage " + std::to_string(st),
+                                          {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp}));
           return s;
       }()),
       sync_(graph, plan, map, costs, coster, streams_, styles_[0]) {}
@@ -99,12 +105,14 @@ void PipelineReplay::build() {
                     switch (x.pass) {
                         case PassKind::Forward: return map_.route_start(xv) || fwd_emitted[xk - 1];
                         case PassKind::BackwardWeight: return static_cast<bool>(bwd_emitted[xk]);
-                        default: return map_.route_end(xv) ? static_cast<bool>(fwd_emitted[xk]) : static_cast<bool>(bwd_emitted[xk + 1]);
+                        default:
+                            return map_.route_end(xv) ? static_cast<bool>(fwd_emitted[xk])
+                                                      : static_cast<bool>(bwd_emitted[xk + 1]);
                     }
                 };
                 const size_t k = key(slot.microbatch, v);
                 FATHOM_CHECK(!slot.paired || (i + 1 < ord.size() && (ord[i + 1].pass == PassKind::Backward ||
-                                                                      ord[i + 1].pass == PassKind::BackwardInput)),
+                                                                     ord[i + 1].pass == PassKind::BackwardInput)),
                              "a paired forward must be followed by its backward");
                 if (!ready_at(slot) || (slot.paired && !ready_at(ord[i + 1]))) break;
                 emit(s, slot, last_of_chunk[static_cast<size_t>(s)][i],
@@ -127,7 +135,8 @@ std::optional<sim::TaskId> PipelineReplay::backward_input(int s, const PipelineS
     return map_.route_end(v) ? forward_last_[k] : backward_done_[k + 1];
 }
 
-void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk, std::optional<sim::TaskId> paired_input) {
+void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk,
+                          std::optional<sim::TaskId> paired_input) {
     const int v = map_.virtual_stage(s, slot.chunk);
     const bool first = map_.route_start(v), last = map_.route_end(v);  // of the micro-batch's route
     const int mb = slot.microbatch;
@@ -144,7 +153,8 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk, s
     // The forward of a forward-backward pair also waits for its backward's input: a zero-length
     // join on the compute stream holds the pair until both have arrived.
     if (paired_input) {
-        const sim::TaskId join = graph_.add_task(streams_[static_cast<size_t>(s)].compute, sim::Time{}, names_[kForward], kForward, mb, -1);
+        const sim::TaskId join =
+            graph_.add_task(streams_[static_cast<size_t>(s)].compute, sim::Time{}, names_[kForward], kForward, mb, -1);
         if (input) graph_.add_dependency(*input, join);
         graph_.add_dependency(*paired_input, join);
         input = join;
@@ -153,8 +163,10 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk, s
 
     // The embedding (first virtual stage) comes before a forward's layers and after a backward's;
     // the head (last virtual stage) after a forward's layers and before a backward's.
-    const auto& before = forward ? (first ? costs_.embedding[pass] : std::nullopt) : (last ? costs_.head[pass] : std::nullopt);
-    const auto& after = forward ? (last ? costs_.head[pass] : std::nullopt) : (first ? costs_.embedding[pass] : std::nullopt);
+    const auto& before =
+        forward ? (first ? costs_.embedding[pass] : std::nullopt) : (last ? costs_.head[pass] : std::nullopt);
+    const auto& after =
+        forward ? (last ? costs_.head[pass] : std::nullopt) : (first ? costs_.embedding[pass] : std::nullopt);
     if (before) chain.segment(*before, mb, -1);
     if (produces_gradients(slot.pass)) sync_.begin_gradient_pass(last_of_chunk);
     emit_layers(s, v, slot, chain);
@@ -212,7 +224,8 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
             if (const auto g = sync_.parameter_gather(v, layer)) graph_.add_dependency(*g, comp);
         // A transfer running beside this layer's compute starts when the previous layer's compute
         // ends (the pass's input for the first layer).
-        const std::optional<sim::TaskId> prev = i > 0 ? std::optional(computes[static_cast<size_t>(i - 1)]) : chain.input();
+        const std::optional<sim::TaskId> prev =
+            i > 0 ? std::optional(computes[static_cast<size_t>(i - 1)]) : chain.input();
         auto beside = [&](GroupKind g, double seconds) {
             const sim::TaskId t = chain.add_comm(g, seconds, mb, layer);
             if (prev) graph_.add_dependency(*prev, t);
@@ -248,7 +261,8 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         if (gather && i + 1 < n) {
             const int next = forward ? i + 1 : n - 2 - i;
             gathers[static_cast<size_t>(i + 1)] = sync_.layer_gather(s, mb, next, costs_.layer(map_.is_moe(v, next)));
-            if (i >= 1) graph_.add_dependency(computes[static_cast<size_t>(i - 1)], gathers[static_cast<size_t>(i + 1)]);
+            if (i >= 1)
+                graph_.add_dependency(computes[static_cast<size_t>(i - 1)], gathers[static_cast<size_t>(i + 1)]);
         }
         if (produces_gradients(slot.pass)) sync_.layer_gradients(s, comp, mb, layer, i, n, lc);
     }

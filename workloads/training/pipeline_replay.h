@@ -10,8 +10,6 @@
 // the chain (or beside it with tp_comm_overlap); its CP key/value exchange on the cp stream, issued
 // when the previous layer's compute ends and awaited by this layer's compute; ZeRO-3 gathers
 // prefetched one layer ahead.
-#include <vector>
-
 #include "sim/task_graph.h"
 #include "workloads/replay/pass_chain.h"
 #include "workloads/training/gradient_sync.h"
@@ -19,12 +17,14 @@
 #include "workloads/training/stage_map.h"
 #include "workloads/training/step_costs.h"
 
+#include <vector>
+
 namespace fathom::workloads {
 
 class PipelineReplay {
 public:
-    PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule, const StageMap& map,
-                   const StepCosts& costs, ProgramCoster& coster);
+    PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule,
+                   const StageMap& map, const StepCosts& costs, ProgramCoster& coster);
 
     // Adds every task of the step to the graph.
     void build();
@@ -52,9 +52,9 @@ private:
     const PipelineSchedule& schedule_;
     const StageMap& map_;
     const StepCosts& costs_;
-    std::vector<uint32_t> names_;                 // interned name of each TrainingTag
-    std::vector<TaskStyle> styles_;               // per pass kind
-    std::vector<StageStreams> streams_;           // per stage
+    std::vector<uint32_t> names_;        // interned name of each TrainingTag
+    std::vector<TaskStyle> styles_;      // per pass kind
+    std::vector<StageStreams> streams_;  // per stage
     std::vector<std::vector<PipelineSlot>> orders_;
     GradientSync sync_;
 

@@ -1,11 +1,11 @@
 #include "workloads/training/shared_fabric.h"
 
+#include "sim/error.h"
+#include "workloads/replay/flow_replay.h"
+
 #include <algorithm>
 #include <functional>
 #include <memory>
-
-#include "sim/error.h"
-#include "workloads/replay/flow_replay.h"
 
 namespace fathom::workloads {
 
@@ -63,8 +63,9 @@ std::vector<JobRun> run_together(const std::vector<SharedJob>& jobs, const std::
 
 }  // namespace
 
-std::vector<SharedJobResult> simulate_shared_fabric(const std::vector<SharedJob>& jobs, const hardware::FlowNetworkModel& fabric,
-                                                    int steps, const std::function<void(int64_t, int64_t)>& progress) {
+std::vector<SharedJobResult> simulate_shared_fabric(const std::vector<SharedJob>& jobs,
+                                                    const hardware::FlowNetworkModel& fabric, int steps,
+                                                    const std::function<void(int64_t, int64_t)>& progress) {
     FATHOM_CHECK(steps >= 1, "shared fabric: at least one step");
     const auto total = static_cast<int64_t>(jobs.size() + 1);
     std::vector<SharedJobResult> r(jobs.size());
@@ -99,12 +100,14 @@ std::vector<std::vector<int>> place_jobs(const std::vector<int>& gpus, int nodes
     for (size_t j = 0; j < gpus.size(); ++j) {
         if (gpus[j] % gpus_per_node != 0)
             throw sim::InputError("job " + std::to_string(j + 1) + " uses " + std::to_string(gpus[j]) +
-                                  " GPUs, not whole nodes of " + std::to_string(gpus_per_node) + ": jobs share a fabric by nodes");
+                                  " GPUs, not whole nodes of " + std::to_string(gpus_per_node) +
+                                  ": jobs share a fabric by nodes");
         need.push_back(gpus[j] / gpus_per_node);
         total += need.back();
     }
     if (total > nodes)
-        throw sim::InputError("the jobs need " + std::to_string(total) + " nodes; the cluster has " + std::to_string(nodes));
+        throw sim::InputError("the jobs need " + std::to_string(total) + " nodes; the cluster has " +
+                              std::to_string(nodes));
     std::vector<std::vector<int>> node_of(gpus.size());
     if (placement == "packed") {
         int next = 0;
@@ -124,7 +127,8 @@ std::vector<std::vector<int>> place_jobs(const std::vector<int>& gpus, int nodes
     std::vector<std::vector<int>> rank_of(gpus.size());
     for (size_t j = 0; j < gpus.size(); ++j)
         for (int r = 0; r < gpus[j]; ++r)
-            rank_of[j].push_back(node_of[j][static_cast<size_t>(r / gpus_per_node)] * gpus_per_node + r % gpus_per_node);
+            rank_of[j].push_back(node_of[j][static_cast<size_t>(r / gpus_per_node)] * gpus_per_node +
+                                 r % gpus_per_node);
     return rank_of;
 }
 

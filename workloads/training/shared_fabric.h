@@ -8,14 +8,14 @@
 // `steps` steps, faster ones more, all of them beside the others' traffic as their phases drift.
 // A job's shared step time is the mean of its steps. Each job is priced as on its own cluster (its
 // StepInputs); only where its ranks sit on the fabric (`rank_of`) and who shares its links change.
+#include "hardware/network/simgrid_network.h"
+#include "workloads/training/step_flows.h"
+#include "workloads/training/training_step.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include "hardware/network/simgrid_network.h"
-#include "workloads/training/step_flows.h"
-#include "workloads/training/training_step.h"
 
 namespace fathom::workloads {
 
@@ -25,15 +25,16 @@ struct SharedJob {
 };
 
 struct SharedJobResult {
-    StepReport alone;                 // one step alone on the fabric at its placement
-    std::vector<double> shared_steps; // each step's time with every job running, s
-    double shared_step_s = 0;         // their mean
-    uint64_t shared_flows = 0;        // flows its transfers started, all steps
+    StepReport alone;                  // one step alone on the fabric at its placement
+    std::vector<double> shared_steps;  // each step's time with every job running, s
+    double shared_step_s = 0;          // their mean
+    uint64_t shared_flows = 0;         // flows its transfers started, all steps
 };
 
 // `progress(done, total)`: after each simulation (one per job alone, then all together).
-std::vector<SharedJobResult> simulate_shared_fabric(const std::vector<SharedJob>& jobs, const hardware::FlowNetworkModel& fabric,
-                                                    int steps = 3, const std::function<void(int64_t, int64_t)>& progress = {});
+std::vector<SharedJobResult> simulate_shared_fabric(const std::vector<SharedJob>& jobs,
+                                                    const hardware::FlowNetworkModel& fabric, int steps = 3,
+                                                    const std::function<void(int64_t, int64_t)>& progress = {});
 
 // Whole nodes for jobs of `gpus[j]` GPUs on a fabric of `nodes` nodes of `gpus_per_node`:
 // "packed" gives each job consecutive nodes (job 0 first); "interleaved" deals nodes out in turn

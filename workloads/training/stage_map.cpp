@@ -6,15 +6,21 @@
 namespace fathom::workloads {
 
 StageMap::StageMap(const models::ModelSpec& model, const TrainingPlan& plan, const PipelineSchedule& schedule)
-    : model_(model), layout_(plan.layout), stages_(plan.layout.pp), chunks_(plan.layout.vp), tp_(plan.layout.tp),
-      routes_(schedule.routes()), seq_len_(plan.training.seq_len) {
+    : model_(model),
+      layout_(plan.layout),
+      stages_(plan.layout.pp),
+      chunks_(plan.layout.vp),
+      tp_(plan.layout.tp),
+      routes_(schedule.routes()),
+      seq_len_(plan.training.seq_len) {
     const int V = stages_ * chunks_;
     vstage_.assign(static_cast<size_t>(V), -1);
     owner_.assign(static_cast<size_t>(V), -1);
     for (int s = 0; s < stages_; ++s)
         for (int c = 0; c < chunks_; ++c) {
             const int v = schedule.virtual_stage(s, c, stages_, chunks_);
-            FATHOM_CHECK(v >= 0 && v < V && owner_[static_cast<size_t>(v)] < 0, "schedule maps two chunks to one virtual stage");
+            FATHOM_CHECK(v >= 0 && v < V && owner_[static_cast<size_t>(v)] < 0,
+                         "schedule maps two chunks to one virtual stage");
             vstage_[static_cast<size_t>(s * chunks_ + c)] = v;
             owner_[static_cast<size_t>(v)] = s;
         }

@@ -3,11 +3,11 @@
 // the schedule's mapping), how many layers each virtual stage has, and how many parameters one
 // rank of each stage holds. A schedule with several routes (DualPipe) keeps one copy of the model
 // per route: the model is split into V / routes pieces, and virtual stage v holds piece v mod that.
-#include <vector>
-
 #include "models/llm/model_spec.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 #include "workloads/training/training_plan.h"
+
+#include <vector>
 
 namespace fathom::workloads {
 

@@ -17,7 +17,8 @@ models::LayerInputs microbatch_inputs(const models::ModelSpec& m, const Training
     in.shard.dispatcher = p.stack.moe_dispatcher;
     // Each context-parallel rank holds seq_len / cp queries of every sequence (two mirrored chunks,
     // load-balanced) and attends to the whole sequence.
-    in.batch = models::TokenBatch::uniform(p.training.micro_batch, p.training.seq_len / p.layout.cp, p.training.seq_len);
+    in.batch =
+        models::TokenBatch::uniform(p.training.micro_batch, p.training.seq_len / p.layout.cp, p.training.seq_len);
     in.kernels = p.stack.kernels;
     in.routing.busiest_rank_load = busiest_rank_load(m, p.layout.ep, p.training.moe_routing);
     return in;
@@ -27,8 +28,9 @@ namespace {
 
 // `recomputed_block`: a part of the layer recomputed whole in the backward (with its collectives),
 // whose ops selective recomputation then does not count again.
-LayerCost cost_layer(const models::ModelSpec& m, const models::LayerProgram& fwd, const TrainingPlan& p, ProgramCoster& coster, double params,
-                     double expert_params, const models::LayerProgram* recomputed_block = nullptr) {
+LayerCost cost_layer(const models::ModelSpec& m, const models::LayerProgram& fwd, const TrainingPlan& p,
+                     ProgramCoster& coster, double params, double expert_params,
+                     const models::LayerProgram* recomputed_block = nullptr) {
     LayerCost c;
     // Under LoRA only the adapters are trained: their gradients are reduced, while ZeRO-3 still
     // gathers the frozen weights.
@@ -38,8 +40,9 @@ LayerCost cost_layer(const models::ModelSpec& m, const models::LayerProgram& fwd
     PassCost recompute;
     if (p.training.recompute == Recompute::Selective) {
         auto selective = [&](const models::LayerProgram& prog) {
-            return p.stack.selective_policy == SelectivePolicy::EverySecondMatmul ? models::every_second_matmul_recompute(prog, m)
-                                                                                  : models::selective_recompute(prog);
+            return p.stack.selective_policy == SelectivePolicy::EverySecondMatmul
+                       ? models::every_second_matmul_recompute(prog, m)
+                       : models::selective_recompute(prog);
         };
         recompute.compute = coster.cost(selective(fwd)).compute;
         if (recomputed_block) recompute.compute -= coster.cost(selective(*recomputed_block)).compute;
@@ -58,10 +61,12 @@ LayerCost cost_layer(const models::ModelSpec& m, const models::LayerProgram& fwd
     c.expert_params = expert_params;
     if (p.training.zero_stage >= 3) {
         c.zero3_gather = coster.collective(Collective::AllGather, params * 2.0, GroupKind::dp);
-        c.zero3_reduce = coster.collective(Collective::ReduceScatter, trained * p.stack.main_grad_bytes(), GroupKind::dp);
+        c.zero3_reduce =
+            coster.collective(Collective::ReduceScatter, trained * p.stack.main_grad_bytes(), GroupKind::dp);
         if (expert_params > 0) {
             c.zero3_gather += coster.collective(Collective::AllGather, expert_params * 2.0, GroupKind::edp);
-            c.zero3_reduce += coster.collective(Collective::ReduceScatter, expert_params * p.stack.main_grad_bytes(), GroupKind::edp);
+            c.zero3_reduce +=
+                coster.collective(Collective::ReduceScatter, expert_params * p.stack.main_grad_bytes(), GroupKind::edp);
         }
     }
     return c;
@@ -91,7 +96,8 @@ double training_model_flops_per_token(const models::ModelSpec& m, const Training
     // The adapters of the whole model: one layer's at tp 1 (unsharded shapes), times the layers.
     models::LayerInputs one;
     one.batch = models::TokenBatch::uniform(1, p.training.seq_len, p.training.seq_len);
-    const double adapters = models::lora_params(models::dense_layer_forward(m, one), p.training.lora_rank) * static_cast<double>(m.layers);
+    const double adapters =
+        models::lora_params(models::dense_layer_forward(m, one), p.training.lora_rank) * static_cast<double>(m.layers);
     return 2.0 * forward + 6.0 * adapters;
 }
 
@@ -105,7 +111,8 @@ StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, 
     const int lora = p.training.lora_rank;
     if (m.moe_layers() < m.layers) {  // a model whose every layer is MoE has no dense MLP to price
         const models::LayerProgram fwd = models::dense_layer_forward(m, in);
-        c.dense = cost_layer(m, lora > 0 ? models::with_lora(fwd, lora) : fwd, p, coster, layer_rank_params(m, p.layout, false), 0.0);
+        c.dense = cost_layer(m, lora > 0 ? models::with_lora(fwd, lora) : fwd, p, coster,
+                             layer_rank_params(m, p.layout, false), 0.0);
     }
     if (m.moe_layers() > 0) {
         const models::LayerProgram block = models::moe_block_forward(m, in);
@@ -125,7 +132,8 @@ StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, 
     c.head[pass_index(PassKind::BackwardInput)] = coster.cost(head_b.only({GradKind::Input}));
     c.head[pass_index(PassKind::BackwardWeight)] = coster.cost(head_b.only({GradKind::Weight}));
 
-    if (p.layout.pp > 1) c.p2p = coster.collective(Collective::SendRecv, models::stage_boundary_bytes(m, in), GroupKind::pp);
+    if (p.layout.pp > 1)
+        c.p2p = coster.collective(Collective::SendRecv, models::stage_boundary_bytes(m, in), GroupKind::pp);
     return c;
 }
 

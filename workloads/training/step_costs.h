@@ -3,13 +3,13 @@
 // pass kind and layer kind (dense; mixture-of-experts), the embedding and head segments of the
 // first and last virtual stages, the pipeline send, and the per-layer parameter traffic of data
 // parallelism (expert parameters over the expert data-parallel group).
-#include <array>
-#include <optional>
-
 #include "models/llm/model_spec.h"
 #include "workloads/replay/program_cost.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 #include "workloads/training/training_plan.h"
+
+#include <array>
+#include <optional>
 
 namespace fathom::workloads {
 
@@ -50,7 +50,8 @@ double layer_rank_lora_params(const models::ModelSpec& model, const TrainingPlan
 // Model FLOPs per token of one training step: 3 x the forward (forward, input and weight
 // gradients); under LoRA 2 x the forward (no weight gradients for the frozen base) plus 6 FLOPs per
 // adapter parameter (the adapters' forward and both gradients).
-double training_model_flops_per_token(const models::ModelSpec& model, const TrainingPlan& plan, bool causal_attention = true);
+double training_model_flops_per_token(const models::ModelSpec& model, const TrainingPlan& plan,
+                                      bool causal_attention = true);
 
 StepCosts cost_training_step(const models::ModelSpec& model, const TrainingPlan& plan, ProgramCoster& coster);
 

@@ -18,7 +18,8 @@ constexpr double kReferenceBytes = 256.0 * 1024 * 1024;
 Collective collective_of(GroupKind g, const TrainingPlan& p) {
     switch (g) {
         case GroupKind::tp: return p.layout.sequence_parallel ? Collective::AllGather : Collective::AllReduce;
-        case GroupKind::cp: return p.stack.cp_comm == models::CpComm::A2a ? Collective::AllToAll : Collective::AllGather;
+        case GroupKind::cp:
+            return p.stack.cp_comm == models::CpComm::A2a ? Collective::AllToAll : Collective::AllGather;
         case GroupKind::ep: return Collective::AllToAll;
         case GroupKind::pp: return Collective::SendRecv;
         default: return Collective::ReduceScatter;
@@ -47,14 +48,17 @@ void route_step_flows(FlowReplay& replay, hardware::FlowSession& session, const 
             const auto& stream = st.comm[static_cast<size_t>(kind)];
             const CommGroup g = l.group(kind);
             if (!stream || g.size <= 1) continue;
-            auto [it, fresh] = patterns.streams.emplace(std::make_pair(s, static_cast<int>(kind)), std::make_pair(-1, 0.0));
+            auto [it, fresh] =
+                patterns.streams.emplace(std::make_pair(s, static_cast<int>(kind)), std::make_pair(-1, 0.0));
             if (fresh) {
                 const Collective op = collective_of(kind, plan);
                 // Every group of this kind among the stage's ranks (they tile the stage).
                 std::vector<CollectiveCall> calls;
                 const int span = g.size * g.stride;
                 for (int k = 0; k < block / span; ++k)
-                    for (int r = 0; r < g.stride; ++r) calls.push_back({op, kReferenceBytes, members(s * block + k * span + r, g.size, g.stride), 0.0});
+                    for (int r = 0; r < g.stride; ++r)
+                        calls.push_back(
+                            {op, kReferenceBytes, members(s * block + k * span + r, g.size, g.stride), 0.0});
                 it->second = {session.add_pattern(calls), network.collective(op, kReferenceBytes, g).seconds};
             }
             replay.route(graph, *stream, it->second.first, it->second.second);
@@ -63,9 +67,11 @@ void route_step_flows(FlowReplay& replay, hardware::FlowSession& session, const 
 
     // Pipeline sends, one pattern per direction used.
     if (l.pp > 1) {
-        const double reference = network.collective(Collective::SendRecv, kReferenceBytes, l.group(GroupKind::pp)).seconds;
+        const double reference =
+            network.collective(Collective::SendRecv, kReferenceBytes, l.group(GroupKind::pp)).seconds;
         for (const PipelineReplay::Send& send : pipeline.sends()) {
-            auto [it, fresh] = patterns.sends.emplace(std::make_pair(send.from, send.to), std::make_pair(-1, reference));
+            auto [it, fresh] =
+                patterns.sends.emplace(std::make_pair(send.from, send.to), std::make_pair(-1, reference));
             if (fresh) {
                 std::vector<CollectiveCall> calls;
                 for (int r = 0; r < block; ++r)

@@ -9,15 +9,15 @@
 // for everything but the expert-data-parallel gradients, which ride the DP stream on the DP
 // pattern. Per direction of pipeline sends actually made (stage a to stage b): every rank of a
 // sends to its peer in b.
-#include <map>
-#include <utility>
-#include <vector>
-
 #include "hardware/network/network_model.h"
 #include "hardware/network/simgrid_network.h"
 #include "workloads/replay/flow_replay.h"
 #include "workloads/training/pipeline_replay.h"
 #include "workloads/training/training_plan.h"
+
+#include <map>
+#include <utility>
+#include <vector>
 
 namespace fathom::workloads {
 

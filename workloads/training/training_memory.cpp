@@ -1,10 +1,10 @@
 #include "workloads/training/training_memory.h"
 
-#include <algorithm>
-
 #include "models/memory/activation_memory.h"
 #include "workloads/training/stage_map.h"
 #include "workloads/training/step_costs.h"
+
+#include <algorithm>
 
 namespace fathom::workloads {
 
@@ -22,22 +22,27 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
     // Bytes one layer of each kind keeps, and the largest layer's full activations.
     // Recomputed MLA up-projections: their outputs (Q, K, V) are not kept, and come back for one
     // layer at a time in the backward pass.
-    const double mla_up = p.training.recompute_mla_up_proj && rc != Recompute::Full ? models::mla_up_projection_bytes(m, in) : 0.0;
+    const double mla_up =
+        p.training.recompute_mla_up_proj && rc != Recompute::Full ? models::mla_up_projection_bytes(m, in) : 0.0;
     auto sac_dropped = [&](bool moe) {
-        return p.stack.selective_policy == SelectivePolicy::EverySecondMatmul ? models::every_second_matmul_dropped_bytes(m, in, moe) : 0.0;
+        return p.stack.selective_policy == SelectivePolicy::EverySecondMatmul
+                   ? models::every_second_matmul_dropped_bytes(m, in, moe)
+                   : 0.0;
     };
     auto kept = [&](bool moe) {
         if (moe && p.training.recompute_moe && rc != Recompute::Full)
             return models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective) - mla_up;
-        return rc == Recompute::Full        ? models::layer_input_bytes(m, in)
-               : rc == Recompute::Selective ? models::layer_selective_activation_bytes(m, in, moe) - mla_up - sac_dropped(moe)
-                                            : models::layer_activation_bytes(m, in, moe) - mla_up;
+        return rc == Recompute::Full ? models::layer_input_bytes(m, in)
+               : rc == Recompute::Selective
+                   ? models::layer_selective_activation_bytes(m, in, moe) - mla_up - sac_dropped(moe)
+                   : models::layer_activation_bytes(m, in, moe) - mla_up;
     };
     const double kept_dense = kept(false), kept_moe = has_moe ? kept(true) : 0.0;
-    const double full_layer = std::max(models::layer_activation_bytes(m, in),
-                                       has_moe ? models::layer_activation_bytes(m, in, true) : 0.0);
-    const double gathered = std::max(layer_rank_params(m, p.layout, false),
-                                     has_moe ? layer_rank_params(m, p.layout, true) + layer_rank_expert_params(m, p.layout, true) : 0.0);
+    const double full_layer =
+        std::max(models::layer_activation_bytes(m, in), has_moe ? models::layer_activation_bytes(m, in, true) : 0.0);
+    const double gathered =
+        std::max(layer_rank_params(m, p.layout, false),
+                 has_moe ? layer_rank_params(m, p.layout, true) + layer_rank_expert_params(m, p.layout, true) : 0.0);
     const double tokens = static_cast<double>(in.batch.tokens());
 
     TrainingMemory out;

@@ -3,13 +3,13 @@
 // (and without) any simulation, so a plan searcher can prune plans that do not fit. The model is
 // models/memory/memory_model.h with the activations of models/memory/activation_memory.h; the
 // number of micro-batches in flight at the peak comes from the schedule's actual order.
-#include <vector>
-
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "models/memory/memory_model.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 #include "workloads/training/training_plan.h"
+
+#include <vector>
 
 namespace fathom::workloads {
 

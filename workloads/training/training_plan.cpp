@@ -1,10 +1,9 @@
 #include "workloads/training/training_plan.h"
 
+#include "hardware/spec.h"
 #include "sim/stable_hash.h"
 
 #include <cstdio>
-
-#include "hardware/spec.h"
 
 namespace fathom::workloads {
 
@@ -23,12 +22,14 @@ std::string TrainingPlan::describe() const {
                                : std::string();
     const std::string lora = training.lora_rank > 0 ? "  lora " + std::to_string(training.lora_rank) : std::string();
     char buf[512];
-    std::snprintf(buf, sizeof buf, "dp %d  tp %d%s  pp %d  vp %d  cp %d%s  micro-batch %d  global batch %d  seq %lld  %s  zero %d  recompute %s%s%s%s  %s",
-                  layout.dp, layout.tp, layout.sharding().sequence_parallel ? "+sp" : "", layout.pp, layout.vp, layout.cp,
-                  ep.c_str(), training.micro_batch, training.global_batch, static_cast<long long>(training.seq_len),
-                  hardware::dtype_name(stack.kernels.gemm_dtype), training.zero_stage, recompute_name(training.recompute),
-                  training.recompute_moe ? "+moe" : "", training.recompute_mla_up_proj ? "+mla_up_proj" : "",
-                  lora.c_str(), training.schedule.c_str());
+    std::snprintf(buf, sizeof buf,
+                  "dp %d  tp %d%s  pp %d  vp %d  cp %d%s  micro-batch %d  global batch %d  seq %lld  %s  zero %d  "
+                  "recompute %s%s%s%s  %s",
+                  layout.dp, layout.tp, layout.sharding().sequence_parallel ? "+sp" : "", layout.pp, layout.vp,
+                  layout.cp, ep.c_str(), training.micro_batch, training.global_batch,
+                  static_cast<long long>(training.seq_len), hardware::dtype_name(stack.kernels.gemm_dtype),
+                  training.zero_stage, recompute_name(training.recompute), training.recompute_moe ? "+moe" : "",
+                  training.recompute_mla_up_proj ? "+mla_up_proj" : "", lora.c_str(), training.schedule.c_str());
     return buf;
 }
 

@@ -4,15 +4,15 @@
 // (TrainingStack: kernels, gradient dtype, overlap, buckets, runtime reserve). Plain data with
 // equality and a stable hash (for search caches); plans/constraints.h checks it against a model and
 // a cluster, and scenarios/ declares its keys.
-#include <cstdint>
-#include <string>
-#include <tuple>
-#include <vector>
-
 #include "models/program/layer_program.h"
 #include "workloads/parallelism.h"
 #include "workloads/serving/traffic/traffic.h"
 #include "workloads/training/moe_routing.h"
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
 
 namespace fathom::workloads {
 
@@ -29,9 +29,9 @@ const char* recompute_name(Recompute r);
 
 struct TrainingSettings {
     int64_t seq_len = 2048;
-    int micro_batch = 1;     // sequences per micro-batch per data-parallel rank
-    int global_batch = 1;    // sequences per optimizer step
-    int zero_stage = 0;      // 1: optimizer states, 2: + gradients, 3: + parameters (FSDP)
+    int micro_batch = 1;   // sequences per micro-batch per data-parallel rank
+    int global_batch = 1;  // sequences per optimizer step
+    int zero_stage = 0;    // 1: optimizer states, 2: + gradients, 3: + parameters (FSDP)
     Recompute recompute = Recompute::None;
     std::string schedule = "1f1b";  // pipeline schedule (workloads/training/schedules/)
     // Layers of each piece of the model (pp x vp / routes entries, in model order; a schedule with
@@ -59,7 +59,8 @@ struct TrainingSettings {
         return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage,
                         moe_routing.zipf, moe_routing.expert_loads, moe_routing.capacity_factor, recompute_moe,
                         recompute_mla_up_proj, lora_rank, documents.kind, documents.value, documents.min, documents.max,
-                        documents.mean, documents.stddev, documents.zipf_s, documents.bins, documents.weights, documents_seed);
+                        documents.mean, documents.stddev, documents.zipf_s, documents.bins, documents.weights,
+                        documents_seed);
     }
 };
 
@@ -74,7 +75,7 @@ struct TrainingStack {
         if (grad_dtype == GradDtype::Bf16) return 2;
         return grad_dtype == GradDtype::Fp32ForBf16 && kernels.gemm_dtype == hardware::Dtype::fp16 ? 2 : 4;
     }
-    bool tp_comm_overlap = false;      // TP collectives overlapped with GEMMs (userbuffers, async TP)
+    bool tp_comm_overlap = false;  // TP collectives overlapped with GEMMs (userbuffers, async TP)
     // Under TP overlap, the fraction of a hidden TP transfer's time still charged to the compute
     // (workloads/replay/program_cost.h, ProgramCoster::set_tp_overlap).
     double tp_overlap_contention = 0;
@@ -96,9 +97,11 @@ struct TrainingStack {
     double runtime_reserved = 1.5e9;
 
     auto tie() const {
-        return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise, kernels.attention_kernel,
-                        kernels.fused_cross_entropy, kernels.fp8_tp_all_gather, cp_comm, grad_dtype, tp_comm_overlap, tp_overlap_contention, selective_policy, pp_comm_overlap,
-                        dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved, moe_dispatcher, ep_comm_overlap);
+        return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise,
+                        kernels.attention_kernel, kernels.fused_cross_entropy, kernels.fp8_tp_all_gather, cp_comm,
+                        grad_dtype, tp_comm_overlap, tp_overlap_contention, selective_policy, pp_comm_overlap,
+                        dp_comm_overlap, param_gather_overlap, bucket_params, runtime_reserved, moe_dispatcher,
+                        ep_comm_overlap);
     }
 };
 

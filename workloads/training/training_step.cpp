@@ -1,7 +1,5 @@
 #include "workloads/training/training_step.h"
 
-#include <ostream>
-
 #include "sim/error.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
@@ -11,6 +9,8 @@
 #include "workloads/training/pipeline_replay.h"
 #include "workloads/training/step_flows.h"
 #include "workloads/training/training_tags.h"
+
+#include <ostream>
 
 namespace fathom::workloads {
 
@@ -35,14 +35,19 @@ struct StepReplay::Impl {
         return in.schedule ? nullptr : schedule_registry().get(in.plan.training.schedule).factory();
     }
     Impl(const StepInputs& i, sim::Simulator& sim)
-        : in(i), owned(own(i)), schedule(i.schedule ? i.schedule : owned.get()), map(i.model, i.plan, *schedule),
-          coster(i.cost, i.network, i.plan.layout), packing(pack_documents(i.model, i.plan, i.cost)),
+        : in(i),
+          owned(own(i)),
+          schedule(i.schedule ? i.schedule : owned.get()),
+          map(i.model, i.plan, *schedule),
+          coster(i.cost, i.network, i.plan.layout),
+          packing(pack_documents(i.model, i.plan, i.cost)),
           costs([this] {
               coster.set_attention_scale(packing.attention_scale);
               if (in.plan.stack.tp_comm_overlap) coster.set_tp_overlap(in.plan.stack.tp_overlap_contention);
               return cost_training_step(in.model, in.plan, coster);
           }()),
-          graph(sim), replay(graph, i.plan, *schedule, map, costs, coster),
+          graph(sim),
+          replay(graph, i.plan, *schedule, map, costs, coster),
           busy((replay.build(), graph)) {}  // the collector subscribes after the step is laid
 };
 
@@ -110,7 +115,8 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
     const int P = map.stages();
     for (int st = 0; st < P; ++st) {
         const StageStreams& ss = replay.streams()[static_cast<size_t>(st)];
-        std::vector<sim::StreamId> comm = {ss.of(GroupKind::tp), ss.of(GroupKind::cp), ss.of(GroupKind::pp), ss.of(GroupKind::dp)};
+        std::vector<sim::StreamId> comm = {ss.of(GroupKind::tp), ss.of(GroupKind::cp), ss.of(GroupKind::pp),
+                                           ss.of(GroupKind::dp)};
         const bool ep = ss.comm[static_cast<size_t>(GroupKind::ep)].has_value();
         if (ep) comm.push_back(ss.of(GroupKind::ep));
         const auto u = device_utilization(busy, ss.compute, comm);

@@ -3,44 +3,44 @@
 // step on the engine (PipelineReplay), runs it with metric collectors attached, and reports the
 // step time, throughput, bubbles, exposed communication and the memory estimate
 // (training_memory.h).
+#include "hardware/network/network_model.h"
+#include "hardware/network/simgrid_network.h"
+#include "models/cost/cost_model.h"
+#include "models/llm/model_spec.h"
+#include "sim/simulator.h"
+#include "sim/task_graph.h"
+#include "workloads/training/training_memory.h"
+#include "workloads/training/training_plan.h"
+
 #include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "hardware/network/network_model.h"
-#include "hardware/network/simgrid_network.h"
-#include "sim/simulator.h"
-#include "sim/task_graph.h"
-#include "models/cost/cost_model.h"
-#include "models/llm/model_spec.h"
-#include "workloads/training/training_memory.h"
-#include "workloads/training/training_plan.h"
-
 namespace fathom::workloads {
 
 struct StageReport {
     int layers = 0;
-    double compute_s = 0;        // compute stream busy (incl. recompute and optimizer)
+    double compute_s = 0;  // compute stream busy (incl. recompute and optimizer)
     double tp_comm_s = 0, cp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0, ep_comm_s = 0;  // stream busy times
-    double exposed_comm_s = 0;   // some comm stream busy while compute is idle
-    double idle_s = 0;           // nothing running on this stage (pipeline bubble)
-    int peak_in_flight = 0;      // micro-batch chunks whose activations are alive at the peak
+    double exposed_comm_s = 0;  // some comm stream busy while compute is idle
+    double idle_s = 0;          // nothing running on this stage (pipeline bubble)
+    int peak_in_flight = 0;     // micro-batch chunks whose activations are alive at the peak
     models::MemoryBreakdown memory;
 };
 
 struct StepReport {
     double step_time_s = 0;
     double tokens_per_s_per_gpu = 0;
-    double model_flops_per_step = 0;   // 3 x forward FLOPs (model convention, no recompute)
+    double model_flops_per_step = 0;  // 3 x forward FLOPs (model convention, no recompute)
     double model_tflops_per_gpu = 0;
-    double mfu = 0;                    // vs the dense peak of the plan's GEMM dtype
-    double bubble_fraction = 0;        // mean over stages of idle / step
+    double mfu = 0;              // vs the dense peak of the plan's GEMM dtype
+    double bubble_fraction = 0;  // mean over stages of idle / step
     // Packed documents (training.documents): the busiest data-parallel rank's attention time over
     // unpacked sequences', and over the mean rank's; both 1 without packing.
     double packed_attention_scale = 1, packing_imbalance = 1;
-    double exposed_comm_s = 0;         // mean over stages
-    double peak_memory_bytes = 0;      // max over stages
+    double exposed_comm_s = 0;     // mean over stages
+    double peak_memory_bytes = 0;  // max over stages
     double memory_capacity_bytes = 0;
     bool out_of_memory = false;
     std::vector<StageReport> stages;

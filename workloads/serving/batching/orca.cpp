@@ -2,9 +2,9 @@
 // running sequence and the whole prompts of newly admitted requests (selective batching), up to
 // max_num_seqs and the token budget. Orca allocates KV for max_model_len tokens per request at
 // admission (no paging), so it never preempts, and its batch is limited by that reservation.
-#include <algorithm>
-
 #include "workloads/serving/replica_state.h"
+
+#include <algorithm>
 
 namespace fathom::workloads::serving {
 namespace {

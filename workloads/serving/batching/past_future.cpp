@@ -6,10 +6,10 @@
 // max_tokens (the request's output length, which clients send); until enough requests completed,
 // the cap itself. Occupancy over the future is then sum_i (kv_i + min(t, rem_i)) over the
 // sequences still running at t, whose peak is at one of the predicted finish times.
+#include "workloads/serving/replica_state.h"
+
 #include <algorithm>
 #include <map>
-
-#include "workloads/serving/replica_state.h"
 
 namespace fathom::workloads::serving {
 namespace {
@@ -51,7 +51,8 @@ private:
             const double kv = static_cast<double>(std::max(s->computed, s->prefill_target));
             future_.emplace_back(remaining(s->generated, s->req.output_tokens), kv);
         }
-        future_.emplace_back(remaining(cand.generated, cand.req.output_tokens), static_cast<double>(cand.prefill_target));
+        future_.emplace_back(remaining(cand.generated, cand.req.output_tokens),
+                             static_cast<double>(cand.prefill_target));
         // Peak of M(t) = sum over {i: rem_i >= t} of (kv_i + t), evaluated at each finish time,
         // in blocks (plus one partly filled block per sequence).
         std::sort(future_.begin(), future_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -74,6 +75,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<BatchingPolicy> make_past_future_policy(const BatchingSettings& b) { return std::make_unique<PastFuture>(b); }
+std::unique_ptr<BatchingPolicy> make_past_future_policy(const BatchingSettings& b) {
+    return std::make_unique<PastFuture>(b);
+}
 
 }  // namespace fathom::workloads::serving

@@ -1,8 +1,8 @@
 #include "workloads/serving/batching/policy.h"
 
-#include <algorithm>
-
 #include "workloads/serving/replica_state.h"
+
+#include <algorithm>
 
 namespace fathom::workloads::serving {
 
@@ -15,7 +15,8 @@ const PolicyRegistry& policy_registry() {
         reg.add("vllm", "vLLM V0: paged KV, prefill-first iterations, preemption on KV exhaustion", make_vllm_policy);
         reg.add("sarathi", "Sarathi-Serve: stall-free chunked prefill under a token budget (vLLM V1, SGLang)",
                 make_sarathi_policy);
-        reg.add("splitfuse", "DeepSpeed-FastGen Dynamic SplitFuse: prompts split into chunk_size pieces fill the budget",
+        reg.add("splitfuse",
+                "DeepSpeed-FastGen Dynamic SplitFuse: prompts split into chunk_size pieces fill the budget",
                 make_splitfuse_policy);
         reg.add("past-future", "LightLLM Past-Future: admission by predicted peak KV from past output lengths",
                 make_past_future_policy);

@@ -16,14 +16,14 @@
 //
 // Policies see the replica through ReplicaState (admission, KV growth, preemption); the replica
 // executes the batch and applies its results.
+#include "sim/registry.h"
+#include "workloads/serving/serving_plan.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
-
-#include "sim/registry.h"
-#include "workloads/serving/serving_plan.h"
 
 namespace fathom::workloads::serving {
 
@@ -33,8 +33,8 @@ class ReplicaState;
 struct Batch {
     std::vector<std::pair<Sequence*, int64_t>> prefill;  // sequence, prompt tokens this iteration
     std::vector<Sequence*> decode;
-    std::vector<Sequence*> padding;                      // static batching: finished, still computed
-    double swap_bytes = 0;                               // KV moved between device and host (per device)
+    std::vector<Sequence*> padding;  // static batching: finished, still computed
+    double swap_bytes = 0;           // KV moved between device and host (per device)
 
     bool empty() const { return prefill.empty() && decode.empty(); }
     void clear() {

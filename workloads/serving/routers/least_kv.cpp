@@ -12,7 +12,8 @@ public:
         for (size_t i = 1; i < replicas.size(); ++i) {
             const auto& a = replicas[i];
             const auto& b = replicas[static_cast<size_t>(best)];
-            if (a.kv_used < b.kv_used || (a.kv_used == b.kv_used && a.outstanding < b.outstanding)) best = static_cast<int>(i);
+            if (a.kv_used < b.kv_used || (a.kv_used == b.kv_used && a.outstanding < b.outstanding))
+                best = static_cast<int>(i);
         }
         return best;
     }

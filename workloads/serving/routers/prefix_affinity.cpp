@@ -3,9 +3,9 @@
 // (more than twice the outstanding requests of the least loaded one, plus 4); then, and for
 // requests without a shared prefix, to the least loaded replica, which the session (group) then
 // follows.
-#include <unordered_map>
-
 #include "workloads/serving/router.h"
+
+#include <unordered_map>
 
 namespace fathom::workloads::serving {
 namespace {

@@ -1,5 +1,8 @@
 // Streaming trace readers (CSV with a header row, or JSONL): one line per next() call, validated
 // strictly; every error names the file, the line and the field (see open_trace in traffic.h).
+#include "sim/error.h"
+#include "workloads/serving/traffic/traffic.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -11,9 +14,6 @@
 #include <fstream>
 #include <limits>
 #include <string_view>
-
-#include "sim/error.h"
-#include "workloads/serving/traffic/traffic.h"
 
 namespace fathom::workloads::serving {
 namespace {

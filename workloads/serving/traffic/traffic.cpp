@@ -339,8 +339,11 @@ namespace {
 class SyntheticSource final : public RequestSource {
 public:
     SyntheticSource(const SyntheticTraffic& t, uint64_t seed)
-        : t_(t), arrivals_(named(seed, "serving.arrival")), prompt_(named(seed, "serving.prompt")),
-          output_(named(seed, "serving.output")), prefix_(named(seed, "serving.prefix")) {
+        : t_(t),
+          arrivals_(named(seed, "serving.arrival")),
+          prompt_(named(seed, "serving.prompt")),
+          output_(named(seed, "serving.output")),
+          prefix_(named(seed, "serving.prefix")) {
         // Bursty traffic starts at t = 0 in an on period.
         if (t.arrival.kind == ArrivalKind::Bursty) on_end_ = arrivals_.exponential(1.0 / t.arrival.on_s);
     }

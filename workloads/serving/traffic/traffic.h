@@ -16,14 +16,14 @@
 //   prompt_tokens = prefix_tokens + session_tokens + a fresh draw from `prompt`
 // so `prompt` describes the part unique to the request (a single-turn request without a shared
 // prefix: the whole prompt). `output` is the number of tokens generated. Both draws are >= 1.
+#include "sim/random.h"
+#include "workloads/serving/request.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "sim/random.h"
-#include "workloads/serving/request.h"
 
 namespace fathom::workloads::serving {
 
@@ -44,13 +44,13 @@ const char* length_kind_name(LengthKind k);
 // bins are clamped too. Uniform and Zipf draw from [min, max] itself (both need max).
 struct LengthDistribution {
     LengthKind kind = LengthKind::Fixed;
-    int64_t value = 0;           // Fixed
-    int64_t min = 1, max = 0;    // Uniform: inclusive bounds; all kinds: clamp (max 0 = no upper clamp)
-    double mean = 0, stddev = 0; // Normal (of the tokens), Lognormal (mean and stddev of the tokens,
-                                 // not of their logarithm)
-    double zipf_s = 1.1;         // Zipf: P(k) ~ k^-s on [min, max] (max required)
-    std::vector<int64_t> bins;   // Histogram: bin values (tokens)...
-    std::vector<double> weights; // ...and their relative weights (>= 0, sum > 0)
+    int64_t value = 0;            // Fixed
+    int64_t min = 1, max = 0;     // Uniform: inclusive bounds; all kinds: clamp (max 0 = no upper clamp)
+    double mean = 0, stddev = 0;  // Normal (of the tokens), Lognormal (mean and stddev of the tokens,
+                                  // not of their logarithm)
+    double zipf_s = 1.1;          // Zipf: P(k) ~ k^-s on [min, max] (max required)
+    std::vector<int64_t> bins;    // Histogram: bin values (tokens)...
+    std::vector<double> weights;  // ...and their relative weights (>= 0, sum > 0)
 
     // One draw (parameters must pass check()). Zipf inverts a cumulative table over [min, max]
     // (binary search), built by the first draw and kept in `zipf_table`.
@@ -91,10 +91,10 @@ const char* arrival_kind_name(ArrivalKind k);
 // Poisson at `rate` during on periods only (long-run rate: rate x on_s / (on_s + off_s)).
 struct ArrivalProcess {
     ArrivalKind kind = ArrivalKind::Poisson;
-    double rate = 0;    // requests/s (Poisson, Gamma, Constant; Bursty: the rate while on)
-    double cv = 1;      // Gamma: coefficient of variation of the inter-arrival gaps (1 = Poisson)
-    double on_s = 0;    // Bursty: mean length of an on period (exponential) ...
-    double off_s = 0;   // ... and of an off period (exponential), Poisson arrivals while on
+    double rate = 0;   // requests/s (Poisson, Gamma, Constant; Bursty: the rate while on)
+    double cv = 1;     // Gamma: coefficient of variation of the inter-arrival gaps (1 = Poisson)
+    double on_s = 0;   // Bursty: mean length of an on period (exponential) ...
+    double off_s = 0;  // ... and of an off period (exponential), Poisson arrivals while on
     std::string check() const;
 };
 
@@ -112,8 +112,8 @@ struct SharedPrefix {
 // conversation closes and a new one, with a new session key (1, 2, 3, ... never 0), takes its slot.
 // Session keys are assigned in order, so sessions draw nothing from "serving.session".
 struct Sessions {
-    int64_t turns = 0;          // 0 or 1: no sessions; else requests come in conversations of `turns` turns
-    int64_t concurrent = 1;     // conversations open at a time; consecutive requests rotate over them
+    int64_t turns = 0;       // 0 or 1: no sessions; else requests come in conversations of `turns` turns
+    int64_t concurrent = 1;  // conversations open at a time; consecutive requests rotate over them
 };
 
 struct SyntheticTraffic {

@@ -14,11 +14,11 @@
 // The two copies of a stage are data-parallel replicas of each other: their gradients are summed
 // over 2 dp ranks, which the replay prices as the reduction over the dp group (a ring's per-rank
 // traffic differs by 1/(2 dp) of the bytes).
+#include "workloads/training/schedules/pipeline_schedule.h"
+
 #include <algorithm>
 #include <deque>
 #include <string>
-
-#include "workloads/training/schedules/pipeline_schedule.h"
 
 namespace fathom::workloads {
 namespace {

@@ -4,9 +4,9 @@
 // v - 1 - (k / p) mod v. Stage s warms up with (p - s - 1) 2 + (v - 1) p forwards (capped at
 // m v), runs 1F1B, and drains. The bubble shrinks by v: (p-1)/(v m) of the ideal time.
 // Megatron requires m to be a multiple of p.
-#include <algorithm>
-
 #include "workloads/training/schedules/pipeline_schedule.h"
+
+#include <algorithm>
 
 namespace fathom::workloads {
 namespace {

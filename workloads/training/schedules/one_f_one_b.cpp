@@ -1,9 +1,9 @@
 // 1F1B (PipeDream-Flush, Narayanan et al. 2021): stage s runs min(p-s-1, m) warm-up forwards,
 // then alternates one forward and one backward, then drains the remaining backwards. Same bubble
 // as GPipe, (p-1)/(m+p-1), but at most p-s micro-batches in flight on stage s.
-#include <algorithm>
-
 #include "workloads/training/schedules/pipeline_schedule.h"
+
+#include <algorithm>
 
 namespace fathom::workloads {
 namespace {

@@ -12,23 +12,29 @@ const ScheduleRegistry& schedule_registry() {
               &make_one_f_one_b);
         r.add("interleaved-1f1b", "1F1B over virtual stages, chunks per rank (Megatron-LM 2021)",
               &make_interleaved_1f1b);
-        r.add("zb-h1", "1F1B with backwards split into input and weight gradients, weight passes held back to fill the drain "
-                       "(Qi et al. 2024, zero-bubble H1)",
+        r.add("zb-h1",
+              "1F1B with backwards split into input and weight gradients, weight passes held back to fill the drain "
+              "(Qi et al. 2024, zero-bubble H1)",
               &make_zb_h1);
-        r.add("breadth-first", "looping placement run breadth first: all micro-batches through each chunk in turn, then the "
-                               "backwards chunk by chunk (Lamy-Poirier 2023)",
+        r.add("breadth-first",
+              "looping placement run breadth first: all micro-batches through each chunk in turn, then the "
+              "backwards chunk by chunk (Lamy-Poirier 2023)",
               &make_breadth_first);
-        r.add("dualpipe", "bidirectional: each stage holds two model chunks (its stage of each direction, two model copies), "
-                          "micro-batches fed from both ends, forward-backward pairs in the steady state (DeepSeek-V3, 2024)",
+        r.add("dualpipe",
+              "bidirectional: each stage holds two model chunks (its stage of each direction, two model copies), "
+              "micro-batches fed from both ends, forward-backward pairs in the steady state (DeepSeek-V3, 2024)",
               &make_dualpipe);
-        r.add("zb-v", "two chunks per stage in a V (the first and last layers on stage 0), backwards split into input and "
-                      "weight gradients, the handcrafted zero-bubble order (Qi et al. 2024, ZB-V)",
+        r.add("zb-v",
+              "two chunks per stage in a V (the first and last layers on stage 0), backwards split into input and "
+              "weight gradients, the handcrafted zero-bubble order (Qi et al. 2024, ZB-V)",
               &make_zb_v);
-        r.add("v-half", "V-shape building block repeated and squeezed, split backwards: about half of 1F1B's activation "
-                        "memory (Qi et al. 2024, controllable memory, V-Half)",
+        r.add("v-half",
+              "V-shape building block repeated and squeezed, split backwards: about half of 1F1B's activation "
+              "memory (Qi et al. 2024, controllable memory, V-Half)",
               &make_v_half);
-        r.add("v-min", "V-shape building block of the shortest lifespan, split backwards: about a third of 1F1B's "
-                       "activation memory, a larger bubble (Qi et al. 2024, controllable memory, V-Min)",
+        r.add("v-min",
+              "V-shape building block of the shortest lifespan, split backwards: about a third of 1F1B's "
+              "activation memory, a larger bubble (Qi et al. 2024, controllable memory, V-Min)",
               &make_v_min);
         return r;
     }();

@@ -14,11 +14,11 @@
 // A bidirectional schedule (DualPipe) has several routes: the virtual stages split into `routes()`
 // consecutive runs of V / routes, each a whole copy of the model (route r holds virtual stages
 // r V / routes .. (r + 1) V / routes - 1); micro-batch m travels route m / (M / routes) only.
+#include "sim/registry.h"
+
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "sim/registry.h"
 
 namespace fathom::workloads {
 

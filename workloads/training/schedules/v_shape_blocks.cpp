@@ -17,12 +17,12 @@
 // paper's section 3): about 1/2 (v-half) or 1/3 (v-min) of 1F1B's.
 #include "workloads/training/schedules/v_shape_blocks.h"
 
+#include "sim/error.h"
+
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <tuple>
-
-#include "sim/error.h"
 
 namespace fathom::workloads {
 namespace {
@@ -45,7 +45,8 @@ void in_slot_order(Slots& t, Fn&& fn) {
         for (size_t s = 0; s < t.size(); ++s)
             for (size_t k = 0; k < t[s].size(); ++k)
                 if (next[s][k] < t[s][k].size() &&
-                    (bs < 0 || t[s][k][next[s][k]] < t[static_cast<size_t>(bs)][static_cast<size_t>(bk)][next[static_cast<size_t>(bs)][static_cast<size_t>(bk)]]))
+                    (bs < 0 || t[s][k][next[s][k]] < t[static_cast<size_t>(bs)][static_cast<size_t>(bk)]
+                                                      [next[static_cast<size_t>(bs)][static_cast<size_t>(bk)]]))
                     bs = static_cast<int>(s), bk = static_cast<int>(k);
         if (bs < 0) return;
         fn(bs, bk, static_cast<int>(next[static_cast<size_t>(bs)][static_cast<size_t>(bk)]++));
@@ -67,7 +68,8 @@ void walk(const std::vector<std::vector<int>>& stage, size_t kinds, At&& at, Idl
     for (int i = 0; i <= bound; ++i) {
         int kind = -1;
         for (size_t k = 0; k < kinds; ++k)
-            if (next[k] < stage[k].size() && (kind < 0 || stage[k][next[k]] < stage[static_cast<size_t>(kind)][next[static_cast<size_t>(kind)]]))
+            if (next[k] < stage[k].size() &&
+                (kind < 0 || stage[k][next[k]] < stage[static_cast<size_t>(kind)][next[static_cast<size_t>(kind)]]))
                 kind = static_cast<int>(k);
         if (kind >= 0 && stage[static_cast<size_t>(kind)][next[static_cast<size_t>(kind)]] == i) {
             ++next[static_cast<size_t>(kind)];
@@ -103,7 +105,10 @@ void put_weights(std::vector<std::vector<int>>& stage, bool per_chunk) {
     stage.resize(per_chunk ? 6 : 5);
     int pending[2] = {0, 0};
     walk(
-        stage, 4, [&](int, int k) { if (is_backward(k)) ++pending[per_chunk ? k - kB1 : 0]; },
+        stage, 4,
+        [&](int, int k) {
+            if (is_backward(k)) ++pending[per_chunk ? k - kB1 : 0];
+        },
         [&](int i) {
             for (int w = 0; w < 2; ++w)
                 if (pending[w] > 0) {
@@ -122,7 +127,9 @@ void put_weights(std::vector<std::vector<int>>& stage, bool per_chunk) {
 // kind's previous micro-batch; -1 if none.
 int dependency(const Slots& x, int s, int k, int mb) {
     const auto P = static_cast<int>(x.size());
-    auto at = [&](int st, int kind, int m) { return x[static_cast<size_t>(st)][static_cast<size_t>(kind)][static_cast<size_t>(m)]; };
+    auto at = [&](int st, int kind, int m) {
+        return x[static_cast<size_t>(st)][static_cast<size_t>(kind)][static_cast<size_t>(m)];
+    };
     int dep = -1;
     if ((k == kF0 || k == kB1) && s > 0) dep = std::max(dep, at(s - 1, k, mb));
     if ((k == kF1 || k == kB0) && s + 1 < P) dep = std::max(dep, at(s + 1, k, mb));
@@ -194,7 +201,8 @@ std::vector<std::vector<PipelineSlot>> v_shape_orders(const std::vector<VShapeBl
         t.emplace_back();
         for (int k = 0; k < 4; ++k) {
             t.back().emplace_back();
-            for (int i = 0; i < microbatches; ++i) t.back().back().push_back(offsets[static_cast<size_t>(k)] + kPeriod * i);
+            for (int i = 0; i < microbatches; ++i)
+                t.back().back().push_back(offsets[static_cast<size_t>(k)] + kPeriod * i);
         }
     }
     auto passes_only = [](Slots s) {
@@ -208,11 +216,13 @@ std::vector<std::vector<PipelineSlot>> v_shape_orders(const std::vector<VShapeBl
         put_weights(st, true);
         std::vector<std::tuple<int, int, int>> slots;  // (slot, kind, micro-batch)
         for (size_t k = 0; k < st.size(); ++k)
-            for (size_t i = 0; i < st[k].size(); ++i) slots.emplace_back(st[k][i], static_cast<int>(k), static_cast<int>(i));
+            for (size_t i = 0; i < st[k].size(); ++i)
+                slots.emplace_back(st[k][i], static_cast<int>(k), static_cast<int>(i));
         std::sort(slots.begin(), slots.end());
         static constexpr int chunk[6] = {0, 1, 1, 0, 1, 0};
-        static constexpr PassKind pass[6] = {PassKind::Forward,       PassKind::Forward,        PassKind::BackwardInput,
-                                             PassKind::BackwardInput, PassKind::BackwardWeight, PassKind::BackwardWeight};
+        static constexpr PassKind pass[6] = {PassKind::Forward,        PassKind::Forward,
+                                             PassKind::BackwardInput,  PassKind::BackwardInput,
+                                             PassKind::BackwardWeight, PassKind::BackwardWeight};
         out.emplace_back();
         for (const auto& [slot, k, mb] : slots) out.back().push_back({mb, chunk[k], pass[k]});
     }

@@ -3,11 +3,11 @@
 // 2024, sections 3-4): a schedule built by repeating one micro-batch's block every 6 time slots
 // (one slot per chunk pass, T_F = T_B = T_W), then squeezed. Shared by v-half and v-min, which
 // differ only in the block's offsets. See v_shape_blocks.cpp for the construction.
+#include "workloads/training/schedules/pipeline_schedule.h"
+
 #include <array>
 #include <memory>
 #include <vector>
-
-#include "workloads/training/schedules/pipeline_schedule.h"
 
 namespace fathom::workloads {
 
@@ -24,7 +24,9 @@ class VPlacement : public PipelineSchedule {
 public:
     std::string check(int stages, int chunks, int microbatches) const override;
     std::string check_key(int stages, int chunks, int microbatches) const override;
-    int virtual_stage(int stage, int chunk, int stages, int) const override { return v_shape_stage(stage, chunk, stages); }
+    int virtual_stage(int stage, int chunk, int stages, int) const override {
+        return v_shape_stage(stage, chunk, stages);
+    }
 
 protected:
     virtual const char* name() const = 0;

@@ -6,10 +6,10 @@
 // run their last B passes. With F, B and W of equal cost the bubble shrinks from 1F1B's
 // (p-1)(T_F + T_B + T_W) to (p-1)(T_F + T_B - T_W); in-flight activations (counted by forwards
 // whose B has not run) stay at 1F1B's, p - i on stage i.
+#include "workloads/training/schedules/pipeline_schedule.h"
+
 #include <algorithm>
 #include <deque>
-
-#include "workloads/training/schedules/pipeline_schedule.h"
 
 namespace fathom::workloads {
 namespace {

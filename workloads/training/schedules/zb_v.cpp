@@ -16,9 +16,9 @@
 // s slots of the first forward's fill), so the step is 2m(T_F + T_B + T_W) + (p - 1) T_B; the
 // same form holds near balance with T_W <= T_F <= T_B (B up to ~1.4 T_F, as in the test bed). Far
 // from balance the steady state waits on its neighbours (the reason the reference searches).
-#include <algorithm>
-
 #include "workloads/training/schedules/v_shape_blocks.h"
+
+#include <algorithm>
 
 namespace fathom::workloads {
 namespace {
