@@ -9,7 +9,7 @@ PKGS=(
   libbenchmark-dev nlohmann-json3-dev
   openmpi-bin libopenmpi-dev libboost-mpi-dev
   python3-numpy python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
-  clang-14 libclang-rt-14-dev llvm-14 clang-format-14
+  clang-14 libclang-rt-14-dev llvm-14 clang-format-14 universal-ctags
 )
 missing=()
 for p in "${PKGS[@]}"; do
