@@ -3,7 +3,7 @@
 // (workloads/serving/traffic/traffic.h LengthDistribution) under a section, shared by serving's
 // traffic.prompt / traffic.output and training's training.documents. Not included outside plans/.
 #include "plans/key_decl.h"
-#include "workloads/serving/traffic/traffic.h"
+#include "workloads/lengths/length_distribution.h"
 
 // Appends to the key vector K (of Key<PLAN>) the SECTION.distribution, .value, .min, .max, .mean,
 // .stddev, .s, .bins and .weights keys of the distribution FIELD (an expression of `p`).
@@ -14,14 +14,14 @@
              .by_default("fixed"),                                                                                    \
          [](PLAN& p, const KeyValue& v) {                                                                             \
              const std::string& d = to_str(v);                                                                        \
-             FIELD.kind = d == "uniform"     ? workloads::serving::LengthKind::Uniform                                \
-                          : d == "normal"    ? workloads::serving::LengthKind::Normal                                 \
-                          : d == "lognormal" ? workloads::serving::LengthKind::Lognormal                              \
-                          : d == "zipf"      ? workloads::serving::LengthKind::Zipf                                   \
-                          : d == "histogram" ? workloads::serving::LengthKind::Histogram                              \
-                                             : workloads::serving::LengthKind::Fixed;                                 \
+             FIELD.kind = d == "uniform"     ? workloads::LengthKind::Uniform                                         \
+                          : d == "normal"    ? workloads::LengthKind::Normal                                          \
+                          : d == "lognormal" ? workloads::LengthKind::Lognormal                                       \
+                          : d == "zipf"      ? workloads::LengthKind::Zipf                                            \
+                          : d == "histogram" ? workloads::LengthKind::Histogram                                       \
+                                             : workloads::LengthKind::Fixed;                                          \
          },                                                                                                           \
-         [](const PLAN& p) -> KeyValue { return std::string(workloads::serving::length_kind_name(FIELD.kind)); }});   \
+         [](const PLAN& p) -> KeyValue { return std::string(workloads::length_kind_name(FIELD.kind)); }});            \
     K.push_back({Decl(SECTION ".value", KeyType::Integer, "fixed: tokens").range(1).by_default("required for fixed"), \
                  [](PLAN& p, const KeyValue& v) { FIELD.value = to_int(v); },                                         \
                  [](const PLAN& p) -> KeyValue { return FIELD.value; }});                                             \

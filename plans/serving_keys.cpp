@@ -23,8 +23,8 @@ models::MoeDispatcher parse_dispatcher(const std::string& s) {
 }  // namespace
 
 const std::vector<Key<ServingPlan>>& serving_plan_keys() {
-    using workloads::serving::LengthDistribution;
-    using workloads::serving::LengthKind;
+    using workloads::LengthDistribution;
+    using workloads::LengthKind;
     using workloads::serving::PoolLayout;
     static const std::vector<SK> keys = [] {
         std::vector<SK> k;

@@ -192,7 +192,7 @@ CompareResult predict_serving_case(const YAML::Node& c, const plans::EvaluationC
     p.batching.max_model_len = has(sv, "max_model_len") ? sv["max_model_len"].as<int64_t>() : in_len + out_len;
     auto& t = p.traffic;
     auto& syn = t.synthetic;
-    syn.prompt.kind = syn.output.kind = workloads::serving::LengthKind::Fixed;
+    syn.prompt.kind = syn.output.kind = workloads::LengthKind::Fixed;
     syn.prompt.value = in_len;
     syn.output.value = out_len;
     if (has(w, "shared_prefix")) {

@@ -125,7 +125,7 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
     if (auto docs = training.find("documents")) {
         // Packed documents: a fixed length, or a mapping of the length-distribution keys.
         if (docs->is_scalar()) {
-            p.training.documents.kind = workloads::serving::LengthKind::Fixed;
+            p.training.documents.kind = workloads::LengthKind::Fixed;
             p.training.documents.value = training.integer("documents");
             if (p.training.documents.value < 1) training.fail("documents", "must be >= 1 token");
         } else {
@@ -156,6 +156,8 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
 workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Catalog& cat,
                                               const hardware::ClusterSpec& cluster) {
     using namespace workloads::serving;
+    using workloads::LengthDistribution;
+    using workloads::LengthKind;
     ServingPlan p;
     std::set<std::string> given;
     const auto& keys = plans::serving_plan_keys();

@@ -26,8 +26,38 @@ public:
     double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
     // Exponential with the given rate (mean 1/rate), by inversion.
     double exponential(double rate) { return -std::log1p(-uniform()) / rate; }
+    // Standard normal by Box-Muller (the cosine branch; one draw per call keeps streams simple).
+    double standard_normal() {
+        double u1 = uniform();
+        while (u1 <= 0) u1 = uniform();
+        const double u2 = uniform();
+        return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
+    }
+    // Gamma(shape k, scale 1) by Marsaglia and Tsang (2000): d = k - 1/3, c = 1/sqrt(9d), accept
+    // d (1 + c x)^3 for a standard normal x by the squeeze, then the exact log test. Shapes below 1
+    // use the boost Gamma(k) = Gamma(k + 1) U^(1/k).
+    double gamma(double k) {
+        if (k < 1) {
+            double u = uniform();
+            while (u <= 0) u = uniform();
+            return gamma(k + 1) * std::pow(u, 1.0 / k);
+        }
+        const double d = k - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+        while (true) {
+            double x, v;
+            do {
+                x = standard_normal();
+                v = 1.0 + c * x;
+            } while (v <= 0);
+            v = v * v * v;
+            const double u = uniform();
+            if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
+            if (u > 0 && std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+        }
+    }
 
 private:
+    static constexpr double kPi = 3.14159265358979323846;
     uint64_t state_;
 };
 

@@ -11,8 +11,8 @@
 #include <catch2/catch.hpp>
 
 using namespace fathom;
-using workloads::serving::LengthDistribution;
-using workloads::serving::LengthKind;
+using workloads::LengthDistribution;
+using workloads::LengthKind;
 
 namespace {
 

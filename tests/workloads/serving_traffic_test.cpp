@@ -14,6 +14,8 @@
 using namespace fathom::workloads::serving;
 using fathom::sim::RandomStream;
 using fathom::testing::all;
+using fathom::workloads::LengthDistribution;
+using fathom::workloads::LengthKind;
 
 namespace {
 

@@ -10,8 +10,8 @@
 
 namespace fathom::workloads {
 
-std::vector<std::vector<int64_t>> pack_sequences(const serving::LengthDistribution& documents, uint64_t seed,
-                                                 int64_t seq_len, int64_t sequences) {
+std::vector<std::vector<int64_t>> pack_sequences(const LengthDistribution& documents, uint64_t seed, int64_t seq_len,
+                                                 int64_t sequences) {
     sim::RandomStreams streams(seed);
     sim::RandomStream& draws = streams.stream("training.documents");
     std::vector<std::vector<int64_t>> out(static_cast<size_t>(sequences));

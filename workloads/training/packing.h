@@ -35,7 +35,7 @@ struct Packing {
 Packing pack_documents(const models::ModelSpec& model, const TrainingPlan& plan, const models::CostModel& cost);
 
 // The segments (document pieces) of each sequence of a global batch of `sequences` sequences.
-std::vector<std::vector<int64_t>> pack_sequences(const serving::LengthDistribution& documents, uint64_t seed,
-                                                 int64_t seq_len, int64_t sequences);
+std::vector<std::vector<int64_t>> pack_sequences(const LengthDistribution& documents, uint64_t seed, int64_t seq_len,
+                                                 int64_t sequences);
 
 }  // namespace fathom::workloads

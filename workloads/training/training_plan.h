@@ -5,8 +5,8 @@
 // equality and a stable hash (for search caches); plans/constraints.h checks it against a model and
 // a cluster, and scenarios/ declares its keys.
 #include "models/program/layer_program.h"
+#include "workloads/lengths/length_distribution.h"
 #include "workloads/parallelism.h"
-#include "workloads/serving/traffic/traffic.h"
 #include "workloads/training/moe_routing.h"
 
 #include <cstdint>
@@ -51,9 +51,9 @@ struct TrainingSettings {
     // Packed variable-length documents (workloads/training/packing.h): documents of these lengths
     // concatenated and cut into sequences, attention within each document; the busiest
     // data-parallel rank sets the step. Off while the distribution is a fixed value of 0.
-    serving::LengthDistribution documents;
+    LengthDistribution documents;
     uint64_t documents_seed = 1;
-    bool packed() const { return documents.kind != serving::LengthKind::Fixed || documents.value > 0; }
+    bool packed() const { return documents.kind != LengthKind::Fixed || documents.value > 0; }
 
     auto tie() const {
         return std::tie(seq_len, micro_batch, global_batch, zero_stage, recompute, schedule, layers_per_virtual_stage,

@@ -17,6 +17,7 @@
 // so `prompt` describes the part unique to the request (a single-turn request without a shared
 // prefix: the whole prompt). `output` is the number of tokens generated. Both draws are >= 1.
 #include "sim/random.h"
+#include "workloads/lengths/length_distribution.h"
 #include "workloads/serving/request.h"
 
 #include <cstdint>
@@ -34,51 +35,6 @@ public:
     virtual std::optional<Request> next() = 0;
     // Names of the SLO classes (index = Request::slo_class); {"default"} when the source has none.
     virtual const std::vector<std::string>& slo_classes() const = 0;
-};
-
-enum class LengthKind { Fixed, Uniform, Normal, Lognormal, Zipf, Histogram };
-const char* length_kind_name(LengthKind k);
-
-// Token counts, always integers in [min, max] (draws outside are clamped; min >= 1). Normal and
-// lognormal draws are rounded to the nearest integer, then clamped; a fixed value and histogram
-// bins are clamped too. Uniform and Zipf draw from [min, max] itself (both need max).
-struct LengthDistribution {
-    LengthKind kind = LengthKind::Fixed;
-    int64_t value = 0;            // Fixed
-    int64_t min = 1, max = 0;     // Uniform: inclusive bounds; all kinds: clamp (max 0 = no upper clamp)
-    double mean = 0, stddev = 0;  // Normal (of the tokens), Lognormal (mean and stddev of the tokens,
-                                  // not of their logarithm)
-    double zipf_s = 1.1;          // Zipf: P(k) ~ k^-s on [min, max] (max required)
-    std::vector<int64_t> bins;    // Histogram: bin values (tokens)...
-    std::vector<double> weights;  // ...and their relative weights (>= 0, sum > 0)
-
-    // One draw (parameters must pass check()). Zipf inverts a cumulative table over [min, max]
-    // (binary search), built by the first draw and kept in `zipf_table`.
-    int64_t sample(sim::RandomStream& r) const;
-    // Mean of the distribution sample() draws from, clamped and rounded: exact for fixed, uniform,
-    // Zipf and histogram; for normal and lognormal a numeric evaluation of the same quantity
-    // (closed-form clamped moments plus the exact rounding correction near the bulk; error below
-    // 1e-6 tokens for any realistic parameters).
-    double expected() const;
-    // Empty when the parameters make sense, else why not (names the field).
-    std::string check() const;
-
-    // Zipf's cumulative table, a cache rather than a parameter: a copy starts without it (so copies
-    // never share mutable state), a change of min, max or zipf_s rebuilds it, and concurrent
-    // sample() calls on one object are safe.
-    class ZipfTable {
-    public:
-        struct Cdf;
-        ZipfTable() = default;
-        ZipfTable(const ZipfTable&) {}
-        ZipfTable& operator=(const ZipfTable&) { return *this; }
-        // The table for these parameters (built on first use).
-        std::shared_ptr<const Cdf> get(int64_t lo, int64_t hi, double s) const;
-
-    private:
-        mutable std::shared_ptr<const Cdf> cdf_;
-    };
-    ZipfTable zipf_table;
 };
 
 enum class ArrivalKind { Offline, Poisson, Gamma, Bursty, Constant };
