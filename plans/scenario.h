@@ -1,8 +1,8 @@
 #pragma once
 // A scenario as typed data, whatever its front end (a YAML file through scenarios/, Python, a plan
-// searcher): a model, a cluster and the plan of one workload kind. Adding a workload (serving) means
-// adding its plan to WorkloadPlan and its evaluation to plans/evaluate.cpp; nothing here is
-// training-specific beyond that list.
+// searcher, a measured case translated by `fathom compare`): a model, a cluster and the plan of
+// one workload kind (training or serving). Adding a workload kind means adding its plan to
+// WorkloadPlan and its evaluation to plans/evaluate.cpp (CONTRIBUTING.md).
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
@@ -39,7 +39,7 @@ struct Scenario {
     models::ModelSpec model;
     hardware::ClusterSpec cluster;  // resolved against the catalog
     WorkloadPlan plan;
-    std::optional<SearchSpace> search;  // the `search` section of a training scenario, when given
+    std::optional<SearchSpace> search;  // the `search` section, when given (training or serving axes)
     std::vector<Warning> warnings;
 
     WorkloadKind kind() const { return static_cast<WorkloadKind>(plan.index()); }

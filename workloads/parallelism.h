@@ -1,7 +1,8 @@
 #pragma once
-// How a model is laid out over a cluster's GPUs, shared by every workload (training now, serving
-// next): data, tensor, pipeline (with virtual stages per rank), context and expert parallel
-// degrees, and Megatron sequence parallelism. Plain data.
+// How a model is laid out over a cluster's GPUs, shared by every workload (a training step's whole
+// cluster; a serving replica's GPUs, built from its pool layout): data, tensor, pipeline (with
+// virtual stages per rank), context and expert parallel degrees, and Megatron sequence
+// parallelism. Plain data.
 //
 // Rank order is Megatron's: tp fastest, then cp, then dp, then pp. So a TP group is `tp`
 // consecutive GPUs (stride 1), a CP group has stride tp, a DP group stride tp x cp, and
