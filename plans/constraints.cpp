@@ -204,8 +204,7 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
         const auto& a = t.synthetic.arrival;
         if (t.mode == ArrivalMode::Open && a.kind != ArrivalKind::Offline) {
             if (!(a.rate > 0))
-                add("traffic.rate",
-                    "missing: the request rate of " + std::string(arrival_kind_name(a.kind)) + " arrivals");
+                add("traffic.rate", "missing: the request rate of " + std::string(sim::name(a.kind)) + " arrivals");
             else if (auto why = a.check(); !why.empty()) add("traffic", why);
         }
         if (auto why = t.synthetic.prompt.check(); !why.empty()) add("traffic.prompt", why);

@@ -157,7 +157,7 @@ Report make_report(const Scenario& scenario, const Outcome& outcome) {
     Report rep;
     Record& s = rep.summary;
     s.add("scenario", scenario.name);
-    s.add("kind", std::string(workload_kind_name(scenario.kind())));
+    s.add("kind", std::string(sim::name(scenario.kind())));
     s.add("model", scenario.model.id);
     s.add("accelerator", scenario.cluster.accelerator.id);
     s.add("gpus", static_cast<int64_t>(scenario.cluster.gpus()));

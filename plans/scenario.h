@@ -28,7 +28,9 @@ struct Warning {
 };
 
 enum class WorkloadKind { Training, Serving };
-const char* workload_kind_name(WorkloadKind k);
+constexpr auto enum_names(WorkloadKind) {
+    return sim::name_table<WorkloadKind>({{WorkloadKind::Training, "training"}, {WorkloadKind::Serving, "serving"}});
+}
 
 using WorkloadPlan = std::variant<workloads::TrainingPlan, workloads::serving::ServingPlan>;
 

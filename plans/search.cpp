@@ -20,16 +20,6 @@ namespace fathom::plans {
 
 using workloads::TrainingPlan;
 
-const char* candidate_status_name(CandidateStatus s) {
-    switch (s) {
-        case CandidateStatus::Evaluated: return "evaluated";
-        case CandidateStatus::Pruned: return "pruned";
-        case CandidateStatus::OutOfMemory: return "out_of_memory";
-        case CandidateStatus::Skipped: return "skipped";
-    }
-    return "?";
-}
-
 std::vector<int64_t> divisors(int64_t n) {
     std::vector<int64_t> out;
     for (int64_t d = 1; d <= n; ++d)
@@ -60,7 +50,7 @@ SearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpe
     if (s.micro_batch.empty()) s.micro_batch = {1, 2, 4};
     if (s.global_batch.empty()) s.global_batch = {base.training.global_batch};
     if (s.zero_stage.empty()) s.zero_stage = {0, 1, 2, 3};
-    if (s.recompute.empty()) s.recompute = {"none", "selective", "full"};
+    if (s.recompute.empty()) s.recompute = sim::choices<workloads::Recompute>();
     if (s.schedule.empty()) s.schedule = {"auto"};
     if (s.dtype.empty()) s.dtype = {std::get<std::string>(get_training_key(base, "stack.dtype"))};
     return s;

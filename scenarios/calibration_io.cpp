@@ -86,7 +86,7 @@ MeasurementFile read_measurements_csv(const std::string& path) {
             out.launch_us.push_back(t * 1e6);
             continue;
         }
-        const auto dtype = hardware::parse_dtype(get("dtype"));
+        const auto dtype = sim::lookup<hardware::Dtype>(get("dtype"));
         if (!dtype) throw sim::InputError("unknown dtype '" + get("dtype") + "'", path, line_no, "dtype");
         models::Measurement m;
         m.seconds = t;
@@ -148,9 +148,9 @@ void write_calibration_table(const models::CalibrationTable& t, const std::strin
     e << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
     for (const auto& g : t.groups) {
         e << YAML::BeginMap;
-        e << YAML::Key << "kind" << YAML::Value << models::op_kind_name(g.kind);
+        e << YAML::Key << "kind" << YAML::Value << sim::name(g.kind);
         e << YAML::Key << "op" << YAML::Value << g.op;
-        e << YAML::Key << "dtype" << YAML::Value << hardware::dtype_name(g.dtype);
+        e << YAML::Key << "dtype" << YAML::Value << sim::name(g.dtype);
         e << YAML::Key << "coef" << YAML::Value << YAML::Flow << g.coef;
         e << YAML::Key << "lo" << YAML::Value << YAML::Flow << g.lo;
         e << YAML::Key << "hi" << YAML::Value << YAML::Flow << g.hi;
@@ -190,17 +190,11 @@ models::CalibrationTable read_calibration_table(const std::string& path) {
     for (const auto& gn : root.child("groups").items()) {
         gn.allow_only({"kind", "op", "dtype", "coef", "lo", "hi", "points"});
         models::CalibrationGroup g;
-        const std::string kind = gn.str("kind");
-        bool known = false;
-        for (auto k : {models::OpKind::Gemm, models::OpKind::AttentionFwd, models::OpKind::AttentionBwd,
-                       models::OpKind::MemoryBound, models::OpKind::Optimizer})
-            if (kind == models::op_kind_name(k)) {
-                g.kind = k;
-                known = true;
-            }
-        if (!known) gn.fail("kind", "unknown op kind '" + kind + "'");
+        const auto kind = sim::lookup<models::OpKind>(gn.str("kind"));
+        if (!kind) gn.fail("kind", "unknown op kind '" + gn.str("kind") + "'");
+        g.kind = *kind;
         g.op = gn.str("op");
-        const auto d = hardware::parse_dtype(gn.str("dtype"));
+        const auto d = sim::lookup<hardware::Dtype>(gn.str("dtype"));
         if (!d) gn.fail("dtype", "unknown dtype");
         g.dtype = *d;
         g.coef = doubles(gn.child("coef"));

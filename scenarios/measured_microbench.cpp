@@ -65,7 +65,7 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
                    k = positive_int(b, "benchmark", "K");
         const hardware::Dtype d = case_dtype(opt_str(b, "dtype", "bf16"));
         if (!cluster.accelerator.has(d))
-            throw Unsupported{"accelerator has no " + std::string(hardware::dtype_name(d)) + " tensor cores"};
+            throw Unsupported{"accelerator has no " + std::string(sim::name(d)) + " tensor cores"};
         std::string kind;
         const auto cost = plans::cost_model_for(cluster.accelerator, ctx, kind, models::Load::Kernel);
         const models::OpDesc g = models::gemm_op("gemm", m, n, k, d);

@@ -299,7 +299,7 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
             }
             q.training.recompute_moe =
                 q.training.recompute_moe && q.training.recompute == workloads::Recompute::Selective;
-            notes.push_back(std::string("recompute not stated; ") + workloads::recompute_name(q.training.recompute) +
+            notes.push_back(std::string("recompute not stated; ") + sim::name(q.training.recompute) +
                             (q.training.recompute_moe ? " with the MoE blocks" : "") + " is the least that fits");
         } else if (q.training.recompute == workloads::Recompute::Selective && oom()) {
             // Megatron-Core's selective recomputation names its modules (--recompute-modules); a

@@ -20,7 +20,14 @@
 namespace fathom::hardware {
 
 enum class VertexKind { Gpu, Nic, ScaleUpSwitch, Leaf, Spine, Core };
-const char* vertex_kind_name(VertexKind k);
+constexpr auto enum_names(VertexKind) {
+    return sim::name_table<VertexKind>({{VertexKind::Gpu, "gpu"},
+                                        {VertexKind::Nic, "nic"},
+                                        {VertexKind::ScaleUpSwitch, "scale-up switch"},
+                                        {VertexKind::Leaf, "leaf"},
+                                        {VertexKind::Spine, "spine"},
+                                        {VertexKind::Core, "core"}});
+}
 
 struct TopoVertex {
     VertexKind kind = VertexKind::Gpu;

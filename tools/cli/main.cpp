@@ -179,8 +179,8 @@ void print_serving_plan(const plans::Scenario& s) {
         "KV%s\n",
         p.engine.preset.empty() ? "fathom defaults" : p.engine.preset.c_str(), p.batching.policy.c_str(),
         p.router.c_str(), static_cast<long long>(p.batching.max_num_seqs),
-        static_cast<long long>(p.batching.max_num_batched_tokens), hardware::dtype_name(p.kernels.gemm_dtype),
-        hardware::dtype_name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
+        static_cast<long long>(p.batching.max_num_batched_tokens), sim::name(p.kernels.gemm_dtype),
+        sim::name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
 }
 
 int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx) {
@@ -288,7 +288,7 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("cluster         %d x %s (%d nodes x %d, %s, %d x %s, %s)\n", s.cluster.gpus(),
                 s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node,
                 s.cluster.scale_up.id.c_str(), s.cluster.nics_per_node, s.cluster.nic.id.c_str(),
-                hardware::topology_name(s.cluster.topology));
+                sim::name(s.cluster.topology));
     if (s.cluster.network == hardware::NetworkBackend::Simgrid)
         std::printf("network         simgrid flows, %s routing\n", s.cluster.routing.c_str());
     std::printf("plan            %s\n", p.describe().c_str());
@@ -296,8 +296,7 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("\nstep time       %.4f s\n", r.step_time_s);
     std::printf("tokens/s/GPU    %.0f\n", r.tokens_per_s_per_gpu);
     std::printf("model TFLOP/s   %.1f per GPU\n", r.model_tflops_per_gpu);
-    std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu,
-                hardware::dtype_name(p.stack.kernels.gemm_dtype));
+    std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu, sim::name(p.stack.kernels.gemm_dtype));
     std::printf("bubble          %.1f %% of the step (mean over stages)\n", 100 * r.bubble_fraction);
     if (p.training.packed())
         std::printf(

@@ -26,8 +26,8 @@ constexpr int kSteps = 3;  // the horizon together, in steps of the slowest job 
 std::string fabric_of(const hardware::ClusterSpec& c) {
     std::ostringstream o;
     o << c.accelerator.id << " x " << c.gpus_per_node << " per node, " << c.nics_per_node << " x " << c.nic.id << ", "
-      << hardware::topology_name(c.topology) << " " << c.nodes_per_leaf << " nodes per leaf, oversubscription "
-      << c.oversubscription << ", routing " << c.routing;
+      << sim::name(c.topology) << " " << c.nodes_per_leaf << " nodes per leaf, oversubscription " << c.oversubscription
+      << ", routing " << c.routing;
     return o.str();
 }
 

@@ -38,7 +38,9 @@ struct PoolLayout {
 };
 
 enum class Preemption { Recompute, Swap };
-const char* preemption_name(Preemption p);
+constexpr auto enum_names(Preemption) {
+    return sim::name_table<Preemption>({{Preemption::Recompute, "recompute"}, {Preemption::Swap, "swap"}});
+}
 
 // Properties of the serving engine (catalog: workloads/engines/*.yaml, each value with its source).
 struct EngineSettings {
@@ -120,7 +122,10 @@ struct CapacitySettings {
 //   decode   only the decode pool runs; a request arrives with its prompt's KV in place and its
 //            first token sampled (an unlimited prefill pool), and decodes the rest.
 enum class PoolIsolation { None, Prefill, Decode };
-const char* pool_isolation_name(PoolIsolation i);
+constexpr auto enum_names(PoolIsolation) {
+    return sim::name_table<PoolIsolation>(
+        {{PoolIsolation::None, "none"}, {PoolIsolation::Prefill, "prefill"}, {PoolIsolation::Decode, "decode"}});
+}
 
 struct ServingPlan {
     PoolLayout replica;                 // aggregated serving: `replicas` replicas of tp x pp

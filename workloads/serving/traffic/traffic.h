@@ -38,7 +38,13 @@ public:
 };
 
 enum class ArrivalKind { Offline, Poisson, Gamma, Bursty, Constant };
-const char* arrival_kind_name(ArrivalKind k);
+constexpr auto enum_names(ArrivalKind) {
+    return sim::name_table<ArrivalKind>({{ArrivalKind::Offline, "offline"},
+                                         {ArrivalKind::Poisson, "poisson"},
+                                         {ArrivalKind::Gamma, "gamma"},
+                                         {ArrivalKind::Bursty, "bursty"},
+                                         {ArrivalKind::Constant, "constant"}});
+}
 
 // Arrival times of consecutive requests. Offline: all at 0. Poisson: exponential gaps of mean
 // 1/rate. Gamma: gaps Gamma(shape 1/cv^2, scale cv^2/rate), mean 1/rate and coefficient of
