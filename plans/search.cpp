@@ -4,6 +4,7 @@
 #include "plans/keys.h"
 #include "plans/search_wire.h"
 #include "sim/error.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
 #include "workloads/training/training_memory.h"
 
 #include <algorithm>
@@ -164,9 +165,7 @@ std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& mode
                                 p.training.layers_per_virtual_stage.clear();
                                 set_training_key(p, "training.recompute", rc);
                                 set_training_key(p, "training.schedule",
-                                                 sched != "auto" ? sched
-                                                 : layout.vp > 1 ? "interleaved-1f1b"
-                                                                 : "1f1b");
+                                                 sched != "auto" ? sched : workloads::default_schedule(layout));
                                 set_training_key(p, "stack.dtype", dt);
                                 out.push_back(std::move(p));
                             }

@@ -93,7 +93,7 @@ const std::vector<Key<SearchSpace>>& search_keys() {
                          .by_default("all three"),
                      member<&S::recompute>()});
         k.push_back({Decl("search.schedule", KeyType::ChoiceList,
-                          "pipeline schedules tried (training); auto: 1f1b, or interleaved-1f1b when vp > 1")
+                          std::string("pipeline schedules tried (training); auto: ") + workloads::kDefaultScheduleRule)
                          .choices(schedules)
                          .by_default("auto"),
                      member<&S::schedule>()});

@@ -68,7 +68,7 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
              member<&P::training, &TrainingSettings::recompute>()},
             {Decl("training.schedule", KeyType::Choice, "pipeline schedule (`fathom list schedules`)")
                  .choices(registry_names(workloads::schedule_registry()))
-                 .by_default("interleaved-1f1b when vp > 1, else 1f1b"),
+                 .by_default(workloads::kDefaultScheduleRule),
              member<&P::training, &TrainingSettings::schedule>()},
             {Decl("training.layers_per_stage", KeyType::IntegerList,
                   "layers of each piece of the model, in model order, for uneven splits: pp x vp entries (dualpipe, "

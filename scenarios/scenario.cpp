@@ -4,6 +4,7 @@
 #include "scenarios/calibration_io.h"
 #include "scenarios/schema.h"
 #include "sim/error.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
 
 #include <filesystem>
 #include <set>
@@ -147,7 +148,7 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
                         std::to_string(gpus) + " GPUs");
         l.dp = gpus / model_parallel;
     }
-    if (!given.count("training.schedule")) p.training.schedule = l.vp > 1 ? "interleaved-1f1b" : "1f1b";
+    if (!given.count("training.schedule")) p.training.schedule = workloads::default_schedule(l);
     return p;
 }
 
