@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace fathom::cli {
@@ -59,14 +60,14 @@ int cmd_share(const Args& a) {
     std::vector<std::unique_ptr<hardware::FlowNetworkModel>> networks;
     std::vector<std::unique_ptr<workloads::StepInputs>> inputs;
     std::vector<int> gpus;
-    std::string cost_kind;
+    std::optional<plans::CostModelKind> cost_kind;
     for (const auto& s : scen) {
         const auto& plan = *s.training();
         const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
         if (!violations.empty()) throw sim::InputError(plans::describe(violations), s.file);
-        std::string kind;
+        plans::CostModelKind kind{};
         costs.push_back(plans::cost_model_for(s.cluster.accelerator, context, kind));
-        cost_kind = cost_kind.empty() || cost_kind == kind ? kind : "mixed";
+        cost_kind = !cost_kind || cost_kind == kind ? kind : plans::CostModelKind::Mixed;
         networks.push_back(hardware::make_simgrid_network(s.cluster, s.cluster.routing, a.algorithm));
         inputs.push_back(std::make_unique<workloads::StepInputs>(
             workloads::StepInputs{s.model, s.cluster, plan, *costs.back(), *networks.back()}));
@@ -115,9 +116,9 @@ int cmd_share(const Args& a) {
                        {"shared_flows", r[j].shared_flows}});
     }
     std::printf("\nop costs        %s; each job priced on its own cluster, its transfers flows on the shared fabric\n",
-                cost_kind == "table"   ? "calibrated tables"
-                : cost_kind == "mixed" ? "calibrated tables and roofline"
-                                       : "roofline");
+                cost_kind == plans::CostModelKind::Table   ? "calibrated tables"
+                : cost_kind == plans::CostModelKind::Mixed ? "calibrated tables and roofline"
+                                                           : "roofline");
     if (!a.json.empty()) write_json(a.json, {{"placement", placement}, {"fabric", scen.front().file}, {"jobs", out}});
     return 0;
 }
