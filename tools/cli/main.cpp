@@ -251,6 +251,18 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     return 0;
 }
 
+// `fathom validate` of a training scenario: the replay's size is known before anything is allocated.
+int validate_training(const Args& a, const plans::Scenario& s) {
+    const workloads::TrainingPlan& p = *s.training();
+    const auto too_big =
+        plans::check_replay_size(s.model, p, a.max_tasks > 0 ? a.max_tasks : plans::EvaluationContext{}.max_tasks);
+    if (!too_big.empty()) throw sim::InputError(too_big.front().message, s.file, 0, too_big.front().key);
+    std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
+              << ", dp" << p.layout.dp << " tp" << p.layout.tp << " pp" << p.layout.pp << " vp" << p.layout.vp << " cp"
+              << p.layout.cp << ", " << p.microbatches() << " micro-batches)\n";
+    return 0;
+}
+
 int cmd_run(const Args& a, bool validate_only) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
@@ -258,16 +270,7 @@ int cmd_run(const Args& a, bool validate_only) {
     if (s.serving()) return cmd_run_serving(a, s, validate_only, cli_context(catalog, s.seed, a));
     if (!a.requests.empty()) throw sim::InputError("--requests is for serving scenarios");
     const workloads::TrainingPlan& p = *s.training();
-    if (validate_only) {
-        // The replay's size is known before anything is allocated.
-        const auto too_big =
-            plans::check_replay_size(s.model, p, a.max_tasks > 0 ? a.max_tasks : plans::EvaluationContext{}.max_tasks);
-        if (!too_big.empty()) throw sim::InputError(too_big.front().message, s.file, 0, too_big.front().key);
-        std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
-                  << ", dp" << p.layout.dp << " tp" << p.layout.tp << " pp" << p.layout.pp << " vp" << p.layout.vp
-                  << " cp" << p.layout.cp << ", " << p.microbatches() << " micro-batches)\n";
-        return 0;
-    }
+    if (validate_only) return validate_training(a, s);
     const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
     std::ostringstream trace;
     plans::EvaluateOptions opt;
