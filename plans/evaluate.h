@@ -8,6 +8,7 @@
 #include "plans/constraints.h"
 #include "plans/context.h"
 #include "plans/scenario.h"
+#include "sim/enum_names.h"
 #include "workloads/serving/serving_sim.h"
 #include "workloads/training/training_step.h"
 

@@ -12,6 +12,7 @@
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
 #include "plans/search_space.h"
+#include "sim/enum_names.h"
 #include "sim/units.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"

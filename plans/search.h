@@ -11,6 +11,7 @@
 // (those not started are reported as skipped).
 #include "plans/evaluate.h"
 #include "plans/search_space.h"
+#include "sim/enum_names.h"
 
 #include <cstdint>
 #include <functional>

@@ -10,6 +10,7 @@
 // NIC hangs off the accelerator that owns it (NCCL's GPU-NIC affinity), and switches are logical
 // (a leaf of `nodes_per_leaf` nodes, whatever radix the real box has).
 #include "hardware/spec.h"
+#include "sim/enum_names.h"
 
 #include <boost/graph/adjacency_list.hpp>
 

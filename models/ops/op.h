@@ -8,6 +8,7 @@
 // queries attending to `kv_len` keys (a training micro-batch is one slice; a serving iteration
 // mixes prefill chunks and decodes). Its FLOPs and bytes are sums over the slices.
 #include "hardware/spec.h"
+#include "sim/enum_names.h"
 
 #include <cstdint>
 #include <string>

@@ -21,6 +21,7 @@
 // so zero-bubble schedules can run the weight-gradient work apart.
 #include "hardware/collectives/collective.h"
 #include "models/ops/op.h"
+#include "sim/enum_names.h"
 
 #include <cstdint>
 #include <optional>

@@ -4,6 +4,7 @@
 // SLOs. Plain data, filled by scenarios/ from the `serving`, `traffic` and `slo` sections.
 #include "hardware/spec.h"
 #include "models/program/layer_program.h"
+#include "sim/enum_names.h"
 #include "workloads/serving/traffic/traffic.h"
 
 #include <cstdint>

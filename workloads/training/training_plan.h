@@ -5,6 +5,7 @@
 // equality and a stable hash (for search caches); plans/constraints.h checks it against a model and
 // a cluster, and scenarios/ declares its keys.
 #include "models/program/layer_program.h"
+#include "sim/enum_names.h"
 #include "workloads/lengths/length_distribution.h"
 #include "workloads/parallelism.h"
 #include "workloads/training/moe_routing.h"

@@ -16,6 +16,7 @@
 //   prompt_tokens = prefix_tokens + session_tokens + a fresh draw from `prompt`
 // so `prompt` describes the part unique to the request (a single-turn request without a shared
 // prefix: the whole prompt). `output` is the number of tokens generated. Both draws are >= 1.
+#include "sim/enum_names.h"
 #include "sim/random.h"
 #include "workloads/lengths/length_distribution.h"
 #include "workloads/serving/request.h"
