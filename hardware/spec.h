@@ -4,6 +4,8 @@
 // FLOP/s, seconds, watts); bandwidths are per direction. These structs are filled from the YAML
 // catalog by scenarios/ (every number there carries its source) and read by models/ (roofline
 // costs) and hardware/network (collective costs).
+#include "sim/enum_names.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -11,8 +13,14 @@
 namespace fathom::hardware {
 
 enum class Dtype { fp32, tf32, bf16, fp16, fp8, int8 };
-const char* dtype_name(Dtype d);
-std::optional<Dtype> parse_dtype(const std::string& s);
+constexpr auto enum_names(Dtype) {
+    return sim::name_table<Dtype>({{Dtype::fp32, "fp32"},
+                                   {Dtype::tf32, "tf32"},
+                                   {Dtype::bf16, "bf16"},
+                                   {Dtype::fp16, "fp16"},
+                                   {Dtype::fp8, "fp8"},
+                                   {Dtype::int8, "int8"}});
+}
 // Bytes per element (fp8/int8 = 1, bf16/fp16 = 2, fp32/tf32 = 4).
 double dtype_bytes(Dtype d);
 
@@ -61,6 +69,10 @@ struct AcceleratorSpec {
 };
 
 enum class ScaleUpTopology { Switched, FullMesh };
+constexpr auto enum_names(ScaleUpTopology) {
+    return sim::name_table<ScaleUpTopology>(
+        {{ScaleUpTopology::Switched, "switched"}, {ScaleUpTopology::FullMesh, "full_mesh"}});
+}
 
 struct ScaleUpSpec {
     std::string id;
@@ -109,12 +121,21 @@ struct SsdSpec {
 };
 
 enum class ScaleOutTopology { FatTree2, FatTree3, RailOptimized, Dragonfly };
-const char* topology_name(ScaleOutTopology t);
+// In the order the key reference lists them (the default first).
+constexpr auto enum_names(ScaleOutTopology) {
+    return sim::name_table<ScaleOutTopology>({{ScaleOutTopology::RailOptimized, "rail-optimized"},
+                                              {ScaleOutTopology::FatTree2, "fat-tree-2"},
+                                              {ScaleOutTopology::FatTree3, "fat-tree-3"},
+                                              {ScaleOutTopology::Dragonfly, "dragonfly"}});
+}
 
 // How collectives are costed: closed forms (the default, the search's fast path), or flows on the
 // topology graph shared in SimGrid (hardware/network/simgrid_network.h).
 enum class NetworkBackend { Analytical, Simgrid };
-const char* network_name(NetworkBackend n);
+constexpr auto enum_names(NetworkBackend) {
+    return sim::name_table<NetworkBackend>(
+        {{NetworkBackend::Analytical, "analytical"}, {NetworkBackend::Simgrid, "simgrid"}});
+}
 
 // A cluster: `nodes` nodes of `gpus_per_node` accelerators on one scale-up fabric each, joined by
 // a scale-out network of `nics_per_node` NICs per node.

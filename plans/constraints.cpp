@@ -138,6 +138,35 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
 }  // namespace fathom::plans
 
 namespace fathom::plans {
+namespace {
+
+// The traffic a serving plan runs: a generator's missing or inconsistent parameters, or a trace
+// asked to do what only a generator can.
+void check_traffic(const workloads::serving::ServingPlan& p, std::vector<Violation>& v) {
+    using namespace workloads::serving;
+    auto add = [&v](std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); };
+    const auto& t = p.traffic;
+    if (t.trace.empty()) {
+        if (t.synthetic.num_requests < 1) add("traffic.num_requests", "missing: how many requests to generate");
+        if (t.mode == ArrivalMode::Closed && t.concurrency < 1)
+            add("traffic.concurrency", "missing: the number of clients");
+        const auto& a = t.synthetic.arrival;
+        if (t.mode == ArrivalMode::Open && a.kind != ArrivalKind::Offline) {
+            if (!(a.rate > 0))
+                add("traffic.rate", "missing: the request rate of " + std::string(sim::name(a.kind)) + " arrivals");
+            else if (auto why = a.check(); !why.empty()) add("traffic", why);
+        }
+        if (auto why = t.synthetic.prompt.check(); !why.empty()) add("traffic.prompt", why);
+        if (auto why = t.synthetic.output.check(); !why.empty()) add("traffic.output", why);
+    } else if (t.mode == ArrivalMode::Closed) {
+        add("traffic.trace", "a trace gives arrival times; it cannot drive a closed loop (arrival: concurrency)");
+    }
+    if (t.trace.empty() && !p.slo.classes.empty())
+        add("slo.classes",
+            "generated traffic has only the default class; classes come from a trace's slo_class column");
+}
+
+}  // namespace
 
 std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hardware::ClusterSpec& c,
                                           const workloads::serving::ServingPlan& p) {
@@ -196,26 +225,7 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
         add(p.disaggregated() ? "serving.disaggregation.decode.replicas" : "serving.replicas",
             "the plan needs " + str(p.gpus()) + " GPUs (replicas x tp x pp" +
                 std::string(p.disaggregated() ? ", both pools" : "") + ") but the cluster has " + str(c.gpus()));
-    const auto& t = p.traffic;
-    if (t.trace.empty()) {
-        if (t.synthetic.num_requests < 1) add("traffic.num_requests", "missing: how many requests to generate");
-        if (t.mode == ArrivalMode::Closed && t.concurrency < 1)
-            add("traffic.concurrency", "missing: the number of clients");
-        const auto& a = t.synthetic.arrival;
-        if (t.mode == ArrivalMode::Open && a.kind != ArrivalKind::Offline) {
-            if (!(a.rate > 0))
-                add("traffic.rate",
-                    "missing: the request rate of " + std::string(arrival_kind_name(a.kind)) + " arrivals");
-            else if (auto why = a.check(); !why.empty()) add("traffic", why);
-        }
-        if (auto why = t.synthetic.prompt.check(); !why.empty()) add("traffic.prompt", why);
-        if (auto why = t.synthetic.output.check(); !why.empty()) add("traffic.output", why);
-    } else if (t.mode == ArrivalMode::Closed) {
-        add("traffic.trace", "a trace gives arrival times; it cannot drive a closed loop (arrival: concurrency)");
-    }
-    if (t.trace.empty() && !p.slo.classes.empty())
-        add("slo.classes",
-            "generated traffic has only the default class; classes come from a trace's slo_class column");
+    check_traffic(p, v);
     if (p.kv.shared_prefix_attention && !p.kv.prefix_caching)
         add("serving.shared_prefix_attention",
             "needs serving.prefix_caching: true (the shared prefix is read from its one cached copy)");

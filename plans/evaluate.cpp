@@ -7,13 +7,13 @@
 namespace fathom::plans {
 
 std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& acc,
-                                                  const EvaluationContext& context, std::string& kind,
+                                                  const EvaluationContext& context, CostModelKind& kind,
                                                   models::Load load) {
     if (auto table = context.cost_table(acc.id)) {
-        kind = "table";
+        kind = CostModelKind::Table;
         return std::make_unique<models::TableCost>(std::move(table), acc, load);
     }
-    kind = "roofline";
+    kind = CostModelKind::Roofline;
     return models::make_roofline_cost(acc, load);
 }
 
@@ -57,9 +57,9 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     const auto cost = cost_model_for(first.accelerator, context, out.cost_model, models::Load::Serving);
     std::unique_ptr<models::CostModel> decode_cost;
     if (plan.disaggregated() && plan.decode->accelerator.id != first.accelerator.id) {
-        std::string kind;
+        CostModelKind kind{};
         decode_cost = cost_model_for(plan.decode->accelerator, context, kind, models::Load::Serving);
-        if (kind != out.cost_model) out.cost_model = "mixed";
+        if (kind != out.cost_model) out.cost_model = CostModelKind::Mixed;
     }
     const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);
     std::unique_ptr<RequestSource> source = plan.traffic.trace.empty()

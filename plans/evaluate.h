@@ -8,6 +8,7 @@
 #include "plans/constraints.h"
 #include "plans/context.h"
 #include "plans/scenario.h"
+#include "sim/enum_names.h"
 #include "workloads/serving/serving_sim.h"
 #include "workloads/training/training_step.h"
 
@@ -22,10 +23,18 @@ namespace fathom::plans {
 
 using WorkloadReport = std::variant<workloads::StepReport, workloads::serving::ServingReport>;
 
+// Where op costs came from: the accelerator's calibrated table, the roofline (no table), or both
+// (disaggregated pools on devices of which only some have a table).
+enum class CostModelKind { Table, Roofline, Mixed };
+constexpr auto enum_names(CostModelKind) {
+    return sim::name_table<CostModelKind>(
+        {{CostModelKind::Table, "table"}, {CostModelKind::Roofline, "roofline"}, {CostModelKind::Mixed, "mixed"}});
+}
+
 struct Outcome {
     std::vector<Violation> violations;  // non-empty: the plan cannot run, and there is no report
     std::optional<WorkloadReport> report;
-    std::string cost_model;  // "table" (calibrated) or "roofline"
+    CostModelKind cost_model = CostModelKind::Roofline;
 
     bool ok() const { return violations.empty() && report.has_value(); }
     const workloads::StepReport* training() const {
@@ -47,10 +56,10 @@ struct EvaluateOptions {
 Outcome evaluate(const Scenario& scenario, const EvaluationContext& context, const EvaluateOptions& options = {});
 // One training plan on a model and a cluster (what evaluate() does for a training scenario).
 // The op-cost model of an accelerator: its calibrated table when the context has one (kind
-// "table"), else the roofline ("roofline"); at sustained (training, serving) or kernel clocks
-// (an isolated benchmark loop).
+// Table), else the roofline (Roofline); at sustained (training, serving) or kernel clocks (an
+// isolated benchmark loop).
 std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& accelerator,
-                                                  const EvaluationContext& context, std::string& kind,
+                                                  const EvaluationContext& context, CostModelKind& kind,
                                                   models::Load load = models::Load::Sustained);
 
 Outcome evaluate_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,

@@ -3,7 +3,9 @@
 // serving_keys.cpp.
 #include "plans/keys.h"
 
+#include "hardware/routing/routing.h"
 #include "plans/key_decl.h"
+#include "plans/scenario.h"
 #include "sim/error.h"
 
 #include <cmath>
@@ -12,20 +14,6 @@
 namespace fathom::plans {
 
 using namespace key_decl;
-
-const char* key_type_name(KeyType t) {
-    switch (t) {
-        case KeyType::Integer: return "integer";
-        case KeyType::Number: return "number";
-        case KeyType::Boolean: return "boolean";
-        case KeyType::Choice: return "choice";
-        case KeyType::Quantity: return "quantity";
-        case KeyType::Text: return "text";
-        case KeyType::IntegerList: return "integer list";
-        case KeyType::ChoiceList: return "choice list";
-    }
-    return "?";
-}
 
 std::string format_value(const KeyValue& v) {
     if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
@@ -76,10 +64,7 @@ std::string check_value(const KeyInfo& k, const KeyValue& v) {
             if (!std::holds_alternative<std::string>(v)) return "expected a string";
             for (const auto& c : k.choices)
                 if (c == to_str(v)) return "";
-            std::string all;
-            for (size_t i = 0; i < k.choices.size(); ++i)
-                all += (i == 0 ? "" : i + 1 == k.choices.size() ? " or " : ", ") + k.choices[i];
-            return "expected " + all + ", got '" + to_str(v) + "'";
+            return sim::expected_one_of(k.choices, to_str(v));
         }
         case KeyType::ChoiceList: {
             if (!std::holds_alternative<std::string>(v)) return "expected a list";
@@ -104,12 +89,11 @@ std::string check_value(const KeyInfo& k, const KeyValue& v) {
     return "";
 }
 
+// Declarative table: the top-level keys and the sub-mappings (structure only).
 const std::vector<KeyInfo>& scenario_keys() {
     static const std::vector<KeyInfo> keys = {
         Decl("name", KeyType::Text, "label in reports").by_default("the file name"),
-        Decl("kind", KeyType::Choice, "what the scenario simulates")
-            .choices({"training", "serving"})
-            .by_default("training"),
+        Decl("kind", KeyType::Choice, "what the scenario simulates").choices_of<WorkloadKind>().by_default("training"),
         Decl("seed", KeyType::Integer,
              "seed of the named random streams; a training step is deterministic and ignores it")
             .range(0, 9.2e18)
@@ -192,12 +176,11 @@ const std::vector<KeyInfo>& scenario_keys() {
     return keys;
 }
 
+// Declarative table: the model.*, model.moe.* and model.mla.* keys.
 const std::vector<Key<models::ModelSpec>>& model_keys() {
     using models::ModelSpec;
     static const std::vector<Key<ModelSpec>> keys = finish<ModelSpec>({
-        {Decl("model.name", KeyType::Text, "display name").by_default("the id"),
-         [](ModelSpec& m, const KeyValue& v) { m.name = to_str(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.name; }},
+        {Decl("model.name", KeyType::Text, "display name").by_default("the id"), member<&ModelSpec::name>()},
         {Decl("model.architecture", KeyType::Choice,
               "model family: dense, or mixture of experts (moe, with `model.moe`)")
              .choices({"dense", "moe"})
@@ -205,180 +188,111 @@ const std::vector<Key<models::ModelSpec>>& model_keys() {
          [](ModelSpec&, const KeyValue&) {},
          [](const ModelSpec& m) -> KeyValue { return std::string(m.moe.enabled() ? "moe" : "dense"); }},
         {Decl("model.layers", KeyType::Integer, "transformer layers").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.layers = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.layers; }},
-        {Decl("model.hidden", KeyType::Integer, "hidden size").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.hidden = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.hidden; }},
+         member<&ModelSpec::layers>()},
+        {Decl("model.hidden", KeyType::Integer, "hidden size").range(1).required(), member<&ModelSpec::hidden>()},
         {Decl("model.heads", KeyType::Integer, "attention (query) heads").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.heads = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.heads; }},
+         member<&ModelSpec::heads>()},
         {Decl("model.kv_heads", KeyType::Integer, "key/value heads (grouped-query attention)")
              .range(1)
              .by_default("heads"),
-         [](ModelSpec& m, const KeyValue& v) { m.kv_heads = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.kv_heads; }},
+         member<&ModelSpec::kv_heads>()},
         {Decl("model.head_dim", KeyType::Integer, "dimension of one head").range(1).by_default("hidden / heads"),
-         [](ModelSpec& m, const KeyValue& v) { m.head_dim = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.head_dim; }},
+         member<&ModelSpec::head_dim>()},
         {Decl("model.ffn", KeyType::Integer, "MLP width of the dense layers")
              .range(1)
              .by_default("required with dense layers"),
-         [](ModelSpec& m, const KeyValue& v) { m.ffn = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.ffn; }},
+         member<&ModelSpec::ffn>()},
         {Decl("model.vocab", KeyType::Integer, "vocabulary size (as padded by the framework)").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.vocab = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.vocab; }},
+         member<&ModelSpec::vocab>()},
         {Decl("model.activation", KeyType::Choice, "MLP activation (swiglu and geglu are gated: two up projections)")
-             .choices({"gelu", "relu", "squared_relu", "swiglu", "geglu"})
+             .choices_of<models::Activation>()
              .required(),
-         [](ModelSpec& m, const KeyValue& v) {
-             const std::string& a = to_str(v);
-             m.activation = a == "relu"           ? models::Activation::Relu
-                            : a == "squared_relu" ? models::Activation::SquaredRelu
-                            : a == "swiglu"       ? models::Activation::Swiglu
-                            : a == "geglu"        ? models::Activation::Geglu
-                                                  : models::Activation::Gelu;
-         },
-         [](const ModelSpec& m) -> KeyValue { return std::string(models::activation_name(m.activation)); }},
-        {Decl("model.norm", KeyType::Choice, "normalization").choices({"layernorm", "rmsnorm"}),
-         [](ModelSpec& m, const KeyValue& v) {
-             m.norm = to_str(v) == "rmsnorm" ? models::Norm::RmsNorm : models::Norm::LayerNorm;
-         },
-         [](const ModelSpec& m) -> KeyValue {
-             return std::string(m.norm == models::Norm::RmsNorm ? "rmsnorm" : "layernorm");
-         }},
+         member<&ModelSpec::activation>()},
+        {Decl("model.norm", KeyType::Choice, "normalization").choices_of<models::Norm>(), member<&ModelSpec::norm>()},
         {Decl("model.position_embedding", KeyType::Choice, "position embedding")
-             .choices({"rope", "alibi", "learned", "none"}),
-         [](ModelSpec& m, const KeyValue& v) {
-             const std::string& p = to_str(v);
-             m.position = p == "alibi"     ? models::PositionEmbedding::Alibi
-                          : p == "learned" ? models::PositionEmbedding::Learned
-                          : p == "none"    ? models::PositionEmbedding::None
-                                           : models::PositionEmbedding::Rope;
-         },
-         [](const ModelSpec& m) -> KeyValue {
-             switch (m.position) {
-                 case models::PositionEmbedding::Alibi: return std::string("alibi");
-                 case models::PositionEmbedding::Learned: return std::string("learned");
-                 case models::PositionEmbedding::None: return std::string("none");
-                 default: return std::string("rope");
-             }
-         }},
+             .choices_of<models::PositionEmbedding>(),
+         member<&ModelSpec::position>()},
         {Decl("model.tied_embeddings", KeyType::Boolean, "output layer shares the input embedding"),
-         [](ModelSpec& m, const KeyValue& v) { m.tied_embeddings = to_bool(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.tied_embeddings; }},
+         member<&ModelSpec::tied_embeddings>()},
         {Decl("model.max_seq_len", KeyType::Integer, "context length the model was trained for (0: not stated)")
              .range(0),
-         [](ModelSpec& m, const KeyValue& v) { m.max_seq_len = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.max_seq_len; }},
-        {Decl("model.qkv_bias", KeyType::Boolean, "linear layers carry biases"),
-         [](ModelSpec& m, const KeyValue& v) { m.bias = to_bool(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.bias; }},
+         member<&ModelSpec::max_seq_len>()},
+        {Decl("model.qkv_bias", KeyType::Boolean, "linear layers carry biases"), member<&ModelSpec::bias>()},
         {Decl("model.moe.num_experts", KeyType::Integer, "routed experts per MoE layer").range(2).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.moe.num_experts = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.moe.num_experts; }},
+         member<&ModelSpec::moe, &models::MoeSpec::num_experts>()},
         {Decl("model.moe.top_k", KeyType::Integer, "experts each token is routed to").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.moe.top_k = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.moe.top_k; }},
+         member<&ModelSpec::moe, &models::MoeSpec::top_k>()},
         {Decl("model.moe.expert_ffn", KeyType::Integer, "MLP width of one expert (gated like the dense MLP)")
              .range(1)
              .required(),
-         [](ModelSpec& m, const KeyValue& v) { m.moe.expert_ffn = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.moe.expert_ffn; }},
+         member<&ModelSpec::moe, &models::MoeSpec::expert_ffn>()},
         {Decl("model.moe.shared_experts", KeyType::Integer, "always-active experts of width expert_ffn").range(0),
-         [](ModelSpec& m, const KeyValue& v) { m.moe.shared_experts = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.moe.shared_experts; }},
+         member<&ModelSpec::moe, &models::MoeSpec::shared_experts>()},
         {Decl("model.moe.dense_layers", KeyType::Integer,
               "leading dense layers (MLP width ffn) before the first MoE layer")
              .range(0),
-         [](ModelSpec& m, const KeyValue& v) { m.moe.dense_layers = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.moe.dense_layers; }},
+         member<&ModelSpec::moe, &models::MoeSpec::dense_layers>()},
         {Decl("model.moe.layer_frequency", KeyType::Integer,
               "every n-th layer after the dense ones is MoE, the others dense (2: Llama 4 Maverick's interleave)")
              .range(1),
-         [](ModelSpec& m, const KeyValue& v) { m.moe.layer_frequency = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.moe.layer_frequency; }},
+         member<&ModelSpec::moe, &models::MoeSpec::layer_frequency>()},
         {Decl("model.mla.q_lora_rank", KeyType::Integer, "query bottleneck rank (0: one query projection)").range(0),
-         [](ModelSpec& m, const KeyValue& v) { m.mla.q_lora_rank = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.mla.q_lora_rank; }},
+         member<&ModelSpec::mla, &models::MlaSpec::q_lora_rank>()},
         {Decl("model.mla.kv_lora_rank", KeyType::Integer, "key/value latent rank").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.mla.kv_lora_rank = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.mla.kv_lora_rank; }},
+         member<&ModelSpec::mla, &models::MlaSpec::kv_lora_rank>()},
         {Decl("model.mla.qk_nope_head_dim", KeyType::Integer, "per-head query/key dimensions without rotary")
              .range(1)
              .required(),
-         [](ModelSpec& m, const KeyValue& v) { m.mla.qk_nope_head_dim = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.mla.qk_nope_head_dim; }},
+         member<&ModelSpec::mla, &models::MlaSpec::qk_nope_head_dim>()},
         {Decl("model.mla.qk_rope_head_dim", KeyType::Integer,
               "per-head rotary query/key dimensions (one shared rotary key)")
              .range(1)
              .required(),
-         [](ModelSpec& m, const KeyValue& v) { m.mla.qk_rope_head_dim = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.mla.qk_rope_head_dim; }},
+         member<&ModelSpec::mla, &models::MlaSpec::qk_rope_head_dim>()},
         {Decl("model.mla.v_head_dim", KeyType::Integer, "per-head value dimensions").range(1).required(),
-         [](ModelSpec& m, const KeyValue& v) { m.mla.v_head_dim = to_int(v); },
-         [](const ModelSpec& m) -> KeyValue { return m.mla.v_head_dim; }},
+         member<&ModelSpec::mla, &models::MlaSpec::v_head_dim>()},
     });
     return keys;
 }
 
+// Declarative table: the cluster.* and cluster.scale_out.* keys.
 const std::vector<Key<ClusterRequest>>& cluster_keys() {
     using R = ClusterRequest;
     static const std::vector<Key<R>> keys = finish<R>({
         {Decl("cluster.accelerator", KeyType::Text, "accelerator catalog id (`fathom list hardware`)").required(),
-         [](R& r, const KeyValue& v) { r.accelerator = to_str(v); },
-         [](const R& r) -> KeyValue { return r.accelerator; }},
-        {Decl("cluster.nodes", KeyType::Integer, "nodes").range(1).required(),
-         [](R& r, const KeyValue& v) { r.nodes = to_int32(v); },
-         [](const R& r) -> KeyValue { return int64_t{r.nodes}; }},
+         member<&R::accelerator>()},
+        {Decl("cluster.nodes", KeyType::Integer, "nodes").range(1).required(), member<&R::nodes>()},
         {Decl("cluster.gpus_per_node", KeyType::Integer, "accelerators per node (one scale-up domain)")
              .range(1)
              .required(),
-         [](R& r, const KeyValue& v) { r.gpus_per_node = to_int32(v); },
-         [](const R& r) -> KeyValue { return int64_t{r.gpus_per_node}; }},
+         member<&R::gpus_per_node>()},
         {Decl("cluster.scale_up", KeyType::Text, "scale-up fabric catalog id").by_default("the accelerator's fabric"),
-         [](R& r, const KeyValue& v) { r.scale_up = to_str(v); }, [](const R& r) -> KeyValue { return r.scale_up; }},
+         member<&R::scale_up>()},
         {Decl("cluster.pcie", KeyType::Text, "host link catalog id (no workload uses it yet: a warning says so)"),
-         [](R& r, const KeyValue& v) { r.pcie = to_str(v); }, [](const R& r) -> KeyValue { return r.pcie; }},
+         member<&R::pcie>()},
         {Decl("cluster.ssd", KeyType::Text, "local SSD catalog id (no workload uses it yet: a warning says so)"),
-         [](R& r, const KeyValue& v) { r.ssd = to_str(v); }, [](const R& r) -> KeyValue { return r.ssd; }},
-        {Decl("cluster.scale_out.nic", KeyType::Text, "NIC catalog id"),
-         [](R& r, const KeyValue& v) { r.nic = to_str(v); }, [](const R& r) -> KeyValue { return r.nic; }},
+         member<&R::ssd>()},
+        {Decl("cluster.scale_out.nic", KeyType::Text, "NIC catalog id"), member<&R::nic>()},
         {Decl("cluster.scale_out.nics_per_node", KeyType::Integer, "NICs per node").range(1),
-         [](R& r, const KeyValue& v) { r.nics_per_node = to_int32(v); },
-         [](const R& r) -> KeyValue { return int64_t{r.nics_per_node}; }},
+         member<&R::nics_per_node>()},
         {Decl("cluster.scale_out.topology", KeyType::Choice,
               "scale-out network (rail-optimized and fat-tree-2 give the same results in the analytical network)")
-             .choices({"rail-optimized", "fat-tree-2", "fat-tree-3", "dragonfly"}),
-         [](R& r, const KeyValue& v) {
-             const std::string& t = to_str(v);
-             r.topology = t == "fat-tree-2"   ? hardware::ScaleOutTopology::FatTree2
-                          : t == "fat-tree-3" ? hardware::ScaleOutTopology::FatTree3
-                          : t == "dragonfly"  ? hardware::ScaleOutTopology::Dragonfly
-                                              : hardware::ScaleOutTopology::RailOptimized;
-         },
-         [](const R& r) -> KeyValue { return std::string(hardware::topology_name(r.topology)); }},
+             .choices_of<hardware::ScaleOutTopology>(),
+         member<&R::topology>()},
         {Decl("cluster.scale_out.oversubscription", KeyType::Number, "leaf uplink oversubscription").range(1),
-         [](R& r, const KeyValue& v) { r.oversubscription = to_double(v); },
-         [](const R& r) -> KeyValue { return r.oversubscription; }},
+         member<&R::oversubscription>()},
         {Decl("cluster.scale_out.nodes_per_leaf", KeyType::Integer, "nodes (or rail groups) under one leaf switch")
              .range(1),
-         [](R& r, const KeyValue& v) { r.nodes_per_leaf = to_int32(v); },
-         [](const R& r) -> KeyValue { return int64_t{r.nodes_per_leaf}; }},
+         member<&R::nodes_per_leaf>()},
         {Decl("cluster.scale_out.routing", KeyType::Choice,
               "how the switches spread flows over equal-cost paths (simgrid network only)")
-             .choices({"ecmp", "spray", "dmodk", "shortest-path"}),
-         [](R& r, const KeyValue& v) { r.routing = to_str(v); }, [](const R& r) -> KeyValue { return r.routing; }},
+             .choices(registry_names(hardware::routing_registry())),
+         member<&R::routing>()},
         {Decl("cluster.network", KeyType::Choice,
               "how collectives are costed: closed forms, or every group's flows on the topology graph sharing links in "
               "SimGrid")
-             .choices({"analytical", "simgrid"}),
-         [](R& r, const KeyValue& v) {
-             r.network =
-                 to_str(v) == "simgrid" ? hardware::NetworkBackend::Simgrid : hardware::NetworkBackend::Analytical;
-         },
-         [](const R& r) -> KeyValue { return std::string(hardware::network_name(r.network)); }},
+             .choices_of<hardware::NetworkBackend>(),
+         member<&R::network>()},
     });
     return keys;
 }
@@ -441,15 +355,14 @@ const KeyInfo* find_key(const std::string& path) {
 std::string key_reference_markdown() {
     std::string out = "| key | type | default | meaning |\n|---|---|---|---|\n";
     for (const KeyInfo* k : all_keys()) {
-        std::string type = key_type_name(k->type);
+        std::string type = sim::name(k->type);
         if (k->type == KeyType::Choice || k->type == KeyType::ChoiceList) {
             type.clear();
             for (const auto& c : k->choices) type += (type.empty() ? "" : " \\| ") + ("`" + c + "`");
             if (k->type == KeyType::ChoiceList) type = "list of " + type;
         }
         if (k->type == KeyType::Quantity)
-            type +=
-                std::string(" (") + sim::dimension_name(k->unit) + ", e.g. `" + sim::dimension_example(k->unit) + "`)";
+            type += std::string(" (") + sim::name(k->unit) + ", e.g. `" + sim::dimension_example(k->unit) + "`)";
         if (!k->shown_type.empty()) type = k->shown_type;
         else if (k->type == KeyType::Integer || k->type == KeyType::Number || k->type == KeyType::IntegerList) {
             char buf[64];

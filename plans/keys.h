@@ -12,6 +12,7 @@
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
 #include "plans/search_space.h"
+#include "sim/enum_names.h"
 #include "sim/units.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -26,7 +28,16 @@ namespace fathom::plans {
 
 // ChoiceList: several of the declared choices, a YAML list; held as one string, comma-separated.
 enum class KeyType { Integer, Number, Boolean, Choice, Quantity, Text, IntegerList, ChoiceList };
-const char* key_type_name(KeyType t);
+constexpr auto enum_names(KeyType) {
+    return sim::name_table<KeyType>({{KeyType::Integer, "integer"},
+                                     {KeyType::Number, "number"},
+                                     {KeyType::Boolean, "boolean"},
+                                     {KeyType::Choice, "choice"},
+                                     {KeyType::Quantity, "quantity"},
+                                     {KeyType::Text, "text"},
+                                     {KeyType::IntegerList, "integer list"},
+                                     {KeyType::ChoiceList, "choice list"}});
+}
 
 using KeyValue = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>>;
 std::string format_value(const KeyValue& v);
@@ -50,11 +61,24 @@ struct KeyInfo {
 // Empty when `v` has the key's type and lies in its range or choices, else why not.
 std::string check_value(const KeyInfo& k, const KeyValue& v);
 
+// A key of a T (a plan, a model spec): its declaration, and the functions that write and read its
+// value. Most keys are one member, or a member of a member, whose accessors are composed from the
+// member pointers by plans/key_decl.h (member<&T::a, &A::b>()); a key whose value is computed
+// gives its own two functions.
 template <typename T>
 struct Key {
+    using Setter = void (*)(T&, const KeyValue&);
+    using Getter = KeyValue (*)(const T&);
+    struct Access {
+        Setter set;
+        Getter get;
+    };
+    Key(KeyInfo i, Access a) : info(std::move(i)), set(a.set), get(a.get) {}
+    Key(KeyInfo i, Setter s, Getter g) : info(std::move(i)), set(s), get(g) {}
+
     KeyInfo info;
-    void (*set)(T&, const KeyValue&);
-    KeyValue (*get)(const T&);
+    Setter set;
+    Getter get;
 };
 
 const std::vector<KeyInfo>& scenario_keys();

@@ -27,7 +27,7 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
         s.add("flow_transfers", static_cast<int64_t>(r.flow_transfers));
         s.add("flows", static_cast<int64_t>(r.flows));
     }
-    s.add("cost_model", o.cost_model);
+    s.add("cost_model", std::string(sim::name(o.cost_model)));
     s.add("outside_calibrated_range", r.uncalibrated_ops);
     std::vector<Record> stages;
     for (size_t i = 0; i < r.stages.size(); ++i) {
@@ -122,7 +122,7 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     s.add("iterations", r.iterations);
     s.add("events", static_cast<int64_t>(r.events));
     s.add("cost_cache_entries", r.cost_cache_entries);
-    s.add("cost_model", o.cost_model);
+    s.add("cost_model", std::string(sim::name(o.cost_model)));
 }
 
 // Stable across runs and platforms: every serving key's value, in declaration order.
@@ -157,7 +157,7 @@ Report make_report(const Scenario& scenario, const Outcome& outcome) {
     Report rep;
     Record& s = rep.summary;
     s.add("scenario", scenario.name);
-    s.add("kind", std::string(workload_kind_name(scenario.kind())));
+    s.add("kind", std::string(sim::name(scenario.kind())));
     s.add("model", scenario.model.id);
     s.add("accelerator", scenario.cluster.accelerator.id);
     s.add("gpus", static_cast<int64_t>(scenario.cluster.gpus()));

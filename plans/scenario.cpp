@@ -9,12 +9,4 @@ std::string Warning::text() const {
     return (out.empty() ? "" : out + ": ") + message;
 }
 
-const char* workload_kind_name(WorkloadKind k) {
-    switch (k) {
-        case WorkloadKind::Training: return "training";
-        case WorkloadKind::Serving: return "serving";
-    }
-    return "?";
-}
-
 }  // namespace fathom::plans

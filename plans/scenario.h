@@ -7,6 +7,7 @@
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
 #include "plans/search_space.h"
+#include "sim/enum_names.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
@@ -28,7 +29,9 @@ struct Warning {
 };
 
 enum class WorkloadKind { Training, Serving };
-const char* workload_kind_name(WorkloadKind k);
+constexpr auto enum_names(WorkloadKind) {
+    return sim::name_table<WorkloadKind>({{WorkloadKind::Training, "training"}, {WorkloadKind::Serving, "serving"}});
+}
 
 using WorkloadPlan = std::variant<workloads::TrainingPlan, workloads::serving::ServingPlan>;
 

@@ -4,6 +4,7 @@
 #include "plans/keys.h"
 #include "plans/search_wire.h"
 #include "sim/error.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
 #include "workloads/training/training_memory.h"
 
 #include <algorithm>
@@ -19,16 +20,6 @@
 namespace fathom::plans {
 
 using workloads::TrainingPlan;
-
-const char* candidate_status_name(CandidateStatus s) {
-    switch (s) {
-        case CandidateStatus::Evaluated: return "evaluated";
-        case CandidateStatus::Pruned: return "pruned";
-        case CandidateStatus::OutOfMemory: return "out_of_memory";
-        case CandidateStatus::Skipped: return "skipped";
-    }
-    return "?";
-}
 
 std::vector<int64_t> divisors(int64_t n) {
     std::vector<int64_t> out;
@@ -60,7 +51,7 @@ SearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpe
     if (s.micro_batch.empty()) s.micro_batch = {1, 2, 4};
     if (s.global_batch.empty()) s.global_batch = {base.training.global_batch};
     if (s.zero_stage.empty()) s.zero_stage = {0, 1, 2, 3};
-    if (s.recompute.empty()) s.recompute = {"none", "selective", "full"};
+    if (s.recompute.empty()) s.recompute = sim::choices<workloads::Recompute>();
     if (s.schedule.empty()) s.schedule = {"auto"};
     if (s.dtype.empty()) s.dtype = {std::get<std::string>(get_training_key(base, "stack.dtype"))};
     return s;
@@ -174,9 +165,7 @@ std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& mode
                                 p.training.layers_per_virtual_stage.clear();
                                 set_training_key(p, "training.recompute", rc);
                                 set_training_key(p, "training.schedule",
-                                                 sched != "auto" ? sched
-                                                 : layout.vp > 1 ? "interleaved-1f1b"
-                                                                 : "1f1b");
+                                                 sched != "auto" ? sched : workloads::default_schedule(layout));
                                 set_training_key(p, "stack.dtype", dt);
                                 out.push_back(std::move(p));
                             }

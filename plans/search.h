@@ -11,6 +11,7 @@
 // (those not started are reported as skipped).
 #include "plans/evaluate.h"
 #include "plans/search_space.h"
+#include "sim/enum_names.h"
 
 #include <cstdint>
 #include <functional>
@@ -20,7 +21,12 @@
 namespace fathom::plans {
 
 enum class CandidateStatus { Evaluated, Pruned, OutOfMemory, Skipped };
-const char* candidate_status_name(CandidateStatus s);
+constexpr auto enum_names(CandidateStatus) {
+    return sim::name_table<CandidateStatus>({{CandidateStatus::Evaluated, "evaluated"},
+                                             {CandidateStatus::Pruned, "pruned"},
+                                             {CandidateStatus::OutOfMemory, "out_of_memory"},
+                                             {CandidateStatus::Skipped, "skipped"}});
+}
 
 struct Candidate {
     int64_t index = 0;

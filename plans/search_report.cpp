@@ -9,7 +9,7 @@ Record training_candidate_record(const Candidate& c) {
     const auto& t = c.plan.training;
     Record r;
     r.add("index", c.index);
-    r.add("status", std::string(candidate_status_name(c.status)));
+    r.add("status", std::string(sim::name(c.status)));
     r.add("dp", int64_t{l.dp});
     r.add("tp", int64_t{l.tp});
     r.add("pp", int64_t{l.pp});
@@ -19,7 +19,7 @@ Record training_candidate_record(const Candidate& c) {
     r.add("micro_batch_size", int64_t{t.micro_batch});
     r.add("global_batch_size", int64_t{t.global_batch});
     r.add("zero_stage", int64_t{t.zero_stage});
-    r.add("recompute", std::string(workloads::recompute_name(t.recompute)));
+    r.add("recompute", std::string(sim::name(t.recompute)));
     r.add("schedule", t.schedule);
     r.add("dtype", std::get<std::string>(get_training_key(c.plan, "stack.dtype")));
     r.add("plan", c.plan.describe());
@@ -43,7 +43,7 @@ Record serving_candidate_record(const ServingCandidate& c, bool capacity) {
     const auto& l = p.disaggregated() ? *p.prefill : p.replica;
     Record r;
     r.add("index", c.index);
-    r.add("status", std::string(candidate_status_name(c.status)));
+    r.add("status", std::string(sim::name(c.status)));
     r.add("layout", c.layout);
     r.add("accelerator", l.accelerator.id);
     r.add("gpus", int64_t{p.gpus()});

@@ -24,7 +24,7 @@ struct SearchSpace {
     std::vector<int64_t> vp, cp, ep;
     std::vector<int64_t> micro_batch, global_batch, zero_stage;
     std::vector<std::string> recompute;  // none | selective | full
-    std::vector<std::string> schedule;   // registered schedules, or "auto" (1f1b, interleaved-1f1b when vp > 1)
+    std::vector<std::string> schedule;   // registered schedules, or "auto" (workloads::default_schedule)
     std::vector<std::string> dtype;      // GEMM dtype (stack.dtype)
     // Gradient noise scale in sequences (McCandlish et al. 2018): a step of global batch B is worth
     // (b_noise + B0) / (b_noise + B) of one at the scenario's batch B0, per sequence. 0: not given

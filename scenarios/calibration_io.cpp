@@ -40,6 +40,86 @@ std::vector<std::string> split_csv(const std::string& line) {
     return out;
 }
 
+namespace {
+
+// One row of a measurements file, its fields read by column name; errors name the file, the line
+// and the column.
+struct CsvRow {
+    const std::map<std::string, size_t>& col;
+    std::vector<std::string> fields;
+    const std::string& path;
+    int line_no;
+
+    std::string get(const char* name) const {
+        auto it = col.find(name);
+        return it == col.end() || it->second >= fields.size() ? std::string() : fields[it->second];
+    }
+    double num(const char* name, bool required) const {
+        const std::string s = get(name);
+        if (s.empty()) {
+            if (required) throw sim::InputError(std::string("missing value"), path, line_no, name);
+            return 0;
+        }
+        try {
+            size_t pos = 0;
+            const double v = std::stod(s, &pos);
+            if (pos == s.size()) return v;
+        } catch (const std::exception&) {}
+        throw sim::InputError("expected a number, got '" + s + "'", path, line_no, name);
+    }
+    // Shapes are whole, positive and below 2^53 (a fuzzer found 2.9e23 converted to int64: UB).
+    int64_t i64(const char* name) const {
+        const double v = num(name, true);
+        if (!(v >= 1 && v <= 9007199254740992.0) || v != std::floor(v))
+            throw sim::InputError("expected a whole number from 1 to 2^53, got '" + get(name) + "'", path, line_no,
+                                  name);
+        return static_cast<int64_t>(v);
+    }
+};
+
+// The kernel a row measured: a GEMM, an attention pass, or a memory-bound kernel named `op`. Row
+// kernels give their row width on every row of the op or on none: the width is a coordinate of the
+// op's table group (a fuzzer found a group mixing both read out of bounds).
+models::OpDesc row_op(const CsvRow& r, const std::string& op, hardware::Dtype dtype,
+                      std::map<std::string, bool>& row_width_given) {
+    if (op == "gemm")
+        return models::gemm_op("gemm", r.i64("m"), r.i64("n"), r.i64("k"), dtype,
+                               r.get("batch").empty() ? 1 : r.i64("batch"));
+    if (op == "attention_fwd" || op == "attention_bwd") {
+        models::AttentionShape s;
+        s.heads = r.i64("heads");
+        s.kv_heads = r.get("kv_heads").empty() ? s.heads : r.i64("kv_heads");
+        models::SequenceSlice x;
+        x.count = r.i64("batch");
+        x.q_len = r.i64("seq_len");
+        x.kv_len = r.get("kv_len").empty() ? x.q_len : r.i64("kv_len");
+        s.slices = {x};
+        s.head_dim = r.i64("head_dim");
+        s.causal = r.get("causal") == "1" || r.get("causal") == "true";
+        return models::attention_op(op == "attention_bwd", s, dtype);
+    }
+    if (op.empty()) throw sim::InputError("empty op", r.path, r.line_no, "op");
+    const double bytes = r.num("bytes", true);
+    if (!(bytes > 0) || !std::isfinite(bytes))
+        throw sim::InputError("must be a positive finite number of bytes, got '" + r.get("bytes") + "'", r.path,
+                              r.line_no, "bytes");
+    models::OpDesc m = models::memory_op(op, bytes);
+    m.dtype = dtype;
+    // Row kernels keep their row width (a coordinate of their table group).
+    if (models::row_kernel(op)) {
+        const bool given = !r.get("n").empty();
+        const auto [it, first] = row_width_given.emplace(op, given);
+        if (!first && it->second != given)
+            throw sim::InputError("the rows of '" + op + "' must all give their row width or none may (" +
+                                      (given ? "earlier rows do not" : "earlier rows do") + ")",
+                                  r.path, r.line_no, "n");
+        if (given) m.n = r.i64("n");
+    }
+    return m;
+}
+
+}  // namespace
+
 MeasurementFile read_measurements_csv(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw sim::InputError("cannot open measurements file", path);
@@ -51,88 +131,27 @@ MeasurementFile read_measurements_csv(const std::string& path) {
     for (const char* required : {"op", "dtype", "time_us"})
         if (!col.count(required)) throw sim::InputError(std::string("missing column '") + required + "'", path, 1);
     MeasurementFile out;
-    // Row kernels give their row width on every row of the op or on none: the width is a
-    // coordinate of the op's table group (a fuzzer found a group mixing both read out of bounds).
     std::map<std::string, bool> row_width_given;
     int line_no = 1;
     while (std::getline(in, line)) {
         ++line_no;
         if (line.empty()) continue;
-        const auto f = split_csv(line);
-        auto get = [&](const char* name) -> std::string {
-            auto it = col.find(name);
-            return it == col.end() || it->second >= f.size() ? std::string() : f[it->second];
-        };
-        auto num = [&](const char* name, bool required) -> double {
-            const std::string s = get(name);
-            if (s.empty()) {
-                if (required) throw sim::InputError(std::string("missing value"), path, line_no, name);
-                return 0;
-            }
-            try {
-                size_t pos = 0;
-                const double v = std::stod(s, &pos);
-                if (pos == s.size()) return v;
-            } catch (const std::exception&) {}
-            throw sim::InputError("expected a number, got '" + s + "'", path, line_no, name);
-        };
-        const std::string op = get("op");
-        const double t = num("time_us", true) * 1e-6;
+        const CsvRow r{col, split_csv(line), path, line_no};
+        const std::string op = r.get("op");
+        const double t = r.num("time_us", true) * 1e-6;
         if (!(t > 0) || !std::isfinite(t))
             throw sim::InputError(
-                "a kernel time must be a positive finite number of microseconds, got '" + get("time_us") + "'", path,
+                "a kernel time must be a positive finite number of microseconds, got '" + r.get("time_us") + "'", path,
                 line_no, "time_us");
         if (op == "launch") {
             out.launch_us.push_back(t * 1e6);
             continue;
         }
-        const auto dtype = hardware::parse_dtype(get("dtype"));
-        if (!dtype) throw sim::InputError("unknown dtype '" + get("dtype") + "'", path, line_no, "dtype");
+        const auto dtype = sim::lookup<hardware::Dtype>(r.get("dtype"));
+        if (!dtype) throw sim::InputError("unknown dtype '" + r.get("dtype") + "'", path, line_no, "dtype");
         models::Measurement m;
         m.seconds = t;
-        // Shapes are whole, positive and below 2^53 (a fuzzer found 2.9e23 converted to int64: UB).
-        auto i64 = [&](const char* name) {
-            const double v = num(name, true);
-            if (!(v >= 1 && v <= 9007199254740992.0) || v != std::floor(v))
-                throw sim::InputError("expected a whole number from 1 to 2^53, got '" + get(name) + "'", path, line_no,
-                                      name);
-            return static_cast<int64_t>(v);
-        };
-        if (op == "gemm") {
-            m.op =
-                models::gemm_op("gemm", i64("m"), i64("n"), i64("k"), *dtype, get("batch").empty() ? 1 : i64("batch"));
-        } else if (op == "attention_fwd" || op == "attention_bwd") {
-            models::AttentionShape s;
-            s.heads = i64("heads");
-            s.kv_heads = get("kv_heads").empty() ? s.heads : i64("kv_heads");
-            models::SequenceSlice x;
-            x.count = i64("batch");
-            x.q_len = i64("seq_len");
-            x.kv_len = get("kv_len").empty() ? x.q_len : i64("kv_len");
-            s.slices = {x};
-            s.head_dim = i64("head_dim");
-            s.causal = get("causal") == "1" || get("causal") == "true";
-            m.op = models::attention_op(op == "attention_bwd", s, *dtype);
-        } else if (!op.empty()) {
-            const double bytes = num("bytes", true);
-            if (!(bytes > 0) || !std::isfinite(bytes))
-                throw sim::InputError("must be a positive finite number of bytes, got '" + get("bytes") + "'", path,
-                                      line_no, "bytes");
-            m.op = models::memory_op(op, bytes);
-            m.op.dtype = *dtype;
-            // Row kernels keep their row width (a coordinate of their table group).
-            if (models::row_kernel(op)) {
-                const bool given = !get("n").empty();
-                const auto [it, first] = row_width_given.emplace(op, given);
-                if (!first && it->second != given)
-                    throw sim::InputError("the rows of '" + op + "' must all give their row width or none may (" +
-                                              (given ? "earlier rows do not" : "earlier rows do") + ")",
-                                          path, line_no, "n");
-                if (given) m.op.n = i64("n");
-            }
-        } else {
-            throw sim::InputError("empty op", path, line_no, "op");
-        }
+        m.op = row_op(r, op, *dtype, row_width_given);
         out.rows.push_back(std::move(m));
     }
     return out;
@@ -148,9 +167,9 @@ void write_calibration_table(const models::CalibrationTable& t, const std::strin
     e << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
     for (const auto& g : t.groups) {
         e << YAML::BeginMap;
-        e << YAML::Key << "kind" << YAML::Value << models::op_kind_name(g.kind);
+        e << YAML::Key << "kind" << YAML::Value << sim::name(g.kind);
         e << YAML::Key << "op" << YAML::Value << g.op;
-        e << YAML::Key << "dtype" << YAML::Value << hardware::dtype_name(g.dtype);
+        e << YAML::Key << "dtype" << YAML::Value << sim::name(g.dtype);
         e << YAML::Key << "coef" << YAML::Value << YAML::Flow << g.coef;
         e << YAML::Key << "lo" << YAML::Value << YAML::Flow << g.lo;
         e << YAML::Key << "hi" << YAML::Value << YAML::Flow << g.hi;
@@ -190,17 +209,11 @@ models::CalibrationTable read_calibration_table(const std::string& path) {
     for (const auto& gn : root.child("groups").items()) {
         gn.allow_only({"kind", "op", "dtype", "coef", "lo", "hi", "points"});
         models::CalibrationGroup g;
-        const std::string kind = gn.str("kind");
-        bool known = false;
-        for (auto k : {models::OpKind::Gemm, models::OpKind::AttentionFwd, models::OpKind::AttentionBwd,
-                       models::OpKind::MemoryBound, models::OpKind::Optimizer})
-            if (kind == models::op_kind_name(k)) {
-                g.kind = k;
-                known = true;
-            }
-        if (!known) gn.fail("kind", "unknown op kind '" + kind + "'");
+        const auto kind = sim::lookup<models::OpKind>(gn.str("kind"));
+        if (!kind) gn.fail("kind", "unknown op kind '" + gn.str("kind") + "'");
+        g.kind = *kind;
         g.op = gn.str("op");
-        const auto d = hardware::parse_dtype(gn.str("dtype"));
+        const auto d = sim::lookup<hardware::Dtype>(gn.str("dtype"));
         if (!d) gn.fail("dtype", "unknown dtype");
         g.dtype = *d;
         g.coef = doubles(gn.child("coef"));

@@ -45,7 +45,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     a.vendor = n.str("vendor");
     const Node peaks = n.child("peak_dense");
     for (const auto& k : peaks.keys()) {
-        const auto d = hardware::parse_dtype(k);
+        const auto d = sim::lookup<hardware::Dtype>(k);
         if (!d) peaks.fail(k, "unknown dtype '" + k + "'");
         a.peak_flops[*d] = peaks.sourced_quantity(k, Dimension::FlopRate);
     }
@@ -70,7 +70,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
                   "attention_mla_decode_efficiency"});
     const Node ge = c.child("gemm_efficiency");
     for (const auto& k : ge.keys()) {
-        const auto d = hardware::parse_dtype(k);
+        const auto d = sim::lookup<hardware::Dtype>(k);
         if (!d) ge.fail(k, "unknown dtype '" + k + "'");
         a.calibration.gemm_efficiency[*d] = ge.sourced_number(k);
     }
@@ -111,9 +111,9 @@ hardware::ScaleUpSpec parse_fabric(const Node& n) {
     f.id = n.str("id");
     f.name = n.str("name");
     const std::string topo = n.str("topology");
-    if (topo == "switched") f.topology = hardware::ScaleUpTopology::Switched;
-    else if (topo == "full_mesh") f.topology = hardware::ScaleUpTopology::FullMesh;
-    else n.fail("topology", "expected switched or full_mesh, got '" + topo + "'");
+    const auto topology = sim::lookup<hardware::ScaleUpTopology>(topo);
+    if (!topology) n.fail("topology", sim::expected_one_of(sim::choices<hardware::ScaleUpTopology>(), topo));
+    f.topology = *topology;
     f.bandwidth_per_gpu = n.sourced_quantity("bandwidth_per_gpu", Dimension::Bandwidth);
     f.link_bandwidth = n.sourced_quantity("link_bandwidth", Dimension::Bandwidth);
     f.latency = n.sourced_quantity("latency", Dimension::Time);

@@ -65,8 +65,8 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
                    k = positive_int(b, "benchmark", "K");
         const hardware::Dtype d = case_dtype(opt_str(b, "dtype", "bf16"));
         if (!cluster.accelerator.has(d))
-            throw Unsupported{"accelerator has no " + std::string(hardware::dtype_name(d)) + " tensor cores"};
-        std::string kind;
+            throw Unsupported{"accelerator has no " + std::string(sim::name(d)) + " tensor cores"};
+        plans::CostModelKind kind{};
         const auto cost = plans::cost_model_for(cluster.accelerator, ctx, kind, models::Load::Kernel);
         const models::OpDesc g = models::gemm_op("gemm", m, n, k, d);
         out.predicted = 2.0 * m * static_cast<double>(n) * k / cost->seconds(g) / 1e12;
@@ -93,7 +93,7 @@ CompareResult predict_microbench_case(const YAML::Node& c, const plans::Evaluati
         if (impl.empty()) out.assumptions.push_back("kernel class not stated: FA3");
         const hardware::Dtype d = case_dtype(opt_str(b, "dtype", "bf16"));
         if (d == hardware::Dtype::fp8) throw Unsupported{"fp8 attention kernels are not priced"};
-        std::string kind;
+        plans::CostModelKind kind{};
         const auto cost = plans::cost_model_for(cluster.accelerator, ctx, kind, models::Load::Kernel);
         const models::OpDesc o = models::attention_op(phase == "backward", a, d);
         double flops = 4.0 * batch * static_cast<double>(seq) * seq * a.heads * a.head_dim * (a.causal ? 0.5 : 1.0);

@@ -9,6 +9,7 @@
 #include "plans/evaluate.h"
 #include "scenarios/measured_case.h"
 #include "sim/error.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
 #include "workloads/training/step_costs.h"
 #include "workloads/training/training_memory.h"
 
@@ -125,7 +126,7 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
         tr.micro_batch = 1;
         out.assumptions.push_back("micro_batch_size = 1 (not stated)");
     }
-    std::string sched = opt_str(t, "pp_schedule", l.vp > 1 ? "interleaved-1f1b" : "1f1b");
+    std::string sched = opt_str(t, "pp_schedule", workloads::default_schedule(l));
     // An interleaved schedule whose source omits the virtual-stage count never runs as 1F1B:
     // torchtitan's rule gives it; otherwise every vp that splits the stage's layers evenly
     // into chunks is simulated and the range reported (headline: the median prediction).
@@ -299,7 +300,7 @@ CompareResult predict_training_case(const YAML::Node& c, const plans::Evaluation
             }
             q.training.recompute_moe =
                 q.training.recompute_moe && q.training.recompute == workloads::Recompute::Selective;
-            notes.push_back(std::string("recompute not stated; ") + workloads::recompute_name(q.training.recompute) +
+            notes.push_back(std::string("recompute not stated; ") + sim::name(q.training.recompute) +
                             (q.training.recompute_moe ? " with the MoE blocks" : "") + " is the least that fits");
         } else if (q.training.recompute == workloads::Recompute::Selective && oom()) {
             // Megatron-Core's selective recomputation names its modules (--recompute-modules); a

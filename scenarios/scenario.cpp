@@ -4,6 +4,7 @@
 #include "scenarios/calibration_io.h"
 #include "scenarios/schema.h"
 #include "sim/error.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
 
 #include <filesystem>
 #include <set>
@@ -147,7 +148,7 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
                         std::to_string(gpus) + " GPUs");
         l.dp = gpus / model_parallel;
     }
-    if (!given.count("training.schedule")) p.training.schedule = l.vp > 1 ? "interleaved-1f1b" : "1f1b";
+    if (!given.count("training.schedule")) p.training.schedule = workloads::default_schedule(l);
     return p;
 }
 
@@ -299,14 +300,17 @@ void collect_warnings(const Node& root, plans::Scenario& s) {
                  "a single-node cluster sends nothing over the scale-out network: these keys "
                  "cannot change the result");
         } else if (s.cluster.network == hardware::NetworkBackend::Analytical) {
-            if (so->has("topology") && so->str("topology") != "fat-tree-3" && so->str("topology") != "dragonfly")
+            using hardware::ScaleOutTopology;
+            const ScaleOutTopology topology = s.cluster.topology;
+            if (so->has("topology") && topology != ScaleOutTopology::FatTree3 &&
+                topology != ScaleOutTopology::Dragonfly)
                 warn(*so, "topology",
                      "the analytical network models rail-optimized and fat-tree-2 alike (same per-GPU "
                      "NIC bandwidth and switch hops); the choice cannot change the result (cluster.network: "
                      "simgrid routes flows on the graph)");
             if (so->has("routing"))
                 warn(*so, "routing", "the analytical network has no routes: only cluster.network: simgrid uses it");
-            if (so->has("topology") && so->str("topology") == "dragonfly")
+            if (so->has("topology") && topology == ScaleOutTopology::Dragonfly)
                 warn(*so, "topology",
                      "the analytical network prices a dragonfly as a fat-tree-3 (a group as a pod); the "
                      "limits of its global links show only with cluster.network: simgrid");
@@ -320,13 +324,15 @@ namespace {
 
 // The `search` section: the keys of this kind of scenario only (a training axis in a serving
 // scenario, or the reverse, is an error naming it), device types that the catalog has.
-plans::SearchSpace parse_search(const Node& search, const std::string& kind, const plans::Catalog& catalog) {
+plans::SearchSpace parse_search(const Node& search, plans::WorkloadKind kind, const plans::Catalog& catalog) {
+    using plans::WorkloadKind;
     check_section_keys(search, "search");
     for (const std::string& key : search.keys()) {
         const std::string path = "search." + key;
-        if (kind == "serving" ? plans::is_training_search_key(path) : plans::is_serving_search_key(path))
-            search.fail(key, std::string("this axis searches ") + (kind == "serving" ? "training" : "serving") +
-                                 " plans (this scenario is kind: " + kind + ")");
+        const bool serving = kind == WorkloadKind::Serving;
+        if (serving ? plans::is_training_search_key(path) : plans::is_serving_search_key(path))
+            search.fail(key, std::string("this axis searches ") + (serving ? "training" : "serving") +
+                                 " plans (this scenario is kind: " + sim::name(kind) + ")");
     }
     plans::SearchSpace space;
     try {
@@ -341,7 +347,7 @@ plans::SearchSpace parse_search(const Node& search, const std::string& kind, con
     for (const auto& [id, usd] : space.prices)
         if (!catalog.accelerators().count(id))
             search.fail("prices", "unknown accelerator '" + id + "' (see `fathom list accelerators`)");
-    if (kind == "training" && space.objective == "capacity")
+    if (kind == WorkloadKind::Training && space.objective == "capacity")
         search.fail("objective",
                     "capacity ranks serving plans (the highest request rate meeting the SLOs); training plans "
                     "rank by goodput, throughput or cost");
@@ -355,16 +361,18 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     plans::Scenario s;
     s.file = root.file();
     s.name = root.has("name") ? std::get<std::string>(read_value(root, *plans::find_key("name"))) : root.file();
-    const std::string kind =
-        root.has("kind") ? std::get<std::string>(read_value(root, *plans::find_key("kind"))) : "training";
+    using plans::WorkloadKind;
+    const WorkloadKind kind =
+        root.has("kind") ? sim::parse<WorkloadKind>(std::get<std::string>(read_value(root, *plans::find_key("kind"))))
+                         : WorkloadKind::Training;
+    // The sections of each kind, in WorkloadKind's order.
     const char* const own[2][4] = {{"parallel", "training", "stack", ""}, {"serving", "traffic", "slo", "capacity"}};
     for (int k = 0; k < 2; ++k) {
-        const bool mine = (kind == "serving") == (k == 1);
-        if (mine) continue;
+        if (static_cast<WorkloadKind>(k) == kind) continue;
         for (const char* key : own[k])
             if (*key && root.has(key))
-                root.fail(key, std::string("key '") + key + "' belongs to " + (k == 1 ? "serving" : "training") +
-                                   " scenarios (this one is kind: " + kind + ")");
+                root.fail(key, std::string("key '") + key + "' belongs to " + sim::name(static_cast<WorkloadKind>(k)) +
+                                   " scenarios (this one is kind: " + sim::name(kind) + ")");
     }
     if (root.has("seed")) s.seed = static_cast<uint64_t>(std::get<int64_t>(read_value(root, *plans::find_key("seed"))));
     const Node model = root.child("model");
@@ -378,7 +386,7 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
         s.model = parse_model(model, false);
     }
     s.cluster = parse_cluster(root.child("cluster"), catalog);
-    if (kind == "serving") {
+    if (kind == WorkloadKind::Serving) {
         workloads::serving::ServingPlan plan = parse_serving(root, catalog, s.cluster);
         const auto violations = plans::check_serving_plan(s.model, s.cluster, plan);
         if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));

@@ -66,18 +66,6 @@ std::string trim(std::string_view s) {
 
 }  // namespace
 
-const char* dimension_name(Dimension d) {
-    switch (d) {
-        case Dimension::Bytes: return "size";
-        case Dimension::Bandwidth: return "bandwidth";
-        case Dimension::FlopRate: return "compute rate";
-        case Dimension::Flops: return "operation count";
-        case Dimension::Time: return "time";
-        case Dimension::Power: return "power";
-    }
-    return "?";
-}
-
 const char* dimension_example(Dimension d) {
     switch (d) {
         case Dimension::Bytes: return "80 GB";
@@ -96,25 +84,25 @@ double parse_quantity(std::string_view text, Dimension dim) {
     char* end = nullptr;
     const double number = std::strtod(begin, &end);
     if (end == begin) {
-        throw UnitError("expected a " + std::string(dimension_name(dim)) + " with a unit (e.g. \"" +
-                        dimension_example(dim) + "\"), got \"" + s + "\"");
+        throw UnitError("expected a " + std::string(name(dim)) + " with a unit (e.g. \"" + dimension_example(dim) +
+                        "\"), got \"" + s + "\"");
     }
     const std::string unit = trim(std::string_view(end));
     if (unit.empty()) {
-        throw UnitError("missing unit in \"" + s + "\": expected a " + dimension_name(dim) + " such as \"" +
+        throw UnitError("missing unit in \"" + s + "\": expected a " + name(dim) + " such as \"" +
                         dimension_example(dim) + "\"");
     }
     for (const auto& u : kUnits) {
         if (unit == u.name) {
             if (u.dim != dim) {
-                throw UnitError("wrong unit '" + unit + "' in \"" + s + "\": expected a " + dimension_name(dim) +
-                                " such as \"" + dimension_example(dim) + "\"");
+                throw UnitError("wrong unit '" + unit + "' in \"" + s + "\": expected a " + name(dim) + " such as \"" +
+                                dimension_example(dim) + "\"");
             }
             if (!std::isfinite(number) || number < 0) throw UnitError("value must be finite and >= 0: \"" + s + "\"");
             return number * u.factor;
         }
     }
-    throw UnitError("unknown unit '" + unit + "' in \"" + s + "\": expected a " + dimension_name(dim) + " such as \"" +
+    throw UnitError("unknown unit '" + unit + "' in \"" + s + "\": expected a " + name(dim) + " such as \"" +
                     dimension_example(dim) + "\"");
 }
 

@@ -5,6 +5,8 @@
 // Prefixes are decimal (k, M, G, T, P = 1e3..1e15) except the binary KiB/MiB/GiB/TiB. A bandwidth
 // in bits ("400 Gb/s") is converted to bytes/s. A missing or wrong unit throws UnitError naming
 // the expected kind, so the caller can add file, line and key.
+#include "sim/enum_names.h"
+
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -12,8 +14,15 @@
 namespace fathom::sim {
 
 enum class Dimension { Bytes, Bandwidth, FlopRate, Flops, Time, Power };
-
-const char* dimension_name(Dimension d);     // "size", "bandwidth", ...
+// What a quantity of each dimension is called in messages and the key reference.
+constexpr auto enum_names(Dimension) {
+    return name_table<Dimension>({{Dimension::Bytes, "size"},
+                                  {Dimension::Bandwidth, "bandwidth"},
+                                  {Dimension::FlopRate, "compute rate"},
+                                  {Dimension::Flops, "operation count"},
+                                  {Dimension::Time, "time"},
+                                  {Dimension::Power, "power"}});
+}
 const char* dimension_example(Dimension d);  // "80 GB", "450 GB/s", ...
 
 class UnitError : public std::invalid_argument {

@@ -4,18 +4,6 @@
 
 namespace fathom::hardware {
 
-const char* collective_name(Collective c) {
-    switch (c) {
-        case Collective::AllReduce: return "all-reduce";
-        case Collective::AllGather: return "all-gather";
-        case Collective::ReduceScatter: return "reduce-scatter";
-        case Collective::AllToAll: return "all-to-all";
-        case Collective::Broadcast: return "broadcast";
-        case Collective::SendRecv: return "send-recv";
-    }
-    return "?";
-}
-
 double ring_bandwidth(const CollectiveContext& ctx) {
     if (ctx.layout.nodes <= 1) return ctx.intra.bandwidth;
     // One rank per node: the ring never crosses the scale-up fabric (on a full mesh such a group

@@ -10,6 +10,7 @@
 //    of bandwidth B gives busbw = B.
 //  - Each time is: launch overhead + steps x per-step latency + bytes moved / achievable bandwidth.
 //    Achievable bandwidths (`Level::bandwidth`) already include the calibrated efficiency.
+#include "sim/enum_names.h"
 #include "sim/registry.h"
 
 #include <memory>
@@ -19,7 +20,15 @@
 namespace fathom::hardware {
 
 enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
-const char* collective_name(Collective c);
+// fathom's names of the collectives (the measured format has its own: allreduce, ...).
+constexpr auto enum_names(Collective) {
+    return sim::name_table<Collective>({{Collective::AllReduce, "all-reduce"},
+                                        {Collective::AllGather, "all-gather"},
+                                        {Collective::ReduceScatter, "reduce-scatter"},
+                                        {Collective::AllToAll, "all-to-all"},
+                                        {Collective::Broadcast, "broadcast"},
+                                        {Collective::SendRecv, "send-recv"}});
+}
 
 // Where the ranks of one communicator sit: `nodes` nodes with `ranks_per_node` ranks each.
 struct GroupLayout {

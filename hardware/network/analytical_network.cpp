@@ -89,7 +89,7 @@ private:
             if (name == forced_) return {algo.get(), name, t};
             if (t < best.seconds) best = {algo.get(), name, t};
         }
-        FATHOM_CHECK(best.algorithm != nullptr, std::string("no algorithm supports ") + collective_name(op) + " of " +
+        FATHOM_CHECK(best.algorithm != nullptr, std::string("no algorithm supports ") + sim::name(op) + " of " +
                                                     std::to_string(bytes) + " bytes over " +
                                                     std::to_string(ctx.layout.ranks) + " ranks (" +
                                                     std::to_string(ctx.layout.nodes) + " nodes)");

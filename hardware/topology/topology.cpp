@@ -12,18 +12,6 @@
 
 namespace fathom::hardware {
 
-const char* vertex_kind_name(VertexKind k) {
-    switch (k) {
-        case VertexKind::Gpu: return "gpu";
-        case VertexKind::Nic: return "nic";
-        case VertexKind::ScaleUpSwitch: return "scale-up switch";
-        case VertexKind::Leaf: return "leaf";
-        case VertexKind::Spine: return "spine";
-        case VertexKind::Core: return "core";
-    }
-    return "?";
-}
-
 Vertex Topology::add_vertex(VertexKind kind, std::string name, int node, int index) {
     return boost::add_vertex(TopoVertex{kind, std::move(name), node, index}, g_);
 }
@@ -104,7 +92,7 @@ std::string Topology::summary() const {
     os << "topology: " << scale_up_builder << " nodes";
     if (!scale_out_builder.empty()) os << " under " << scale_out_builder;
     os << "\nvertices: " << vertices();
-    for (const auto& [k, n] : kinds) os << "\n  " << vertex_kind_name(k) << ": " << n;
+    for (const auto& [k, n] : kinds) os << "\n  " << sim::name(k) << ": " << n;
     os << "\nlinks (directed): " << links();
     for (const auto& [lvl, t] : levels) {
         const char* name = lvl == LinkLevel::ScaleUp ? "scale-up"
@@ -141,7 +129,7 @@ Topology build_topology(const ClusterSpec& cluster, const std::string& where) {
     t.scale_up_builder = cluster.scale_up.topology == ScaleUpTopology::FullMesh ? "full-mesh" : "nvswitch";
     topology_registry().get(t.scale_up_builder).factory(t, cluster);
     if (cluster.nodes > 1) {
-        t.scale_out_builder = topology_name(cluster.topology);
+        t.scale_out_builder = sim::name(cluster.topology);
         topology_registry().get(t.scale_out_builder).factory(t, cluster);
     }
     t.validate(where);

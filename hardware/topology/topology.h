@@ -10,6 +10,7 @@
 // NIC hangs off the accelerator that owns it (NCCL's GPU-NIC affinity), and switches are logical
 // (a leaf of `nodes_per_leaf` nodes, whatever radix the real box has).
 #include "hardware/spec.h"
+#include "sim/enum_names.h"
 
 #include <boost/graph/adjacency_list.hpp>
 
@@ -20,7 +21,14 @@
 namespace fathom::hardware {
 
 enum class VertexKind { Gpu, Nic, ScaleUpSwitch, Leaf, Spine, Core };
-const char* vertex_kind_name(VertexKind k);
+constexpr auto enum_names(VertexKind) {
+    return sim::name_table<VertexKind>({{VertexKind::Gpu, "gpu"},
+                                        {VertexKind::Nic, "nic"},
+                                        {VertexKind::ScaleUpSwitch, "scale-up switch"},
+                                        {VertexKind::Leaf, "leaf"},
+                                        {VertexKind::Spine, "spine"},
+                                        {VertexKind::Core, "core"}});
+}
 
 struct TopoVertex {
     VertexKind kind = VertexKind::Gpu;

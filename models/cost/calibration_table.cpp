@@ -30,7 +30,7 @@ bool decode_attention(const OpDesc& op) {
 std::string group_op_name(const OpDesc& op) {
     if (decode_attention(op))
         return op.attn.kernel == AttentionKernel::MlaDecode ? "attention_mla_decode" : "attention_decode";
-    if (!memory_class(op.kind)) return op_kind_name(op.kind);
+    if (!memory_class(op.kind)) return sim::name(op.kind);
     return op.kernel.empty() ? op.name : op.kernel;
 }
 

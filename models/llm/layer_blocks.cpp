@@ -328,7 +328,7 @@ void mlp_gemms(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
                             kUnaryKernel));
     p.compute(gemm_op(prefix + "fc1", t, gated ? 2 * w : w, m.hidden, gd, 1, OpRole::MlpUp));
     const double act_elems = tf * static_cast<double>(w);
-    p.compute(elementwise(prefix + activation_name(m.activation), act_elems, gated ? 2 : 1, 1, OpRole::Activation,
+    p.compute(elementwise(prefix + sim::name(m.activation), act_elems, gated ? 2 : 1, 1, OpRole::Activation,
                           gated ? "swiglu" : "gelu"));
     if (fp8) p.compute(memory_op("fp8_cast_" + prefix + "fc2", act_elems * 3, OpRole::Fp8Cast, kUnaryKernel));
     p.compute(gemm_op(prefix + "fc2", t, m.hidden, w, gd, 1, OpRole::MlpDown));

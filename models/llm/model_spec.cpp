@@ -2,17 +2,6 @@
 
 namespace fathom::models {
 
-const char* activation_name(Activation a) {
-    switch (a) {
-        case Activation::Gelu: return "gelu";
-        case Activation::Relu: return "relu";
-        case Activation::SquaredRelu: return "squared_relu";
-        case Activation::Swiglu: return "swiglu";
-        case Activation::Geglu: return "geglu";
-    }
-    return "?";
-}
-
 bool is_gated(Activation a) { return a == Activation::Swiglu || a == Activation::Geglu; }
 
 int64_t ModelSpec::q_width() const { return mla.enabled() ? heads * mla.qk_head_dim() : heads * dim_head(); }

@@ -2,16 +2,33 @@
 // A decoder-only transformer, dense or mixture-of-experts, with multi-head or latent (MLA)
 // attention, as the catalog (models/catalog/*.yaml) and measured.yaml describe it. Plain data;
 // parameter counts and FLOPs are derived, not stored.
+#include "sim/enum_names.h"
+
 #include <cstdint>
 #include <string>
 
 namespace fathom::models {
 
 enum class Activation { Gelu, Relu, SquaredRelu, Swiglu, Geglu };
+constexpr auto enum_names(Activation) {
+    return sim::name_table<Activation>({{Activation::Gelu, "gelu"},
+                                        {Activation::Relu, "relu"},
+                                        {Activation::SquaredRelu, "squared_relu"},
+                                        {Activation::Swiglu, "swiglu"},
+                                        {Activation::Geglu, "geglu"}});
+}
 enum class Norm { LayerNorm, RmsNorm };
+constexpr auto enum_names(Norm) {
+    return sim::name_table<Norm>({{Norm::LayerNorm, "layernorm"}, {Norm::RmsNorm, "rmsnorm"}});
+}
 enum class PositionEmbedding { Rope, Alibi, Learned, None };
+constexpr auto enum_names(PositionEmbedding) {
+    return sim::name_table<PositionEmbedding>({{PositionEmbedding::Rope, "rope"},
+                                               {PositionEmbedding::Alibi, "alibi"},
+                                               {PositionEmbedding::Learned, "learned"},
+                                               {PositionEmbedding::None, "none"}});
+}
 
-const char* activation_name(Activation a);
 bool is_gated(Activation a);
 
 // Mixture-of-experts layers (measured-format.md `model.moe`): the first `dense_layers` layers are

@@ -116,7 +116,7 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     if (fp8) p.compute(memory_op("fp8_cast_expert_fc1", rows * hd * 3, OpRole::Fp8Cast, kUnaryKernel));
     p.compute(gemm_op("expert_fc1", rows_per_expert, gated ? 2 * width : width, h, gd, active, OpRole::ExpertUp));
     const double act_elems = rows * static_cast<double>(width);
-    p.compute(elementwise(std::string("expert_") + activation_name(m.activation), act_elems, gated ? 2 : 1, 1,
+    p.compute(elementwise(std::string("expert_") + sim::name(m.activation), act_elems, gated ? 2 : 1, 1,
                           OpRole::Activation, gated ? "swiglu" : "gelu"));
     if (fp8) p.compute(memory_op("fp8_cast_expert_fc2", act_elems * 3, OpRole::Fp8Cast, kUnaryKernel));
     p.compute(gemm_op("expert_fc2", rows_per_expert, h, width, gd, active, OpRole::ExpertDown));

@@ -31,10 +31,10 @@ double moe_expert_rows(const ModelSpec& m, const LayerInputs& in);
 // Its grouped GEMMs load only these experts' weights.
 double moe_active_experts(const ModelSpec& m, const LayerInputs& in);
 // The all-to-all send buffer of one dispatch (nccl-tests size), scaled by the busiest rank's load:
-// all_to_all T_sp x top_k x hidden x 2 bytes; deepep the buffer whose network (or, within a node,
+// alltoall T_sp x top_k x hidden x 2 bytes; deepep the buffer whose network (or, within a node,
 // NVLink) share carries each token once per remote destination node (rank), the destinations'
 // expected number under uniform routing (moe_destinations).
-// deepep_ll: every (token, expert) pair, as all_to_all. Dispatch rows are fp8 with their scales
+// deepep_ll: every (token, expert) pair, as alltoall. Dispatch rows are fp8 with their scales
 // under KernelStack::fp8_dispatch and an fp8 recipe; the combine's (moe_combine_bytes) are bf16.
 double moe_dispatch_bytes(const ModelSpec& m, const LayerInputs& in);
 double moe_combine_bytes(const ModelSpec& m, const LayerInputs& in);

@@ -2,47 +2,6 @@
 
 namespace fathom::models {
 
-const char* op_kind_name(OpKind k) {
-    switch (k) {
-        case OpKind::Gemm: return "gemm";
-        case OpKind::AttentionFwd: return "attention_fwd";
-        case OpKind::AttentionBwd: return "attention_bwd";
-        case OpKind::MemoryBound: return "memory";
-        case OpKind::Optimizer: return "optimizer";
-    }
-    return "?";
-}
-
-const char* op_role_name(OpRole r) {
-    switch (r) {
-        case OpRole::Other: return "other";
-        case OpRole::Norm: return "norm";
-        case OpRole::Residual: return "residual";
-        case OpRole::Rotary: return "rotary";
-        case OpRole::Activation: return "activation";
-        case OpRole::Fp8Cast: return "fp8_cast";
-        case OpRole::QkvProjection: return "qkv_projection";
-        case OpRole::OutProjection: return "out_projection";
-        case OpRole::MlpUp: return "mlp_up";
-        case OpRole::MlpDown: return "mlp_down";
-        case OpRole::Router: return "router";
-        case OpRole::Permute: return "permute";
-        case OpRole::ExpertUp: return "expert_up";
-        case OpRole::ExpertDown: return "expert_down";
-        case OpRole::Lora: return "lora";
-        case OpRole::Attention: return "attention";
-        case OpRole::AttentionScores: return "attention_scores";
-        case OpRole::AttentionSoftmax: return "attention_softmax";
-        case OpRole::AttentionDropout: return "attention_dropout";
-        case OpRole::AttentionValues: return "attention_values";
-        case OpRole::Embedding: return "embedding";
-        case OpRole::Logits: return "logits";
-        case OpRole::CrossEntropy: return "cross_entropy";
-        case OpRole::Optimizer: return "optimizer";
-    }
-    return "?";
-}
-
 OpDesc gemm_op(std::string name, int64_t m, int64_t n, int64_t k, Dtype dtype, int64_t batch, OpRole role) {
     OpDesc op;
     op.kind = OpKind::Gemm;

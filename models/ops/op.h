@@ -8,6 +8,7 @@
 // queries attending to `kv_len` keys (a training micro-batch is one slice; a serving iteration
 // mixes prefill chunks and decodes). Its FLOPs and bytes are sums over the slices.
 #include "hardware/spec.h"
+#include "sim/enum_names.h"
 
 #include <cstdint>
 #include <string>
@@ -24,7 +25,13 @@ enum class OpKind {
     MemoryBound,   // elementwise / normalization / softmax / copy: limited by bandwidth
     Optimizer,     // fused optimizer update (memory bound)
 };
-const char* op_kind_name(OpKind k);
+constexpr auto enum_names(OpKind) {
+    return sim::name_table<OpKind>({{OpKind::Gemm, "gemm"},
+                                    {OpKind::AttentionFwd, "attention_fwd"},
+                                    {OpKind::AttentionBwd, "attention_bwd"},
+                                    {OpKind::MemoryBound, "memory"},
+                                    {OpKind::Optimizer, "optimizer"}});
+}
 
 // What an op does in the model. Policies select ops by role (which ops selective recomputation
 // runs again, which ones eager PyTorch splits into several kernels); cost tables price memory-bound
@@ -55,7 +62,32 @@ enum class OpRole : uint8_t {
     ExpertDown,        // grouped FC2 of the experts on a rank
     Lora,              // a LoRA adapter's GEMM (models/llm/lora.h)
 };
-const char* op_role_name(OpRole r);
+constexpr auto enum_names(OpRole) {
+    return sim::name_table<OpRole>({{OpRole::Other, "other"},
+                                    {OpRole::Norm, "norm"},
+                                    {OpRole::Residual, "residual"},
+                                    {OpRole::Rotary, "rotary"},
+                                    {OpRole::Activation, "activation"},
+                                    {OpRole::Fp8Cast, "fp8_cast"},
+                                    {OpRole::QkvProjection, "qkv_projection"},
+                                    {OpRole::OutProjection, "out_projection"},
+                                    {OpRole::MlpUp, "mlp_up"},
+                                    {OpRole::MlpDown, "mlp_down"},
+                                    {OpRole::Attention, "attention"},
+                                    {OpRole::AttentionScores, "attention_scores"},
+                                    {OpRole::AttentionSoftmax, "attention_softmax"},
+                                    {OpRole::AttentionDropout, "attention_dropout"},
+                                    {OpRole::AttentionValues, "attention_values"},
+                                    {OpRole::Embedding, "embedding"},
+                                    {OpRole::Logits, "logits"},
+                                    {OpRole::CrossEntropy, "cross_entropy"},
+                                    {OpRole::Optimizer, "optimizer"},
+                                    {OpRole::Router, "router"},
+                                    {OpRole::Permute, "permute"},
+                                    {OpRole::ExpertUp, "expert_up"},
+                                    {OpRole::ExpertDown, "expert_down"},
+                                    {OpRole::Lora, "lora"}});
+}
 
 // Which gradient a backward op computes; forward ops are None. Zero-bubble schedules run the
 // input-gradient work (on the critical path between stages) apart from the weight-gradient work.
@@ -76,6 +108,10 @@ struct SequenceSlice {
 // kv_lora_rank dimensions are also the values; priced at the device's
 // `attention_mla_decode_efficiency`.
 enum class AttentionKernel : uint8_t { Fa3, Fa2, MlaDecode };
+constexpr auto enum_names(AttentionKernel) {
+    return sim::name_table<AttentionKernel>(
+        {{AttentionKernel::Fa3, "fa3"}, {AttentionKernel::Fa2, "fa2"}, {AttentionKernel::MlaDecode, "mla_decode"}});
+}
 
 struct AttentionShape {
     int64_t heads = 0;     // query heads on this rank

@@ -2,36 +2,6 @@
 
 namespace fathom::models {
 
-const char* cp_comm_name(CpComm c) {
-    switch (c) {
-        case CpComm::P2p: return "p2p";
-        case CpComm::AllGather: return "all_gather";
-        case CpComm::A2a: return "a2a";
-    }
-    return "?";
-}
-
-const char* moe_dispatcher_name(MoeDispatcher d) {
-    switch (d) {
-        case MoeDispatcher::AllToAll: return "alltoall";
-        case MoeDispatcher::DeepEp: return "deepep";
-        case MoeDispatcher::DeepEpLowLatency: return "deepep_ll";
-    }
-    return "?";
-}
-
-const char* group_kind_name(GroupKind g) {
-    switch (g) {
-        case GroupKind::tp: return "tp";
-        case GroupKind::cp: return "cp";
-        case GroupKind::ep: return "ep";
-        case GroupKind::dp: return "dp";
-        case GroupKind::pp: return "pp";
-        case GroupKind::edp: return "edp";
-    }
-    return "?";
-}
-
 TokenBatch TokenBatch::uniform(int64_t sequences, int64_t q_len, int64_t kv_len) {
     TokenBatch b;
     b.slices.push_back(SequenceSlice{sequences, q_len, kv_len});

@@ -21,6 +21,7 @@
 // so zero-bubble schedules can run the weight-gradient work apart.
 #include "hardware/collectives/collective.h"
 #include "models/ops/op.h"
+#include "sim/enum_names.h"
 
 #include <cstdint>
 #include <optional>
@@ -35,7 +36,14 @@ namespace fathom::models {
 // data-parallel group).
 enum class GroupKind : uint8_t { tp, cp, ep, dp, pp, edp };
 inline constexpr int kGroupKinds = 6;
-const char* group_kind_name(GroupKind g);
+constexpr auto enum_names(GroupKind) {
+    return sim::name_table<GroupKind>({{GroupKind::tp, "tp"},
+                                       {GroupKind::cp, "cp"},
+                                       {GroupKind::ep, "ep"},
+                                       {GroupKind::dp, "dp"},
+                                       {GroupKind::pp, "pp"},
+                                       {GroupKind::edp, "edp"}});
+}
 
 // How context-parallel ranks exchange keys and values (Transformer Engine's cp_comm_type names).
 //   p2p         ring attention (Megatron-LM/TE default): cp steps, each attention over one chunk
@@ -46,17 +54,23 @@ const char* group_kind_name(GroupKind g);
 //   a2a         Ulysses (DeepSpeed): all-to-all from sequence to head sharding before attention
 //               and back after it; attention runs over the whole sequence on heads / cp.
 enum class CpComm : uint8_t { P2p, AllGather, A2a };
-const char* cp_comm_name(CpComm c);
+constexpr auto enum_names(CpComm) {
+    return sim::name_table<CpComm>({{CpComm::P2p, "p2p"}, {CpComm::AllGather, "all_gather"}, {CpComm::A2a, "a2a"}});
+}
 
 // Mixture-of-experts token dispatchers (Megatron-Core --moe-token-dispatcher-type):
-//   all_to_all  NCCL all-to-all of the permuted rows: every (token, expert) pair travels;
+//   alltoall    NCCL all-to-all of the permuted rows: every (token, expert) pair travels;
 //   deepep      DeepEP (flex dispatcher): a token travels once to each destination rank of its
 //               node, and once over the network to each destination node (then NVLink forwards).
 //   deepep_ll   DeepEP's low-latency kernels (decode): every (token, expert) pair travels straight
 //               to the expert's rank, no deduplication; the sizes of DeepEP's own bandwidth figures
 //               (docs: 128 tokens x top-8 x 7,168 fp8 values + scales = 7.57 MB in 77 us = 98 GB/s).
 enum class MoeDispatcher : uint8_t { AllToAll, DeepEp, DeepEpLowLatency };
-const char* moe_dispatcher_name(MoeDispatcher d);
+constexpr auto enum_names(MoeDispatcher) {
+    return sim::name_table<MoeDispatcher>({{MoeDispatcher::AllToAll, "alltoall"},
+                                           {MoeDispatcher::DeepEp, "deepep"},
+                                           {MoeDispatcher::DeepEpLowLatency, "deepep_ll"}});
+}
 
 struct Sharding {
     int tp = 1;

@@ -190,8 +190,8 @@ TEST_CASE("the automatic choice is the fastest supporting algorithm", "[hardware
                         best_name = e.name;
                     }
                 }
-                INFO(collective_name(op) << " of " << bytes << " B over " << group.size << " ranks, stride "
-                                         << group.stride);
+                INFO(fathom::sim::name(op)
+                     << " of " << bytes << " B over " << group.size << " ranks, stride " << group.stride);
                 REQUIRE_FALSE(best_name.empty());
                 const CollectiveCost chosen = automatic->collective(op, bytes, group);
                 CHECK(chosen.seconds == best);

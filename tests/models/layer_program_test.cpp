@@ -241,8 +241,8 @@ TEST_CASE("every op the catalog models emit finds its calibration group", "[mode
                              {dense_layer_forward(m, in), dense_layer_backward(m, in), embedding_forward(m, in),
                               embedding_backward(m, in), head_forward(m, in), head_backward(m, in)})
                             for (const auto& op : p.ops()) {
-                                INFO(id << ": op " << op.name << " (" << op_role_name(op.role) << ", kernel '"
-                                        << op.kernel << "')");
+                                INFO(id << ": op " << op.name << " (" << sim::name(op.role) << ", kernel '" << op.kernel
+                                        << "')");
                                 CHECK(find_group(table, op) != nullptr);
                             }
                     }

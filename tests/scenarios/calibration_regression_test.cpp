@@ -89,7 +89,7 @@ TEST_CASE("an accelerator that names a calibration table gets table costs and ra
     const plans::EvaluationContext with_table = scenarios::make_context(catalog);
     REQUIRE(with_table.cost_table("h100-sxm-80gb") != nullptr);
     const plans::Outcome o_table = plans::evaluate(s, with_table);
-    CHECK(o_table.cost_model == "table");
+    CHECK(o_table.cost_model == plans::CostModelKind::Table);
     const auto& r_table = *o_table.training();
     const auto r_roof = *plans::evaluate(s, plans::EvaluationContext{}).training();
     // The public H100 set has GEMMs and attention forward only: norms, activations, attention

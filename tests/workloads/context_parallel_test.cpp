@@ -77,7 +77,7 @@ TEST_CASE("load-balanced context parallelism gives every rank the causal total /
     CHECK(causal_total == Approx(per_pair * s * s / 2.0).epsilon(1e-12));
     for (CpComm how : {CpComm::P2p, CpComm::AllGather, CpComm::A2a})
         for (int cp : {2, 4, 8}) {
-            INFO(models::cp_comm_name(how) << " cp " << cp);
+            INFO(sim::name(how) << " cp " << cp);
             const double rank = attention_flops(rank_program(cp, how, s));
             CHECK(cp * rank == Approx(causal_total).epsilon(1e-12));  // summed over the cp ranks
             for (int r = 0; r < cp; ++r) CHECK(rank == Approx(per_pair * visible_pairs(r, cp, s)).epsilon(1e-12));

@@ -203,8 +203,8 @@ TEST_CASE("length distributions draw their expected values within their bounds",
         cases.push_back({d, 302.5});
     }
     for (const auto& [d, mean] : cases) {
-        INFO(length_kind_name(d.kind) << " mean " << d.mean << " sd " << d.stddev << " [" << d.min << ", " << d.max
-                                      << "]");
+        INFO(fathom::sim::name(d.kind) << " mean " << d.mean << " sd " << d.stddev << " [" << d.min << ", " << d.max
+                                       << "]");
         REQUIRE(d.check().empty());
         const double expected = d.expected();
         CHECK(expected == Approx(mean).epsilon(1e-6).margin(1e-4));

@@ -31,6 +31,7 @@
 #include "sim/random.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
 
 #include <benchmark/benchmark.h>
 
@@ -131,7 +132,7 @@ workloads::TrainingPlan plan(int tp, int pp, int dp, int vp, int global_batch, i
     p.training.seq_len = seq;
     p.layout.sequence_parallel = true;
     p.training.zero_stage = 1;
-    p.training.schedule = vp > 1 ? "interleaved-1f1b" : "1f1b";
+    p.training.schedule = workloads::default_schedule(p.layout);
     return p;
 }
 

@@ -65,9 +65,8 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
             std::stable_sort(r.each.begin(), r.each.end(),
                              [](const auto& x, const auto& y) { return x.second > y.second; });
             for (const auto& [op, t] : r.each)
-                std::printf("    %-28s %-10s %10.1f us  %5.1f%%  %s\n", op.name.c_str(), models::op_kind_name(op.kind),
-                            t * 1e6, 100 * t / r.seconds,
-                            op.kind == models::OpKind::Gemm ? gemm_shape(op).c_str() : "");
+                std::printf("    %-28s %-10s %10.1f us  %5.1f%%  %s\n", op.name.c_str(), sim::name(op.kind), t * 1e6,
+                            100 * t / r.seconds, op.kind == models::OpKind::Gemm ? gemm_shape(op).c_str() : "");
         }
     }
     auto abs_median = [](std::vector<double> v) {
@@ -120,9 +119,8 @@ int cmd_calibrate(const Args& a) {
         }
         all_roof.insert(all_roof.end(), er.begin(), er.end());
         all_loo.insert(all_loo.end(), el.begin(), el.end());
-        std::printf("%-16s %-6s %5zu %11.1f%% %11.1f%% %13.1f%% %11.1f%%\n", g.op.c_str(),
-                    hardware::dtype_name(g.dtype), er.size(), 100 * median_of(er),
-                    100 * *std::max_element(er.begin(), er.end()), 100 * median_of(el),
+        std::printf("%-16s %-6s %5zu %11.1f%% %11.1f%% %13.1f%% %11.1f%%\n", g.op.c_str(), sim::name(g.dtype),
+                    er.size(), 100 * median_of(er), 100 * *std::max_element(er.begin(), er.end()), 100 * median_of(el),
                     100 * *std::max_element(el.begin(), el.end()));
     }
     std::printf("\nall ops: roofline median %.1f%% max %.1f%%; table (leave-one-out) median %.1f%% max %.1f%%\n",

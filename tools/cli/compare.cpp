@@ -44,9 +44,11 @@ void print_case_details(const std::vector<scenarios::CompareResult>& results) {
 int cmd_compare(const Args& a) {
     plans::EvaluationContext ctx = cli_context(scenarios::load_catalog(), 1, a);
     if (!a.network.empty()) {
-        if (a.network != "simgrid" && a.network != "analytical")
-            throw sim::InputError("--network: expected analytical or simgrid, not '" + a.network + "'");
-        ctx.network = a.network == "simgrid" ? hardware::NetworkBackend::Simgrid : hardware::NetworkBackend::Analytical;
+        const auto network = sim::lookup<hardware::NetworkBackend>(a.network);
+        if (!network)
+            throw sim::InputError("--network: " +
+                                  sim::expected_one_of(sim::choices<hardware::NetworkBackend>(), a.network));
+        ctx.network = *network;
     }
     std::vector<scenarios::CompareResult> results;
     {

@@ -179,8 +179,8 @@ void print_serving_plan(const plans::Scenario& s) {
         "KV%s\n",
         p.engine.preset.empty() ? "fathom defaults" : p.engine.preset.c_str(), p.batching.policy.c_str(),
         p.router.c_str(), static_cast<long long>(p.batching.max_num_seqs),
-        static_cast<long long>(p.batching.max_num_batched_tokens), hardware::dtype_name(p.kernels.gemm_dtype),
-        hardware::dtype_name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
+        static_cast<long long>(p.batching.max_num_batched_tokens), sim::name(p.kernels.gemm_dtype),
+        sim::name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
 }
 
 int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx) {
@@ -238,9 +238,9 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n",
                 static_cast<long long>(r.iterations), static_cast<unsigned long long>(r.events),
                 static_cast<long long>(r.cost_cache_entries));
-    std::printf("op costs        %s\n", o.cost_model == "table"   ? "calibrated table"
-                                        : o.cost_model == "mixed" ? "table and roofline"
-                                                                  : "roofline");
+    std::printf("op costs        %s\n", o.cost_model == plans::CostModelKind::Table   ? "calibrated table"
+                                        : o.cost_model == plans::CostModelKind::Mixed ? "table and roofline"
+                                                                                      : "roofline");
     if (!a.trace.empty()) write_file(a.trace, trace.str());
     if (!a.requests.empty()) {
         std::string csv = workloads::serving::request_csv_header();
@@ -251,6 +251,18 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     return 0;
 }
 
+// `fathom validate` of a training scenario: the replay's size is known before anything is allocated.
+int validate_training(const Args& a, const plans::Scenario& s) {
+    const workloads::TrainingPlan& p = *s.training();
+    const auto too_big =
+        plans::check_replay_size(s.model, p, a.max_tasks > 0 ? a.max_tasks : plans::EvaluationContext{}.max_tasks);
+    if (!too_big.empty()) throw sim::InputError(too_big.front().message, s.file, 0, too_big.front().key);
+    std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
+              << ", dp" << p.layout.dp << " tp" << p.layout.tp << " pp" << p.layout.pp << " vp" << p.layout.vp << " cp"
+              << p.layout.cp << ", " << p.microbatches() << " micro-batches)\n";
+    return 0;
+}
+
 int cmd_run(const Args& a, bool validate_only) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
@@ -258,16 +270,7 @@ int cmd_run(const Args& a, bool validate_only) {
     if (s.serving()) return cmd_run_serving(a, s, validate_only, cli_context(catalog, s.seed, a));
     if (!a.requests.empty()) throw sim::InputError("--requests is for serving scenarios");
     const workloads::TrainingPlan& p = *s.training();
-    if (validate_only) {
-        // The replay's size is known before anything is allocated.
-        const auto too_big =
-            plans::check_replay_size(s.model, p, a.max_tasks > 0 ? a.max_tasks : plans::EvaluationContext{}.max_tasks);
-        if (!too_big.empty()) throw sim::InputError(too_big.front().message, s.file, 0, too_big.front().key);
-        std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
-                  << ", dp" << p.layout.dp << " tp" << p.layout.tp << " pp" << p.layout.pp << " vp" << p.layout.vp
-                  << " cp" << p.layout.cp << ", " << p.microbatches() << " micro-batches)\n";
-        return 0;
-    }
+    if (validate_only) return validate_training(a, s);
     const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
     std::ostringstream trace;
     plans::EvaluateOptions opt;
@@ -288,7 +291,7 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("cluster         %d x %s (%d nodes x %d, %s, %d x %s, %s)\n", s.cluster.gpus(),
                 s.cluster.accelerator.id.c_str(), s.cluster.nodes, s.cluster.gpus_per_node,
                 s.cluster.scale_up.id.c_str(), s.cluster.nics_per_node, s.cluster.nic.id.c_str(),
-                hardware::topology_name(s.cluster.topology));
+                sim::name(s.cluster.topology));
     if (s.cluster.network == hardware::NetworkBackend::Simgrid)
         std::printf("network         simgrid flows, %s routing\n", s.cluster.routing.c_str());
     std::printf("plan            %s\n", p.describe().c_str());
@@ -296,8 +299,7 @@ int cmd_run(const Args& a, bool validate_only) {
     std::printf("\nstep time       %.4f s\n", r.step_time_s);
     std::printf("tokens/s/GPU    %.0f\n", r.tokens_per_s_per_gpu);
     std::printf("model TFLOP/s   %.1f per GPU\n", r.model_tflops_per_gpu);
-    std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu,
-                hardware::dtype_name(p.stack.kernels.gemm_dtype));
+    std::printf("MFU             %.1f %% (of the %s dense peak)\n", 100 * r.mfu, sim::name(p.stack.kernels.gemm_dtype));
     std::printf("bubble          %.1f %% of the step (mean over stages)\n", 100 * r.bubble_fraction);
     if (p.training.packed())
         std::printf(
@@ -321,7 +323,7 @@ int cmd_run(const Args& a, bool validate_only) {
     if (r.flow_transfers > 0)
         std::printf("flows           %llu transfers as %llu flows sharing the fabric\n",
                     static_cast<unsigned long long>(r.flow_transfers), static_cast<unsigned long long>(r.flows));
-    std::printf("op costs        %s\n", o.cost_model == "table"
+    std::printf("op costs        %s\n", o.cost_model == plans::CostModelKind::Table
                                             ? ("calibrated table " + s.cluster.accelerator.calibration_table).c_str()
                                             : "roofline (no calibration table for this accelerator)");
     if (!r.uncalibrated_ops.empty()) {

@@ -43,7 +43,7 @@ plans::SearchSpace space_around(const models::ModelSpec& model, const hardware::
     add(s.micro_batch, p.training.micro_batch);
     s.global_batch = {p.training.global_batch};
     s.zero_stage = {p.training.zero_stage};
-    s.recompute = {"none", "selective", "full"};
+    s.recompute = sim::choices<workloads::Recompute>();
     s.schedule = {"auto"};
     if (p.training.schedule != "1f1b" && p.training.schedule != "interleaved-1f1b")
         s.schedule.push_back(p.training.schedule);

@@ -139,7 +139,7 @@ int cmd_search(const Args& a) {
         if (c.pareto_cost) pareto += pareto.empty() ? "cost" : ",cost";
         std::printf("%4zu %4d %3d %3d %3d %3d %3d %3d %6d %4d %-9s %-16s %-5s %9.4f %12.0f %5.1f%% %10s %12.0f%s %s\n",
                     k + 1, l.dp, l.tp, l.pp, l.vp, l.cp, l.ep, t.micro_batch, t.global_batch, t.zero_stage,
-                    workloads::recompute_name(t.recompute), t.schedule.c_str(),
+                    sim::name(t.recompute), t.schedule.c_str(),
                     std::get<std::string>(plans::get_training_key(c.plan, "stack.dtype")).c_str(), c.step_time_s,
                     c.tokens_per_s, 100 * c.mfu, gib(c.peak_memory_bytes).c_str(), c.goodput_tokens_per_s, cost_col,
                     pareto.c_str());
@@ -150,7 +150,7 @@ int cmd_search(const Args& a) {
     if (own == r.candidates.end()) {
         std::printf("\nscenario's plan is not in the searched space\n");
     } else if (own->status != plans::CandidateStatus::Evaluated) {
-        std::printf("\nscenario's plan %s: %s\n", plans::candidate_status_name(own->status), own->reason.c_str());
+        std::printf("\nscenario's plan %s: %s\n", sim::name(own->status), own->reason.c_str());
     } else {
         const size_t rank =
             static_cast<size_t>(std::find(r.ranking.begin(), r.ranking.end(), own->index) - r.ranking.begin());

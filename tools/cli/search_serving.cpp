@@ -88,7 +88,7 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     if (own == r.candidates.end()) {
         std::printf("\nscenario's plan is not in the searched space\n");
     } else if (own->status != plans::CandidateStatus::Evaluated) {
-        std::printf("\nscenario's plan %s: %s\n", plans::candidate_status_name(own->status), own->reason.c_str());
+        std::printf("\nscenario's plan %s: %s\n", sim::name(own->status), own->reason.c_str());
     } else {
         const size_t rank =
             static_cast<size_t>(std::find(r.ranking.begin(), r.ranking.end(), own->index) - r.ranking.begin());

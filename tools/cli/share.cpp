@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace fathom::cli {
@@ -26,9 +27,36 @@ constexpr int kSteps = 3;  // the horizon together, in steps of the slowest job 
 std::string fabric_of(const hardware::ClusterSpec& c) {
     std::ostringstream o;
     o << c.accelerator.id << " x " << c.gpus_per_node << " per node, " << c.nics_per_node << " x " << c.nic.id << ", "
-      << hardware::topology_name(c.topology) << " " << c.nodes_per_leaf << " nodes per leaf, oversubscription "
-      << c.oversubscription << ", routing " << c.routing;
+      << sim::name(c.topology) << " " << c.nodes_per_leaf << " nodes per leaf, oversubscription " << c.oversubscription
+      << ", routing " << c.routing;
     return o.str();
+}
+
+// Every job priced on its own cluster's flow network, as `fathom run --network simgrid` would.
+struct PricedJobs {
+    std::vector<std::unique_ptr<models::CostModel>> costs;
+    std::vector<std::unique_ptr<hardware::FlowNetworkModel>> networks;
+    std::vector<std::unique_ptr<workloads::StepInputs>> inputs;
+    std::vector<int> gpus;
+    std::optional<plans::CostModelKind> cost_kind;  // Mixed when the jobs' kinds differ
+};
+
+PricedJobs price_jobs(const std::vector<plans::Scenario>& scen, const plans::EvaluationContext& context,
+                      const Args& a) {
+    PricedJobs out;
+    for (const auto& s : scen) {
+        const auto& plan = *s.training();
+        const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
+        if (!violations.empty()) throw sim::InputError(plans::describe(violations), s.file);
+        plans::CostModelKind kind{};
+        out.costs.push_back(plans::cost_model_for(s.cluster.accelerator, context, kind));
+        out.cost_kind = !out.cost_kind || out.cost_kind == kind ? kind : plans::CostModelKind::Mixed;
+        out.networks.push_back(hardware::make_simgrid_network(s.cluster, s.cluster.routing, a.algorithm));
+        out.inputs.push_back(std::make_unique<workloads::StepInputs>(
+            workloads::StepInputs{s.model, s.cluster, plan, *out.costs.back(), *out.networks.back()}));
+        out.gpus.push_back(plan.gpus());
+    }
+    return out;
 }
 
 }  // namespace
@@ -52,33 +80,18 @@ int cmd_share(const Args& a) {
                                       fabric_of(scen[j].cluster) + ", " + scen.front().file + " " + fabric_of(fabric),
                                   scen[j].file);
 
-    // Every job priced on its own cluster's flow network, as `fathom run --network simgrid` would.
     // One context: the calibration tables are read once (a training step does not use the seed).
     const plans::EvaluationContext context = cli_context(catalog, scen.front().seed, a);
-    std::vector<std::unique_ptr<models::CostModel>> costs;
-    std::vector<std::unique_ptr<hardware::FlowNetworkModel>> networks;
-    std::vector<std::unique_ptr<workloads::StepInputs>> inputs;
-    std::vector<int> gpus;
-    std::string cost_kind;
-    for (const auto& s : scen) {
-        const auto& plan = *s.training();
-        const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
-        if (!violations.empty()) throw sim::InputError(plans::describe(violations), s.file);
-        std::string kind;
-        costs.push_back(plans::cost_model_for(s.cluster.accelerator, context, kind));
-        cost_kind = cost_kind.empty() || cost_kind == kind ? kind : "mixed";
-        networks.push_back(hardware::make_simgrid_network(s.cluster, s.cluster.routing, a.algorithm));
-        inputs.push_back(std::make_unique<workloads::StepInputs>(
-            workloads::StepInputs{s.model, s.cluster, plan, *costs.back(), *networks.back()}));
-        gpus.push_back(plan.gpus());
-    }
+    const PricedJobs priced = price_jobs(scen, context, a);
+    const std::vector<int>& gpus = priced.gpus;
+    const auto& cost_kind = priced.cost_kind;
     // The fabric: the first job's kind of cluster, as many nodes as the jobs take together.
     fabric.nodes = 0;
     for (int g : gpus) fabric.nodes += (g + fabric.gpus_per_node - 1) / fabric.gpus_per_node;
     const std::string placement = a.placement.empty() ? "packed" : a.placement;
     const auto rank_of = workloads::place_jobs(gpus, fabric.nodes, fabric.gpus_per_node, placement);
     std::vector<workloads::SharedJob> jobs;
-    for (size_t j = 0; j < scen.size(); ++j) jobs.push_back({inputs[j].get(), rank_of[j]});
+    for (size_t j = 0; j < scen.size(); ++j) jobs.push_back({priced.inputs[j].get(), rank_of[j]});
     const auto fabric_net = hardware::make_simgrid_network(fabric, fabric.routing, a.algorithm);
     std::vector<workloads::SharedJobResult> r;
     {
@@ -115,9 +128,9 @@ int cmd_share(const Args& a) {
                        {"shared_flows", r[j].shared_flows}});
     }
     std::printf("\nop costs        %s; each job priced on its own cluster, its transfers flows on the shared fabric\n",
-                cost_kind == "table"   ? "calibrated tables"
-                : cost_kind == "mixed" ? "calibrated tables and roofline"
-                                       : "roofline");
+                cost_kind == plans::CostModelKind::Table   ? "calibrated tables"
+                : cost_kind == plans::CostModelKind::Mixed ? "calibrated tables and roofline"
+                                                           : "roofline");
     if (!a.json.empty()) write_json(a.json, {{"placement", placement}, {"fabric", scen.front().file}, {"jobs", out}});
     return 0;
 }

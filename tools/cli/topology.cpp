@@ -24,7 +24,7 @@ int cmd_topology(const Args& a) {
     write_file(out, dot.str());
     std::cout << s.file << ": " << s.cluster.gpus() << " x " << s.cluster.accelerator.id << " (" << s.cluster.nodes
               << " nodes x " << s.cluster.gpus_per_node << "), routing " << s.cluster.routing << ", network "
-              << hardware::network_name(s.cluster.network) << "\n"
+              << sim::name(s.cluster.network) << "\n"
               << t.summary() << "DOT: " << out << "\n";
     return 0;
 }

@@ -147,18 +147,6 @@ std::shared_ptr<const LengthDistribution::ZipfTable::Cdf> LengthDistribution::Zi
     return t;
 }
 
-const char* length_kind_name(LengthKind k) {
-    switch (k) {
-        case LengthKind::Fixed: return "fixed";
-        case LengthKind::Uniform: return "uniform";
-        case LengthKind::Normal: return "normal";
-        case LengthKind::Lognormal: return "lognormal";
-        case LengthKind::Zipf: return "zipf";
-        case LengthKind::Histogram: return "histogram";
-    }
-    return "?";
-}
-
 std::string LengthDistribution::check() const {
     if (min < 1) return "min must be >= 1";
     if (max < 0) return "max must be >= min (or 0: no upper clamp)";

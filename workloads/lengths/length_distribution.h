@@ -3,6 +3,7 @@
 // has. Serving traffic draws prompt and output lengths from them (workloads/serving/traffic/), and
 // training draws packed documents (workloads/training/packing.h), so they belong to neither.
 // Draws come from a sim::RandomStream, so the same seed gives bit-identical lengths everywhere.
+#include "sim/enum_names.h"
 #include "sim/random.h"
 
 #include <cstdint>
@@ -13,7 +14,14 @@
 namespace fathom::workloads {
 
 enum class LengthKind { Fixed, Uniform, Normal, Lognormal, Zipf, Histogram };
-const char* length_kind_name(LengthKind k);
+constexpr auto enum_names(LengthKind) {
+    return sim::name_table<LengthKind>({{LengthKind::Fixed, "fixed"},
+                                        {LengthKind::Uniform, "uniform"},
+                                        {LengthKind::Normal, "normal"},
+                                        {LengthKind::Lognormal, "lognormal"},
+                                        {LengthKind::Zipf, "zipf"},
+                                        {LengthKind::Histogram, "histogram"}});
+}
 
 // Token counts, always integers in [min, max] (draws outside are clamped; min >= 1). Normal and
 // lognormal draws are rounded to the nearest integer, then clamped; a fixed value and histogram

@@ -8,7 +8,7 @@ using models::GroupKind;
 
 sim::StreamId StageStreams::of(GroupKind g) const {
     const auto& s = comm[static_cast<size_t>(g)];
-    FATHOM_CHECK(s.has_value(), std::string("no ") + models::group_kind_name(g) + "-comm stream on this device");
+    FATHOM_CHECK(s.has_value(), std::string("no ") + sim::name(g) + "-comm stream on this device");
     return *s;
 }
 
@@ -17,7 +17,7 @@ StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group,
     StageStreams s;
     s.compute = graph.add_stream("compute", group);
     for (GroupKind g : kinds)
-        s.comm[static_cast<size_t>(g)] = graph.add_stream(std::string(models::group_kind_name(g)) + "-comm", group);
+        s.comm[static_cast<size_t>(g)] = graph.add_stream(std::string(sim::name(g)) + "-comm", group);
     return s;
 }
 

@@ -4,6 +4,7 @@
 // SLOs. Plain data, filled by scenarios/ from the `serving`, `traffic` and `slo` sections.
 #include "hardware/spec.h"
 #include "models/program/layer_program.h"
+#include "sim/enum_names.h"
 #include "workloads/serving/traffic/traffic.h"
 
 #include <cstdint>
@@ -38,7 +39,9 @@ struct PoolLayout {
 };
 
 enum class Preemption { Recompute, Swap };
-const char* preemption_name(Preemption p);
+constexpr auto enum_names(Preemption) {
+    return sim::name_table<Preemption>({{Preemption::Recompute, "recompute"}, {Preemption::Swap, "swap"}});
+}
 
 // Properties of the serving engine (catalog: workloads/engines/*.yaml, each value with its source).
 struct EngineSettings {
@@ -120,7 +123,10 @@ struct CapacitySettings {
 //   decode   only the decode pool runs; a request arrives with its prompt's KV in place and its
 //            first token sampled (an unlimited prefill pool), and decodes the rest.
 enum class PoolIsolation { None, Prefill, Decode };
-const char* pool_isolation_name(PoolIsolation i);
+constexpr auto enum_names(PoolIsolation) {
+    return sim::name_table<PoolIsolation>(
+        {{PoolIsolation::None, "none"}, {PoolIsolation::Prefill, "prefill"}, {PoolIsolation::Decode, "decode"}});
+}
 
 struct ServingPlan {
     PoolLayout replica;                 // aggregated serving: `replicas` replicas of tp x pp

@@ -7,15 +7,6 @@
 
 namespace fathom::workloads {
 
-const char* recompute_name(Recompute r) {
-    switch (r) {
-        case Recompute::None: return "none";
-        case Recompute::Selective: return "selective";
-        case Recompute::Full: return "full";
-    }
-    return "?";
-}
-
 std::string TrainingPlan::describe() const {
     const std::string ep = layout.ep > 1 || layout.etp > 1
                                ? "  ep " + std::to_string(layout.ep) + " (etp " + std::to_string(layout.etp) + ")"
@@ -27,8 +18,8 @@ std::string TrainingPlan::describe() const {
                   "recompute %s%s%s%s  %s",
                   layout.dp, layout.tp, layout.sharding().sequence_parallel ? "+sp" : "", layout.pp, layout.vp,
                   layout.cp, ep.c_str(), training.micro_batch, training.global_batch,
-                  static_cast<long long>(training.seq_len), hardware::dtype_name(stack.kernels.gemm_dtype),
-                  training.zero_stage, recompute_name(training.recompute), training.recompute_moe ? "+moe" : "",
+                  static_cast<long long>(training.seq_len), sim::name(stack.kernels.gemm_dtype), training.zero_stage,
+                  sim::name(training.recompute), training.recompute_moe ? "+moe" : "",
                   training.recompute_mla_up_proj ? "+mla_up_proj" : "", lora.c_str(), training.schedule.c_str());
     return buf;
 }

@@ -5,6 +5,7 @@
 // equality and a stable hash (for search caches); plans/constraints.h checks it against a model and
 // a cluster, and scenarios/ declares its keys.
 #include "models/program/layer_program.h"
+#include "sim/enum_names.h"
 #include "workloads/lengths/length_distribution.h"
 #include "workloads/parallelism.h"
 #include "workloads/training/moe_routing.h"
@@ -17,15 +18,26 @@
 namespace fathom::workloads {
 
 enum class Recompute { None, Selective, Full };
+constexpr auto enum_names(Recompute) {
+    return sim::name_table<Recompute>(
+        {{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}});
+}
 // What "selective" recomputes, per framework: the norms and activation functions (Megatron-Core,
 // Korthikanti et al. 2022), or PyTorch op-level checkpointing that saves matmul and attention
 // outputs except every second matmul (torchtitan's "op" policy).
 enum class SelectivePolicy { NormsActivations, EverySecondMatmul };
+constexpr auto enum_names(SelectivePolicy) {
+    return sim::name_table<SelectivePolicy>({{SelectivePolicy::NormsActivations, "norms_activations"},
+                                             {SelectivePolicy::EverySecondMatmul, "every_second_matmul"}});
+}
 // Main-gradient dtype (accumulation and data-parallel reduction): fp32, bf16, or Megatron-LM's
 // rule, fp32 with bf16 or fp8 training (--bf16 forces fp32 accumulation and all-reduce) and the
 // parameters' fp16 with fp16 (--fp16 does not).
 enum class GradDtype : uint8_t { Fp32, Bf16, Fp32ForBf16 };
-const char* recompute_name(Recompute r);
+constexpr auto enum_names(GradDtype) {
+    return sim::name_table<GradDtype>(
+        {{GradDtype::Fp32, "fp32"}, {GradDtype::Bf16, "bf16"}, {GradDtype::Fp32ForBf16, "fp32-for-bf16"}});
+}
 
 struct TrainingSettings {
     int64_t seq_len = 2048;

@@ -9,17 +9,6 @@
 
 namespace fathom::workloads::serving {
 
-const char* arrival_kind_name(ArrivalKind k) {
-    switch (k) {
-        case ArrivalKind::Offline: return "offline";
-        case ArrivalKind::Poisson: return "poisson";
-        case ArrivalKind::Gamma: return "gamma";
-        case ArrivalKind::Bursty: return "bursty";
-        case ArrivalKind::Constant: return "constant";
-    }
-    return "?";
-}
-
 std::string ArrivalProcess::check() const {
     if (kind == ArrivalKind::Offline) return "";
     if (!(rate > 0) || !std::isfinite(rate)) return "rate must be > 0 (requests/s)";

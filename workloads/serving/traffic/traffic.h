@@ -16,6 +16,7 @@
 //   prompt_tokens = prefix_tokens + session_tokens + a fresh draw from `prompt`
 // so `prompt` describes the part unique to the request (a single-turn request without a shared
 // prefix: the whole prompt). `output` is the number of tokens generated. Both draws are >= 1.
+#include "sim/enum_names.h"
 #include "sim/random.h"
 #include "workloads/lengths/length_distribution.h"
 #include "workloads/serving/request.h"
@@ -38,7 +39,13 @@ public:
 };
 
 enum class ArrivalKind { Offline, Poisson, Gamma, Bursty, Constant };
-const char* arrival_kind_name(ArrivalKind k);
+constexpr auto enum_names(ArrivalKind) {
+    return sim::name_table<ArrivalKind>({{ArrivalKind::Offline, "offline"},
+                                         {ArrivalKind::Poisson, "poisson"},
+                                         {ArrivalKind::Gamma, "gamma"},
+                                         {ArrivalKind::Bursty, "bursty"},
+                                         {ArrivalKind::Constant, "constant"}});
+}
 
 // Arrival times of consecutive requests. Offline: all at 0. Poisson: exponential gaps of mean
 // 1/rate. Gamma: gaps Gamma(shape 1/cv^2, scale cv^2/rate), mean 1/rate and coefficient of

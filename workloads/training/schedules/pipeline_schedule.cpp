@@ -1,5 +1,7 @@
 #include "workloads/training/schedules/pipeline_schedule.h"
 
+#include "workloads/parallelism.h"
+
 #include <algorithm>
 
 namespace fathom::workloads {
@@ -40,6 +42,8 @@ const ScheduleRegistry& schedule_registry() {
     }();
     return registry;
 }
+
+const char* default_schedule(const ParallelLayout& layout) { return layout.vp > 1 ? "interleaved-1f1b" : "1f1b"; }
 
 int PipelineSchedule::virtual_stage(int stage, int chunk, int stages, int) const { return chunk * stages + stage; }
 

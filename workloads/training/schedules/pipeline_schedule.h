@@ -59,6 +59,13 @@ using ScheduleFactory = std::unique_ptr<PipelineSchedule> (*)();
 using ScheduleRegistry = sim::Registry<ScheduleFactory>;
 const ScheduleRegistry& schedule_registry();
 
+struct ParallelLayout;
+// The schedule a layout runs when none is named (a scenario without training.schedule, a search's
+// "auto"): interleaved-1f1b with several model chunks per stage, else 1f1b. kDefaultScheduleRule
+// says the same in words (the key reference).
+const char* default_schedule(const ParallelLayout& layout);
+inline constexpr const char* kDefaultScheduleRule = "interleaved-1f1b when vp > 1, else 1f1b";
+
 std::unique_ptr<PipelineSchedule> make_gpipe();
 std::unique_ptr<PipelineSchedule> make_one_f_one_b();
 std::unique_ptr<PipelineSchedule> make_interleaved_1f1b();
