@@ -122,9 +122,6 @@ int64_t translate_cluster(const Case& c, const plans::Catalog& cat, const std::s
     return std::get<int64_t>(doc.value("cluster.nodes"));
 }
 
-}  // namespace fathom::scenarios::measured
-
-namespace fathom::scenarios::measured {
 namespace {
 
 // Standard vocabularies by model family, matched on the lower-cased model name (first match wins;

@@ -168,9 +168,6 @@ plans::KeyValue TrainingDraft::planned(const std::string& key) const {
 
 std::string TrainingDraft::software() const { return lower(c.text("training.software")); }
 
-}  // namespace fathom::scenarios::measured
-
-namespace fathom::scenarios::measured {
 namespace {
 
 using SD = ServingDraft;
