@@ -61,6 +61,7 @@ struct AcceleratorSpec {
     double launch_overhead = 0;          // seconds per kernel
     double tdp = 0;                      // W
     std::string scale_up;                // default intra-node fabric id
+    std::string scale_out_nic;           // NIC id of its reference system (empty: not stated)
     AcceleratorCalibration calibration;
     std::string calibration_table;  // path of a fitted per-op cost table, empty if none
 
@@ -82,8 +83,9 @@ struct ScaleUpSpec {
     double link_bandwidth = 0;     // bytes/s per direction, one peer link
     double latency = 0;            // s, one-way small message
     int max_domain_size = 8;
-    bool nvls = false;                 // in-switch reduction (NVLink SHARP)
-    double busbw_efficiency = 0;       // achievable ring bus bandwidth / bandwidth_per_gpu (nccl-tests)
+    std::string family;           // the fabric id this one is a variant of (nvlink4-h800: nvlink4-nvswitch), or empty
+    bool nvls = false;            // in-switch reduction (NVLink SHARP)
+    double busbw_efficiency = 0;  // achievable ring bus bandwidth / bandwidth_per_gpu (nccl-tests)
     double nvls_busbw_efficiency = 0;  // achievable NVLS all-reduce bus bandwidth / bandwidth_per_gpu
     double step_latency = 0;           // s, per algorithm step (NCCL protocol + sync), calibrated
     double nvls_latency = 0;           // s, start-up of one NVLS call beyond the launch, calibrated
@@ -98,6 +100,7 @@ struct NicSpec {
     double bandwidth = 0;       // bytes/s per direction
     double latency = 0;         // s, NIC to NIC through one switch
     double switch_latency = 0;  // s per switch hop
+    std::string link;           // link layer: "infiniband" or "roce"
     double efficiency = 0;      // achievable fraction of bandwidth in collectives, calibrated
 };
 

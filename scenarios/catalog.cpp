@@ -36,9 +36,18 @@ void check_header(const Node& n, const char* kind, const std::string& file) {
 
 namespace {
 
+// A catalog fact that is a name rather than a number ({value: id, source: "..."}).
+std::string sourced_id(const Node& n, const std::string& key) {
+    const Node c = n.child(key);
+    c.allow_only({"value", "source"});
+    if (c.str("source").empty()) c.fail("source", "empty source");
+    return c.str("value");
+}
+
 hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     n.allow_only({"kind", "id", "name", "vendor", "peak_dense", "memory_capacity", "memory_bandwidth", "compute_units",
-                  "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "calibration", "calibration_table"});
+                  "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "scale_out_nic", "calibration",
+                  "calibration_table"});
     hardware::AcceleratorSpec a;
     a.id = n.str("id");
     a.name = n.str("name");
@@ -56,6 +65,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     a.launch_overhead = n.sourced_quantity("kernel_launch_overhead", Dimension::Time);
     a.tdp = n.sourced_quantity("tdp", Dimension::Power);
     a.scale_up = n.str("scale_up");
+    if (n.has("scale_out_nic")) a.scale_out_nic = sourced_id(n, "scale_out_nic");
     if (n.has("calibration_table")) {
         // Relative to the data directory (the directory holding hardware/ and models/).
         const fs::path file =
@@ -105,11 +115,12 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
 }
 
 hardware::ScaleUpSpec parse_fabric(const Node& n) {
-    n.allow_only({"kind", "id", "name", "topology", "bandwidth_per_gpu", "link_bandwidth", "latency", "max_domain_size",
-                  "nvls", "calibration"});
+    n.allow_only({"kind", "id", "name", "family", "topology", "bandwidth_per_gpu", "link_bandwidth", "latency",
+                  "max_domain_size", "nvls", "calibration"});
     hardware::ScaleUpSpec f;
     f.id = n.str("id");
     f.name = n.str("name");
+    if (n.has("family")) f.family = sourced_id(n, "family");
     const std::string topo = n.str("topology");
     const auto topology = sim::lookup<hardware::ScaleUpTopology>(topo);
     if (!topology) n.fail("topology", sim::expected_one_of(sim::choices<hardware::ScaleUpTopology>(), topo));
@@ -136,10 +147,12 @@ hardware::ScaleUpSpec parse_fabric(const Node& n) {
 }
 
 hardware::NicSpec parse_nic(const Node& n) {
-    n.allow_only({"kind", "id", "name", "bandwidth", "latency", "switch_latency", "calibration"});
+    n.allow_only({"kind", "id", "name", "link", "bandwidth", "latency", "switch_latency", "calibration"});
     hardware::NicSpec x;
     x.id = n.str("id");
     x.name = n.str("name");
+    x.link = sourced_id(n, "link");
+    if (x.link != "infiniband" && x.link != "roce") n.fail("link", "expected infiniband or roce, got '" + x.link + "'");
     x.bandwidth = n.sourced_quantity("bandwidth", Dimension::Bandwidth);
     x.latency = n.sourced_quantity("latency", Dimension::Time);
     x.switch_latency = n.sourced_quantity("switch_latency", Dimension::Time);

@@ -1,11 +1,16 @@
 #pragma once
-// Reads measurement files in measured-format v1 (shared/reference/measured-format.md) and
-// predicts each training case: the case's own model dims, cluster and plan become fathom specs; the
-// framework's software stack is its preset (workloads/stacks/, each value with its source), and
-// what the source omits beyond it is filled by documented rules (listed per case as assumptions).
-// Cases fathom cannot express yet are returned with status "unsupported" and why.
+// `fathom compare`: reads measurement files in measured-format v1 (shared/reference/measured-format.md)
+// and predicts each case. A case is translated into scenario documents in scenario key paths by the
+// translator of its kind (scenarios/measured_kinds.h: training, serving, microbench), which the
+// ordinary scenario parser (scenarios/scenario.h) reads and plans::evaluate runs; the framework's or
+// engine's preset (workloads/stacks/, workloads/engines/, each value with its source) fills what the
+// source omits, named rules (scenarios/measured_rules.h) what it says in words, and each remaining
+// gap is a documented rule listed per case as an assumption. Every configuration field of the case
+// is either read by the translator or listed as stated but not modelled (`not_modelled`). Cases
+// fathom cannot express yet are returned with status unsupported and why.
 #include "plans/context.h"
 #include "plans/report.h"
+#include "sim/enum_names.h"
 #include "workloads/training/training_step.h"
 
 #include <functional>
@@ -15,6 +20,11 @@
 
 namespace fathom::scenarios {
 
+enum class CompareStatus { Ok, Unsupported };
+constexpr auto enum_names(CompareStatus) {
+    return sim::name_table<CompareStatus>({{CompareStatus::Ok, "ok"}, {CompareStatus::Unsupported, "unsupported"}});
+}
+
 struct CompareResult {
     std::string id;       // case id; "<case id>#<n>" for the n-th entry of other_metrics
     std::string variant;  // for other_metrics entries: the changed fields ("a=1, b=2"), empty if none
@@ -23,10 +33,17 @@ struct CompareResult {
     std::string unit;
     double measured = 0;
     double predicted = 0;
-    double error = 0;    // (predicted - measured) / measured
-    std::string status;  // "ok" or "unsupported"
+    double error = 0;  // (predicted - measured) / measured
+    CompareStatus status = CompareStatus::Unsupported;
     std::string reason;  // for unsupported
     std::vector<std::string> assumptions;
+    // Fill-ins of unstated fields that the case's kind did not list among its assumptions before the
+    // kinds shared one cluster and model reader (a serving case's node size and NIC, a fp16 serving
+    // case priced as bf16): kept apart so that the assumptions stay comparable with earlier outputs.
+    std::vector<std::string> fill_ins;
+    // The configuration fields the case states (dotted paths, measured_schema.h) that no translator
+    // read: stated by the source, not modelled.
+    std::vector<std::string> not_modelled;
     std::string stack;  // the stack preset used ("defaults": none for this framework)
     double step_time_s = 0;
     double peak_memory_bytes = 0;
@@ -46,16 +63,23 @@ struct CompareResult {
     std::shared_ptr<const models::ModelSpec> model;
     std::shared_ptr<const hardware::ClusterSpec> cluster;
     std::shared_ptr<const workloads::TrainingPlan> training_plan;
+
+    bool ok() const { return status == CompareStatus::Ok; }
 };
+
+// The relative error of a prediction, (predicted - measured) / measured: the one place it is
+// computed.
+double relative_error(double predicted, double measured);
 
 // Headline measurement of every case. With `include_other_metrics`, also every other_metrics entry
 // (the case's configuration with its `variant` fields applied; derived fields such as dp follow).
 // With `only_case`, only the case of that id (and its entries) runs.
 // `progress`, if set, is called after each case with (cases done, cases in the file).
 // A result as a flat record (plans/report.h): id, kind, metric, unit, measured, variant, status,
-// then predicted, error, step_time_s, memory fields, out_of_memory, assumptions, stack, plan and
-// range.{key, low, high} for a simulated case, or reason for an unsupported one (the
-// `fathom compare --json` keys, less the per-stage table and the range's values).
+// then predicted, error, step_time_s, memory fields, out_of_memory, assumptions, fill_ins,
+// not_modelled, stack, plan and range.{key, low, high} for a simulated case, or reason for an
+// unsupported one (the `fathom compare --json` keys, less the per-stage table and the range's
+// values).
 plans::Record compare_record(const CompareResult& r);
 
 std::vector<CompareResult> compare_measured(const std::string& path, const plans::EvaluationContext& context,

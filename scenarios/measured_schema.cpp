@@ -8,18 +8,15 @@ namespace fathom::scenarios {
 
 namespace {
 
-// A field of the format: a leaf, or a block with its own fields.
+// A field of the format: a leaf, or a block with its own fields. A leaf is a configuration field
+// (a setting or a qualifier of the measurement: a translator reads it or reports it as not
+// modelled) unless it is `info`: provenance, the measurement itself, free text for people, or
+// figures the format calls informational.
 struct Field {
     const char* name;
     std::vector<Field> fields;  // empty: a leaf
+    bool info = false;
 };
-
-const std::vector<Field>& metric_fields() {
-    static const std::vector<Field> f = {
-        {"metric", {}},           {"value", {}},     {"unit", {}}, {"statistic", {}},   {"scope", {}},
-        {"flops_convention", {}}, {"direction", {}}, {"link", {}}, {"peak_tflops", {}}, {"attention_flops", {}}};
-    return f;
-}
 
 std::vector<Field> leaves(std::initializer_list<const char*> names) {
     std::vector<Field> v;
@@ -27,32 +24,52 @@ std::vector<Field> leaves(std::initializer_list<const char*> names) {
     return v;
 }
 
-// check_measured.py's CASE, block by block (the vocabularies are the readers' business).
+std::vector<Field> info(std::initializer_list<const char*> names) {
+    std::vector<Field> v;
+    for (const char* n : names) v.push_back({n, {}, true});
+    return v;
+}
+
+std::vector<Field> operator+(std::vector<Field> a, const std::vector<Field>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+const std::vector<Field>& metric_fields() {
+    static const std::vector<Field> f =
+        info({"metric", "value", "unit"}) +
+        leaves({"statistic", "scope", "flops_convention", "direction", "link", "peak_tflops", "attention_flops"});
+    return f;
+}
+
+// Declarative table: check_measured.py's CASE, block by block (the vocabularies are the readers' business).
 const std::vector<Field>& case_fields() {
     static const std::vector<Field> f = [] {
-        const std::vector<Field> pool = leaves({"gpus", "nodes", "instances", "tp", "pp", "dp", "ep", "description"});
+        const std::vector<Field> pool =
+            leaves({"gpus", "nodes", "instances", "tp", "pp", "dp", "ep"}) + info({"description"});
         std::vector<Field> c = {
-            {"id", {}},
-            {"kind", {}},
-            {"source", leaves({"type", "repo", "mirror_of", "path", "commit", "table", "url", "title", "config",
-                               "derivation", "transcription", "snapshot", "note"})},
-            {"trust", {}},
-            {"completeness", {}},
-            {"missing", {}},
-            {"assumed", {}},
-            {"hardware", leaves({"accelerator", "description", "system", "peak_bf16_tflops", "peak_fp8_tflops",
-                                 "hbm_tb_per_s", "power_limit_w"})},
+            {"id", {}, true},
+            {"kind", {}, true},
+            {"source", info({"type", "repo", "mirror_of", "path", "commit", "table", "url", "title", "config",
+                             "derivation", "transcription", "snapshot", "note"})},
+            {"trust", {}, true},
+            {"completeness", {}, true},
+            {"missing", {}, true},
+            {"assumed", {}, true},
+            {"hardware", leaves({"accelerator", "power_limit_w"}) +
+                             info({"description", "system", "peak_bf16_tflops", "peak_fp8_tflops", "hbm_tb_per_s"})},
             {"cluster",
              {{"gpus", {}},
               {"nodes", {}},
               {"gpus_per_node", {}},
-              {"intra_node", leaves({"fabric", "gb_per_s_per_gpu", "description"})},
-              {"scale_out", leaves({"fabric", "gb_per_s_per_gpu", "nics_per_node", "topology", "description"})}}},
+              {"intra_node", leaves({"fabric", "gb_per_s_per_gpu"}) + info({"description"})},
+              {"scale_out",
+               leaves({"fabric", "gb_per_s_per_gpu", "nics_per_node"}) + info({"topology", "description"})}}},
             {"model",
              [] {
-                 auto m = leaves({"name", "description", "architecture", "params_b", "active_params_b", "layers",
-                                  "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "seq_len", "activation",
-                                  "norm", "position_embedding", "tied_embeddings"});
+                 auto m = info({"name", "description", "params_b", "active_params_b"}) +
+                          leaves({"architecture", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
+                                  "seq_len", "activation", "norm", "position_embedding", "tied_embeddings"});
                  m.push_back({"moe", leaves({"num_experts", "top_k", "expert_ffn", "shared_experts", "dense_layers",
                                              "moe_layer_frequency"})});
                  m.push_back({"mla", leaves({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
@@ -61,57 +78,41 @@ const std::vector<Field>& case_fields() {
              }()},
             {"training",
              [] {
-                 auto t = leaves({"framework",
-                                  "framework_version",
-                                  "software",
-                                  "tp",
-                                  "pp",
-                                  "cp",
-                                  "vp",
-                                  "dp",
-                                  "ep",
-                                  "etp",
-                                  "sequence_parallel",
-                                  "zero_stage",
-                                  "fsdp",
-                                  "reshard_after_forward",
-                                  "micro_batch_size",
-                                  "batch_per_dp_rank",
-                                  "global_batch_size",
-                                  "grad_accum",
-                                  "recompute",
-                                  "cpu_offload",
-                                  "pp_schedule",
-                                  "tp_comm_overlap",
-                                  "dp_comm_overlap",
-                                  "pp_comm_overlap",
-                                  "torch_compile",
-                                  "flash_attention"});
+                 auto t = info({"software"}) + leaves({"framework",
+                                                       "framework_version",
+                                                       "tp",
+                                                       "pp",
+                                                       "cp",
+                                                       "vp",
+                                                       "dp",
+                                                       "ep",
+                                                       "etp",
+                                                       "sequence_parallel",
+                                                       "zero_stage",
+                                                       "fsdp",
+                                                       "reshard_after_forward",
+                                                       "micro_batch_size",
+                                                       "batch_per_dp_rank",
+                                                       "global_batch_size",
+                                                       "grad_accum",
+                                                       "recompute",
+                                                       "cpu_offload",
+                                                       "pp_schedule",
+                                                       "tp_comm_overlap",
+                                                       "dp_comm_overlap",
+                                                       "pp_comm_overlap",
+                                                       "torch_compile",
+                                                       "flash_attention"});
                  t.push_back({"lora", leaves({"rank", "alpha"})});
                  return t;
              }()},
             {"serving",
              [&pool] {
-                 auto s = leaves({"engine",
-                                  "engine_version",
-                                  "backend",
-                                  "benchmark_tool",
-                                  "software",
-                                  "tp",
-                                  "pp",
-                                  "dp",
-                                  "ep",
-                                  "batching",
-                                  "max_num_seqs",
-                                  "max_num_batched_tokens",
-                                  "max_model_len",
-                                  "chunked_prefill",
-                                  "prefix_cache",
-                                  "num_scheduler_steps",
-                                  "torch_compile",
-                                  "cuda_graphs",
-                                  "gpu_memory_fraction",
-                                  "kv_cache_free_memory_fraction"});
+                 auto s = info({"benchmark_tool", "software"}) +
+                          leaves({"engine", "engine_version", "backend", "tp", "pp", "dp", "ep", "batching",
+                                  "max_num_seqs", "max_num_batched_tokens", "max_model_len", "chunked_prefill",
+                                  "prefix_cache", "num_scheduler_steps", "torch_compile", "cuda_graphs",
+                                  "gpu_memory_fraction", "kv_cache_free_memory_fraction"});
                  auto w = leaves({"arrival", "request_rate", "concurrency", "num_requests", "batch_size", "input_len",
                                   "output_len", "dataset", "mlperf_scenario"});
                  w.push_back({"shared_prefix", leaves({"groups", "prompts_per_group", "prefix_len"})});
@@ -121,21 +122,29 @@ const std::vector<Field>& case_fields() {
                               {{"measured", {}},
                                {"prefill", pool},
                                {"decode", pool},
-                               {"kv_transfer", leaves({"link", "library", "description"})}}});
+                               {"kv_transfer", leaves({"link", "library"}) + info({"description"})}}});
                  return s;
              }()},
-            {"benchmark",
-             leaves(
-                 {"op",          "implementation", "tool",      "software", "library",  "library_version", "dtype",
-                  "out_dtype",   "fp8_format",     "M",         "N",        "K",        "shape_sweep",     "size_bytes",
-                  "ranks",       "algorithm",      "reduce_op", "in_place", "iters",    "warmup",          "copy",
-                  "copy_method", "phase",          "tokens",    "hidden",   "top_k",    "batch",           "seq_len",
-                  "heads",       "kv_heads",       "head_dim",  "causal",   "paged_kv", "kv_block_size",   "env",
-                  "description"})},
-            {"precision",
-             leaves({"dtype", "fp8_recipe", "fp8_format", "weights", "activations", "kv_cache", "description"})},
-            {"other_metrics", {}},
-            {"notes", {}}};
+            {"benchmark", info({"tool", "software", "env", "description"}) + leaves({"op",          "implementation",
+                                                                                     "library",     "library_version",
+                                                                                     "dtype",       "out_dtype",
+                                                                                     "fp8_format",  "M",
+                                                                                     "N",           "K",
+                                                                                     "shape_sweep", "size_bytes",
+                                                                                     "ranks",       "algorithm",
+                                                                                     "reduce_op",   "in_place",
+                                                                                     "iters",       "warmup",
+                                                                                     "copy",        "copy_method",
+                                                                                     "phase",       "tokens",
+                                                                                     "hidden",      "top_k",
+                                                                                     "batch",       "seq_len",
+                                                                                     "heads",       "kv_heads",
+                                                                                     "head_dim",    "causal",
+                                                                                     "paged_kv",    "kv_block_size"})},
+            {"precision", leaves({"dtype", "fp8_recipe", "fp8_format", "weights", "activations", "kv_cache"}) +
+                              info({"description"})},
+            {"other_metrics", {}, true},
+            {"notes", {}, true}};
         for (const Field& m : metric_fields()) c.push_back(m);
         return c;
     }();
@@ -223,19 +232,66 @@ void check_case_fields(const YAML::Node& c, const std::string& file) {
     }
 }
 
-void set_field(YAML::Node& c, const std::string& path, const YAML::Node& value) {
-    const auto parts = split_path(path);
-    // yaml-cpp nodes are handles: walk by reassigning a handle to each child in turn.
-    YAML::Node at = c;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) {
-        YAML::Node next = at[parts[i]];
-        if (!next || !next.IsMap()) {
-            at[parts[i]] = YAML::Node(YAML::NodeType::Map);
-            next = at[parts[i]];
-        }
-        at.reset(next);
+YAML::Node with_field(const YAML::Node& c, const std::string& path, const YAML::Node& value) {
+    // yaml-cpp nodes are handles, and assigning one node to another makes them share their data: a
+    // mapping is copied entry by entry (each entry shared), and an entry is replaced by removing it
+    // and adding the new one, never by assigning to it.
+    YAML::Node copy(YAML::NodeType::Map);
+    if (c.IsMap())
+        for (const auto& kv : c) copy[kv.first.Scalar()] = kv.second;
+    if (path.empty()) return copy;
+    const auto dot = path.find('.');
+    const std::string head = path.substr(0, dot);
+    const YAML::Node& cc = c;
+    YAML::Node replaced =
+        dot == std::string::npos
+            ? value
+            : with_field(c.IsMap() && cc[head] && cc[head].IsMap() ? cc[head] : YAML::Node(YAML::NodeType::Map),
+                         path.substr(dot + 1), value);
+    copy.remove(head);
+    copy[head] = replaced;
+    return copy;
+}
+
+void set_field(YAML::Node& c, const std::string& path, const YAML::Node& value) { c.reset(with_field(c, path, value)); }
+
+namespace {
+
+void config_leaves(const YAML::Node& n, const std::vector<Field>& fields, const std::string& where,
+                   std::vector<std::string>& out) {
+    if (!n.IsMap()) return;
+    for (const auto& kv : n) {
+        const Field* f = kv.first.IsScalar() ? find(fields, kv.first.Scalar()) : nullptr;
+        if (!f || f->info) continue;
+        const std::string path = where.empty() ? f->name : where + "." + f->name;
+        if (f->fields.empty()) out.push_back(path);
+        else config_leaves(kv.second, f->fields, path, out);
     }
-    at[parts.back()] = YAML::Clone(value);
+}
+
+void all_config_leaves(const std::vector<Field>& fields, const std::string& where, std::vector<std::string>& out) {
+    for (const Field& f : fields) {
+        if (f.info) continue;
+        const std::string path = where.empty() ? f.name : where + "." + f.name;
+        if (f.fields.empty()) out.push_back(path);
+        else all_config_leaves(f.fields, path, out);
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> not_read_fields(const YAML::Node& c, const std::set<std::string>& read) {
+    std::vector<std::string> present, out;
+    config_leaves(c, case_fields(), "", present);
+    for (const std::string& p : present)
+        if (!read.count(p)) out.push_back(p);
+    return out;
+}
+
+std::vector<std::string> configuration_fields() {
+    std::vector<std::string> out;
+    all_config_leaves(case_fields(), "", out);
+    return out;
 }
 
 }  // namespace fathom::scenarios

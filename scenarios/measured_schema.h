@@ -2,10 +2,13 @@
 // The field names of measured-format v1 (shared/reference/measured-format.md; the schema of its
 // checker, check_measured.py): every key of a case must be one of them, and an other_metrics
 // entry's `variant` may change only configuration fields (under cluster, model, training,
-// serving, benchmark or precision). Names only: the readers check the values they use.
+// serving, benchmark or precision). Names, and which names are configuration fields (a translator
+// reads each or reports it as stated but not modelled): the translators check the values they use.
 #include <yaml-cpp/yaml.h>
 
+#include <set>
 #include <string>
+#include <vector>
 
 namespace fathom::scenarios {
 
@@ -14,8 +17,19 @@ namespace fathom::scenarios {
 // names a block rather than a field, is one too.
 void check_case_fields(const YAML::Node& c, const std::string& file);
 
-// The case with `path` (a configuration field's dotted path, checked above) set to `value`,
-// creating the blocks on the way.
+// A copy of case `c` with `path` (a configuration field's dotted path, checked above) set to the
+// node `value` itself (so that it keeps its line), creating the blocks on the way. Every other node
+// is shared with `c`, which stays unchanged (the mappings on the path are the copy's own). An empty
+// path: a copy of the top mapping.
+YAML::Node with_field(const YAML::Node& c, const std::string& path, const YAML::Node& value);
+// `c` becomes with_field(c, path, value).
 void set_field(YAML::Node& c, const std::string& path, const YAML::Node& value);
+
+// The configuration fields that case `c` states (the dotted paths of its leaves that are settings
+// or qualifiers of its measurement, not provenance, free text or informational figures) and that
+// are not in `read`: the case's fields stated by the source but not modelled.
+std::vector<std::string> not_read_fields(const YAML::Node& c, const std::set<std::string>& read);
+// Every configuration field the format defines, by dotted path.
+std::vector<std::string> configuration_fields();
 
 }  // namespace fathom::scenarios

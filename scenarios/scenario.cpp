@@ -78,6 +78,8 @@ void apply_override(YAML::Node root, const std::string& assignment) {
     root.fail(path, message);
 }
 
+}  // namespace
+
 hardware::ClusterSpec parse_cluster(const Node& n, const plans::Catalog& cat) {
     check_section_keys(n, "cluster", {"scale_out"});
     plans::ClusterRequest r;
@@ -92,6 +94,8 @@ hardware::ClusterSpec parse_cluster(const Node& n, const plans::Catalog& cat) {
         n.fail("", e.bare_message());
     }
 }
+
+namespace {
 
 workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& cat, int gpus) {
     workloads::TrainingPlan p;
@@ -357,6 +361,11 @@ plans::SearchSpace parse_search(const Node& search, plans::WorkloadKind kind, co
 }  // namespace
 
 plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) {
+    return parse_scenario(root, catalog, nullptr);
+}
+
+plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog,
+                               std::vector<plans::Violation>* violations_out) {
     check_section_keys(root, "");
     plans::Scenario s;
     s.file = root.file();
@@ -389,7 +398,8 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     if (kind == WorkloadKind::Serving) {
         workloads::serving::ServingPlan plan = parse_serving(root, catalog, s.cluster);
         const auto violations = plans::check_serving_plan(s.model, s.cluster, plan);
-        if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
+        if (violations_out) *violations_out = violations;
+        else if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
         s.plan = std::move(plan);
         if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
         collect_warnings(root, s);
@@ -397,7 +407,8 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog) 
     }
     workloads::TrainingPlan plan = parse_training(root, catalog, s.cluster.gpus());
     const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
-    if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
+    if (violations_out) *violations_out = violations;
+    else if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
     s.plan = std::move(plan);
     if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
     collect_warnings(root, s);

@@ -3,6 +3,7 @@
 // reference is scenarios/README.md). Unknown keys, values without units, values out of range and
 // impossible plans are InputErrors naming file, line and key; keys that cannot change the result
 // are kept as warnings on the scenario.
+#include "plans/constraints.h"
 #include "plans/context.h"
 #include "plans/scenario.h"
 #include "scenarios/catalog.h"
@@ -17,6 +18,13 @@ namespace fathom::scenarios {
 plans::Scenario load_scenario(const std::string& path, const plans::Catalog& catalog,
                               const std::vector<std::string>& overrides = {});
 plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog);
+// The same, but an impossible plan (plans/constraints.h) comes back in `violations` instead of as an
+// InputError: for front ends that report such a plan as an answer (`fathom compare`'s unsupported
+// cases).
+plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog,
+                               std::vector<plans::Violation>* violations);
+// A `cluster` section alone (the `cluster.*` keys) against the catalog.
+hardware::ClusterSpec parse_cluster(const Node& cluster, const plans::Catalog& catalog);
 // A scenario from YAML text (messages name it `name`), with the same key=value overrides.
 plans::Scenario load_scenario_text(const std::string& yaml, const std::string& name, const plans::Catalog& catalog,
                                    const std::vector<std::string>& overrides = {});

@@ -1,6 +1,7 @@
 #include "scenarios/source_supplement.h"
 
 #include "scenarios/catalog.h"
+#include "scenarios/measured_schema.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
@@ -125,7 +126,7 @@ YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSuppleme
             if (c["assumed"] && c["assumed"].IsSequence())
                 for (const auto& a : c["assumed"])
                     if (a.IsScalar()) inferred.insert(a.Scalar());
-            YAML::Node out = YAML::Clone(c);
+            YAML::Node out = c;  // a handle: with_field below copies what it changes
             for (const auto& kv : run.training) {
                 const std::string key = kv.first.Scalar(), path = "training." + key;
                 const bool was_inferred = inferred.count(path) > 0;
@@ -138,7 +139,7 @@ YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSuppleme
                 const std::string replaced =
                     training[key] ? "; the case's " + text(training[key]) + " was the recorder's assumption"
                                   : std::string();
-                out["training"][key] = YAML::Clone(kv.second);
+                out.reset(with_field(out, path, kv.second));
                 assumptions.push_back(path + " = " + text(kv.second) + " (" + s.id + ": " + run.what + replaced + ")");
             }
             return out;

@@ -40,7 +40,7 @@ TEST_CASE("training predictions match the published measurements", "[scenarios][
     int unsupported = 0;
     for (const auto& r : results) {
         if (r.kind != "training") continue;
-        if (r.status != "ok") {
+        if (!r.ok()) {
             ++unsupported;
             continue;
         }
@@ -90,7 +90,7 @@ TEST_CASE("serving predictions match the published measurements", "[scenarios][c
         std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml", testing::source_context());
     std::vector<double> errs;
     for (const auto& r : results) {
-        if (r.kind != "serving" || r.status != "ok") continue;
+        if (r.kind != "serving" || !r.ok()) continue;
         INFO(r.id << " measured " << r.measured << " predicted " << r.predicted);
         CHECK(std::isfinite(r.error));
         errs.push_back(std::fabs(r.error));
@@ -136,7 +136,7 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
         std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_microbench_frozen.yaml", testing::source_context());
     int simulated = 0;
     for (const auto& r : results) {
-        if (r.status != "ok") continue;
+        if (!r.ok()) continue;
         ++simulated;
         INFO(r.id << " measured " << r.measured << " predicted " << r.predicted);
         const double e = std::fabs(r.error);
@@ -174,9 +174,9 @@ TEST_CASE("model TFLOP/s are counted the way each source counts attention", "[sc
         std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_frozen.yaml", testing::source_context(), true);
     int checked = 0;
     for (const auto& r : results) {
-        if (r.id.rfind("trn-nemo2407-", 0) != 0 || r.id.find('#') != std::string::npos || r.status != "ok") continue;
+        if (r.id.rfind("trn-nemo2407-", 0) != 0 || r.id.find('#') != std::string::npos || !r.ok()) continue;
         for (const auto& o : results) {
-            if (o.id != r.id + "#1" || o.metric != "model_tflops_per_gpu" || o.status != "ok") continue;
+            if (o.id != r.id + "#1" || o.metric != "model_tflops_per_gpu" || !o.ok()) continue;
             INFO(r.id << ": tokens/s error " << r.error << ", TFLOP/s error " << o.error);
             CHECK(std::fabs(o.error - r.error) < 0.0015);
             ++checked;
@@ -210,7 +210,7 @@ TEST_CASE("a variant that changes the GPU count or cp rescales the global batch 
         if (!cp1 && !cp8) continue;
         ++seen;
         INFO(r.id << ": " << r.reason);
-        REQUIRE(r.status == "ok");
+        REQUIRE(r.ok());
         const std::string expected = cp1 ? "variant: global batch 8 = dp 8 x batch_per_dp_rank 1"
                                          : "variant: global batch 1 = dp 1 x batch_per_dp_rank 1";
         CHECK(std::find(r.assumptions.begin(), r.assumptions.end(), expected) != r.assumptions.end());
@@ -231,7 +231,7 @@ TEST_CASE("an interleaved schedule without a virtual-stage count runs its plausi
         for (const auto& a : r.assumptions) CHECK(a.find("simulated as 1f1b") == std::string::npos);
         if (r.id == "trn-megascale-megatron-lm-256") {
             ++seen;
-            REQUIRE(r.status == "ok");
+            REQUIRE(r.ok());
             CHECK(r.range_key == "vp");
             CHECK(r.range_values == std::vector<int>{2, 3, 4, 6, 12});
             CHECK(r.range_low <= r.predicted);
@@ -243,7 +243,7 @@ TEST_CASE("an interleaved schedule without a virtual-stage count runs its plausi
     t["source"]["title"] = "a table without an artifact";
     const auto one = compare_one(t, "interleaved_1t.yaml");
     REQUIRE(one.size() == 1);
-    REQUIRE(one[0].status == "ok");
+    REQUIRE(one[0].ok());
     CHECK(one[0].range_key == "vp");
     CHECK(one[0].range_values == std::vector<int>{2});
 }
@@ -265,7 +265,7 @@ TEST_CASE("a NIM fp8 profile serves an fp8 KV cache unless the case says otherwi
     const std::string fill_in = "fp8 KV cache (NIM";
     const auto filled = run(base, true);
     REQUIRE(filled.size() == 3);  // output rate, TTFT, ITL
-    REQUIRE(filled[0].status == "ok");
+    REQUIRE(filled[0].ok());
     CHECK(stated(filled[0], fill_in));
     for (const auto& r : filled)
         if (r.metric == "itl_ms") CHECK(r.predicted == Approx(92.91).epsilon(0.05));
@@ -295,7 +295,7 @@ TEST_CASE("fill-ins for what a source leaves out: vocabulary by family, memory s
         const auto r = compare_one(c, "fill_in_case.yaml");
         REQUIRE(r.size() == 1);
         INFO(r[0].reason);
-        REQUIRE(r[0].status == "ok");
+        REQUIRE(r[0].ok());
         return r[0];
     };
     const auto original = run(base);

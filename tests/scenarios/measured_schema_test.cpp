@@ -83,4 +83,12 @@ TEST_CASE("set_field writes a variant's value at its depth, creating blocks on t
     CHECK(c["serving"]["workload"]["arrival"].as<std::string>() == "poisson");  // siblings kept
     CHECK(c["serving"]["engine"].as<std::string>() == "vllm");
     CHECK(c["training"]["lora"]["rank"].as<int>() == 16);  // blocks the case lacked
+    // A copy: the case it started from is unchanged (the mappings on the path are the copy's own),
+    // and the value is the given node itself, with its line.
+    const YAML::Node original = YAML::Load(kCase);
+    const YAML::Node rate = YAML::Load("a: 1\nb: 7")["b"];
+    const YAML::Node changed = scenarios::with_field(original, "serving.workload.request_rate", rate);
+    CHECK(changed["serving"]["workload"]["request_rate"].Mark().line == 1);
+    CHECK(original["serving"]["workload"]["request_rate"].as<std::string>() != "7");
+    CHECK(changed["serving"]["engine"].Mark().line == original["serving"]["engine"].Mark().line);
 }

@@ -34,7 +34,7 @@ YAML::Node frozen(const std::string& id) {
 scenarios::CompareResult compare(const YAML::Node& c, const std::string& name) {
     const auto r = testing::compare_one(c, name);
     REQUIRE(r.size() == 1);
-    REQUIRE(r[0].status == "ok");
+    REQUIRE(r[0].ok());
     return r[0];
 }
 

@@ -15,17 +15,29 @@ namespace fathom::cli {
 
 namespace {
 
+using scenarios::CompareResult;
+
+bool is_variant(const CompareResult& r) { return r.id.find('#') != std::string::npos; }
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
 // `--case`: what ran for each entry of the case, so a user can see where the error comes from.
-void print_case_details(const std::vector<scenarios::CompareResult>& results) {
+void print_case_details(const std::vector<CompareResult>& results) {
     for (const auto& r : results) {
         std::printf("\n%s%s%s\n", r.id.c_str(), r.variant.empty() ? "" : "  variant: ", r.variant.c_str());
-        if (r.status != "ok") {
+        if (!r.ok()) {
             std::printf("  unsupported: %s\n", r.reason.c_str());
             continue;
         }
         if (!r.plan.empty()) std::printf("  plan         %s\n", r.plan.c_str());
         if (!r.stack.empty()) std::printf("  stack        %s\n", r.stack.c_str());
         for (const auto& s : r.assumptions) std::printf("  assumption   %s\n", s.c_str());
+        for (const auto& s : r.fill_ins) std::printf("  fill-in      %s\n", s.c_str());
+        if (!r.not_modelled.empty()) std::printf("  not modelled %s\n", joined(r.not_modelled).c_str());
         if (r.stages.empty()) continue;
         std::printf("  step time    %.4f s\n", r.step_time_s);
         std::printf("  %-6s %6s %10s %10s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s",
@@ -39,6 +51,91 @@ void print_case_details(const std::vector<scenarios::CompareResult>& results) {
     }
 }
 
+// The table of simulated cases (or of other_metrics entries); returns their absolute errors.
+std::vector<double> print_table(const std::vector<CompareResult>& results, bool variants) {
+    std::vector<double> errs;
+    std::printf("%-44s %-22s %12s %12s %8s %10s %10s\n", variants ? "case#entry (variant)" : "case", "metric",
+                "measured", "predicted", "error", "peak_mem", "capacity");
+    for (const auto& r : results) {
+        if (!r.ok() || is_variant(r) != variants) continue;
+        const bool memory = r.memory_capacity_bytes > 0;  // microbenchmarks have no memory verdict
+        std::printf("%-44s %-22s %12.4g %12.4g %+7.1f%% %10s %10s%s\n", r.id.c_str(), r.metric.c_str(), r.measured,
+                    r.predicted, 100 * r.error, memory ? gib(r.peak_memory_bytes).c_str() : "-",
+                    memory ? gib(r.memory_capacity_bytes).c_str() : "-", r.out_of_memory ? "  OOM" : "");
+        if (variants && !r.variant.empty()) std::printf("    variant: %s\n", r.variant.c_str());
+        if (!r.range_key.empty()) {
+            std::string vs;
+            for (int v : r.range_values) vs += (vs.empty() ? "" : ",") + std::to_string(v);
+            std::printf(
+                "    RANGE: %s not stated, simulated %s in {%s}: %.4g .. %.4g (%+.1f%% .. %+.1f%%); the median "
+                "shown\n",
+                r.range_key.c_str(), r.range_key.c_str(), vs.c_str(), r.range_low, r.range_high,
+                100 * (r.range_low - r.measured) / r.measured, 100 * (r.range_high - r.measured) / r.measured);
+        }
+        errs.push_back(std::fabs(r.error));
+    }
+    return errs;
+}
+
+// The unsupported cases with their reasons, and the error summary overall and per kind.
+void print_summary(const std::vector<CompareResult>& results, const std::vector<double>& errs) {
+    std::printf("\nunsupported:\n");
+    size_t unsupported = 0;
+    for (const auto& r : results)
+        if (!r.ok() && !is_variant(r)) {
+            std::printf("  %-42s %s\n", r.id.c_str(), r.reason.c_str());
+            ++unsupported;
+        }
+    const double max_abs = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
+    std::printf("\n%zu cases simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", errs.size(),
+                unsupported, 100 * median_of(errs), 100 * max_abs);
+    // Per kind, with the 90th percentile (issue 7's bound for training is on it).
+    for (const char* kind : {"training", "serving", "microbench"}) {
+        std::vector<double> k;
+        for (const auto& r : results)
+            if (r.ok() && !is_variant(r) && r.kind == kind) k.push_back(std::fabs(r.error));
+        if (k.empty()) continue;
+        std::printf("  %-10s %3zu cases: median |error| %.1f%%, p90 %.1f%%, max %.1f%%\n", kind, k.size(),
+                    100 * median_of(k), 100 * percentile_of(k, 0.9), 100 * *std::max_element(k.begin(), k.end()));
+    }
+}
+
+// What each simulated case's source states that fathom does not model.
+void print_not_modelled(const std::vector<CompareResult>& results) {
+    std::printf("\nstated by the source, not modelled:\n");
+    for (const auto& r : results)
+        if (r.ok() && !is_variant(r) && !r.not_modelled.empty())
+            std::printf("  %-42s %s\n", r.id.c_str(), joined(r.not_modelled).c_str());
+}
+
+void write_compare_json(const std::string& path, const std::vector<CompareResult>& results,
+                        const nlohmann::json& ranks) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : results) {
+        nlohmann::json j = record_json(scenarios::compare_record(r));
+        if (r.ok() && !r.stages.empty()) {
+            nlohmann::json st = nlohmann::json::array();
+            for (const auto& x : r.stages)
+                st.push_back({{"layers", x.layers},
+                              {"compute_s", x.compute_s},
+                              {"tp_comm_s", x.tp_comm_s},
+                              {"cp_comm_s", x.cp_comm_s},
+                              {"pp_comm_s", x.pp_comm_s},
+                              {"dp_comm_s", x.dp_comm_s},
+                              {"ep_comm_s", x.ep_comm_s},
+                              {"exposed_comm_s", x.exposed_comm_s},
+                              {"idle_s", x.idle_s},
+                              {"peak_memory_bytes", x.memory.total()}});
+            j["stages"] = st;
+        }
+        if (r.ok() && !r.range_key.empty()) j["range"]["values"] = r.range_values;
+        for (const auto& rank : ranks)
+            if (rank["id"] == r.id) j["plan_rank"] = rank;
+        arr.push_back(j);
+    }
+    write_json(path, arr);
+}
+
 }  // namespace
 
 int cmd_compare(const Args& a) {
@@ -50,95 +147,27 @@ int cmd_compare(const Args& a) {
                                   sim::expected_one_of(sim::choices<hardware::NetworkBackend>(), a.network));
         ctx.network = *network;
     }
-    std::vector<scenarios::CompareResult> results;
+    std::vector<CompareResult> results;
     {
         Progress bar("compare: cases");
         results = scenarios::compare_measured(one_file(a), ctx, a.other_metrics || !a.only_case.empty(), a.only_case,
                                               [&bar](int64_t done, int64_t total) { bar(done, total); });
     }
-    auto is_variant = [](const scenarios::CompareResult& r) { return r.id.find('#') != std::string::npos; };
-    auto table = [&](bool variants) {
-        std::vector<double> errs;
-        std::printf("%-44s %-22s %12s %12s %8s %10s %10s\n", variants ? "case#entry (variant)" : "case", "metric",
-                    "measured", "predicted", "error", "peak_mem", "capacity");
-        for (const auto& r : results) {
-            if (r.status != "ok" || is_variant(r) != variants) continue;
-            const bool memory = r.memory_capacity_bytes > 0;  // microbenchmarks have no memory verdict
-            std::printf("%-44s %-22s %12.4g %12.4g %+7.1f%% %10s %10s%s\n", r.id.c_str(), r.metric.c_str(), r.measured,
-                        r.predicted, 100 * r.error, memory ? gib(r.peak_memory_bytes).c_str() : "-",
-                        memory ? gib(r.memory_capacity_bytes).c_str() : "-", r.out_of_memory ? "  OOM" : "");
-            if (variants && !r.variant.empty()) std::printf("    variant: %s\n", r.variant.c_str());
-            if (!r.range_key.empty()) {
-                std::string vs;
-                for (int v : r.range_values) vs += (vs.empty() ? "" : ",") + std::to_string(v);
-                std::printf(
-                    "    RANGE: %s not stated, simulated %s in {%s}: %.4g .. %.4g (%+.1f%% .. %+.1f%%); the median "
-                    "shown\n",
-                    r.range_key.c_str(), r.range_key.c_str(), vs.c_str(), r.range_low, r.range_high,
-                    100 * (r.range_low - r.measured) / r.measured, 100 * (r.range_high - r.measured) / r.measured);
-            }
-            errs.push_back(std::fabs(r.error));
-        }
-        return errs;
-    };
-    const auto errs = table(false);
-    std::printf("\nunsupported:\n");
-    size_t unsupported = 0;
-    for (const auto& r : results)
-        if (r.status != "ok" && !is_variant(r)) {
-            std::printf("  %-42s %s\n", r.id.c_str(), r.reason.c_str());
-            ++unsupported;
-        }
-    const double max_abs = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
-    std::printf("\n%zu cases simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n", errs.size(),
-                unsupported, 100 * median_of(errs), 100 * max_abs);
-    // Per kind, with the 90th percentile (issue 7's bound for training is on it).
-    for (const char* kind : {"training", "serving", "microbench"}) {
-        std::vector<double> k;
-        for (const auto& r : results)
-            if (r.status == "ok" && !is_variant(r) && r.kind == kind) k.push_back(std::fabs(r.error));
-        if (k.empty()) continue;
-        std::printf("  %-10s %3zu cases: median |error| %.1f%%, p90 %.1f%%, max %.1f%%\n", kind, k.size(),
-                    100 * median_of(k), 100 * percentile_of(k, 0.9), 100 * *std::max_element(k.begin(), k.end()));
-    }
+    print_summary(results, print_table(results, false));
     if (!a.only_case.empty()) print_case_details(results);
     if (a.other_metrics) {
         std::printf("\nother_metrics entries:\n");
-        const auto verrs = table(true);
+        const auto verrs = print_table(results, true);
         size_t vu = 0;
-        for (const auto& r : results) vu += (r.status != "ok" && is_variant(r)) ? 1 : 0;
+        for (const auto& r : results) vu += (!r.ok() && is_variant(r)) ? 1 : 0;
         std::printf("\n%zu entries simulated, %zu unsupported; median |error| %.1f%%, max |error| %.1f%%\n",
                     verrs.size(), vu, 100 * median_of(verrs),
                     100 * (verrs.empty() ? 0 : *std::max_element(verrs.begin(), verrs.end())));
     }
+    if (a.only_case.empty()) print_not_modelled(results);
     nlohmann::json ranks;
     if (a.rank_plans) ranks = rank_published_plans(results, ctx, a);
-    if (!a.json.empty()) {
-        nlohmann::json arr = nlohmann::json::array();
-        for (const auto& r : results) {
-            nlohmann::json j = record_json(scenarios::compare_record(r));
-            if (r.status == "ok" && !r.stages.empty()) {
-                nlohmann::json st = nlohmann::json::array();
-                for (const auto& x : r.stages)
-                    st.push_back({{"layers", x.layers},
-                                  {"compute_s", x.compute_s},
-                                  {"tp_comm_s", x.tp_comm_s},
-                                  {"cp_comm_s", x.cp_comm_s},
-                                  {"pp_comm_s", x.pp_comm_s},
-                                  {"dp_comm_s", x.dp_comm_s},
-                                  {"ep_comm_s", x.ep_comm_s},
-                                  {"exposed_comm_s", x.exposed_comm_s},
-                                  {"idle_s", x.idle_s},
-                                  {"peak_memory_bytes", x.memory.total()}});
-                j["stages"] = st;
-            }
-            if (r.status == "ok" && !r.range_key.empty()) j["range"]["values"] = r.range_values;
-            for (const auto& rank : ranks)
-                if (rank["id"] == r.id) j["plan_rank"] = rank;
-            arr.push_back(j);
-        }
-        write_json(a.json, arr);
-    }
+    if (!a.json.empty()) write_compare_json(a.json, results, ranks);
     return 0;
 }
 

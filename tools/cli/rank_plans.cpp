@@ -59,7 +59,7 @@ nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>&
     nlohmann::json out = nlohmann::json::array();
     std::vector<const scenarios::CompareResult*> cases;
     for (const auto& r : results)
-        if (r.status == "ok" && r.training_plan && r.id.find('#') == std::string::npos) cases.push_back(&r);
+        if (r.ok() && r.training_plan && r.id.find('#') == std::string::npos) cases.push_back(&r);
     std::printf(
         "\nwhere each published training plan ranks in a search around it (layout, micro-batch, recompute;\n"
         "the job, dtype, ZeRO stage and stack as published), by predicted throughput:\n");

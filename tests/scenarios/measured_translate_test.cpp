@@ -1,0 +1,156 @@
+// compare's translators (scenarios/measured_kinds.h): the one cluster reader's fabric and NIC from
+// the hardware catalogs, errors in translated values named by the case's own field and line, and
+// every configuration field of measured-format v1 either read or listed as not modelled.
+#include "scenarios/measured.h"
+#include "scenarios/measured_schema.h"
+#include "sim/error.h"
+#include "tests/support/measured_fixture.h"
+
+#include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace fathom;
+using testing::compare_one;
+using testing::frozen_case;
+
+namespace {
+
+bool listed(const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+scenarios::CompareResult one(const YAML::Node& c, const std::string& file) {
+    const auto r = compare_one(c, file);
+    REQUIRE(r.size() == 1);
+    INFO(r[0].reason);
+    REQUIRE(r[0].ok());
+    return r[0];
+}
+
+// The error compare stops with on case `c`, and the line of the written file holding `text`.
+std::pair<sim::InputError, int> error_at(const YAML::Node& c, const std::string& file, const std::string& text) {
+    try {
+        compare_one(c, file);
+    } catch (const sim::InputError& e) {
+        std::ifstream in(std::string(FATHOM_BINARY_DIR) + "/" + file);
+        std::string line;
+        int n = 0, found = 0;
+        while (std::getline(in, line)) {
+            ++n;
+            if (line.find(text) != std::string::npos) {
+                CHECK(found == 0);  // `text` names one line
+                found = n;
+            }
+        }
+        return {e, found};
+    }
+    FAIL("no error");
+    return {sim::InputError(""), 0};
+}
+
+}  // namespace
+
+TEST_CASE("one cluster reader: the scale-up fabric and the NIC from the hardware catalogs", "[scenarios][compare]") {
+    // H800: the case names the NVLink 4 generation (nvlink4-nvswitch), the catalog's nvlink4-h800 is
+    // its 8-link variant (fabrics/nvlink4-h800.yaml `family`).
+    YAML::Node h800 = frozen_case("trn-nemo2407-llama3-8b-8");
+    h800["hardware"]["accelerator"] = "h800-sxm-80gb";
+    CHECK(one(h800, "h800_fabric.yaml").cluster->scale_up.id == "nvlink4-h800");
+    CHECK(one(frozen_case("trn-primus-dsv2-mi355x-32"), "mi355x_fabric.yaml").cluster->scale_up.id ==
+          "infinity-fabric-mesh-mi355x");
+    // NICs: RoCE at 25 GB/s per GPU is the 200 Gb/s generation; without a bandwidth, the A100's
+    // reference system (DGX A100: HDR 200 Gb/s) sets it; 50 GB/s per GPU the 400 Gb/s one; XDR
+    // (800 Gb/s) has no NIC in the catalog yet: the fastest InfiniBand one.
+    YAML::Node roce = frozen_case("trn-mpt-70b-a100-64");
+    CHECK(one(roce, "nic_roce25.yaml").cluster->nic.id == "roce-200g");
+    roce["cluster"]["scale_out"].remove("gb_per_s_per_gpu");
+    const auto a100 = one(roce, "nic_roce_a100.yaml");
+    CHECK(a100.cluster->nic.id == "roce-200g");
+    CHECK(testing::stated(a100, "scale-out NIC: roce-200g"));
+    roce["cluster"]["scale_out"]["gb_per_s_per_gpu"] = 50;
+    CHECK(one(roce, "nic_roce50.yaml").cluster->nic.id == "roce-400g");
+    roce["cluster"]["scale_out"]["fabric"] = "infiniband-xdr";
+    CHECK(one(roce, "nic_xdr.yaml").cluster->nic.id == "ib-ndr-400g");
+}
+
+TEST_CASE("an error in a translated value names the case's own field and line", "[scenarios][compare]") {
+    // A value the translator checks as the scenario key it maps to (training.tp -> parallel.tp).
+    YAML::Node tp = frozen_case("trn-nemo2407-llama3-8b-8");
+    tp["training"]["tp"] = 0;
+    auto [e, line] = error_at(tp, "err_tp.yaml", "tp: 0");
+    CHECK(e.key() == "training.tp");
+    CHECK(e.line() == line);
+    CHECK(std::string(e.what()).find("err_tp.yaml") != std::string::npos);
+    // A check only the scenario parser makes (heads a multiple of kv_heads): reported against the
+    // case's field, never a scenario path.
+    YAML::Node heads = frozen_case("trn-nemo2407-llama3-8b-8");
+    heads["model"]["kv_heads"] = 7;
+    auto [h, hline] = error_at(heads, "err_heads.yaml", "kv_heads: 7");
+    CHECK(h.key() == "model.kv_heads");
+    CHECK(h.line() == hline);
+    CHECK(h.bare_message() == "heads must be a multiple of kv_heads");
+    // A value the translator derives (the unique part of a prompt after its shared prefix) is the
+    // error of the case field it came from.
+    YAML::Node prefix = frozen_case("srv-nim180-llama33-70b-fp8-tp2-5000-500-c100");
+    prefix["serving"]["workload"]["shared_prefix"]["groups"] = 4;
+    prefix["serving"]["workload"]["shared_prefix"]["prompts_per_group"] = 8;
+    prefix["serving"]["workload"]["shared_prefix"]["prefix_len"] = 5000;
+    auto [p, pline] = error_at(prefix, "err_prefix.yaml", "input_len: 5000");
+    CHECK(p.key() == "serving.workload.input_len");
+    CHECK(p.line() == pline);
+    // A measured-format vocabulary the scenario keys do not share (precision.dtype) keeps its words.
+    YAML::Node dtype = frozen_case("trn-nemo2407-llama3-8b-8");
+    dtype["precision"]["dtype"] = "fp9";
+    auto [d, dline] = error_at(dtype, "err_dtype.yaml", "dtype: fp9");
+    CHECK(d.key() == "precision.dtype");
+    CHECK(d.line() == dline);
+    CHECK(d.bare_message().rfind("expected one of fp32, tf32, bf16, fp16, fp8", 0) == 0);
+}
+
+TEST_CASE("every configuration field of the format is read or listed as not modelled", "[scenarios][compare]") {
+    // The fields the format defines as settings or qualifiers (not provenance, free text or
+    // informational figures): the examples among them, descriptions not.
+    const auto fields = scenarios::configuration_fields();
+    const std::set<std::string> config(fields.begin(), fields.end());
+    for (const char* f : {"training.reshard_after_forward", "serving.cuda_graphs", "serving.num_scheduler_steps",
+                          "precision.fp8_recipe", "training.tp", "serving.workload.slo.ttft_ms", "statistic"})
+        CHECK(config.count(f) == 1);
+    for (const char* f : {"model.description", "source.url", "hardware.peak_bf16_tflops", "training.software", "id"})
+        CHECK(config.count(f) == 0);
+    // What a translator does not read is listed per case; what it reads is not.
+    YAML::Node t = frozen_case("trn-nemo2407-llama3-8b-8");
+    t["training"]["reshard_after_forward"] = false;
+    t["precision"]["fp8_recipe"] = "delayed";
+    const auto trained = one(t, "not_modelled_training.yaml");
+    CHECK(listed(trained.not_modelled, "training.reshard_after_forward"));
+    CHECK(listed(trained.not_modelled, "precision.fp8_recipe"));
+    for (const char* f : {"training.tp", "training.cp", "model.layers", "precision.dtype", "cluster.gpus"})
+        CHECK_FALSE(listed(trained.not_modelled, f));
+    YAML::Node s = frozen_case("srv-nim180-llama33-70b-fp8-tp2-5000-500-c100");
+    s["serving"]["cuda_graphs"] = true;
+    s["serving"]["num_scheduler_steps"] = 8;
+    const auto served = one(s, "not_modelled_serving.yaml");
+    CHECK(listed(served.not_modelled, "serving.cuda_graphs"));
+    CHECK(listed(served.not_modelled, "serving.num_scheduler_steps"));
+    CHECK_FALSE(listed(served.not_modelled, "serving.tp"));
+    // Over the frozen file: only configuration fields the case states are listed.
+    const std::string path = testing::kSource + "/tests/data/measured_frozen.yaml";
+    for (const auto& r : scenarios::compare_measured(path, testing::source_context())) {
+        const YAML::Node c = frozen_case(r.id);
+        for (const auto& f : r.not_modelled) {
+            INFO(r.id << ": " << f);
+            CHECK(config.count(f) == 1);
+            YAML::Node at = c;
+            std::stringstream parts(f);
+            for (std::string part; std::getline(parts, part, '.');) at.reset(static_cast<const YAML::Node&>(at)[part]);
+            CHECK(at.IsDefined());
+        }
+    }
+}
