@@ -101,14 +101,8 @@ LONG_STEP = (QUICKSTART.replace("model: llama3-8b", "model: llama3.1-405b").repl
              .replace("global_batch_size: 128", "global_batch_size: 64000"))
 
 
-def cases():
-    """(class, name, files {name: text}, args) for every input; 'IN' in args is the first file."""
-    c = []
-
-    def add(cls, name, files, *args):
-        c.append((cls, name, files, list(args)))
-
-    # -- crashes the issue found
+def crash_cases(add):
+    """Crashes the issue found."""
     for name, old, new in (
         ("measured pp 0", "\n    pp: 8\n", "\n    pp: 0\n"),
         ("measured vp 0", "vp: 6", "vp: 0"),
@@ -120,7 +114,10 @@ def cases():
     add("crash-class", "calibration CSV header only", {"c.csv": CALIB_HEAD}, "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
     add("crash-class", "calibration CSV no usable row", {"c.csv": CALIB_HEAD + "gemm,bf16,,,,,,,,,,,,,,,,x\n"},
         "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
-    # -- internal errors the issue found
+
+
+def internal_cases(add):
+    """Internal errors the issue found."""
     for v in ("abc", "", "1.5", "nan", "1e400", "[2]"):
         add("internal-class", f"--set parallel.tp={v!r}", {"s.yaml": QUICKSTART}, "validate", "IN", "--set", f"parallel.tp={v}")
     add("internal-class", "--set without =", {"s.yaml": QUICKSTART}, "validate", "IN", "--set", "parallel.tp")
@@ -137,7 +134,10 @@ def cases():
         add("internal-class", name, {"m.yaml": measured(old, new)}, "compare", "IN")
     add("internal-class", "global batch 1e15 (allocation)", {"s.yaml": training("global_batch_size: 128", "global_batch_size: 1000000000000000")},
         "run", "IN")
-    # -- silently accepted with another meaning
+
+
+def silent_cases(add):
+    """Silently accepted with another meaning."""
     for name, old, new in (
         ("tp 2^32+2 (wraps to 2)", "tp: 1", "tp: 4294967298"),
         ("nodes 2^32+1 (wraps to 1)", "nodes: 1", "nodes: 4294967297"),
@@ -185,13 +185,19 @@ def cases():
         "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
     add("silent-class", "calibration CSV shape 2^64", {"c.csv": CALIB_HEAD + CALIB_ROW.replace("4096,4096,4096", "18446744073709551616,4096,4096")},
         "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
-    # -- resource limits
+
+
+def resource_cases(add):
+    """Resource limits."""
     add("resource-class", "global batch 2^31-4, validate", {"s.yaml": training("global_batch_size: 128", "global_batch_size: 2147483644")},
         "validate", "IN")
     add("resource-class", "a million micro-batches, run", {"s.yaml": training("global_batch_size: 128", "global_batch_size: 4194304")},
         "run", "IN")
     add("resource-class", "simulated clock beyond 106 days", {"s.yaml": LONG_STEP}, "run", "IN")
-    # -- output safety: escapes in messages, no partial output files
+
+
+def output_cases(add):
+    """Output safety: escapes in messages, no partial output files."""
     add("output-class", "escape sequence in a key", {"s.yaml": QUICKSTART + f"bogus{ESC}[2J{ESC}]0;pwned{ESC}\\: 1\n"}, "validate", "IN")
     add("output-class", "escape sequence in a value", {"s.yaml": training("model: llama3-8b", f"model: \"llama{ESC}[31m\"")}, "validate", "IN")
     add("output-class", "escape sequence in --set", {"s.yaml": QUICKSTART}, "validate", "IN", "--set", f"stack.dtype=bf{ESC}[5m16")
@@ -199,7 +205,10 @@ def cases():
     add("output-class", "--json after a late error", {"s.yaml": LONG_STEP}, "run", "IN", "--json", "OUT")
     add("output-class", "--json of a bad scenario", {"s.yaml": training("tp: 1", "tp: 3")}, "run", "IN", "--json", "OUT")
     add("output-class", "-o of a bad search", {"s.yaml": QUICKSTART + "search:\n  objective: speed\n"}, "search", "IN", "-o", "OUT")
-    # -- the serving trace reader
+
+
+def trace_cases(add):
+    """The serving trace reader."""
     for name, text in (("negative arrival", TRACE_HEAD + "-1.0,512,64\n"),
                        ("arrivals out of order", TRACE_HEAD + "1.0,512,64\n0.5,512,64\n"),
                        ("text length", TRACE_HEAD + "0.0,lots,64\n"),
@@ -213,6 +222,17 @@ def cases():
                        ("huge tokens", TRACE_HEAD + "0.0,99999999999999999999,64\n"),
                        ("unterminated quote", TRACE_HEAD + "\"0.0,512,64\n")):
         add("trace-class", f"trace {name}", {"s.yaml": SERVING, "trace.csv": text}, "run", "IN")
+
+
+def cases():
+    """(class, name, files {name: text}, args) for every input; 'IN' in args is the first file."""
+    c = []
+
+    def add(cls, name, files, *args):
+        c.append((cls, name, files, list(args)))
+
+    for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases):
+        group(add)
     return c
 
 

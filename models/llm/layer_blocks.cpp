@@ -100,90 +100,87 @@ bool split_when_eager(OpRole r) {
            r == OpRole::AttentionDropout;
 }
 
-// Attention over q_heads (kv_heads keys/values) of head dimension dh on this rank, with the
-// context-parallel exchange of its keys and values.
-void attention(LayerProgram& p, const LayerInputs& in, int64_t q_heads, int64_t kv_heads, int64_t dh) {
-    AttentionShape a;
-    a.heads = q_heads;
-    a.kv_heads = kv_heads;
-    a.head_dim = dh;
-    a.causal = true;
-    a.kernel = in.kernels.attention_kernel;
-    a.slices = in.batch.slices;
+// The context-parallel exchange of this rank's keys and values (cp > 1), laid into `p` before the
+// attention, with `a` reshaped to the attention each step runs; the Ulysses all-to-all of the
+// output, which goes after the attention, is returned.
+std::optional<CommStep> context_parallel_exchange(LayerProgram& p, const LayerInputs& in, AttentionShape& a,
+                                                  int64_t q_heads, int64_t kv_heads, int64_t dh) {
     const int cp = in.shard.cp;
-    std::optional<CommStep> ulysses_out;
-    if (cp > 1) {
-        // Each rank holds q = s / cp queries of every sequence, split load-balanced as Megatron/TE
-        // and Meta do: two mirrored chunks of s / (2 cp) (chunks r and 2 cp - 1 - r), so every rank
-        // does the causal total / cp. `in.batch` gives that shard as q queries over kv = s keys.
-        const double local_tokens = static_cast<double>(in.batch.tokens());
-        const double kv_bytes = 2.0 * local_tokens * static_cast<double>(kv_heads * dh) * kAct;  // this rank's K and V
-        CommStep c;
-        c.group = GroupKind::cp;
-        if (in.shard.cp_comm == CpComm::A2a) {
-            // Ulysses: all-to-all Q, K, V from sequence to head sharding, attention over the whole
-            // sequence on heads / cp, all-to-all of the output back (backward: the reverse pair).
-            c.collective = c.backward = Collective::AllToAll;
-            c.bytes = local_tokens * static_cast<double>((q_heads + 2 * kv_heads) * dh) * kAct;
-            p.comm(c);
-            CommStep o = c;
-            o.bytes = local_tokens * static_cast<double>(q_heads * dh) * kAct;
-            ulysses_out = o;
-            a.heads = q_heads / cp;
-            a.kv_heads = std::max<int64_t>(1, kv_heads / cp);
-            for (SequenceSlice& x : a.slices) x.q_len *= cp;
-        } else {
-            if (in.shard.cp_comm == CpComm::P2p) {
-                // Ring: cp - 1 sends of this rank's K/V chunk pair, each beside one attention step;
-                // backward sends K/V with their gradients, and the gradients' last hop is exposed.
-                c.collective = c.backward = Collective::SendRecv;
-                c.bytes = kv_bytes;
-                c.overlapped = cp - 1;
-                c.backward_scale = 2;
-                c.backward_tail = true;
-            } else {
-                // All-gather (nccl-tests size: the gathered K/V) beside the first step; the backward
-                // gathers again beside its first step and reduce-scatters dK, dV after the last.
-                c.collective = Collective::AllGather;
-                c.backward = Collective::ReduceScatter;
-                c.bytes = kv_bytes * cp;
-                c.overlapped = 1;
-                c.regather_in_backward = true;
-            }
-            c.attention_steps = cp;
-            p.comm(c);
-            // cp steps of equal work: the diagonal step (the rank's two chunks against their own
-            // keys, causal: (s/cp)^2 / 2) and cp - 1 steps of (s/cp) x (s/(2 cp)) unmasked pairs.
-            std::vector<SequenceSlice> diagonal, rest;
-            for (const SequenceSlice& x : in.batch.slices) {
-                diagonal.push_back({x.count, x.q_len, x.q_len});
-                rest.push_back({x.count * (cp - 1), x.q_len, std::max<int64_t>(1, x.q_len / 2)});
-            }
-            AttentionShape off = a;
-            off.causal = false;
-            off.slices = std::move(rest);
-            a.slices = std::move(diagonal);
-            if (in.kernels.flash_attention) p.compute(attention_op(false, off, in.kernels.kv_dtype));
-            else
-                a.slices.insert(a.slices.end(), off.slices.begin(),
-                                off.slices.end());  // unfused: priced per slice below
-        }
+    // Each rank holds q = s / cp queries of every sequence, split load-balanced as Megatron/TE
+    // and Meta do: two mirrored chunks of s / (2 cp) (chunks r and 2 cp - 1 - r), so every rank
+    // does the causal total / cp. `in.batch` gives that shard as q queries over kv = s keys.
+    const double local_tokens = static_cast<double>(in.batch.tokens());
+    const double kv_bytes = 2.0 * local_tokens * static_cast<double>(kv_heads * dh) * kAct;  // this rank's K and V
+    CommStep c;
+    c.group = GroupKind::cp;
+    if (in.shard.cp_comm == CpComm::A2a) {
+        // Ulysses: all-to-all Q, K, V from sequence to head sharding, attention over the whole
+        // sequence on heads / cp, all-to-all of the output back (backward: the reverse pair).
+        c.collective = c.backward = Collective::AllToAll;
+        c.bytes = local_tokens * static_cast<double>((q_heads + 2 * kv_heads) * dh) * kAct;
+        p.comm(c);
+        CommStep o = c;
+        o.bytes = local_tokens * static_cast<double>(q_heads * dh) * kAct;
+        a.heads = q_heads / cp;
+        a.kv_heads = std::max<int64_t>(1, kv_heads / cp);
+        for (SequenceSlice& x : a.slices) x.q_len *= cp;
+        return o;
     }
-    if (!in.batch.shared_prefix.empty()) {
-        // Hydragen's decomposition: the shared prefix in one batched, non-causal attention (its KV
-        // read once per group, the queries of the group as one matrix), the suffixes as usual, then
-        // the two partial outputs merged by their log-sum-exp: read both, write one.
-        AttentionShape shared = a;
-        shared.causal = false;
-        shared.slices = in.batch.shared_prefix;
-        OpDesc op = attention_op(false, shared, in.kernels.kv_dtype);
-        op.name = "attention_shared_prefix";
-        p.compute(std::move(op));
-        double queries = 0;
-        for (const SequenceSlice& x : in.batch.shared_prefix) queries += static_cast<double>(x.count * x.q_len);
-        p.compute(elementwise("attention_merge", queries * static_cast<double>(q_heads * dh), 2, 1, OpRole::Attention,
-                              "residual_add"));
+    if (in.shard.cp_comm == CpComm::P2p) {
+        // Ring: cp - 1 sends of this rank's K/V chunk pair, each beside one attention step;
+        // backward sends K/V with their gradients, and the gradients' last hop is exposed.
+        c.collective = c.backward = Collective::SendRecv;
+        c.bytes = kv_bytes;
+        c.overlapped = cp - 1;
+        c.backward_scale = 2;
+        c.backward_tail = true;
+    } else {
+        // All-gather (nccl-tests size: the gathered K/V) beside the first step; the backward
+        // gathers again beside its first step and reduce-scatters dK, dV after the last.
+        c.collective = Collective::AllGather;
+        c.backward = Collective::ReduceScatter;
+        c.bytes = kv_bytes * cp;
+        c.overlapped = 1;
+        c.regather_in_backward = true;
     }
+    c.attention_steps = cp;
+    p.comm(c);
+    // cp steps of equal work: the diagonal step (the rank's two chunks against their own
+    // keys, causal: (s/cp)^2 / 2) and cp - 1 steps of (s/cp) x (s/(2 cp)) unmasked pairs.
+    std::vector<SequenceSlice> diagonal, rest;
+    for (const SequenceSlice& x : in.batch.slices) {
+        diagonal.push_back({x.count, x.q_len, x.q_len});
+        rest.push_back({x.count * (cp - 1), x.q_len, std::max<int64_t>(1, x.q_len / 2)});
+    }
+    AttentionShape off = a;
+    off.causal = false;
+    off.slices = std::move(rest);
+    a.slices = std::move(diagonal);
+    if (in.kernels.flash_attention) p.compute(attention_op(false, off, in.kernels.kv_dtype));
+    else a.slices.insert(a.slices.end(), off.slices.begin(),
+                         off.slices.end());  // unfused: priced per slice below
+    return std::nullopt;
+}
+
+// Hydragen's decomposition: the shared prefix in one batched, non-causal attention (its KV read
+// once per group, the queries of the group as one matrix), the suffixes as usual, then the two
+// partial outputs merged by their log-sum-exp: read both, write one.
+void shared_prefix_attention(LayerProgram& p, const LayerInputs& in, const AttentionShape& a, int64_t q_heads,
+                             int64_t dh) {
+    AttentionShape shared = a;
+    shared.causal = false;
+    shared.slices = in.batch.shared_prefix;
+    OpDesc op = attention_op(false, shared, in.kernels.kv_dtype);
+    op.name = "attention_shared_prefix";
+    p.compute(std::move(op));
+    double queries = 0;
+    for (const SequenceSlice& x : in.batch.shared_prefix) queries += static_cast<double>(x.count * x.q_len);
+    p.compute(elementwise("attention_merge", queries * static_cast<double>(q_heads * dh), 2, 1, OpRole::Attention,
+                          "residual_add"));
+}
+
+// The attention itself: flash attention, or the unfused kernels of Megatron-LM 2021 per slice.
+void core_attention(LayerProgram& p, const LayerInputs& in, const AttentionShape& a, int64_t dh) {
     if (in.kernels.flash_attention) {
         p.compute(attention_op(false, a, in.kernels.kv_dtype));
     } else {
@@ -199,6 +196,22 @@ void attention(LayerProgram& p, const LayerInputs& in, int64_t q_heads, int64_t 
             p.compute(gemm_op("attention_values", x.q_len, dh, x.kv_len, d16, bh, OpRole::AttentionValues));
         }
     }
+}
+
+// Attention over q_heads (kv_heads keys/values) of head dimension dh on this rank, with the
+// context-parallel exchange of its keys and values.
+void attention(LayerProgram& p, const LayerInputs& in, int64_t q_heads, int64_t kv_heads, int64_t dh) {
+    AttentionShape a;
+    a.heads = q_heads;
+    a.kv_heads = kv_heads;
+    a.head_dim = dh;
+    a.causal = true;
+    a.kernel = in.kernels.attention_kernel;
+    a.slices = in.batch.slices;
+    std::optional<CommStep> ulysses_out;
+    if (in.shard.cp > 1) ulysses_out = context_parallel_exchange(p, in, a, q_heads, kv_heads, dh);
+    if (!in.batch.shared_prefix.empty()) shared_prefix_attention(p, in, a, q_heads, dh);
+    core_attention(p, in, a, dh);
     if (ulysses_out) p.comm(*ulysses_out);
 }
 

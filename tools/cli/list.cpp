@@ -13,11 +13,106 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
 
 namespace fathom::cli {
+
+namespace {
+
+void print_hardware(const plans::Catalog& catalog) {
+    std::cout << "accelerators:\n";
+    for (const auto& [id, x] : catalog.accelerators())
+        std::printf("  %-22s %-36s bf16 %6.0f TFLOP/s  %5.0f GB  %5.2f TB/s\n", id.c_str(), x.name.c_str(),
+                    x.peak(hardware::Dtype::bf16) / 1e12, x.memory_capacity / 1e9, x.memory_bandwidth / 1e12);
+    std::cout << "scale-up fabrics:\n";
+    for (const auto& [id, x] : catalog.fabrics())
+        std::printf("  %-22s %-44s %5.0f GB/s per GPU\n", id.c_str(), x.name.c_str(), x.bandwidth_per_gpu / 1e9);
+    std::cout << "NICs:\n";
+    for (const auto& [id, x] : catalog.nics())
+        std::printf("  %-22s %-44s %5.0f GB/s\n", id.c_str(), x.name.c_str(), x.bandwidth / 1e9);
+    std::cout << "PCIe:\n";
+    for (const auto& [id, x] : catalog.pcies()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
+    std::cout << "SSDs:\n";
+    for (const auto& [id, x] : catalog.ssds()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
+}
+
+void print_models(const plans::Catalog& catalog) {
+    std::cout << "models:\n";
+    for (const auto& [id, m] : catalog.models())
+        std::printf("  %-18s %-34s %4lld layers  hidden %6lld  %6.1fB params\n", id.c_str(), m.name.c_str(),
+                    static_cast<long long>(m.layers), static_cast<long long>(m.hidden),
+                    m.total_params(m.max_seq_len > 0 ? m.max_seq_len : 2048) / 1e9);
+}
+
+// Stack or engine presets: id, name, and the keys each sets.
+template <typename Presets>
+void print_presets(const char* title, const Presets& presets) {
+    std::cout << title << ":\n";
+    for (const auto& [id, x] : presets) {
+        std::string keys;
+        for (const auto& setting : x.settings)
+            keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
+        std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
+    }
+}
+
+void print_sources() {
+    std::cout << "source supplements (scenarios/sources/: what a measurement's source states outside its table, "
+                 "filled in by `fathom compare`):\n";
+    for (const auto& s : scenarios::load_source_supplements(scenarios::data_dir() + "/scenarios/sources")) {
+        std::vector<std::string> fields;
+        for (const auto& r : s.runs)
+            for (const auto& kv : r.training)
+                if (std::find(fields.begin(), fields.end(), kv.first.Scalar()) == fields.end())
+                    fields.push_back(kv.first.Scalar());
+        std::string keys;
+        for (const auto& f : fields) keys += (keys.empty() ? "training." : ", training.") + f;
+        std::printf("  %-24s %s\n  %-24s cases citing \"%s\", %s: %zu runs (%s)\n", s.id.c_str(), s.name.c_str(), "",
+                    s.cites.c_str(), s.table.c_str(), s.runs.size(), keys.c_str());
+    }
+}
+
+// A registry of named parts (sim/registry.h): one line per entry.
+template <typename Registry>
+void print_registry(const char* title, const Registry& registry) {
+    std::cout << title << ":\n";
+    for (const auto& e : registry.entries()) std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
+}
+
+struct Category {
+    const char* name;
+    std::function<void(const plans::Catalog&)> print;
+};
+
+// Declarative table: every category of `fathom list`, in the order `fathom list` prints them.
+const std::vector<Category>& categories() {
+    using C = const plans::Catalog&;
+    static const std::vector<Category> all = {
+        {"hardware", print_hardware},
+        {"models", print_models},
+        {"stacks", [](C c) { print_presets("software-stack presets (scenario key `stack`)", c.stacks()); }},
+        {"engines", [](C c) { print_presets("serving-engine presets (scenario key `serving.engine`)", c.engines()); }},
+        {"sources", [](C) { print_sources(); }},
+        {"policies",
+         [](C) { print_registry("batching policies (serving.policy)", workloads::serving::policy_registry()); }},
+        {"routers", [](C) { print_registry("routers (serving.router)", workloads::serving::router_registry()); }},
+        {"schedules", [](C) { print_registry("pipeline schedules", workloads::schedule_registry()); }},
+        {"collectives", [](C) { print_registry("collective algorithms", hardware::collective_registry()); }},
+        {"topologies",
+         [](C) {
+             print_registry("topology builders (fabric topology; cluster.scale_out.topology)",
+                            hardware::topology_registry());
+         }},
+        {"routing",
+         [](C) { print_registry("routing strategies (cluster.scale_out.routing)", hardware::routing_registry()); }},
+    };
+    return all;
+}
+
+}  // namespace
 
 int cmd_list(const Args& a) {
     const std::string what = a.positional.empty() ? "all" : a.positional.front();
@@ -25,84 +120,16 @@ int cmd_list(const Args& a) {
         std::cout << plans::key_reference_markdown();
         return 0;
     }
-    const auto catalog_ptr = scenarios::load_catalog();
-    const plans::Catalog& catalog = *catalog_ptr;
-    const bool all = what == "all";
-    if (!all && what != "hardware" && what != "models" && what != "stacks" && what != "engines" &&
-        what != "schedules" && what != "collectives" && what != "policies" && what != "routers" &&
-        what != "topologies" && what != "routing" && what != "sources")
-        throw sim::InputError("list: unknown category '" + what +
-                              "'; valid: hardware, models, stacks, engines, sources, schedules, collectives, policies, "
-                              "routers, topologies, routing, keys");
-    if (all || what == "hardware") {
-        std::cout << "accelerators:\n";
-        for (const auto& [id, x] : catalog.accelerators())
-            std::printf("  %-22s %-36s bf16 %6.0f TFLOP/s  %5.0f GB  %5.2f TB/s\n", id.c_str(), x.name.c_str(),
-                        x.peak(hardware::Dtype::bf16) / 1e12, x.memory_capacity / 1e9, x.memory_bandwidth / 1e12);
-        std::cout << "scale-up fabrics:\n";
-        for (const auto& [id, x] : catalog.fabrics())
-            std::printf("  %-22s %-44s %5.0f GB/s per GPU\n", id.c_str(), x.name.c_str(), x.bandwidth_per_gpu / 1e9);
-        std::cout << "NICs:\n";
-        for (const auto& [id, x] : catalog.nics())
-            std::printf("  %-22s %-44s %5.0f GB/s\n", id.c_str(), x.name.c_str(), x.bandwidth / 1e9);
-        std::cout << "PCIe:\n";
-        for (const auto& [id, x] : catalog.pcies()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
-        std::cout << "SSDs:\n";
-        for (const auto& [id, x] : catalog.ssds()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
+    std::string valid;
+    bool known = what == "all";
+    for (const Category& c : categories()) {
+        valid += std::string(c.name) + ", ";
+        known = known || what == c.name;
     }
-    if (all || what == "models") {
-        std::cout << "models:\n";
-        for (const auto& [id, m] : catalog.models())
-            std::printf("  %-18s %-34s %4lld layers  hidden %6lld  %6.1fB params\n", id.c_str(), m.name.c_str(),
-                        static_cast<long long>(m.layers), static_cast<long long>(m.hidden),
-                        m.total_params(m.max_seq_len > 0 ? m.max_seq_len : 2048) / 1e9);
-    }
-    if (all || what == "stacks") {
-        std::cout << "software-stack presets (scenario key `stack`):\n";
-        for (const auto& [id, x] : catalog.stacks()) {
-            std::string keys;
-            for (const auto& setting : x.settings)
-                keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
-            std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
-        }
-    }
-    if (all || what == "engines") {
-        std::cout << "serving-engine presets (scenario key `serving.engine`):\n";
-        for (const auto& [id, x] : catalog.engines()) {
-            std::string keys;
-            for (const auto& setting : x.settings)
-                keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
-            std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
-        }
-    }
-    if (all || what == "sources") {
-        std::cout << "source supplements (scenarios/sources/: what a measurement's source states outside its table, "
-                     "filled in by `fathom compare`):\n";
-        for (const auto& s : scenarios::load_source_supplements(scenarios::data_dir() + "/scenarios/sources")) {
-            std::vector<std::string> fields;
-            for (const auto& r : s.runs)
-                for (const auto& kv : r.training)
-                    if (std::find(fields.begin(), fields.end(), kv.first.Scalar()) == fields.end())
-                        fields.push_back(kv.first.Scalar());
-            std::string keys;
-            for (const auto& f : fields) keys += (keys.empty() ? "training." : ", training.") + f;
-            std::printf("  %-24s %s\n  %-24s cases citing \"%s\", %s: %zu runs (%s)\n", s.id.c_str(), s.name.c_str(),
-                        "", s.cites.c_str(), s.table.c_str(), s.runs.size(), keys.c_str());
-        }
-    }
-    // A registry of named parts (sim/registry.h): one line per entry.
-    auto entries = [&](const char* kind, const char* title, const auto& registry) {
-        if (!all && what != kind) return;
-        std::cout << title << ":\n";
-        for (const auto& e : registry.entries()) std::printf("  %-18s %s\n", e.name.c_str(), e.description.c_str());
-    };
-    entries("policies", "batching policies (serving.policy)", workloads::serving::policy_registry());
-    entries("routers", "routers (serving.router)", workloads::serving::router_registry());
-    entries("schedules", "pipeline schedules", workloads::schedule_registry());
-    entries("collectives", "collective algorithms", hardware::collective_registry());
-    entries("topologies", "topology builders (fabric topology; cluster.scale_out.topology)",
-            hardware::topology_registry());
-    entries("routing", "routing strategies (cluster.scale_out.routing)", hardware::routing_registry());
+    if (!known) throw sim::InputError("list: unknown category '" + what + "'; valid: " + valid + "keys");
+    const auto catalog = scenarios::load_catalog();
+    for (const Category& c : categories())
+        if (what == "all" || what == c.name) c.print(*catalog);
     return 0;
 }
 

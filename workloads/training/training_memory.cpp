@@ -8,6 +8,68 @@
 
 namespace fathom::workloads {
 
+namespace {
+
+// What one layer of each kind keeps for the backward pass, and the parts of a stage's transient
+// memory that do not depend on the stage.
+struct LayerBytes {
+    double mla_up = 0;      // recomputed MLA up-projections: Q, K, V back for one layer at a time
+    double kept_dense = 0;  // activations a dense layer keeps
+    double kept_moe = 0;    // ... and a MoE layer
+    double full_layer = 0;  // the largest layer's full activations (full recomputation brings them back)
+    double gathered = 0;    // the largest layer's parameters on this rank (ZeRO-3 gathers them)
+    double tokens = 0;      // tokens of one micro-batch on this rank
+};
+
+LayerBytes layer_bytes(const models::ModelSpec& m, const TrainingPlan& p, const models::LayerInputs& in) {
+    const bool has_moe = m.moe_layers() > 0;
+    const Recompute rc = p.training.recompute;
+    LayerBytes b;
+    b.mla_up = p.training.recompute_mla_up_proj && rc != Recompute::Full ? models::mla_up_projection_bytes(m, in) : 0.0;
+    auto sac_dropped = [&](bool moe) {
+        return p.stack.selective_policy == SelectivePolicy::EverySecondMatmul
+                   ? models::every_second_matmul_dropped_bytes(m, in, moe)
+                   : 0.0;
+    };
+    auto kept = [&](bool moe) {
+        if (moe && p.training.recompute_moe && rc != Recompute::Full)
+            return models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective) - b.mla_up;
+        return rc == Recompute::Full ? models::layer_input_bytes(m, in)
+               : rc == Recompute::Selective
+                   ? models::layer_selective_activation_bytes(m, in, moe) - b.mla_up - sac_dropped(moe)
+                   : models::layer_activation_bytes(m, in, moe) - b.mla_up;
+    };
+    b.kept_dense = kept(false);
+    b.kept_moe = has_moe ? kept(true) : 0.0;
+    b.full_layer =
+        std::max(models::layer_activation_bytes(m, in), has_moe ? models::layer_activation_bytes(m, in, true) : 0.0);
+    b.gathered =
+        std::max(layer_rank_params(m, p.layout, false),
+                 has_moe ? layer_rank_params(m, p.layout, true) + layer_rank_expert_params(m, p.layout, true) : 0.0);
+    b.tokens = static_cast<double>(in.batch.tokens());
+    return b;
+}
+
+// The largest short-lived buffer of a stage's backward pass.
+double stage_transient(const models::ModelSpec& m, const TrainingPlan& p, const models::LayerInputs& in,
+                       const LayerBytes& b, bool holds_head) {
+    const Recompute rc = p.training.recompute;
+    double transient = rc == Recompute::Full ? b.full_layer : b.mla_up;
+    // A recomputed MoE block brings its activations back during its layer's backward.
+    if (m.moe_layers() > 0 && p.training.recompute_moe && rc != Recompute::Full)
+        transient = std::max(transient, models::layer_activation_bytes(m, in, true) -
+                                            models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective));
+    if (holds_head) {
+        // Logits in bf16 plus the fp32 softmax of the loss, one micro-batch; a fused loss works
+        // on the logits in place.
+        const double softmax = p.stack.kernels.fused_cross_entropy ? 0.0 : 4.0;
+        transient = std::max(transient, b.tokens * static_cast<double>(m.vocab / p.layout.tp) * (2.0 + softmax));
+    }
+    return transient;
+}
+
+}  // namespace
+
 TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardware::ClusterSpec& cluster,
                                         const TrainingPlan& p, const PipelineSchedule* schedule) {
     std::unique_ptr<PipelineSchedule> owned;
@@ -17,33 +79,7 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
     }
     const StageMap map(m, p, *schedule);
     const models::LayerInputs in = microbatch_inputs(m, p);
-    const bool has_moe = m.moe_layers() > 0;
-    const Recompute rc = p.training.recompute;
-    // Bytes one layer of each kind keeps, and the largest layer's full activations.
-    // Recomputed MLA up-projections: their outputs (Q, K, V) are not kept, and come back for one
-    // layer at a time in the backward pass.
-    const double mla_up =
-        p.training.recompute_mla_up_proj && rc != Recompute::Full ? models::mla_up_projection_bytes(m, in) : 0.0;
-    auto sac_dropped = [&](bool moe) {
-        return p.stack.selective_policy == SelectivePolicy::EverySecondMatmul
-                   ? models::every_second_matmul_dropped_bytes(m, in, moe)
-                   : 0.0;
-    };
-    auto kept = [&](bool moe) {
-        if (moe && p.training.recompute_moe && rc != Recompute::Full)
-            return models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective) - mla_up;
-        return rc == Recompute::Full ? models::layer_input_bytes(m, in)
-               : rc == Recompute::Selective
-                   ? models::layer_selective_activation_bytes(m, in, moe) - mla_up - sac_dropped(moe)
-                   : models::layer_activation_bytes(m, in, moe) - mla_up;
-    };
-    const double kept_dense = kept(false), kept_moe = has_moe ? kept(true) : 0.0;
-    const double full_layer =
-        std::max(models::layer_activation_bytes(m, in), has_moe ? models::layer_activation_bytes(m, in, true) : 0.0);
-    const double gathered =
-        std::max(layer_rank_params(m, p.layout, false),
-                 has_moe ? layer_rank_params(m, p.layout, true) + layer_rank_expert_params(m, p.layout, true) : 0.0);
-    const double tokens = static_cast<double>(in.batch.tokens());
+    const LayerBytes b = layer_bytes(m, p, in);
 
     TrainingMemory out;
     out.capacity_bytes = cluster.accelerator.memory_capacity;
@@ -64,27 +100,16 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         // bf16 weights; under fp8 the fp8 copy of a layer's weights is cast per use (transient).
         mi.weight_bytes = 2;
         mi.grad_bytes = p.stack.main_grad_bytes();
-        mi.gathered_params = 2 * gathered;
+        mi.gathered_params = 2 * b.gathered;
         // Activations per micro-batch chunk: the mean chunk's layers (in_flight counts chunks).
         double stage_kept = 0;
         for (int c = 0; c < map.chunks(); ++c) {
             const int v = map.virtual_stage(st, c);
-            for (int i = 0; i < map.layers(v); ++i) stage_kept += map.is_moe(v, i) ? kept_moe : kept_dense;
+            for (int i = 0; i < map.layers(v); ++i) stage_kept += map.is_moe(v, i) ? b.kept_moe : b.kept_dense;
         }
         mi.activation_per_microbatch = stage_kept / p.layout.vp;
         mi.in_flight = sm.peak_in_flight;
-        double transient = rc == Recompute::Full ? full_layer : mla_up;
-        // A recomputed MoE block brings its activations back during its layer's backward.
-        if (has_moe && p.training.recompute_moe && rc != Recompute::Full)
-            transient = std::max(transient, models::layer_activation_bytes(m, in, true) -
-                                                models::moe_recomputed_layer_bytes(m, in, rc == Recompute::Selective));
-        if (map.holds_head(st)) {
-            // Logits in bf16 plus the fp32 softmax of the loss, one micro-batch; a fused loss works
-            // on the logits in place.
-            const double softmax = p.stack.kernels.fused_cross_entropy ? 0.0 : 4.0;
-            transient = std::max(transient, tokens * static_cast<double>(m.vocab / p.layout.tp) * (2.0 + softmax));
-        }
-        mi.transient = transient;
+        mi.transient = stage_transient(m, p, in, b, map.holds_head(st));
         mi.runtime_reserved = p.stack.runtime_reserved;
         sm.memory = models::estimate_memory(mi);
         out.peak_bytes = std::max(out.peak_bytes, sm.memory.total());
