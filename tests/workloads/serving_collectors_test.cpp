@@ -47,8 +47,12 @@ void emit_two_requests(ServingSignals& sig) {
     b.scheduled = ms(10);
     auto token = [&](Sequence& s, sim::Time t) {
         ++s.generated;
-        if (s.first_token == kNever) s.first_token = t;
-        else sig.next_token.emit(s, t);
+        if (s.first_token == kNever) {
+            s.first_token = t;
+        } else {
+            const std::vector<NextToken> tokens{{&s, s.last_token}};
+            sig.next_tokens.emit({t, tokens});
+        }
         s.last_token = t;
     };
     token(a, ms(10));

@@ -22,7 +22,7 @@ ServingRequestCollector::ServingRequestCollector(serving::ServingSignals& signal
     signals.arrived.connect([this](const Sequence& s) {
         if (measured(s) && first_arrival_ < 0) first_arrival_ = seconds(s.arrival);
     });
-    signals.next_token.connect([this](const Sequence& s, sim::Time now) { next_token(s, now); });
+    signals.next_tokens.connect([this](const serving::TokensEvent& e) { next_tokens(e); });
     signals.kv_received.connect([this](const Sequence& s) {
         if (measured(s)) transfer_.push_back(seconds(s.kv_received) - seconds(s.kv_sent));
     });
@@ -49,14 +49,22 @@ ServingRequestCollector::ClassStats& ServingRequestCollector::class_stats(int32_
     return classes_[static_cast<size_t>(index)];
 }
 
-void ServingRequestCollector::next_token(const Sequence& s, sim::Time now) {
-    if (!measured(s)) return;
-    const double gap = seconds(now) - seconds(s.last_token);
-    itl_.add(gap);
-    if (keep_records_) {
-        double& m = max_gap_[s.req.id];
-        m = std::max(m, gap);
+void ServingRequestCollector::next_tokens(const serving::TokensEvent& e) {
+    const double now = e.t.seconds();
+    const int64_t warmup = warmup_;
+    const bool records = keep_records_;
+    for (const serving::NextToken& k : e.tokens) {
+        const int64_t id = k.seq->req.id;
+        if (id < warmup) continue;
+        const double gap = now - k.previous.seconds();
+        itl_.add(gap);
+        if (records) note_gap(id, gap);
     }
+}
+
+void ServingRequestCollector::note_gap(int64_t id, double gap) {
+    double& m = max_gap_[id];
+    m = std::max(m, gap);
 }
 
 void ServingRequestCollector::finished(const Sequence& s, sim::Time now) {

@@ -39,7 +39,8 @@ private:
         std::vector<double> ttft, tpot;
     };
     bool measured(const serving::Sequence& s) const { return s.req.id >= warmup_; }
-    void next_token(const serving::Sequence& s, sim::Time now);
+    void next_tokens(const serving::TokensEvent& e);
+    void note_gap(int64_t id, double gap);  // records: the longest gap of each request
     void finished(const serving::Sequence& s, sim::Time now);
     void record(const serving::Sequence& s, double t, double ttft, double tpot, bool met);
     ClassStats& class_stats(int32_t index);  // creates the stats of every class named so far

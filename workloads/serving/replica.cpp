@@ -169,14 +169,6 @@ void Replica::try_launch() {
     if (!free_slots_.empty()) try_launch();  // pipeline: the next batch enters stage 0 when it frees
 }
 
-void Replica::emit(Sequence* s) {
-    const sim::Time now = sim_.now();
-    ++s->generated;
-    if (s->first_token == kNever) s->first_token = now;
-    else signals_.next_token.emit(*s, now);
-    s->last_token = now;
-}
-
 // A sequence of the completed batch that has sampled its last token, or (prefill pool) its first.
 void Replica::settle(Sequence* s) {
     if (s->phase != Phase::Running || s->prefilling() || s->generated == 0) return;
@@ -198,6 +190,12 @@ void Replica::settle(Sequence* s) {
 void Replica::complete(size_t slot) {
     Batch& b = slots_[slot];
     const sim::Time now = sim_.now();
+    auto emit = [&](Sequence* s) {  // s samples a token
+        ++s->generated;
+        if (s->first_token == kNever) s->first_token = now;
+        else next_tokens_.push_back({s, s->last_token});
+        s->last_token = now;
+    };
     for (const auto& [s, c] : b.prefill) {
         s->in_flight = false;
         s->computed += c;
@@ -210,6 +208,8 @@ void Replica::complete(size_t slot) {
         emit(s);
     }
     for (Sequence* s : b.padding) s->in_flight = false;
+    if (!next_tokens_.empty()) signals_.next_tokens.emit({now, next_tokens_});
+    next_tokens_.clear();
     for (const auto& [s, c] : b.prefill) settle(s);
     for (Sequence* s : b.decode)
         if (s->generated == s->req.output_tokens) settle(s);

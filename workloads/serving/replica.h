@@ -69,7 +69,6 @@ private:
     IterationShape shape_of(Batch& b, sim::Time now) const;
     void complete(size_t slot);
     void settle(Sequence* s);
-    void emit(Sequence* s);
     void note_kv(sim::Time now);
 
     sim::Simulator& sim_;
@@ -83,7 +82,8 @@ private:
     std::vector<double> stage_free_s_;  // per stage, exact seconds (see the header comment)
     std::vector<Batch> slots_;
     std::vector<size_t> free_slots_;
-    int64_t outstanding_ = 0;  // requests routed here and not finished (prefill pool: not prefilled)
+    std::vector<NextToken> next_tokens_;  // of the batch completing now (reused)
+    int64_t outstanding_ = 0;             // requests routed here and not finished (prefill pool: not prefilled)
     bool wake_pending_ = false;
     double pcie_bandwidth_;
 };

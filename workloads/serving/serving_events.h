@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace fathom::workloads::serving {
 
@@ -28,6 +29,20 @@ struct IterationEvent {
     const IterationShape& shape;
 };
 
+// A token a sequence sampled after its first one, and when its previous token came.
+struct NextToken {
+    const Sequence* seq = nullptr;
+    sim::Time previous;
+};
+
+// The tokens after their sequences' first that a completed batch sampled at `t`, in the batch's
+// order (first tokens are in each sequence's first_token). One event per batch, not per token:
+// tokens are the engine's most frequent event.
+struct TokensEvent {
+    sim::Time t;
+    const std::vector<NextToken>& tokens;
+};
+
 // The KV blocks a replica's sequences reference at time `t`.
 struct KvUseEvent {
     int replica = 0;
@@ -37,13 +52,13 @@ struct KvUseEvent {
 };
 
 struct ServingSignals {
-    sim::Signal<const Sequence&> arrived;                // admitted to its first pool (s.arrival)
-    sim::Signal<const Sequence&, sim::Time> next_token;  // a token after its first; s.last_token: the one before
-    sim::Signal<const Sequence&> kv_received;            // its KV reached the decode pool (s.kv_sent, s.kv_received)
-    sim::Signal<const Sequence&, sim::Time> finished;    // its last token
-    sim::Signal<const IterationEvent&> iteration;        // a batch launched
-    sim::Signal<const KvUseEvent&> kv_use;               // a replica's KV use, at each scheduling decision
-    sim::Signal<const KvUseEvent&> iteration_done;       // a batch completed (KV use after its releases)
+    sim::Signal<const Sequence&> arrived;              // admitted to its first pool (s.arrival)
+    sim::Signal<const TokensEvent&> next_tokens;       // a batch's tokens after its sequences' first
+    sim::Signal<const Sequence&> kv_received;          // its KV reached the decode pool (s.kv_sent, s.kv_received)
+    sim::Signal<const Sequence&, sim::Time> finished;  // its last token
+    sim::Signal<const IterationEvent&> iteration;      // a batch launched
+    sim::Signal<const KvUseEvent&> kv_use;             // a replica's KV use, at each scheduling decision
+    sim::Signal<const KvUseEvent&> iteration_done;     // a batch completed (KV use after its releases)
 };
 
 // A time in seconds (an arrival, the end of an iteration priced in seconds) on the engine's clock:
