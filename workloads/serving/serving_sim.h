@@ -5,7 +5,7 @@
 // each iteration priced by IterationCoster, on one discrete-event engine. The clock is sim::Time
 // (picoseconds); arrivals are read from the source one at a time, so a trace of any length streams
 // through. The statistics of the report come from collectors subscribed to what the engine emits
-// (workloads/metrics/serving_*.h); seconds appear only there and in the report.
+// (workloads/metrics/serving_*.h), which convert engine times to the report's seconds.
 //
 // Determinism: events at equal times run in the order they were scheduled; routers, policies and
 // the random streams are deterministic, so a scenario and seed give bit-identical results.
