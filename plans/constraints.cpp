@@ -138,99 +138,104 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
 }  // namespace fathom::plans
 
 namespace fathom::plans {
+
 namespace {
 
-// The traffic a serving plan runs: a generator's missing or inconsistent parameters, or a trace
-// asked to do what only a generator can.
-void check_traffic(const workloads::serving::ServingPlan& p, std::vector<Violation>& v) {
+using workloads::serving::PoolLayout;
+using workloads::serving::ServingPlan;
+
+std::string str(int64_t x) { return std::to_string(x); }
+
+void add(std::vector<Violation>& v, std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); }
+
+// A pool's layout against the model's heads and layers, the cluster's nodes and the weight dtype.
+void check_pool(std::vector<Violation>& v, const models::ModelSpec& m, const hardware::ClusterSpec& c,
+                const ServingPlan& p, const PoolLayout& l, const std::string& prefix) {
+    if (m.heads % l.tp != 0)
+        add(v, prefix + ".tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
+    else if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
+        add(v, prefix + ".tp",
+            "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
+    if (l.pp > m.layers)
+        add(v, prefix + ".pp", "pp = " + str(l.pp) + " exceeds the model's " + str(m.layers) + " layers");
+    if (l.tp > c.gpus_per_node && l.tp % c.gpus_per_node != 0)
+        add(v, prefix + ".tp", "tp = " + str(l.tp) + " spans nodes of " + str(c.gpus_per_node) + " GPUs unevenly");
+    if (p.kernels.gemm_dtype == hardware::Dtype::fp8 && !l.accelerator.has(hardware::Dtype::fp8))
+        add(v, "serving.dtype", "accelerator '" + l.accelerator.id + "' has no fp8 tensor cores");
+}
+
+// A pool's expert parallelism (or, without it, its TP split of the experts) against the model.
+void check_moe_pool(std::vector<Violation>& v, const models::ModelSpec& m, const PoolLayout& l,
+                    const std::string& prefix) {
+    if (l.ep > 1 || l.redundant_experts > 0) {
+        if (!m.moe.enabled()) return add(v, prefix + ".ep", "expert parallelism needs a mixture-of-experts model");
+        if (l.ep == 1)
+            return add(v, prefix + ".redundant_experts", "redundant expert copies need expert parallelism (ep > 1)");
+        if (l.tp != 1 || l.pp != 1)
+            add(v, prefix + ".ep",
+                "ep > 1 runs data-parallel attention: it needs tp = 1 and pp = 1 (tp = " + str(l.tp) +
+                    ", pp = " + str(l.pp) + ")");
+        if (l.replicas % l.ep != 0)
+            add(v, prefix + ".ep",
+                "ep = " + str(l.ep) + " does not divide the pool's " + str(l.replicas) +
+                    " data-parallel attention ranks (replicas)");
+        if ((m.moe.num_experts + l.redundant_experts) % l.ep != 0)
+            add(v, prefix + ".ep",
+                "ep = " + str(l.ep) + " does not divide the " + str(m.moe.num_experts) + " experts + " +
+                    str(l.redundant_experts) + " redundant copies (" + prefix + ".redundant_experts)");
+        return;
+    }
+    if (l.dispatcher != models::MoeDispatcher::AllToAll)
+        add(v, prefix + ".dispatcher", "a token dispatcher needs expert parallelism (ep > 1)");
+    if (!m.moe.enabled()) return;
+    if (m.moe.expert_ffn % l.tp != 0)
+        add(v, prefix + ".tp", "tp = " + str(l.tp) + " does not divide the expert width " + str(m.moe.expert_ffn));
+}
+
+void check_traffic(std::vector<Violation>& v, const ServingPlan& p) {
     using namespace workloads::serving;
-    auto add = [&v](std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); };
     const auto& t = p.traffic;
     if (t.trace.empty()) {
-        if (t.synthetic.num_requests < 1) add("traffic.num_requests", "missing: how many requests to generate");
+        if (t.synthetic.num_requests < 1) add(v, "traffic.num_requests", "missing: how many requests to generate");
         if (t.mode == ArrivalMode::Closed && t.concurrency < 1)
-            add("traffic.concurrency", "missing: the number of clients");
+            add(v, "traffic.concurrency", "missing: the number of clients");
         const auto& a = t.synthetic.arrival;
         if (t.mode == ArrivalMode::Open && a.kind != ArrivalKind::Offline) {
             if (!(a.rate > 0))
-                add("traffic.rate", "missing: the request rate of " + std::string(sim::name(a.kind)) + " arrivals");
-            else if (auto why = a.check(); !why.empty()) add("traffic", why);
+                add(v, "traffic.rate", "missing: the request rate of " + std::string(sim::name(a.kind)) + " arrivals");
+            else if (auto why = a.check(); !why.empty()) add(v, "traffic", why);
         }
-        if (auto why = t.synthetic.prompt.check(); !why.empty()) add("traffic.prompt", why);
-        if (auto why = t.synthetic.output.check(); !why.empty()) add("traffic.output", why);
+        if (auto why = t.synthetic.prompt.check(); !why.empty()) add(v, "traffic.prompt", why);
+        if (auto why = t.synthetic.output.check(); !why.empty()) add(v, "traffic.output", why);
     } else if (t.mode == ArrivalMode::Closed) {
-        add("traffic.trace", "a trace gives arrival times; it cannot drive a closed loop (arrival: concurrency)");
+        add(v, "traffic.trace", "a trace gives arrival times; it cannot drive a closed loop (arrival: concurrency)");
     }
     if (t.trace.empty() && !p.slo.classes.empty())
-        add("slo.classes",
+        add(v, "slo.classes",
             "generated traffic has only the default class; classes come from a trace's slo_class column");
 }
 
 }  // namespace
 
 std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hardware::ClusterSpec& c,
-                                          const workloads::serving::ServingPlan& p) {
-    using namespace workloads::serving;
+                                          const ServingPlan& p) {
+    using workloads::serving::Pool;
     std::vector<Violation> v;
-    auto add = [&v](std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); };
-    const auto str = [](auto x) { return std::to_string(x); };
-    auto moe_pool = [&](const PoolLayout& l, const std::string& prefix) {
-        if (l.ep > 1 || l.redundant_experts > 0) {
-            if (!m.moe.enabled()) return add(prefix + ".ep", "expert parallelism needs a mixture-of-experts model");
-            if (l.ep == 1)
-                return add(prefix + ".redundant_experts", "redundant expert copies need expert parallelism (ep > 1)");
-            if (l.tp != 1 || l.pp != 1)
-                add(prefix + ".ep", "ep > 1 runs data-parallel attention: it needs tp = 1 and pp = 1 (tp = " +
-                                        str(l.tp) + ", pp = " + str(l.pp) + ")");
-            if (l.replicas % l.ep != 0)
-                add(prefix + ".ep", "ep = " + str(l.ep) + " does not divide the pool's " + str(l.replicas) +
-                                        " data-parallel attention ranks (replicas)");
-            if ((m.moe.num_experts + l.redundant_experts) % l.ep != 0)
-                add(prefix + ".ep", "ep = " + str(l.ep) + " does not divide the " + str(m.moe.num_experts) +
-                                        " experts + " + str(l.redundant_experts) + " redundant copies (" + prefix +
-                                        ".redundant_experts)");
-            return;
-        }
-        if (l.dispatcher != models::MoeDispatcher::AllToAll)
-            add(prefix + ".dispatcher", "a token dispatcher needs expert parallelism (ep > 1)");
-        if (!m.moe.enabled()) return;
-        if (m.moe.expert_ffn % l.tp != 0)
-            add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the expert width " + str(m.moe.expert_ffn));
-    };
-    auto pool = [&](const PoolLayout& l, const std::string& prefix) {
-        if (m.heads % l.tp != 0)
-            add(prefix + ".tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
-        else if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
-            add(prefix + ".tp",
-                "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
-        if (l.pp > m.layers)
-            add(prefix + ".pp", "pp = " + str(l.pp) + " exceeds the model's " + str(m.layers) + " layers");
-        if (l.tp > c.gpus_per_node && l.tp % c.gpus_per_node != 0)
-            add(prefix + ".tp", "tp = " + str(l.tp) + " spans nodes of " + str(c.gpus_per_node) + " GPUs unevenly");
-        if (p.kernels.gemm_dtype == hardware::Dtype::fp8 && !l.accelerator.has(hardware::Dtype::fp8))
-            add("serving.dtype", "accelerator '" + l.accelerator.id + "' has no fp8 tensor cores");
-    };
-    if (p.isolate != PoolIsolation::None && !p.disaggregated())
-        add("serving.disaggregation.isolate", "isolating one pool needs disaggregated prefill and decode pools");
-    if (p.disaggregated()) {
-        pool(*p.prefill, "serving.disaggregation.prefill");
-        pool(*p.decode, "serving.disaggregation.decode");
-        moe_pool(*p.prefill, "serving.disaggregation.prefill");
-        moe_pool(*p.decode, "serving.disaggregation.decode");
-    } else {
-        pool(p.replica, "serving");
-        moe_pool(p.replica, "serving");
-    }
+    const std::vector<Pool> pools = p.pools();
+    if (p.isolate != workloads::serving::PoolIsolation::None && pools.size() == 1)
+        add(v, "serving.disaggregation.isolate", "isolating one pool needs disaggregated prefill and decode pools");
+    for (const Pool& pool : pools) check_pool(v, m, c, p, *pool.layout, pool.key);
+    for (const Pool& pool : pools) check_moe_pool(v, m, *pool.layout, pool.key);
     if (p.gpus() > c.gpus())
-        add(p.disaggregated() ? "serving.disaggregation.decode.replicas" : "serving.replicas",
+        add(v, std::string(pools.back().key) + ".replicas",
             "the plan needs " + str(p.gpus()) + " GPUs (replicas x tp x pp" +
-                std::string(p.disaggregated() ? ", both pools" : "") + ") but the cluster has " + str(c.gpus()));
-    check_traffic(p, v);
+                std::string(pools.size() > 1 ? ", both pools" : "") + ") but the cluster has " + str(c.gpus()));
+    check_traffic(v, p);
     if (p.kv.shared_prefix_attention && !p.kv.prefix_caching)
-        add("serving.shared_prefix_attention",
+        add(v, "serving.shared_prefix_attention",
             "needs serving.prefix_caching: true (the shared prefix is read from its one cached copy)");
     if (p.batching.max_model_len == 0 && m.max_seq_len == 0)
-        add("serving.max_model_len", "missing: the model states no context length");
+        add(v, "serving.max_model_len", "missing: the model states no context length");
     return v;
 }
 

@@ -40,32 +40,32 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     Outcome out;
     out.violations = check_serving_plan(model, cluster, plan);
     if (!out.violations.empty()) return out;
-    auto fits = [&](const PoolLayout& pool, const std::string& key) {
-        const ReplicaMemory m = replica_memory(model, pool, plan.kernels, plan.kv, plan.batching, plan.engine);
-        if (!m.fits()) out.violations.push_back({key, m.why_not()});
-    };
-    if (plan.disaggregated()) {
-        if (plan.isolate != PoolIsolation::Decode) fits(*plan.prefill, "serving.disaggregation.prefill.tp");
-        if (plan.isolate != PoolIsolation::Prefill) fits(*plan.decode, "serving.disaggregation.decode.tp");
-    } else {
-        fits(plan.replica, "serving.tp");
+    const std::vector<Pool> pools = plan.pools();
+    for (const Pool& pool : pools) {
+        if (!pool.simulated) continue;
+        const ReplicaMemory m = replica_memory(model, *pool.layout, plan.kernels, plan.kv, plan.batching, plan.engine);
+        if (!m.fits()) out.violations.push_back({std::string(pool.key) + ".tp", m.why_not()});
     }
     if (!out.violations.empty()) return out;
-    const PoolLayout& first = !plan.disaggregated()                   ? plan.replica
-                              : plan.isolate == PoolIsolation::Decode ? *plan.decode
-                                                                      : *plan.prefill;
-    const auto cost = cost_model_for(first.accelerator, context, out.cost_model, models::Load::Serving);
-    std::unique_ptr<models::CostModel> decode_cost;
-    if (plan.disaggregated() && plan.decode->accelerator.id != first.accelerator.id) {
+    // A cost model per accelerator of the simulated pools.
+    std::vector<std::unique_ptr<models::CostModel>> costs;
+    std::vector<const models::CostModel*> pool_costs(pools.size(), nullptr);
+    for (size_t i = 0; i < pools.size(); ++i) {
+        if (!pools[i].simulated) continue;
+        const hardware::AcceleratorSpec& acc = pools[i].layout->accelerator;
+        for (size_t j = 0; j < i && !pool_costs[i]; ++j)
+            if (pool_costs[j] && pools[j].layout->accelerator.id == acc.id) pool_costs[i] = pool_costs[j];
+        if (pool_costs[i]) continue;
         CostModelKind kind{};
-        decode_cost = cost_model_for(plan.decode->accelerator, context, kind, models::Load::Serving);
-        if (kind != out.cost_model) out.cost_model = CostModelKind::Mixed;
+        costs.push_back(cost_model_for(acc, context, kind, models::Load::Serving));
+        pool_costs[i] = costs.back().get();
+        out.cost_model = costs.size() == 1 || kind == out.cost_model ? kind : CostModelKind::Mixed;
     }
     const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);
     std::unique_ptr<RequestSource> source = plan.traffic.trace.empty()
                                                 ? make_synthetic_source(plan.traffic.synthetic, seed)
                                                 : open_trace(plan.traffic.trace);
-    const ServingInputs in{model, cluster, plan, *cost, decode_cost.get(), *network};
+    const ServingInputs in{model, cluster, plan, pool_costs, *network};
     ServingOptions so;
     so.keep_records = options.keep_records;
     so.trace = options.trace;

@@ -3,6 +3,7 @@
 #include "plans/keys.h"
 #include "sim/stable_hash.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace fathom::plans {
@@ -128,9 +129,19 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
 // Stable across runs and platforms: every serving key's value, in declaration order.
 uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
     sim::StableHash h;
+    const std::vector<workloads::serving::Pool> pools = p.pools();
+    // The keys of the prefill and decode pools count only when the plan has them.
+    auto absent_pool = [&](const std::string& path) {
+        for (const char* role : {"prefill", "decode"}) {
+            const std::string key = std::string("serving.disaggregation.") + role;
+            if (path.rfind(key + ".", 0) == 0)
+                return std::none_of(pools.begin(), pools.end(),
+                                    [&](const workloads::serving::Pool& pool) { return pool.key == key; });
+        }
+        return false;
+    };
     for (const auto& k : serving_plan_keys()) {
-        if (k.info.path.rfind("serving.disaggregation.prefill.", 0) == 0 && !p.prefill) continue;
-        if (k.info.path.rfind("serving.disaggregation.decode.", 0) == 0 && !p.decode) continue;
+        if (absent_pool(k.info.path)) continue;
         h.add(k.info.path);
         std::string v = format_value(k.get(p));
         // A trace is named by its file name: where the scenario was loaded from must not matter.

@@ -13,7 +13,9 @@
 
 namespace fathom::plans {
 
+using workloads::serving::Pool;
 using workloads::serving::PoolLayout;
+using workloads::serving::PoolRole;
 using workloads::serving::ServingPlan;
 
 namespace {
@@ -45,30 +47,33 @@ double price_of(const SearchSpace& s, const std::string& id) {
     return s.price_per_gpu_hour;
 }
 
+// "4 x tp2 h100" (aggregated) or "1P3D tp2 h100" (prefill and decode replicas), the shape and
+// accelerator of the first pool (the search gives both pools the same).
 std::string layout_of(const ServingPlan& p) {
-    char buf[160];
-    const PoolLayout& l = p.disaggregated() ? *p.prefill : p.replica;
+    const std::vector<Pool> pools = p.pools();
+    const PoolLayout& l = *pools.front().layout;
+    std::string replicas;
+    for (const Pool& pool : pools)
+        replicas += pool.role == PoolRole::Aggregated
+                        ? std::to_string(pool.layout->replicas) + " x"
+                        : std::to_string(pool.layout->replicas) + (pool.role == PoolRole::Prefill ? "P" : "D");
     const std::string shape = "tp" + std::to_string(l.tp) + (l.pp > 1 ? " pp" + std::to_string(l.pp) : "");
-    if (p.disaggregated())
-        std::snprintf(buf, sizeof buf, "%dP%dD %s %s", p.prefill->replicas, p.decode->replicas, shape.c_str(),
-                      l.accelerator.id.c_str());
-    else std::snprintf(buf, sizeof buf, "%d x %s %s", l.replicas, shape.c_str(), l.accelerator.id.c_str());
-    return buf;
+    return replicas + " " + shape + " " + l.accelerator.id;
 }
 
 void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const SearchSpace& space,
                   const EvaluationContext& context, uint64_t seed, ServingCandidate& c) {
     const ServingPlan& p = c.plan;
-    const PoolLayout& first = p.disaggregated() ? *p.prefill : p.replica;
+    const std::vector<Pool> pools = p.pools();
+    const PoolLayout& first = *pools.front().layout;
     const auto violations = check_serving_plan(model, cluster, p);
     if (!violations.empty()) {
         c.status = CandidateStatus::Pruned;
         c.reason = describe(violations);
         return;
     }
-    for (const PoolLayout* pool : p.disaggregated() ? std::vector<const PoolLayout*>{&*p.prefill, &*p.decode}
-                                                    : std::vector<const PoolLayout*>{&p.replica}) {
-        const auto mem = workloads::serving::replica_memory(model, *pool, p.kernels, p.kv, p.batching, p.engine);
+    for (const Pool& pool : pools) {  // every pool, an isolated one too
+        const auto mem = workloads::serving::replica_memory(model, *pool.layout, p.kernels, p.kv, p.batching, p.engine);
         if (!mem.fits()) {
             c.status = CandidateStatus::OutOfMemory;
             c.reason = mem.why_not();
@@ -137,7 +142,7 @@ std::vector<ServingPlan> enumerate_serving_plans(const models::ModelSpec& model,
                     // Default replica counts stop at the cluster's GPUs; explicit ones are kept and
                     // pruned with the reason (check_serving_plan).
                     if (space.replicas.empty() && tp * pp * replicas > cluster.gpus()) continue;
-                    PoolLayout pool = base.disaggregated() ? *base.decode : base.replica;
+                    PoolLayout pool = *base.pools().back().layout;  // the decoding pool's settings
                     pool.tp = static_cast<int>(tp);
                     pool.pp = static_cast<int>(pp);
                     pool.accelerator_id = id == cluster.accelerator.id ? std::string() : id;
@@ -204,8 +209,7 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
         c.plan = std::move(plans[i]);
         c.layout = layout_of(c.plan);
         c.gpus = c.plan.gpus();
-        c.usd_per_hour =
-            price_of(space, (c.plan.disaggregated() ? *c.plan.prefill : c.plan.replica).accelerator.id) * c.gpus;
+        c.usd_per_hour = price_of(space, c.plan.pools().front().layout->accelerator.id) * c.gpus;
     }
     run_candidates(cs.size(), options, [&](size_t i) { evaluate_one(model, cluster, space, context, seed, cs[i]); });
     finalize_serving_search(result, space);

@@ -171,9 +171,13 @@ void print_serving_plan(const plans::Scenario& s) {
         std::printf("model           %s (%.1fB parameters, %.1fB active)\n", s.model.name.c_str(),
                     s.model.total_params(0) / 1e9, s.model.active_params(0) / 1e9);
     else std::printf("model           %s (%.1fB parameters)\n", s.model.name.c_str(), s.model.total_params(0) / 1e9);
-    if (p.disaggregated())
-        std::printf("layout          prefill %s, decode %s\n", pool(*p.prefill).c_str(), pool(*p.decode).c_str());
-    else std::printf("layout          %s\n", pool(p.replica).c_str());
+    std::string layout;  // "prefill 1 x (tp 2 pp 1) h100, decode 3 x (tp 2 pp 1) h100"
+    for (const workloads::serving::Pool& l : p.pools()) {
+        if (!layout.empty()) layout += ", ";
+        if (l.role != workloads::serving::PoolRole::Aggregated) layout += std::string(sim::name(l.role)) + " ";
+        layout += pool(*l.layout);
+    }
+    std::printf("layout          %s\n", layout.c_str());
     std::printf(
         "engine          %s, policy %s, router %s, max_num_seqs %lld, max_num_batched_tokens %lld, %s weights, %s "
         "KV%s\n",

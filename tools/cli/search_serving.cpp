@@ -17,17 +17,18 @@
 namespace fathom::cli {
 namespace {
 
+using workloads::serving::Pool;
 using workloads::serving::PoolLayout;
 using workloads::serving::ServingPlan;
 
 bool same_plan(const ServingPlan& a, const ServingPlan& b) {
-    if (a.disaggregated() != b.disaggregated()) return false;
-    auto same_pool = [](const PoolLayout& x, const PoolLayout& y) {
-        return x.tp == y.tp && x.pp == y.pp && x.replicas == y.replicas && x.accelerator.id == y.accelerator.id;
+    auto same_pool = [](const Pool& x, const Pool& y) {
+        const PoolLayout &l = *x.layout, &m = *y.layout;
+        return x.role == y.role && l.tp == m.tp && l.pp == m.pp && l.replicas == m.replicas &&
+               l.accelerator.id == m.accelerator.id;
     };
-    if (a.disaggregated() ? !(same_pool(*a.prefill, *b.prefill) && same_pool(*a.decode, *b.decode))
-                          : !same_pool(a.replica, b.replica))
-        return false;
+    const std::vector<Pool> pa = a.pools(), pb = b.pools();
+    if (!std::equal(pa.begin(), pa.end(), pb.begin(), pb.end(), same_pool)) return false;
     return a.batching.policy == b.batching.policy && a.batching.max_num_seqs == b.batching.max_num_seqs &&
            a.batching.max_num_batched_tokens == b.batching.max_num_batched_tokens;
 }

@@ -70,6 +70,32 @@ std::pair<models::TokenBatch, models::TokenBatch> split_batch(const models::Toke
     return h;
 }
 
+// The batch's shared-prefix groups: as listed, or as shared_groups equal groups.
+void add_shared_prefixes(const IterationShape& shape, const std::vector<SharedPrefixGroup>* groups,
+                         models::TokenBatch& batch) {
+    if (groups) {
+        int64_t q = 0, k = 0, w = 0;
+        for (const auto& g : *groups) {
+            batch.shared_prefix.push_back({1, g.queries, g.keys});
+            q += g.queries;
+            k += g.keys;
+            w += g.queries * g.keys;
+        }
+        FATHOM_CHECK(static_cast<int64_t>(groups->size()) == shape.shared_groups && q == shape.shared_queries &&
+                         k == shape.shared_keys && w == shape.shared_work,
+                     "shared-prefix groups");
+    } else if (shape.shared_groups > 0) {
+        // Equal groups: the keys (bytes read) add up exactly, queries per group chosen so that
+        // groups x queries x keys matches the FLOPs (shared_work) up to rounding.
+        const int64_t g = shape.shared_groups;
+        const int64_t keys = std::max<int64_t>(1, (shape.shared_keys + g / 2) / g);
+        const int64_t queries = std::max<int64_t>(
+            2,
+            static_cast<int64_t>(std::llround(static_cast<double>(shape.shared_work) / static_cast<double>(g * keys))));
+        batch.shared_prefix.push_back({g, queries, keys});
+    }
+}
+
 }  // namespace
 
 IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayout& pool,
@@ -108,9 +134,9 @@ IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayou
     }
 }
 
-IterationCost IterationCoster::exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens,
-                                     const std::vector<SharedPrefixGroup>* groups) {
-    FATHOM_CHECK(shape.tokens() > 0, "an iteration without tokens");
+models::LayerInputs IterationCoster::layer_inputs(const IterationShape& shape,
+                                                  const std::vector<int64_t>* decode_kv_lens,
+                                                  const std::vector<SharedPrefixGroup>* groups) const {
     models::LayerInputs in;
     in.shard.tp = pool_.tp;
     in.shard.etp = pool_.tp;
@@ -137,27 +163,14 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
             if (shape.decodes - extra > 0) in.batch.slices.push_back({shape.decodes - extra, 1, mean});
         }
     }
-    if (groups) {
-        int64_t q = 0, k = 0, w = 0;
-        for (const auto& g : *groups) {
-            in.batch.shared_prefix.push_back({1, g.queries, g.keys});
-            q += g.queries;
-            k += g.keys;
-            w += g.queries * g.keys;
-        }
-        FATHOM_CHECK(static_cast<int64_t>(groups->size()) == shape.shared_groups && q == shape.shared_queries &&
-                         k == shape.shared_keys && w == shape.shared_work,
-                     "shared-prefix groups");
-    } else if (shape.shared_groups > 0) {
-        // Equal groups: the keys (bytes read) add up exactly, queries per group chosen so that
-        // groups x queries x keys matches the FLOPs (shared_work) up to rounding.
-        const int64_t g = shape.shared_groups;
-        const int64_t keys = std::max<int64_t>(1, (shape.shared_keys + g / 2) / g);
-        const int64_t queries = std::max<int64_t>(
-            2,
-            static_cast<int64_t>(std::llround(static_cast<double>(shape.shared_work) / static_cast<double>(g * keys))));
-        in.batch.shared_prefix.push_back({g, queries, keys});
-    }
+    add_shared_prefixes(shape, groups, in.batch);
+    return in;
+}
+
+IterationCost IterationCoster::exact(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens,
+                                     const std::vector<SharedPrefixGroup>* groups) {
+    FATHOM_CHECK(shape.tokens() > 0, "an iteration without tokens");
+    const models::LayerInputs in = layer_inputs(shape, decode_kv_lens, groups);
     auto comm_seconds = [](const PassCost& c) {
         double t = 0;
         for (size_t g = 0; g < c.lead.size(); ++g) t += c.lead[g] + c.trail[g];

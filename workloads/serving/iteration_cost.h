@@ -97,6 +97,9 @@ public:
     size_t cache_size() const { return cache_.size(); }
 
 private:
+    // The batch, the shard and the routing `exact` prices (arguments as exact's).
+    models::LayerInputs layer_inputs(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens,
+                                     const std::vector<SharedPrefixGroup>* groups) const;
     struct KeyHash {
         size_t operator()(const std::vector<int64_t>& k) const;
     };

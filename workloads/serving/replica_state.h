@@ -1,7 +1,7 @@
 #pragma once
 // A replica's scheduling state as batching policies see it: the waiting queue, the running and
 // swapped sequences, and the KV cache, with the operations every policy needs (admit, grow,
-// preempt). Times are seconds.
+// preempt).
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/kv_cache.h"
 #include "workloads/serving/sequence.h"
@@ -27,7 +27,6 @@ public:
     std::deque<Sequence*> waiting;   // arrival order; preempted sequences return to the front
     std::vector<Sequence*> running;  // admission order
     std::deque<Sequence*> swapped;   // preempted by swapping, resumed before new admissions
-    double now = 0;
 
     // Admits the front of `waiting`: prefix-cache lookup, then blocks for the prompt tokens it
     // prefills first (at most `max_chunk`), which it returns. Refused (returns 0, nothing changes)

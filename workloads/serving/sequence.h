@@ -7,6 +7,7 @@
 // of the last sampled token (attending to computed + 1 keys) and samples the next. So while
 // decoding, computed = prompt + generated - 1. A sequence preempted by recomputation drops its KV
 // and is prefilled again over prompt + generated tokens (vLLM's recompute preemption).
+#include "sim/time.h"
 #include "workloads/serving/request.h"
 
 #include <cstdint>
@@ -15,6 +16,8 @@
 namespace fathom::workloads::serving {
 
 enum class Phase : uint8_t { Waiting, Running, Swapped, Transferring, Done };
+
+inline constexpr sim::Time kNever = sim::Time::max();  // an event that has not happened
 
 struct Sequence {
     Request req;
@@ -33,14 +36,12 @@ struct Sequence {
     bool padding = false;         // static batching: finished, still computed until the batch ends
     uint64_t admit_order = 0;     // admission sequence number on its replica (preempt the newest)
 
-    // Times (seconds). -1: not yet.
-    double arrival = 0;
-    double scheduled = -1;  // first time a batch included it
-    double first_token = -1;
-    double last_token = -1;
-    double max_gap = 0;      // longest gap between consecutive tokens
-    double kv_transfer = 0;  // disaggregated: seconds its KV took from prefill to decode pool
-    double finished = -1;
+    // Times on the engine's clock (metric collectors convert them to seconds).
+    sim::Time arrival;
+    sim::Time scheduled = kNever;  // first time a batch included it for a prefill
+    sim::Time first_token = kNever;
+    sim::Time last_token = kNever;
+    sim::Time kv_sent, kv_received;  // disaggregated: its KV left the prefill replica, reached the decode one
 
     bool prefilling() const { return computed < prefill_target; }
     bool done() const { return generated >= req.output_tokens; }

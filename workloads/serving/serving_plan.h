@@ -128,6 +128,28 @@ constexpr auto enum_names(PoolIsolation) {
         {{PoolIsolation::None, "none"}, {PoolIsolation::Prefill, "prefill"}, {PoolIsolation::Decode, "decode"}});
 }
 
+// What a pool does with the requests it serves.
+//   aggregated  prefills and decodes them (a plan without disaggregation)
+//   prefill     computes the prompt and samples the first token, then hands the KV cache on
+//   decode      receives a prompt's KV cache and generates the remaining tokens
+enum class PoolRole { Aggregated, Prefill, Decode };
+constexpr auto enum_names(PoolRole) {
+    return sim::name_table<PoolRole>(
+        {{PoolRole::Aggregated, "aggregated"}, {PoolRole::Prefill, "prefill"}, {PoolRole::Decode, "decode"}});
+}
+
+// One pool of a plan as ServingPlan::pools() lists it: the one place that tells the aggregated,
+// disaggregated and isolated cases apart.
+struct Pool {
+    PoolRole role = PoolRole::Aggregated;
+    const PoolLayout* layout = nullptr;  // into the plan: valid while the plan lives unchanged
+    // false: isolated away (serving.disaggregation.isolate names the other pool): a pool of
+    // unlimited capacity that is not simulated and holds no GPUs of the cluster.
+    bool simulated = true;
+    int gpus = 0;          // GPUs the plan holds for it: tp x pp x replicas, 0 when not simulated
+    const char* key = "";  // where a scenario states it: "serving" or "serving.disaggregation.<role>"
+};
+
 struct ServingPlan {
     PoolLayout replica;                 // aggregated serving: `replicas` replicas of tp x pp
     std::optional<PoolLayout> prefill;  // disaggregated: prefill and decode pools (replica unused)
@@ -146,12 +168,11 @@ struct ServingPlan {
     double expert_load = 1.0;
 
     bool disaggregated() const { return prefill.has_value(); }
-    int gpus() const {
-        if (!disaggregated()) return replica.gpus();
-        if (isolate == PoolIsolation::Prefill) return prefill->gpus();
-        if (isolate == PoolIsolation::Decode) return decode->gpus();
-        return prefill->gpus() + decode->gpus();
-    }
+    // The pools in request order: the aggregated pool alone, or the prefill then the decode pool
+    // (with `isolate`, the other one not simulated). A stray `isolate` without disaggregation lists
+    // the aggregated pool (check_serving_plan reports the key).
+    std::vector<Pool> pools() const;
+    int gpus() const;  // of the simulated pools
 };
 
 }  // namespace fathom::workloads::serving

@@ -1,13 +1,11 @@
 #pragma once
-// Simulates serving: requests from a RequestSource, routed to replicas (or to a prefill pool and,
-// with their KV cache sent over the network, to a decode pool), batched iteration by iteration by
-// a batching policy, each iteration priced by IterationCoster, on one discrete-event engine. The
-// clock is sim::Time (picoseconds); arrivals are read from the source one at a time, so a trace of
-// any length streams through.
-//
-// Replica pipeline: with pp > 1 a replica keeps up to pp batches in flight (vLLM's virtual
-// engines: disjoint sequences); stage s of a batch starts when its stage s-1 is done (plus the
-// activation transfer) and stage s is free.
+// Simulates serving: requests from a RequestSource, delivered by an arrival driver (arrivals.h) to
+// the serving system (serving_system.h: pools of replicas behind routers, KV transfers between a
+// prefill and a decode pool), each replica batching iteration by iteration by a batching policy,
+// each iteration priced by IterationCoster, on one discrete-event engine. The clock is sim::Time
+// (picoseconds); arrivals are read from the source one at a time, so a trace of any length streams
+// through. The statistics of the report come from collectors subscribed to what the engine emits
+// (workloads/metrics/serving_*.h), which convert engine times to the report's seconds.
 //
 // Determinism: events at equal times run in the order they were scheduled; routers, policies and
 // the random streams are deterministic, so a scenario and seed give bit-identical results.
@@ -21,6 +19,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <vector>
 
 namespace fathom::workloads::serving {
 
@@ -28,9 +27,9 @@ struct ServingInputs {
     const models::ModelSpec& model;
     const hardware::ClusterSpec& cluster;
     const ServingPlan& plan;
-    // Op costs of the aggregated pool, or of the prefill and decode pools (may be the same model).
-    const models::CostModel& cost;
-    const models::CostModel* decode_cost = nullptr;  // disaggregated: the decode pool's (null: `cost`)
+    // Op costs of each pool of plan.pools(), in that order (pools may share one); null where a pool
+    // is not simulated.
+    std::vector<const models::CostModel*> pool_costs;
     const hardware::NetworkModel& network;
 };
 

@@ -1,0 +1,231 @@
+#include "workloads/serving/replica.h"
+
+#include <algorithm>
+
+namespace fathom::workloads::serving {
+namespace {
+
+// Shared-prefix attention (Hydragen): the batch's decodes grouped by the shared-prefix group blocks
+// they reference in the prefix cache, identified by the last such block (equal identities mean
+// equal prefixes). A group of two or more decodes reads its prefix once; each member's own
+// attention keeps the keys after the prefix. A prefix shorter than one full block, or a request
+// whose prefix blocks are private copies (admitted before the prefix was cached), is not shared.
+void group_shared_prefixes(const Batch& b, int64_t block_size, IterationShape& shape) {
+    std::vector<std::pair<uint64_t, int64_t>> members;  // (identity of the last shared block, blocks)
+    auto add = [&](const Sequence* s) {
+        const int64_t blocks = std::min(s->cached_blocks, s->req.prefix_tokens / block_size);
+        if (blocks > 0) members.emplace_back(s->block_ids[static_cast<size_t>(blocks - 1)], blocks);
+    };
+    for (const Sequence* s : b.decode) add(s);
+    for (const Sequence* s : b.padding) add(s);
+    std::sort(members.begin(), members.end());
+    for (size_t i = 0; i < members.size();) {
+        size_t j = i;
+        while (j < members.size() && members[j].first == members[i].first) ++j;
+        const int64_t n = static_cast<int64_t>(j - i);
+        if (n >= 2) {
+            const int64_t keys = members[i].second * block_size;
+            ++shape.shared_groups;
+            shape.shared_queries += n;
+            shape.shared_keys += keys;
+            shape.shared_work += n * keys;
+            shape.decode_kv -= n * keys;
+        }
+        i = j;
+    }
+}
+
+}  // namespace
+
+Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host, const ReplicaPlace& place,
+                 const PoolLayout& pool, const ReplicaMemory& mem, const ServingInputs& in,
+                 const models::CostModel& cost)
+    : sim_(sim),
+      signals_(signals),
+      host_(host),
+      place_(place),
+      state_(place.id, in.plan.batching, in.plan.kv, mem.kv_blocks, mem.block_bytes),
+      coster_(in.model, pool, in.plan.kernels, in.plan.engine, cost, in.network, in.plan.expert_load),
+      policy_(policy_registry().get(in.plan.batching.policy).factory(in.plan.batching)),
+      stage_free_s_(static_cast<size_t>(pool.pp), 0.0),
+      slots_(static_cast<size_t>(pool.pp)),
+      pcie_bandwidth_(in.cluster.pcie.achievable_bandwidth()) {
+    for (size_t i = slots_.size(); i-- > 0;) free_slots_.push_back(i);
+}
+
+ReplicaLoad Replica::load() const {
+    ReplicaLoad l;
+    l.outstanding = outstanding_;
+    l.kv_used = state_.kv().capacity()
+                    ? static_cast<double>(state_.kv().referenced()) / static_cast<double>(state_.kv().capacity())
+                    : 0;
+    return l;
+}
+
+void Replica::enqueue(Sequence* s) {
+    s->replica = place_.id;
+    s->phase = Phase::Waiting;
+    state_.waiting.push_back(s);
+    wake();
+}
+
+void Replica::receive(Sequence* s) {
+    received_.push_back(s);
+    wake();
+}
+
+void Replica::wake() {
+    // Launch at the end of this instant, once every request arriving at it is queued (a batch
+    // formed at the first of several simultaneous arrivals would hold that one alone).
+    if (wake_pending_) return;
+    wake_pending_ = true;
+    sim_.schedule_at(sim_.now(), [this] {
+        wake_pending_ = false;
+        try_launch();
+    });
+}
+
+void Replica::release_sent(Sequence* s) {
+    state_.release(*s);
+    s->phase = Phase::Done;
+    note_kv(sim_.now());
+    try_launch();
+}
+
+void Replica::note_kv(sim::Time now) {
+    signals_.kv_use.emit({place_.index, place_.first_rank, now, state_.kv().referenced()});
+}
+
+IterationShape Replica::shape_of(Batch& b, sim::Time now) const {
+    IterationShape shape;
+    for (const auto& [s, c] : b.prefill) {
+        shape.prefills.push_back({c, s->computed});
+        if (s->computed + c >= s->prefill_target) ++shape.samples;
+        s->in_flight = true;
+        if (s->scheduled == kNever) s->scheduled = now;
+    }
+    for (Sequence* s : b.decode) {
+        shape.decode_kv += s->computed + 1;
+        s->in_flight = true;
+    }
+    for (Sequence* s : b.padding) {
+        shape.decode_kv += s->computed + 1;
+        s->in_flight = true;
+    }
+    shape.decodes = static_cast<int64_t>(b.decode.size() + b.padding.size());
+    if (state_.kv_settings().shared_prefix_attention) group_shared_prefixes(b, state_.kv().block_size(), shape);
+    shape.samples += shape.decodes;
+    shape.sequences = static_cast<int64_t>(b.prefill.size()) + shape.decodes;
+    return shape;
+}
+
+void Replica::try_launch() {
+    if (free_slots_.empty()) return;
+    const sim::Time now = sim_.now();
+    if (sim::Time::from_seconds(stage_free_s_[0]) > now) {  // the first stage is still busy
+        if (!wake_pending_) {
+            wake_pending_ = true;
+            sim_.schedule_at(engine_time(sim_, stage_free_s_[0]), [this] {
+                wake_pending_ = false;
+                try_launch();
+            });
+        }
+        return;
+    }
+    // Decode pool: sequences whose KV arrived join the running batch while blocks and slots allow.
+    while (!received_.empty() && state_.running_count() < state_.batching().max_num_seqs) {
+        Sequence* s = received_.front();
+        const int64_t need = KvCache::blocks_for(s->computed + 1, state_.kv().block_size());
+        if (!state_.kv().allocate(need)) break;
+        s->kv_blocks = need;
+        s->phase = Phase::Running;
+        state_.running.push_back(s);
+        received_.pop_front();
+    }
+    const size_t slot = free_slots_.back();
+    Batch& b = slots_[slot];
+    b.clear();
+    policy_->form(state_, b);
+    if (b.empty()) {
+        state_.compact_running();  // a policy may have released sequences (static batching)
+        note_kv(now);
+        return;
+    }
+    free_slots_.pop_back();
+    const IterationShape shape = shape_of(b, now);
+    const IterationCost& cost = coster_.seconds(shape);
+    // Pipeline: stage s starts when the batch left stage s-1 and stage s is free. Swapping blocks
+    // over PCIe delays the first stage (vLLM swaps before the forward pass).
+    double t = now.seconds() + (b.swap_bytes > 0 ? b.swap_bytes / pcie_bandwidth_ : 0.0);
+    for (size_t s = 0; s < stage_free_s_.size(); ++s) {
+        if (s > 0) t += cost.p2p_s;
+        t = std::max(t, stage_free_s_[s]) + cost.stage_s[s];
+        stage_free_s_[s] = t;
+    }
+    const sim::Time end = engine_time(sim_, t);
+    signals_.iteration.emit({place_.index, place_.first_rank, now, end, b, shape});
+    note_kv(now);
+    sim_.schedule_at(end, [this, slot] { complete(slot); });
+    if (!free_slots_.empty()) try_launch();  // pipeline: the next batch enters stage 0 when it frees
+}
+
+// A sequence of the completed batch that has sampled its last token, or (prefill pool) its first.
+void Replica::settle(Sequence* s) {
+    if (s->phase != Phase::Running || s->prefilling() || s->generated == 0) return;
+    if (s->done()) {
+        --outstanding_;
+        if (!policy_->keeps_finished()) {
+            state_.release(*s);
+            s->phase = Phase::Done;
+        }
+        policy_->finished(*s);
+        host_.finished(s);
+    } else if (place_.role == PoolRole::Prefill) {
+        s->phase = Phase::Transferring;  // keeps its blocks until the KV is sent
+        --outstanding_;
+        host_.prefilled(*this, s);
+    }
+}
+
+void Replica::complete(size_t slot) {
+    Batch& b = slots_[slot];
+    const sim::Time now = sim_.now();
+    auto emit = [&](Sequence* s) {  // s samples a token
+        ++s->generated;
+        if (s->first_token == kNever) {
+            s->first_token = now;
+        } else {
+            // Field by field: a brace-built NextToken went through the stack, whose two 8-byte
+            // stores and one 16-byte load stalled store forwarding on every token.
+            NextToken& k = next_tokens_.emplace_back();
+            k.seq = s;
+            k.previous = s->last_token;
+        }
+        s->last_token = now;
+    };
+    for (const auto& [s, c] : b.prefill) {
+        s->in_flight = false;
+        s->computed += c;
+        state_.publish(*s);
+        if (!s->prefilling()) emit(s);
+    }
+    for (Sequence* s : b.decode) {
+        s->in_flight = false;
+        ++s->computed;
+        emit(s);
+    }
+    for (Sequence* s : b.padding) s->in_flight = false;
+    if (!next_tokens_.empty()) signals_.next_tokens.emit({now, next_tokens_});
+    next_tokens_.clear();
+    for (const auto& [s, c] : b.prefill) settle(s);
+    for (Sequence* s : b.decode)
+        if (s->generated == s->req.output_tokens) settle(s);
+    b.clear();
+    free_slots_.push_back(slot);
+    state_.compact_running();
+    note_kv(now);
+    signals_.iteration_done.emit({place_.index, place_.first_rank, now, state_.kv().referenced()});
+    try_launch();
+}
+
+}  // namespace fathom::workloads::serving

@@ -1,0 +1,91 @@
+#pragma once
+// One engine instance of a pool: its scheduling state (queues, KV cache), batching policy,
+// iteration costs and pipeline. It launches a batch whenever its first pipeline stage is free and
+// the policy forms one, completes it at the end of the priced iteration, and hands finished
+// requests (and, in a prefill pool, prefilled ones) to its host, the serving system.
+//
+// Pipeline: with pp > 1 a replica keeps up to pp batches in flight (vLLM's virtual engines:
+// disjoint sequences); stage s of a batch starts when its stage s-1 is done (plus the activation
+// transfer) and stage s is free. The stages' availability is kept in exact seconds, the sums of the
+// priced stage times; each batch's completion event is at the picosecond nearest its end
+// (engine_time), as the engine's clock.
+//
+// It emits what it does (serving_events.h) and keeps no statistics.
+#include "sim/simulator.h"
+#include "workloads/serving/batching/policy.h"
+#include "workloads/serving/iteration_cost.h"
+#include "workloads/serving/replica_state.h"
+#include "workloads/serving/router.h"
+#include "workloads/serving/serving_events.h"
+#include "workloads/serving/serving_memory.h"
+#include "workloads/serving/serving_sim.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace fathom::workloads::serving {
+
+class Replica;
+
+// What a replica hands on (the serving system).
+class ReplicaHost {
+public:
+    virtual ~ReplicaHost() = default;
+    virtual void prefilled(Replica& from, Sequence* s) = 0;  // prefill pool: first token out, its KV to send
+    virtual void finished(Sequence* s) = 0;                  // its last token is out
+};
+
+// Where a replica sits: its pool's role, its index in the pool and over all simulated replicas
+// (the events' `replica`), and its first global rank.
+struct ReplicaPlace {
+    PoolRole role = PoolRole::Aggregated;
+    int id = 0;
+    int index = 0;
+    int first_rank = 0;
+};
+
+class Replica {
+public:
+    Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host, const ReplicaPlace& place,
+            const PoolLayout& pool, const ReplicaMemory& mem, const ServingInputs& in, const models::CostModel& cost);
+
+    void enqueue(Sequence* s);       // a request routed here waits for admission
+    void receive(Sequence* s);       // decode pool: a sequence whose KV arrived
+    void release_sent(Sequence* s);  // prefill pool: its KV has been sent
+    void routed() { ++outstanding_; }
+    ReplicaLoad load() const;
+
+    int id() const { return place_.id; }
+    int first_rank() const { return place_.first_rank; }
+    const KvCache& kv() const { return state_.kv(); }
+    size_t cost_cache_entries() const { return coster_.cache_size(); }
+
+private:
+    void wake();  // try_launch at the end of the current instant
+    void try_launch();
+    // Fills the iteration's shape from the batch and marks its sequences in flight.
+    IterationShape shape_of(Batch& b, sim::Time now) const;
+    void complete(size_t slot);
+    void settle(Sequence* s);
+    void note_kv(sim::Time now);
+
+    sim::Simulator& sim_;
+    ServingSignals& signals_;
+    ReplicaHost& host_;
+    ReplicaPlace place_;
+    ReplicaState state_;
+    IterationCoster coster_;
+    std::unique_ptr<BatchingPolicy> policy_;
+    std::deque<Sequence*> received_;
+    std::vector<double> stage_free_s_;  // per stage, exact seconds (see the header comment)
+    std::vector<Batch> slots_;
+    std::vector<size_t> free_slots_;
+    std::vector<NextToken> next_tokens_;  // of the batch completing now (reused)
+    int64_t outstanding_ = 0;             // requests routed here and not finished (prefill pool: not prefilled)
+    bool wake_pending_ = false;
+    double pcie_bandwidth_;
+};
+
+}  // namespace fathom::workloads::serving

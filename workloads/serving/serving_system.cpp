@@ -1,0 +1,158 @@
+#include "workloads/serving/serving_system.h"
+
+#include "sim/error.h"
+
+#include <algorithm>
+#include <string>
+
+namespace fathom::workloads::serving {
+
+ServingSystem::ServingSystem(const ServingInputs& in) : in_(in) {
+    const ServingPlan& p = in.plan;
+    max_len_ = p.batching.max_model_len > 0 ? p.batching.max_model_len : in.model.max_seq_len;
+    const std::vector<Pool> pools = p.pools();
+    FATHOM_CHECK(in.pool_costs.size() == pools.size(), "a cost model per pool");
+    pools_.reserve(pools.size());  // decode_ points into it
+    int index = 0, rank = 0;
+    for (size_t i = 0; i < pools.size(); ++i)
+        if (pools[i].simulated) build(pools[i], *in.pool_costs[i], index, rank);
+    FATHOM_CHECK(!pools_.empty(), "a serving plan without a simulated pool");
+    if (pools_.front().pool.role == PoolRole::Prefill && pools_.back().pool.role == PoolRole::Decode) {
+        decode_ = &pools_.back();
+        connect_kv_transfers();
+    }
+}
+
+ServingSystem::~ServingSystem() = default;
+
+void ServingSystem::build(const Pool& pool, const models::CostModel& cost, int& index, int& rank) {
+    const ServingPlan& p = in_.plan;
+    const PoolLayout& layout = *pool.layout;
+    PoolState& s = pools_.emplace_back();
+    s.pool = pool;
+    s.memory = replica_memory(in_.model, layout, p.kernels, p.kv, p.batching, p.engine);
+    if (!s.memory.fits()) throw sim::InputError(s.memory.why_not());
+    s.router = router_registry().get(p.router).factory();
+    for (int i = 0; i < layout.replicas; ++i) {
+        const ReplicaPlace place{pool.role, i, index++, rank};
+        s.replicas.push_back(std::make_unique<Replica>(sim_, signals_, *this, place, layout, s.memory, in_, cost));
+        rank += layout.tp * layout.pp;
+    }
+    s.loads.resize(s.replicas.size());
+}
+
+// The prefill pool's replicas send their KV caches to the decode pool's over the network.
+void ServingSystem::connect_kv_transfers() {
+    const PoolState& prefill = pools_.front();
+    std::vector<int> prefill_ranks, decode_ranks;
+    for (const auto& r : prefill.replicas) prefill_ranks.push_back(r->first_rank());
+    for (const auto& r : decode_->replicas) decode_ranks.push_back(r->first_rank());
+    kv_transfers_ = std::make_unique<KvTransfers>(sim_, in_.network, std::move(prefill_ranks), std::move(decode_ranks),
+                                                  std::min(prefill.pool.layout->tp, decode_->pool.layout->tp));
+}
+
+std::vector<int64_t> ServingSystem::kv_capacities() const {
+    std::vector<int64_t> c;
+    for (const PoolState& pool : pools_)
+        for (const auto& r : pool.replicas) c.push_back(r->kv().capacity());
+    return c;
+}
+
+int64_t ServingSystem::cost_cache_entries() const {
+    int64_t n = 0;
+    for (const PoolState& pool : pools_)
+        for (const auto& r : pool.replicas) n += static_cast<int64_t>(r->cost_cache_entries());
+    return n;
+}
+
+Sequence* ServingSystem::new_sequence(const Request& req) {
+    Sequence* s;
+    if (!free_.empty()) {
+        s = free_.back();
+        free_.pop_back();
+        *s = Sequence{};
+    } else {
+        sequences_.emplace_back();
+        s = &sequences_.back();
+    }
+    s->req = req;
+    s->arrival = sim_.now();
+    s->prefill_target = req.prompt_tokens;
+    return s;
+}
+
+Replica& ServingSystem::route(PoolState& pool, const Request& req) {
+    for (size_t i = 0; i < pool.replicas.size(); ++i) pool.loads[i] = pool.replicas[i]->load();
+    return *pool.replicas[static_cast<size_t>(pool.router->route(req, pool.loads))];
+}
+
+void ServingSystem::check_capacity(const Replica& r, const Request& req, const char* which) const {
+    const int64_t whole = KvCache::blocks_for(req.prompt_tokens + req.output_tokens, in_.plan.kv.block_size);
+    if (whole > r.kv().capacity())
+        throw sim::KvCapacityError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
+                                   " KV blocks, more than " + which + " whole KV cache (" +
+                                   std::to_string(r.kv().capacity()) + " blocks)");
+}
+
+void ServingSystem::admit(const Request& req) {
+    if (req.prompt_tokens + req.output_tokens > max_len_ && max_len_ > 0)
+        throw sim::InputError("request " + std::to_string(req.id) + " has " + std::to_string(req.prompt_tokens) +
+                              " prompt + " + std::to_string(req.output_tokens) +
+                              " output tokens, more than max_model_len " + std::to_string(max_len_) +
+                              " (serving.max_model_len, or the model's context)");
+    Sequence* s = new_sequence(req);
+    PoolState& entry = pools_.front();
+    if (entry.pool.role == PoolRole::Decode) return arrive_with_kv(s);
+    // The prefill pool alone: the first token ends the request here (an unlimited decode pool).
+    if (entry.pool.role == PoolRole::Prefill && !decode_) s->req.output_tokens = 1;
+    Replica& r = route(entry, req);
+    // A request stays on an aggregated replica to its end; a prefill replica sends its KV away.
+    if (entry.pool.role == PoolRole::Aggregated) check_capacity(r, req, "a replica's");
+    signals_.arrived.emit(*s);
+    r.routed();
+    r.enqueue(s);
+}
+
+void ServingSystem::arrive_with_kv(Sequence* s) {
+    // Its prompt's KV is in place (an unlimited prefill pool): the decode pool generates all of its
+    // output tokens, the first one with its first decode step.
+    Replica& to = route(pools_.front(), s->req);
+    check_capacity(to, s->req, "a decode replica's");
+    signals_.arrived.emit(*s);
+    to.routed();
+    s->computed = s->prefill_target = s->req.prompt_tokens;
+    s->decode_replica = to.id();
+    to.receive(s);
+}
+
+void ServingSystem::prefilled(Replica& from, Sequence* s) {
+    // The KV cache moves from the prefill replica's TP ranks to the decode replica's (kv_transfer.h).
+    FATHOM_CHECK(decode_ && kv_transfers_, "a prefilled request without a decode pool");
+    Replica& to = route(*decode_, s->req);
+    to.routed();
+    const double bytes = static_cast<double>(s->computed) * pools_.front().memory.kv_bytes_per_token;
+    s->kv_sent = sim_.now();
+    auto arrived = [this, &from, &to, s] {
+        from.release_sent(s);
+        s->kv_received = sim_.now();
+        signals_.kv_received.emit(*s);
+        s->replica = from.id();
+        s->decode_replica = to.id();
+        s->phase = Phase::Waiting;
+        s->prefill_target = s->computed;
+        to.receive(s);
+    };
+    kv_transfers_->start(from.id(), to.id(), bytes, std::move(arrived));
+}
+
+void ServingSystem::finished(Sequence* s) {
+    signals_.finished.emit(*s, sim_.now());
+    if (s->phase == Phase::Done) free_.push_back(s);
+}
+
+void ServingSystem::run() {
+    if (kv_transfers_) kv_transfers_->run();
+    else sim_.run();
+}
+
+}  // namespace fathom::workloads::serving
