@@ -15,83 +15,101 @@ std::string describe(const std::vector<Violation>& violations) {
     return msg;
 }
 
-std::vector<Violation> check_training_plan(const models::ModelSpec& m, const hardware::ClusterSpec& c,
-                                           const workloads::TrainingPlan& p) {
-    std::vector<Violation> v;
-    auto add = [&v](std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); };
-    const auto str = [](auto x) { return std::to_string(x); };
-    // Every key within its declared range or choices (plans built in code skip the parser's checks).
-    for (const auto& key : training_plan_keys()) {
-        // The document-length distribution's fields depend on its kind (unused ones stay 0): its
-        // own check below says what is wrong with it.
-        if (key.info.section() == "training.documents") continue;
-        const std::string why = check_value(key.info, key.get(p));
-        if (!why.empty()) add(key.info.path, key.info.name() + " " + why);
-    }
-    if (!v.empty()) return v;
+namespace {
+
+template <typename T>
+std::string str(T x) {
+    return std::to_string(x);
+}
+
+void add(std::vector<Violation>& v, std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); }
+
+// The plan against the cluster and the model's dimensions: GPU count, heads and MLP width over tp.
+void check_shape(std::vector<Violation>& v, const models::ModelSpec& m, const hardware::ClusterSpec& c,
+                 const workloads::TrainingPlan& p) {
     const auto& l = p.layout;
-    const auto& t = p.training;
     if (p.gpus() != c.gpus())
-        add("parallel.dp", "plan uses dp x tp x pp x cp = " + str(l.dp) + " x " + str(l.tp) + " x " + str(l.pp) +
-                               " x " + str(l.cp) + " = " + str(p.gpus()) + " GPUs but the cluster has " +
-                               str(c.gpus()));
+        add(v, "parallel.dp",
+            "plan uses dp x tp x pp x cp = " + str(l.dp) + " x " + str(l.tp) + " x " + str(l.pp) + " x " + str(l.cp) +
+                " = " + str(p.gpus()) + " GPUs but the cluster has " + str(c.gpus()));
     if (m.heads % l.tp != 0)
-        add("parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
+        add(v, "parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(m.heads) + " attention heads");
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
-        add("parallel.tp",
+        add(v, "parallel.tp",
             "tp = " + str(l.tp) + " and the " + str(m.kv_heads) + " key/value heads do not divide one another");
     if (m.moe_layers() < m.layers && m.ffn % l.tp != 0)
-        add("parallel.tp", "tp = " + str(l.tp) + " does not divide the MLP width " + str(m.ffn));
+        add(v, "parallel.tp", "tp = " + str(l.tp) + " does not divide the MLP width " + str(m.ffn));
+}
+
+// Packed documents, LoRA and recomputation modes against what the model and stack have.
+void check_features(std::vector<Violation>& v, const models::ModelSpec& m, const workloads::TrainingPlan& p) {
+    const auto& l = p.layout;
+    const auto& t = p.training;
     if (t.packed()) {
-        if (auto why = t.documents.check(); !why.empty()) add("training.documents", why);
-        if (l.cp > 1) add("training.documents", "packed documents with context parallelism are not modelled yet");
+        if (auto why = t.documents.check(); !why.empty()) add(v, "training.documents", why);
+        if (l.cp > 1) add(v, "training.documents", "packed documents with context parallelism are not modelled yet");
         if (!p.stack.kernels.flash_attention)
-            add("training.documents",
+            add(v, "training.documents",
                 "packed documents need a varlen (flash) attention kernel; the stack's is unfused");
     }
     if (t.lora_rank > 0 && m.moe.enabled())
-        add("training.lora_rank", "LoRA on mixture-of-experts models (adapters on the experts) is not modelled yet");
+        add(v, "training.lora_rank", "LoRA on mixture-of-experts models (adapters on the experts) is not modelled yet");
     if (t.recompute_mla_up_proj && !m.mla.enabled())
-        add("training.recompute_mla_up_proj", "the model has no latent attention (model.mla) to up-project");
+        add(v, "training.recompute_mla_up_proj", "the model has no latent attention (model.mla) to up-project");
+}
+
+// Expert parallelism and routing: on a dense model none, on a MoE model degrees that divide.
+void check_experts(std::vector<Violation>& v, const models::ModelSpec& m, const workloads::TrainingPlan& p) {
+    const auto& l = p.layout;
+    const auto& t = p.training;
     if (!m.moe.enabled()) {
-        if (t.recompute_moe) add("training.recompute_moe", "the model has no mixture-of-experts layers");
+        if (t.recompute_moe) add(v, "training.recompute_moe", "the model has no mixture-of-experts layers");
         if (t.moe_routing.zipf > 0 || !t.moe_routing.expert_loads.empty() || t.moe_routing.capacity_factor > 0)
-            add("training.moe_zipf", "routing settings on a model without experts (architecture: dense)");
-        if (l.ep > 1) add("parallel.ep", "ep = " + str(l.ep) + " but the model has no experts (architecture: dense)");
+            add(v, "training.moe_zipf", "routing settings on a model without experts (architecture: dense)");
+        if (l.ep > 1)
+            add(v, "parallel.ep", "ep = " + str(l.ep) + " but the model has no experts (architecture: dense)");
         if (l.etp > 1)
-            add("parallel.etp", "etp = " + str(l.etp) + " but the model has no experts (architecture: dense)");
+            add(v, "parallel.etp", "etp = " + str(l.etp) + " but the model has no experts (architecture: dense)");
     } else {
         const auto& e = m.moe;
         if (e.num_experts % l.ep != 0)
-            add("parallel.ep", "ep = " + str(l.ep) + " does not divide the " + str(e.num_experts) + " experts");
+            add(v, "parallel.ep", "ep = " + str(l.ep) + " does not divide the " + str(e.num_experts) + " experts");
         if (l.etp != 1 && l.etp != l.tp)
-            add("parallel.etp", "etp = " + str(l.etp) + " must be 1 or tp = " + str(l.tp) +
-                                    " (the routed tokens are gathered over the tensor-parallel group)");
+            add(v, "parallel.etp",
+                "etp = " + str(l.etp) + " must be 1 or tp = " + str(l.tp) +
+                    " (the routed tokens are gathered over the tensor-parallel group)");
         else if (e.expert_ffn % l.etp != 0)
-            add("parallel.etp", "etp = " + str(l.etp) + " does not divide the expert width " + str(e.expert_ffn));
+            add(v, "parallel.etp", "etp = " + str(l.etp) + " does not divide the expert width " + str(e.expert_ffn));
         const long stage_ranks = static_cast<long>(l.tp) * l.cp * l.dp;
         if (stage_ranks % (static_cast<long>(l.ep) * l.etp) != 0)
-            add("parallel.ep", "ep x etp = " + str(l.ep * l.etp) + " does not divide the tp x cp x dp = " +
-                                   str(stage_ranks) + " ranks of a pipeline stage the experts spread over");
+            add(v, "parallel.ep",
+                "ep x etp = " + str(l.ep * l.etp) + " does not divide the tp x cp x dp = " + str(stage_ranks) +
+                    " ranks of a pipeline stage the experts spread over");
         if (e.shared_experts > 0 && (e.shared_experts * e.expert_ffn) % l.tp != 0)
-            add("parallel.tp", "tp = " + str(l.tp) + " does not divide the shared experts' width " +
-                                   str(e.shared_experts * e.expert_ffn));
+            add(v, "parallel.tp",
+                "tp = " + str(l.tp) + " does not divide the shared experts' width " +
+                    str(e.shared_experts * e.expert_ffn));
         const auto& loads = t.moe_routing.expert_loads;
         if (!loads.empty() && static_cast<int64_t>(loads.size()) != e.num_experts)
-            add("training.moe_expert_loads",
+            add(v, "training.moe_expert_loads",
                 "needs one entry per expert (" + str(e.num_experts) + "), got " + str(loads.size()));
         else if (!loads.empty() && std::accumulate(loads.begin(), loads.end(), int64_t{0}) == 0)
-            add("training.moe_expert_loads", "all loads are zero");
+            add(v, "training.moe_expert_loads", "all loads are zero");
         if (!loads.empty() && t.moe_routing.zipf > 0)
-            add("training.moe_zipf", "give measured loads (moe_expert_loads) or a Zipf skew, not both");
+            add(v, "training.moe_zipf", "give measured loads (moe_expert_loads) or a Zipf skew, not both");
         if (t.moe_routing.capacity_factor > 0 && t.moe_routing.capacity_factor < 1)
-            add("training.moe_capacity_factor", "below 1 every expert drops tokens even under balanced routing");
+            add(v, "training.moe_capacity_factor", "below 1 every expert drops tokens even under balanced routing");
         if (l.tp > 1 && !l.sequence_parallel)
-            add("parallel.sequence_parallel",
+            add(v, "parallel.sequence_parallel",
                 "mixture-of-experts layers with tp > 1 need sequence parallelism (Megatron-Core requires it)");
     }
-    // The pieces the model is split into: pp x vp virtual stages, over the schedule's routes (a
-    // bidirectional schedule keeps a model copy per route).
+}
+
+// The pieces the model is split into: pp x vp virtual stages, over the schedule's routes.
+void check_pipeline_split(std::vector<Violation>& v, const models::ModelSpec& m, const workloads::TrainingPlan& p) {
+    const auto& l = p.layout;
+    const auto& t = p.training;
+    // A bidirectional schedule keeps a model copy per route.
     const auto* schedule = workloads::schedule_registry().find(t.schedule);
     const int routes = schedule ? schedule->factory()->routes() : 1;
     const long stages = static_cast<long>(l.pp) * l.vp / routes;
@@ -99,39 +117,69 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
                                                 " model copies) = " + str(stages)
                                           : "pp x vp = " + str(l.pp) + " x " + str(l.vp) + " = " + str(stages);
     if ((static_cast<long>(l.pp) * l.vp) % routes != 0) {
-        add("parallel.vp", t.schedule + " needs pp x vp to be a multiple of " + str(routes));
+        add(v, "parallel.vp", t.schedule + " needs pp x vp to be a multiple of " + str(routes));
     } else if (!t.layers_per_virtual_stage.empty()) {
         if (static_cast<long>(t.layers_per_virtual_stage.size()) != stages)
-            add("training.layers_per_stage",
+            add(v, "training.layers_per_stage",
                 "needs " + pieces + " entries, got " + str(t.layers_per_virtual_stage.size()));
         else if (std::accumulate(t.layers_per_virtual_stage.begin(), t.layers_per_virtual_stage.end(), 0L) != m.layers)
-            add("training.layers_per_stage", "entries must sum to the model's " + str(m.layers) + " layers");
+            add(v, "training.layers_per_stage", "entries must sum to the model's " + str(m.layers) + " layers");
     } else if (m.layers % stages != 0) {
-        add("parallel.pp", "the model's " + str(m.layers) + " layers are not divisible by " + pieces);
+        add(v, "parallel.pp", "the model's " + str(m.layers) + " layers are not divisible by " + pieces);
     }
+}
+
+// The batch over dp and micro-batches, the sequence over cp, the schedule's own checks, the dtype.
+void check_batch(std::vector<Violation>& v, const models::ModelSpec& m, const hardware::ClusterSpec& c,
+                 const workloads::TrainingPlan& p) {
+    const auto& l = p.layout;
+    const auto& t = p.training;
     const bool batch_divides = t.global_batch % (l.dp * t.micro_batch) == 0;
     if (!batch_divides)
-        add("training.global_batch_size",
+        add(v, "training.global_batch_size",
             "global batch " + str(t.global_batch) +
                 " is not a multiple of dp x micro_batch_size = " + str(l.dp * t.micro_batch));
-    if (t.seq_len % l.cp != 0) add("parallel.cp", "cp = " + str(l.cp) + " does not divide seq_len " + str(t.seq_len));
+    if (t.seq_len % l.cp != 0)
+        add(v, "parallel.cp", "cp = " + str(l.cp) + " does not divide seq_len " + str(t.seq_len));
     else if (l.cp > 1 && p.stack.cp_comm != models::CpComm::A2a && t.seq_len % (2 * l.cp) != 0)
-        add("parallel.cp", "load-balanced context parallelism splits each sequence into 2 x cp = " + str(2 * l.cp) +
-                               " chunks, which does not divide seq_len " + str(t.seq_len));
+        add(v, "parallel.cp",
+            "load-balanced context parallelism splits each sequence into 2 x cp = " + str(2 * l.cp) +
+                " chunks, which does not divide seq_len " + str(t.seq_len));
     if (l.cp > 1 && p.stack.cp_comm == models::CpComm::A2a && (m.heads / l.tp) % l.cp != 0)
-        add("parallel.cp", "Ulysses (stack.cp_comm: a2a) shards the " + str(m.heads / l.tp) +
-                               " attention heads per tensor-parallel rank over cp = " + str(l.cp) +
-                               ", which does not divide them");
+        add(v, "parallel.cp",
+            "Ulysses (stack.cp_comm: a2a) shards the " + str(m.heads / l.tp) +
+                " attention heads per tensor-parallel rank over cp = " + str(l.cp) + ", which does not divide them");
     if (batch_divides) {
         const auto s = workloads::schedule_registry().get(t.schedule).factory();
         const std::string why = s->check(l.pp, l.vp, p.microbatches());
         if (!why.empty()) {
             const std::string key = s->check_key(l.pp, l.vp, p.microbatches());
-            add(!key.empty() ? key : l.vp > 1 ? "parallel.vp" : "training.schedule", why);
+            add(v, !key.empty() ? key : l.vp > 1 ? "parallel.vp" : "training.schedule", why);
         }
     }
     if (p.stack.kernels.gemm_dtype == hardware::Dtype::fp8 && !c.accelerator.has(hardware::Dtype::fp8))
-        add("stack.dtype", "accelerator '" + c.accelerator.id + "' has no fp8 tensor cores");
+        add(v, "stack.dtype", "accelerator '" + c.accelerator.id + "' has no fp8 tensor cores");
+}
+
+}  // namespace
+
+std::vector<Violation> check_training_plan(const models::ModelSpec& m, const hardware::ClusterSpec& c,
+                                           const workloads::TrainingPlan& p) {
+    std::vector<Violation> v;
+    // Every key within its declared range or choices (plans built in code skip the parser's checks).
+    for (const auto& key : training_plan_keys()) {
+        // The document-length distribution's fields depend on its kind (unused ones stay 0): its
+        // own check below says what is wrong with it.
+        if (key.info.section() == "training.documents") continue;
+        const std::string why = check_value(key.info, key.get(p));
+        if (!why.empty()) v.push_back({key.info.path, key.info.name() + " " + why});
+    }
+    if (!v.empty()) return v;
+    check_shape(v, m, c, p);
+    check_features(v, m, p);
+    check_experts(v, m, p);
+    check_pipeline_split(v, m, p);
+    check_batch(v, m, c, p);
     return v;
 }
 
@@ -143,10 +191,6 @@ namespace {
 
 using workloads::serving::PoolLayout;
 using workloads::serving::ServingPlan;
-
-std::string str(int64_t x) { return std::to_string(x); }
-
-void add(std::vector<Violation>& v, std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); }
 
 // A pool's layout against the model's heads and layers, the cluster's nodes and the weight dtype.
 void check_pool(std::vector<Violation>& v, const models::ModelSpec& m, const hardware::ClusterSpec& c,

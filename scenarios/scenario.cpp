@@ -156,15 +156,12 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
     return p;
 }
 
-// The `serving`, `traffic`, `slo` and `capacity` sections. The engine preset first (its values are
-// defaults the scenario's own keys override).
-workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Catalog& cat,
-                                              const hardware::ClusterSpec& cluster) {
-    using namespace workloads::serving;
-    using workloads::LengthDistribution;
-    using workloads::LengthKind;
-    ServingPlan p;
-    std::set<std::string> given;
+using workloads::serving::ServingPlan;
+using KeySet = std::set<std::string>;
+
+// The `serving` section: the engine preset first (its values are defaults the scenario's own keys
+// override), then the section's keys and the disaggregated pools.
+void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPlan& p, KeySet& given) {
     const auto& keys = plans::serving_plan_keys();
     const Node sv = root.child("serving");
     check_section_keys(sv, "serving", {"disaggregation"});
@@ -190,12 +187,13 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
         for (const char* k : {"tp", "pp", "replicas"})
             if (sv.has(k)) sv.fail(k, "with serving.disaggregation the layout lives in its prefill and decode pools");
     }
-    const Node tr = root.child("traffic");
-    check_section_keys(tr, "traffic", {"prompt", "output", "shared_prefix", "sessions"});
-    read_section(tr, "traffic", keys, p, &given);
+}
+
+// traffic.prompt and traffic.output: an integer (a fixed length) or a length distribution's keys.
+void read_lengths(const Node& tr, ServingPlan& p, KeySet& given) {
     for (const char* which : {"prompt", "output"}) {
         const std::string prefix = std::string("traffic.") + which;
-        LengthDistribution& dist = which[0] == 'p' ? p.traffic.synthetic.prompt : p.traffic.synthetic.output;
+        workloads::LengthDistribution& dist = which[0] == 'p' ? p.traffic.synthetic.prompt : p.traffic.synthetic.output;
         const bool needed = p.traffic.trace.empty();
         if (!tr.has(which)) {
             if (needed) tr.fail("", std::string("missing required key '") + which + "'");
@@ -203,15 +201,25 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
         }
         const Node n = tr.child(which);
         if (n.is_scalar()) {
-            dist.kind = LengthKind::Fixed;
+            dist.kind = workloads::LengthKind::Fixed;
             dist.value = tr.integer(which);
             if (dist.value < 1) tr.fail(which, "must be >= 1 token");
             continue;
         }
         check_section_keys(n, prefix);
-        read_section(n, prefix, keys, p, &given);
+        read_section(n, prefix, plans::serving_plan_keys(), p, &given);
         if (auto why = dist.check(); !why.empty()) n.fail("", why);
     }
+}
+
+// The `traffic` section: arrivals, lengths, shared prefixes, sessions, or a trace file (relative
+// to the scenario file).
+void read_traffic(const Node& root, ServingPlan& p, KeySet& given) {
+    const auto& keys = plans::serving_plan_keys();
+    const Node tr = root.child("traffic");
+    check_section_keys(tr, "traffic", {"prompt", "output", "shared_prefix", "sessions"});
+    read_section(tr, "traffic", keys, p, &given);
+    read_lengths(tr, p, given);
     for (const char* sub : {"shared_prefix", "sessions"})
         if (auto n = tr.find(sub)) {
             check_section_keys(*n, std::string("traffic.") + sub);
@@ -225,23 +233,27 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
         tr.fail("trace", "a trace file needs arrival: trace");
     }
     if (!p.traffic.trace.empty()) {
-        // Relative to the scenario file.
         std::filesystem::path t(p.traffic.trace);
         if (t.is_relative()) t = std::filesystem::path(root.file()).parent_path() / t;
         p.traffic.trace = t.lexically_normal().string();
         if (!std::filesystem::is_regular_file(t)) tr.fail("trace", "no such file '" + p.traffic.trace + "'");
     }
+}
+
+// The `slo` section, with its classes: {NAME: {ttft: T, tpot: T}, ...} (a missing ttft or tpot:
+// not constrained), and the `capacity` section.
+void read_slo_and_capacity(const Node& root, ServingPlan& p, KeySet& given) {
+    const auto& keys = plans::serving_plan_keys();
     if (auto slo = root.find("slo")) {
         check_section_keys(*slo, "slo", {"classes"});
         read_section(*slo, "slo", keys, p, &given);
         if (auto classes = slo->find("classes")) {
-            // slo.classes: {NAME: {ttft: T, tpot: T}, ...}; a missing ttft or tpot: not constrained.
             if (!classes->is_map()) slo->fail("classes", "expected a mapping of class names to {ttft, tpot}");
             for (const std::string& name : classes->keys()) {
                 const Node c = classes->child(name);
                 if (!c.is_map()) classes->fail(name, "expected a mapping with ttft and/or tpot");
                 c.allow_only({"ttft", "tpot"});
-                SloClass k;
+                workloads::serving::SloClass k;
                 k.name = name;
                 if (c.has("ttft")) k.ttft_s = std::get<double>(read_value(c, *plans::find_key("slo.ttft")));
                 if (c.has("tpot")) k.tpot_s = std::get<double>(read_value(c, *plans::find_key("slo.tpot")));
@@ -253,6 +265,18 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
         check_section_keys(*cap, "capacity");
         read_section(*cap, "capacity", keys, p, &given);
     }
+}
+
+// The `serving`, `traffic`, `slo` and `capacity` sections. The engine preset first (its values are
+// defaults the scenario's own keys override).
+workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Catalog& cat,
+                                              const hardware::ClusterSpec& cluster) {
+    using workloads::serving::PoolLayout;
+    ServingPlan p;
+    KeySet given;
+    read_serving_section(root, cat, p, given);
+    read_traffic(root, p, given);
+    read_slo_and_capacity(root, p, given);
     // Derived defaults and the pools' accelerators.
     if (!p.disaggregated() && !given.count("serving.replicas")) {
         const int per = p.replica.tp * p.replica.pp;
