@@ -130,6 +130,69 @@ def rope_tables(s, offset=0):
     return emb.cos().to(DT), emb.sin().to(DT)
 
 
+def measure_training(model, hidden, heads, kvh, ffn, row, profile):
+    """Forward + backward of one layer, micro-batch 1, and its forward alone, per training length."""
+    layer = Layer(hidden, heads, kvh, ffn, grad=True)
+    for s in TRAIN_SEQ:
+        try:
+            cos, sin = rope_tables(s)
+            x = torch.randn(1, s, hidden, device="cuda", dtype=DT, requires_grad=True)
+            gy = torch.randn(1, s, hidden, device="cuda", dtype=DT)
+            inputs = [x] + layer.params
+
+            def step():
+                y = layer.forward(x, cos, sin)
+                torch.autograd.grad(y, inputs, gy)
+
+            with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.CUDNN_ATTENTION,
+                                                 torch.nn.attention.SDPBackend.FLASH_ATTENTION]):
+                row(model, "train", 1, s, s, timed(step))
+                with torch.no_grad():
+                    row(model, "forward", 1, s, s, timed(lambda: layer.forward(x, cos, sin)))
+                if s == 4096:
+                    profile(f"{model} train s={s}", step)
+        except RuntimeError as e:
+            print(model, "train", s, "failed:", str(e).splitlines()[0], flush=True)
+        torch.cuda.empty_cache()
+    del layer
+    torch.cuda.empty_cache()
+
+
+def measure_serving(model, hidden, heads, kvh, ffn, row, profile):
+    """Prefill of one sequence per length, and decode steps (eager and as a CUDA graph) per batch and KV length."""
+    layer = Layer(hidden, heads, kvh, ffn, grad=False)
+    with torch.no_grad():
+        for t in PREFILL_TOKENS:
+            try:
+                cos, sin = rope_tables(t)
+                x = torch.randn(1, t, hidden, device="cuda", dtype=DT)
+                with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.CUDNN_ATTENTION,
+                                                     torch.nn.attention.SDPBackend.FLASH_ATTENTION]):
+                    row(model, "prefill", 1, t, t, timed(lambda: layer.forward(x, cos, sin)))
+                    if t == 4096:
+                        profile(f"{model} prefill t={t}", lambda: layer.forward(x, cos, sin))
+            except RuntimeError as e:
+                print(model, "prefill", t, "failed:", str(e).splitlines()[0], flush=True)
+        for kv in DECODE_KV:
+            for b in DECODE_BATCH:
+                try:
+                    cos, sin = rope_tables(1, kv - 1)
+                    x = torch.randn(b, 1, hidden, device="cuda", dtype=DT)
+                    kc = torch.randn(b, kvh, kv, HEAD_DIM, device="cuda", dtype=DT)
+                    vc = torch.randn(b, kvh, kv, HEAD_DIM, device="cuda", dtype=DT)
+                    fn = lambda: layer.decode(x, cos, sin, kc, vc, kv - 1)
+                    row(model, "decode", b, 1, kv, timed(fn))
+                    row(model, "decode_graph", b, 1, kv, graph_timed(fn), ", CUDA graph")
+                    if b == 64 and kv == 2048:
+                        profile(f"{model} decode b={b} kv={kv}", fn)
+                except RuntimeError as e:
+                    print(model, "decode", b, kv, "failed:", str(e).splitlines()[0], flush=True)
+                kc = vc = None
+                torch.cuda.empty_cache()
+    del layer
+    torch.cuda.empty_cache()
+
+
 def main():
     path = sys.argv[1]
     profile_path = sys.argv[2] if len(sys.argv) > 2 else None
@@ -164,63 +227,8 @@ def main():
             print("profile", label, "failed:", e, flush=True)
 
     for model, (hidden, heads, kvh, ffn) in MODELS.items():
-        # Training: forward + backward of one layer, micro-batch 1.
-        layer = Layer(hidden, heads, kvh, ffn, grad=True)
-        for s in TRAIN_SEQ:
-            try:
-                cos, sin = rope_tables(s)
-                x = torch.randn(1, s, hidden, device="cuda", dtype=DT, requires_grad=True)
-                gy = torch.randn(1, s, hidden, device="cuda", dtype=DT)
-                inputs = [x] + layer.params
-
-                def step():
-                    y = layer.forward(x, cos, sin)
-                    torch.autograd.grad(y, inputs, gy)
-
-                with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.CUDNN_ATTENTION,
-                                                     torch.nn.attention.SDPBackend.FLASH_ATTENTION]):
-                    row(model, "train", 1, s, s, timed(step))
-                    with torch.no_grad():
-                        row(model, "forward", 1, s, s, timed(lambda: layer.forward(x, cos, sin)))
-                    if s == 4096:
-                        profile(f"{model} train s={s}", step)
-            except RuntimeError as e:
-                print(model, "train", s, "failed:", str(e).splitlines()[0], flush=True)
-            torch.cuda.empty_cache()
-        del layer
-        torch.cuda.empty_cache()
-
-        layer = Layer(hidden, heads, kvh, ffn, grad=False)
-        with torch.no_grad():
-            for t in PREFILL_TOKENS:
-                try:
-                    cos, sin = rope_tables(t)
-                    x = torch.randn(1, t, hidden, device="cuda", dtype=DT)
-                    with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.CUDNN_ATTENTION,
-                                                         torch.nn.attention.SDPBackend.FLASH_ATTENTION]):
-                        row(model, "prefill", 1, t, t, timed(lambda: layer.forward(x, cos, sin)))
-                        if t == 4096:
-                            profile(f"{model} prefill t={t}", lambda: layer.forward(x, cos, sin))
-                except RuntimeError as e:
-                    print(model, "prefill", t, "failed:", str(e).splitlines()[0], flush=True)
-            for kv in DECODE_KV:
-                for b in DECODE_BATCH:
-                    try:
-                        cos, sin = rope_tables(1, kv - 1)
-                        x = torch.randn(b, 1, hidden, device="cuda", dtype=DT)
-                        kc = torch.randn(b, kvh, kv, HEAD_DIM, device="cuda", dtype=DT)
-                        vc = torch.randn(b, kvh, kv, HEAD_DIM, device="cuda", dtype=DT)
-                        fn = lambda: layer.decode(x, cos, sin, kc, vc, kv - 1)
-                        row(model, "decode", b, 1, kv, timed(fn))
-                        row(model, "decode_graph", b, 1, kv, graph_timed(fn), ", CUDA graph")
-                        if b == 64 and kv == 2048:
-                            profile(f"{model} decode b={b} kv={kv}", fn)
-                    except RuntimeError as e:
-                        print(model, "decode", b, kv, "failed:", str(e).splitlines()[0], flush=True)
-                    kc = vc = None
-                    torch.cuda.empty_cache()
-        del layer
-        torch.cuda.empty_cache()
+        measure_training(model, hidden, heads, kvh, ffn, row, profile)
+        measure_serving(model, hidden, heads, kvh, ffn, row, profile)
     if profile_path:
         with open(profile_path, "w") as f:
             f.write("\n\n".join(profiles))

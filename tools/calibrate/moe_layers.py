@@ -111,6 +111,69 @@ class MoeLayer(layers.Layer):
         return x + self.moe(hn.reshape(b * s, hidden)).view(b, s, hidden)
 
 
+def attention_backends():
+    """The fused attention kernels the layers run (cuDNN first, then flash), as frameworks pick them."""
+    return [torch.nn.attention.SDPBackend.CUDNN_ATTENTION, torch.nn.attention.SDPBackend.FLASH_ATTENTION]
+
+
+def measure_training(model, spec, row, profile):
+    """Forward + backward of one layer at 4,096 tokens, and its forward alone."""
+    hidden = spec[0]
+    layer = MoeLayer(*spec, grad=True)
+    s = 4096
+    try:
+        cos, sin = layers.rope_tables(s)
+        x = torch.randn(1, s, hidden, device="cuda", dtype=DT, requires_grad=True)
+        gy = torch.randn(1, s, hidden, device="cuda", dtype=DT)
+        inputs = [x] + layer.params
+
+        def step():
+            torch.autograd.grad(layer.forward(x, cos, sin), inputs, gy)
+
+        with torch.nn.attention.sdpa_kernel(attention_backends()):
+            row(model, "train", 1, s, s, layers.timed(step))
+            profile(f"{model} train s={s}", step)
+            with torch.no_grad():
+                row(model, "forward", 1, s, s, layers.timed(lambda: layer.forward(x, cos, sin)))
+    except RuntimeError as e:
+        print(model, "train failed:", str(e).splitlines()[0], flush=True)
+    del layer
+    torch.cuda.empty_cache()
+
+
+def measure_serving(model, spec, row, profile):
+    """Prefill at 1,024 and 4,096 tokens, and decode steps (eager and as a CUDA graph) per batch."""
+    hidden = spec[0]
+    layer = MoeLayer(*spec, grad=False)
+    with torch.no_grad():
+        for t in (1024, 4096):
+            try:
+                cos, sin = layers.rope_tables(t)
+                x = torch.randn(1, t, hidden, device="cuda", dtype=DT)
+                with torch.nn.attention.sdpa_kernel(attention_backends()):
+                    row(model, "prefill", 1, t, t, layers.timed(lambda: layer.forward(x, cos, sin)))
+            except RuntimeError as e:
+                print(model, "prefill", t, "failed:", str(e).splitlines()[0], flush=True)
+        kv = DECODE_KV
+        for b in DECODE_BATCH:
+            try:
+                cos, sin = layers.rope_tables(1, kv - 1)
+                x = torch.randn(b, 1, hidden, device="cuda", dtype=DT)
+                kc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=DT)
+                vc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=DT)
+                fn = lambda: layer.decode(x, cos, sin, kc, vc, kv - 1)
+                row(model, "decode", b, 1, kv, layers.timed(fn))
+                if b == 64:
+                    profile(f"{model} decode b={b} kv={kv}", fn)
+                row(model, "decode_graph", b, 1, kv, layers.graph_timed(fn), ", CUDA graph")
+            except RuntimeError as e:
+                print(model, "decode", b, "failed:", str(e).splitlines()[0], flush=True)
+            kc = vc = None
+            torch.cuda.empty_cache()
+    del layer
+    torch.cuda.empty_cache()
+
+
 def main():
     path = sys.argv[1]
     out = open(path, "w", newline="")
@@ -137,58 +200,9 @@ def main():
             torch.cuda.synchronize()
         profiles.append(f"== {label}\n" + p.key_averages().table(sort_by="device_time_total", row_limit=25))
 
-    backends = [torch.nn.attention.SDPBackend.CUDNN_ATTENTION, torch.nn.attention.SDPBackend.FLASH_ATTENTION]
     for model, spec in MODELS.items():
-        hidden = spec[0]
-        layer = MoeLayer(*spec, grad=True)
-        s = 4096
-        try:
-            cos, sin = layers.rope_tables(s)
-            x = torch.randn(1, s, hidden, device="cuda", dtype=DT, requires_grad=True)
-            gy = torch.randn(1, s, hidden, device="cuda", dtype=DT)
-            inputs = [x] + layer.params
-
-            def step():
-                torch.autograd.grad(layer.forward(x, cos, sin), inputs, gy)
-
-            with torch.nn.attention.sdpa_kernel(backends):
-                row(model, "train", 1, s, s, layers.timed(step))
-                profile(f"{model} train s={s}", step)
-                with torch.no_grad():
-                    row(model, "forward", 1, s, s, layers.timed(lambda: layer.forward(x, cos, sin)))
-        except RuntimeError as e:
-            print(model, "train failed:", str(e).splitlines()[0], flush=True)
-        del layer
-        torch.cuda.empty_cache()
-
-        layer = MoeLayer(*spec, grad=False)
-        with torch.no_grad():
-            for t in (1024, 4096):
-                try:
-                    cos, sin = layers.rope_tables(t)
-                    x = torch.randn(1, t, hidden, device="cuda", dtype=DT)
-                    with torch.nn.attention.sdpa_kernel(backends):
-                        row(model, "prefill", 1, t, t, layers.timed(lambda: layer.forward(x, cos, sin)))
-                except RuntimeError as e:
-                    print(model, "prefill", t, "failed:", str(e).splitlines()[0], flush=True)
-            kv = DECODE_KV
-            for b in DECODE_BATCH:
-                try:
-                    cos, sin = layers.rope_tables(1, kv - 1)
-                    x = torch.randn(b, 1, hidden, device="cuda", dtype=DT)
-                    kc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=DT)
-                    vc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=DT)
-                    fn = lambda: layer.decode(x, cos, sin, kc, vc, kv - 1)
-                    row(model, "decode", b, 1, kv, layers.timed(fn))
-                    if b == 64:
-                        profile(f"{model} decode b={b} kv={kv}", fn)
-                    row(model, "decode_graph", b, 1, kv, layers.graph_timed(fn), ", CUDA graph")
-                except RuntimeError as e:
-                    print(model, "decode", b, "failed:", str(e).splitlines()[0], flush=True)
-                kc = vc = None
-                torch.cuda.empty_cache()
-        del layer
-        torch.cuda.empty_cache()
+        measure_training(model, spec, row, profile)
+        measure_serving(model, spec, row, profile)
     if len(sys.argv) > 2:
         with open(sys.argv[2], "w") as f:
             f.write("\n\n".join(profiles))
