@@ -9,16 +9,6 @@
 namespace fathom::scenarios::measured {
 namespace {
 
-std::vector<std::string> split(const std::string& path) {
-    std::vector<std::string> parts;
-    for (size_t start = 0;;) {
-        const size_t dot = path.find('.', start);
-        parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-        if (dot == std::string::npos) return parts;
-        start = dot + 1;
-    }
-}
-
 std::string parent(const std::string& path) {
     const size_t dot = path.rfind('.');
     return dot == std::string::npos ? std::string() : path.substr(0, dot);
@@ -27,7 +17,7 @@ std::string parent(const std::string& path) {
 // The node at `path` under `root` (undefined when absent), without recording it.
 YAML::Node lookup(const YAML::Node& root, const std::string& path) {
     YAML::Node at = root;
-    for (const std::string& part : split(path)) {
+    for (const std::string& part : split_key_path(path)) {
         if (!at.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
         const YAML::Node& here = at;
         const YAML::Node next = here[part];
@@ -182,7 +172,7 @@ ScenarioDoc ScenarioDoc::copy() const {
 // Every mapping of the document is its own (created here), so replacing a value never writes
 // through a node shared with the case: the old entry is removed, the new one added.
 void ScenarioDoc::put(const std::string& key, YAML::Node value, const std::string& origin) {
-    const auto parts = split(key);
+    const auto parts = split_key_path(key);
     YAML::Node at = root_;
     for (size_t i = 0; i + 1 < parts.size(); ++i) {
         YAML::Node next = at[parts[i]];

@@ -1,5 +1,6 @@
 #include "scenarios/measured_schema.h"
 
+#include "scenarios/yaml_node.h"
 #include "sim/error.h"
 
 #include <vector>
@@ -174,20 +175,10 @@ void check_block(const YAML::Node& block, const std::vector<Field>& fields, cons
     }
 }
 
-std::vector<std::string> split_path(const std::string& path) {
-    std::vector<std::string> parts;
-    for (size_t start = 0;;) {
-        const size_t dot = path.find('.', start);
-        parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-        if (dot == std::string::npos) return parts;
-        start = dot + 1;
-    }
-}
-
 // The leaf a dotted configuration path names, or nullptr.
 const Field* resolve(const std::string& path) {
     static const char* const kConfig[] = {"cluster", "model", "training", "serving", "benchmark", "precision"};
-    const auto parts = split_path(path);
+    const auto parts = split_key_path(path);
     bool config = false;
     for (const char* b : kConfig) config = config || parts.front() == b;
     if (!config) return nullptr;

@@ -18,14 +18,7 @@ void apply_override(YAML::Node root, const std::string& assignment) {
         throw sim::InputError("--set expects key=value (e.g. parallel.tp=8), got '" + assignment + "'");
     const std::string path = assignment.substr(0, eq);
     const std::string value = assignment.substr(eq + 1);
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (true) {
-        const auto dot = path.find('.', start);
-        parts.push_back(path.substr(start, dot - start));
-        if (dot == std::string::npos) break;
-        start = dot + 1;
-    }
+    const std::vector<std::string> parts = split_key_path(path);
     std::vector<YAML::Node> chain{root};
     for (size_t i = 0; i + 1 < parts.size(); ++i) {
         YAML::Node next = chain.back()[parts[i]];

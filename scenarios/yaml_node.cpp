@@ -234,4 +234,14 @@ Node load_yaml_file(const std::string& path) {
     return n;
 }
 
+std::vector<std::string> split_key_path(const std::string& path) {
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+        const size_t dot = path.find('.', start);
+        parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+        if (dot == std::string::npos) return parts;
+        start = dot + 1;
+    }
+}
+
 }  // namespace fathom::scenarios

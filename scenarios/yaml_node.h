@@ -55,6 +55,9 @@ private:
     std::string path_;
 };
 
+// The parts of a dotted key path ("training.lora.rank" -> training, lora, rank; "" -> one empty part).
+std::vector<std::string> split_key_path(const std::string& path);
+
 // Loads a YAML file; a parse error becomes an InputError with file and line.
 Node load_yaml_file(const std::string& path);
 Node load_yaml_string(const std::string& text, const std::string& name);
