@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 namespace fathom::plans {
 
@@ -297,7 +298,9 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
     return keys;
 }
 
-std::vector<const KeyInfo*> all_keys() {
+namespace {
+
+std::vector<const KeyInfo*> collect_keys() {
     std::vector<const KeyInfo*> every;
     for (const auto& k : scenario_keys()) every.push_back(&k);
     for (const auto& k : model_keys()) every.push_back(&k.info);
@@ -336,6 +339,15 @@ std::vector<const KeyInfo*> all_keys() {
     return out;
 }
 
+}  // namespace
+
+// The declarations are static tables: the list and its index are built once (the scenario parser
+// and compare's translator look keys up by path for every value they read).
+const std::vector<const KeyInfo*>& all_keys() {
+    static const std::vector<const KeyInfo*> keys = collect_keys();
+    return keys;
+}
+
 std::vector<std::string> split_choices(const std::string& value) {
     // Every entry, empty ones too: check_value rejects them instead of dropping them.
     std::vector<std::string> out;
@@ -347,9 +359,13 @@ std::vector<std::string> split_choices(const std::string& value) {
 }
 
 const KeyInfo* find_key(const std::string& path) {
-    for (const KeyInfo* k : all_keys())
-        if (k->path == path) return k;
-    return nullptr;
+    static const std::unordered_map<std::string, const KeyInfo*> by_path = [] {
+        std::unordered_map<std::string, const KeyInfo*> m;
+        for (const KeyInfo* k : all_keys()) m.emplace(k->path, k);
+        return m;
+    }();
+    const auto it = by_path.find(path);
+    return it == by_path.end() ? nullptr : it->second;
 }
 
 std::string key_reference_markdown() {

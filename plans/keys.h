@@ -94,7 +94,7 @@ const std::vector<Key<SearchSpace>>& search_keys();  // plans/search_keys.cpp
 std::vector<std::string> split_choices(const std::string& value);
 
 // Every declared key, in reference order.
-std::vector<const KeyInfo*> all_keys();
+const std::vector<const KeyInfo*>& all_keys();
 const KeyInfo* find_key(const std::string& path);
 // The markdown table of every key (the reference in scenarios/README.md).
 std::string key_reference_markdown();

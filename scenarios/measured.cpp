@@ -169,8 +169,8 @@ CompareResult run_case(const Case& c, const plans::EvaluationContext& ctx) {
 // unless the variant sets it; the global batch follows dp where the source fixes the batch per rank
 // (batch_per_dp_rank, or micro-batch x accumulation steps); the node count follows the GPUs.
 void derive_variant_fields(YAML::Node& v, bool dp_set, bool batch_set, bool nodes_set,
-                           std::vector<std::string>& derived) {
-    auto set = [&v](const char* path, long long value) { v.reset(with_field(v, path, YAML::Node(value))); };
+                           std::vector<std::string>& derived, NodeArena& arena) {
+    auto set = [&](const char* path, long long value) { v.reset(with_field(v, path, YAML::Node(value), &arena)); };
     // Read through a const handle: yaml-cpp's mutable lookup of a missing key adds it, and the case's
     // mappings are shared with the original.
     const YAML::Node& cv = v;
@@ -201,8 +201,8 @@ void derive_variant_fields(YAML::Node& v, bool dp_set, bool batch_set, bool node
 // fields it derives are added to `derived` as assumptions. The variant's values are the entry's own
 // nodes (errors about them name their lines); the case's are shared, never written through.
 YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::string& described,
-                        std::vector<std::string>& derived) {
-    YAML::Node v = with_field(c, "", YAML::Node());  // the top mapping's own copy
+                        std::vector<std::string>& derived, NodeArena& arena) {
+    YAML::Node v = with_field(c, "", YAML::Node(), &arena);  // the top mapping's own copy
     for (const char* q : {"metric", "value", "unit", "statistic", "scope", "flops_convention", "attention_flops",
                           "peak_tflops", "direction", "link"}) {
         v.remove(q);
@@ -214,7 +214,7 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
             // A configuration field's path (check_case_fields refused any other), nested or not.
             const std::string path = kv.first.as<std::string>();
             described += (described.empty() ? "" : ", ") + path + "=" + kv.second.as<std::string>();
-            v.reset(with_field(v, path, kv.second));
+            v.reset(with_field(v, path, kv.second, &arena));
             gpus_changed = gpus_changed || path == "cluster.gpus" || path == "training.cp";
             dp_set = dp_set || path == "training.dp";
             batch_set = batch_set || path == "training.global_batch_size";
@@ -222,7 +222,7 @@ YAML::Node variant_case(const YAML::Node& c, const YAML::Node& entry, std::strin
         }
     }
     if (gpus_changed && static_cast<const YAML::Node&>(v)["training"])
-        derive_variant_fields(v, dp_set, batch_set, nodes_set, derived);
+        derive_variant_fields(v, dp_set, batch_set, nodes_set, derived, arena);
     return v;
 }
 
@@ -277,12 +277,13 @@ CompareResult run_entry(const YAML::Node& c, const std::string& file, const plan
 
 // The case and, with `other_metrics`, each of its entries, appended to `out`.
 void compare_case(const Node& item, const std::string& path, const std::vector<SourceSupplement>& supplements,
-                  bool other_metrics, const plans::EvaluationContext& ctx, std::vector<CompareResult>& out) {
+                  bool other_metrics, const plans::EvaluationContext& ctx, NodeArena& arena,
+                  std::vector<CompareResult>& out) {
     const YAML::Node& raw = item.raw();
     check_case_fields(raw, path);
     // What the source states outside its table (scenarios/sources/) fills the case first.
     std::vector<std::string> supplied;
-    const YAML::Node c = supplement_case(raw, supplements, supplied);
+    const YAML::Node c = supplement_case(raw, supplements, supplied, &arena);
     out.push_back(run_entry(c, path, ctx, nullptr));
     out.back().assumptions.insert(out.back().assumptions.begin(), supplied.begin(), supplied.end());
     if (!other_metrics || !c["other_metrics"]) return;
@@ -294,7 +295,7 @@ void compare_case(const Node& item, const std::string& path, const std::vector<S
         std::vector<std::string> derived, variant_supplied;
         // The variant's own run of the source (a variant may change the model).
         const YAML::Node v =
-            supplement_case(variant_case(raw, entry, described, derived), supplements, variant_supplied);
+            supplement_case(variant_case(raw, entry, described, derived, arena), supplements, variant_supplied, &arena);
         CompareResult r = run_entry(v, path, ctx, &entry);
         r.assumptions.insert(r.assumptions.begin(), derived.begin(), derived.end());
         r.assumptions.insert(r.assumptions.begin(), variant_supplied.begin(), variant_supplied.end());
@@ -315,6 +316,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
     std::vector<CompareResult> out;
     const auto supplements = load_source_supplements(data_dir() + "/scenarios/sources");
     const auto items = root.child("cases").items();
+    NodeArena arena(root.raw());
     int64_t done = 0;
     for (const auto& item : items) {
         if (progress) progress(done, static_cast<int64_t>(items.size()));
@@ -327,7 +329,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
         // yaml-cpp's conversion error: an input error at the value's line (a fuzzer found these
         // ending as internal errors).
         try {
-            compare_case(item, path, supplements, include_other_metrics, ctx, out);
+            compare_case(item, path, supplements, include_other_metrics, ctx, arena, out);
         } catch (const YAML::Exception& e) {
             throw sim::InputError("a value of the wrong type (" + e.msg + ")", path, e.mark.line + 1);
         }

@@ -118,9 +118,32 @@ void Case::accept_deterministic_statistic() const {
     if (s == "single" || s == "mean" || s == "median") at("statistic");
 }
 
+namespace {
+
+// A copy of `n` in nodes of its own. Putting the case's own node into the document would merge the
+// whole measurement file's node memory into it (yaml-cpp keeps one memory per connected set of
+// nodes), which made every translation and every copy of a document cost as much as the file; an
+// error about the value names the case field and its line through the document's origins instead.
+YAML::Node fresh(const YAML::Node& n) {
+    if (n.IsScalar()) return YAML::Node(n.Scalar());
+    if (n.IsSequence()) {
+        YAML::Node out(YAML::NodeType::Sequence);
+        for (const auto& item : n) out.push_back(fresh(item));
+        return out;
+    }
+    if (n.IsMap()) {
+        YAML::Node out(YAML::NodeType::Map);
+        for (const auto& kv : n) out[fresh(kv.first)] = fresh(kv.second);
+        return out;
+    }
+    return YAML::Node(n.Type());
+}
+
+}  // namespace
+
 plans::KeyValue ScenarioDoc::take(const Case& c, const std::string& path, const std::string& key) {
     plans::KeyValue v = c.value(path, key);
-    put(key, lookup(c.raw(), path), path);
+    put(key, fresh(lookup(c.raw(), path)), path);
     return v;
 }
 

@@ -223,11 +223,11 @@ void check_case_fields(const YAML::Node& c, const std::string& file) {
     }
 }
 
-YAML::Node with_field(const YAML::Node& c, const std::string& path, const YAML::Node& value) {
+YAML::Node with_field(const YAML::Node& c, const std::string& path, const YAML::Node& value, NodeArena* arena) {
     // yaml-cpp nodes are handles, and assigning one node to another makes them share their data: a
     // mapping is copied entry by entry (each entry shared), and an entry is replaced by removing it
     // and adding the new one, never by assigning to it.
-    YAML::Node copy(YAML::NodeType::Map);
+    YAML::Node copy = arena ? arena->map() : YAML::Node(YAML::NodeType::Map);
     if (c.IsMap())
         for (const auto& kv : c) copy[kv.first.Scalar()] = kv.second;
     if (path.empty()) return copy;
@@ -238,7 +238,7 @@ YAML::Node with_field(const YAML::Node& c, const std::string& path, const YAML::
         dot == std::string::npos
             ? value
             : with_field(c.IsMap() && cc[head] && cc[head].IsMap() ? cc[head] : YAML::Node(YAML::NodeType::Map),
-                         path.substr(dot + 1), value);
+                         path.substr(dot + 1), value, arena);
     copy.remove(head);
     copy[head] = replaced;
     return copy;

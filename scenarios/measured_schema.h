@@ -4,6 +4,8 @@
 // entry's `variant` may change only configuration fields (under cluster, model, training,
 // serving, benchmark or precision). Names, and which names are configuration fields (a translator
 // reads each or reports it as stated but not modelled): the translators check the values they use.
+#include "scenarios/yaml_node.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <set>
@@ -21,7 +23,8 @@ void check_case_fields(const YAML::Node& c, const std::string& file);
 // node `value` itself (so that it keeps its line), creating the blocks on the way. Every other node
 // is shared with `c`, which stays unchanged (the mappings on the path are the copy's own). An empty
 // path: a copy of the top mapping.
-YAML::Node with_field(const YAML::Node& c, const std::string& path, const YAML::Node& value);
+YAML::Node with_field(const YAML::Node& c, const std::string& path, const YAML::Node& value,
+                      NodeArena* arena = nullptr);
 // `c` becomes with_field(c, path, value).
 void set_field(YAML::Node& c, const std::string& path, const YAML::Node& value);
 

@@ -100,7 +100,7 @@ std::vector<SourceSupplement> load_source_supplements(const std::string& dir) {
 }
 
 YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSupplement>& supplements,
-                           std::vector<std::string>& assumptions) {
+                           std::vector<std::string>& assumptions, NodeArena* arena) {
     const YAML::Node src = c["source"], model = c["model"], training = c["training"];
     if (!src || !src.IsMap() || !model || !model.IsMap() || !training || !training.IsMap()) return c;
     auto field = [](const YAML::Node& n, const char* k) {
@@ -139,7 +139,7 @@ YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSuppleme
                 const std::string replaced =
                     training[key] ? "; the case's " + text(training[key]) + " was the recorder's assumption"
                                   : std::string();
-                out.reset(with_field(out, path, kv.second));
+                out.reset(with_field(out, path, kv.second, arena));
                 assumptions.push_back(path + " = " + text(kv.second) + " (" + s.id + ": " + run.what + replaced + ")");
             }
             return out;

@@ -7,6 +7,8 @@
 // assumption instead); one the recorder inferred (the case's `assumed`) is. Keyed by the source
 // and the model's shape, not by case id, so that every measurement of the same table, in any
 // file, gets the same fill-ins.
+#include "scenarios/yaml_node.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -37,7 +39,8 @@ std::vector<SourceSupplement> load_source_supplements(const std::string& dir);
 // The case with the training fields of its run in `supplements` added where the case has none or
 // has only the recorder's inference (listed in its `assumed`); each field supplied, and each stated
 // one the artifact contradicts (kept), is appended to `assumptions`.
+// `arena`, when given, holds the copies of the mappings it changes (scenarios/yaml_node.h).
 YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSupplement>& supplements,
-                           std::vector<std::string>& assumptions);
+                           std::vector<std::string>& assumptions, NodeArena* arena = nullptr);
 
 }  // namespace fathom::scenarios

@@ -234,6 +234,14 @@ Node load_yaml_file(const std::string& path) {
     return n;
 }
 
+NodeArena::NodeArena(const YAML::Node& document) { nodes_.push_back(document); }
+
+YAML::Node NodeArena::map() {
+    YAML::Node m(YAML::NodeType::Map);
+    nodes_.push_back(m);  // m's memory (one node) joins the arena's, the document's
+    return m;
+}
+
 std::vector<std::string> split_key_path(const std::string& path) {
     std::vector<std::string> parts;
     for (size_t start = 0;;) {

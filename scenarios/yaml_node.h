@@ -55,6 +55,21 @@ private:
     std::string path_;
 };
 
+// New YAML mappings made inside the node memory of one large document. yaml-cpp 0.7 keeps one
+// memory per connected set of nodes and copies the whole of it into a node's memory whenever a node
+// of the other is assigned into it: a fresh mapping that shares nodes of a measurement file (a
+// variant of a case, which keeps the lines of the case's values) would copy the whole file, per
+// mapping made. The arena absorbs the document once; mappings it makes then live in that memory
+// and share the document's nodes for nothing. It holds them until it goes.
+class NodeArena {
+public:
+    explicit NodeArena(const YAML::Node& document);
+    YAML::Node map();  // a new, empty mapping in the document's memory
+
+private:
+    YAML::Node nodes_{YAML::NodeType::Sequence};
+};
+
 // The parts of a dotted key path ("training.lora.rank" -> training, lora, rank; "" -> one empty part).
 std::vector<std::string> split_key_path(const std::string& path);
 
