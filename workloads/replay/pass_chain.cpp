@@ -12,8 +12,7 @@ sim::StreamId StageStreams::of(GroupKind g) const {
     return *s;
 }
 
-StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group,
-                               std::initializer_list<GroupKind> kinds) {
+StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group, const std::vector<GroupKind>& kinds) {
     StageStreams s;
     s.compute = graph.add_stream("compute", group);
     for (GroupKind g : kinds)

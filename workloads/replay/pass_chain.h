@@ -24,9 +24,9 @@ struct StageStreams {
 };
 
 // Adds a compute stream and one "<kind>-comm" stream per kind, in that order, as timeline group
-// `group` (e.g. "stage 3").
+// `group` (e.g. "stage 3"). A workload gives the kinds its device has traffic of.
 StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group,
-                               std::initializer_list<models::GroupKind> kinds);
+                               const std::vector<models::GroupKind>& kinds);
 
 // How a workload labels its tasks: a tag (and its interned name) for compute tasks and one per
 // communication kind.

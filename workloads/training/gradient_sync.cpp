@@ -19,14 +19,15 @@ GradientSync::GradientSync(sim::TaskGraph& graph, const TrainingPlan& plan, cons
       coster_(coster),
       streams_(streams),
       style_(style),
-      zero3_(plan.training.zero_stage >= 3 &&
-             (plan.layout.dp * plan.layout.cp > 1 ||
-              (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1))),
-      dp_sync_((plan.layout.dp * plan.layout.cp > 1 ||
-                (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1)) &&
-               !zero3_),
+      zero3_(plan.training.zero_stage >= 3 && has_traffic(plan, costs)),
+      dp_sync_(has_traffic(plan, costs) && !zero3_),
       parameter_gathers_(static_cast<size_t>(map.virtual_stages())),
       gradient_tasks_(static_cast<size_t>(map.stages())) {}
+
+bool GradientSync::has_traffic(const TrainingPlan& plan, const StepCosts& costs) {
+    return plan.layout.dp * plan.layout.cp > 1 ||
+           (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1);
+}
 
 double GradientSync::dp_collective(Collective op, double params, double expert_params, double bytes_per_param) const {
     double t = 0;
@@ -81,6 +82,7 @@ void GradientSync::begin_gradient_pass(bool last_of_chunk) {
 
 void GradientSync::layer_gradients(int stage, sim::TaskId compute, int mb, int layer, int position, int layers,
                                    const LayerCost& cost) {
+    if (!zero3_ && (!dp_sync_ || !last_of_chunk_)) return;
     const sim::StreamId dp = streams_[static_cast<size_t>(stage)].of(GroupKind::dp);
     auto& tasks = gradient_tasks_[static_cast<size_t>(stage)];
     if (zero3_) {
@@ -90,7 +92,6 @@ void GradientSync::layer_gradients(int stage, sim::TaskId compute, int mb, int l
         tasks.push_back(rs);
         return;
     }
-    if (!dp_sync_ || !last_of_chunk_) return;
     bucket_ += cost.params;
     expert_bucket_ += cost.expert_params;
     if (bucket_ + expert_bucket_ >= plan_.stack.bucket_params || position == layers - 1) {

@@ -26,6 +26,10 @@ public:
     GradientSync(sim::TaskGraph& graph, const TrainingPlan& plan, const StageMap& map, const StepCosts& costs,
                  ProgramCoster& coster, const std::vector<StageStreams>& streams, const TaskStyle& style);
 
+    // Whether the step has data-parallel traffic at all: a data-parallel group (dp x cp) of more
+    // than one rank, or routed experts reduced over an expert data-parallel group of more than one.
+    static bool has_traffic(const TrainingPlan& plan, const StepCosts& costs);
+
     // ZeRO-1/2 with overlap: issues the parameter gathers of every virtual stage.
     void issue_parameter_gathers();
     // The gather the first forward of layer `layer` of virtual stage v waits for, if any.

@@ -23,6 +23,31 @@ uint16_t compute_tag(PassKind k) {
 
 bool produces_gradients(PassKind k) { return k == PassKind::Backward || k == PassKind::BackwardWeight; }
 
+// The group kinds a stage moves data over, in GroupKind order: those of the priced passes'
+// collectives, pipeline sends and data-parallel traffic. The expert data-parallel group's traffic
+// (expert gradients and ZeRO-3 gathers) rides the data-parallel stream.
+std::vector<GroupKind> step_comm_kinds(const TrainingPlan& plan, const StepCosts& costs) {
+    std::array<bool, models::kGroupKinds> used{};
+    auto scan = [&used](const PassCost& c) {
+        for (size_t g = 0; g < used.size(); ++g)
+            used[g] = used[g] || c.lead[g] > 0 || c.trail[g] > 0 || c.hidden[g] > 0;
+    };
+    for (const LayerCost* layer : {&costs.dense, &costs.moe})
+        for (const PassCost& c : layer->pass) scan(c);
+    for (const auto* segments : {&costs.embedding, &costs.head})
+        for (const auto& c : *segments)
+            if (c) scan(*c);
+    used[static_cast<size_t>(GroupKind::pp)] = plan.layout.pp > 1 && costs.p2p > 0;
+    used[static_cast<size_t>(GroupKind::dp)] = GradientSync::has_traffic(plan, costs) ||
+                                               used[static_cast<size_t>(GroupKind::dp)] ||
+                                               used[static_cast<size_t>(GroupKind::edp)];
+    used[static_cast<size_t>(GroupKind::edp)] = false;
+    std::vector<GroupKind> kinds;
+    for (size_t g = 0; g < used.size(); ++g)
+        if (used[g]) kinds.push_back(static_cast<GroupKind>(g));
+    return kinds;
+}
+
 }  // namespace
 
 PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule,
@@ -40,22 +65,22 @@ PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, 
       styles_([this] {
           std::vector<TaskStyle> s(kPassKinds);
           for (int k = 0; k < kPassKinds; ++k) {
-              s[static_cast<size_t>(k)].compute_tag = compute_tag(static_cast<PassKind>(k));
-              s[static_cast<size_t>(k)].comm_tag = {kTpComm,     kCpComm, kEpComm,
-                                                    kDpGradSync, kPpComm, kDpGradSync};  // tp cp ep dp pp edp
-              s[static_cast<size_t>(k)].names = &names_;
+              TaskStyle& style = s[static_cast<size_t>(k)];
+              style.compute_tag = compute_tag(static_cast<PassKind>(k));
+              for (int g = 0; g < models::kGroupKinds; ++g)
+                  style.comm_tag[static_cast<size_t>(g)] = comm_tag(static_cast<GroupKind>(g));
+              // Data-parallel traffic in a pass is gradients being reduced (ZeRO-3's per-layer ones).
+              style.comm_tag[static_cast<size_t>(GroupKind::dp)] = kDpGradSync;
+              style.comm_tag[static_cast<size_t>(GroupKind::edp)] = kDpGradSync;
+              style.names = &names_;
           }
           return s;
       }()),
-      streams_([&graph, &map, &plan] {
+      comm_kinds_(step_comm_kinds(plan, costs)),
+      streams_([this, &graph, &map] {
           std::vector<StageStreams> s;
           for (int st = 0; st < map.stages(); ++st)
-              s.push_back(
-                  plan.layout.ep > 1
-                      ? add_stage_streams(graph, "stage " + std::to_string(st),
-                                          {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp, GroupKind::ep})
-                      : add_stage_streams(graph, "stage " + std::to_string(st),
-                                          {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp}));
+              s.push_back(add_stage_streams(graph, "stage " + std::to_string(st), comm_kinds_));
           return s;
       }()),
       sync_(graph, plan, map, costs, coster, streams_, styles_[0]) {}

@@ -29,6 +29,8 @@ public:
     // Adds every task of the step to the graph.
     void build();
     const std::vector<StageStreams>& streams() const { return streams_; }
+    // The group kinds every stage has a communication stream of (those the step moves data over).
+    const std::vector<models::GroupKind>& comm_kinds() const { return comm_kinds_; }
     const std::vector<PipelineSlot>& order(int stage) const { return orders_[static_cast<size_t>(stage)]; }
     // Every pipeline send of the step: its task and the stages it goes from and to (a flow replay
     // routes each by its direction; interleaved schedules also send from the last stage to the first).
@@ -52,8 +54,9 @@ private:
     const PipelineSchedule& schedule_;
     const StageMap& map_;
     const StepCosts& costs_;
-    std::vector<uint32_t> names_;        // interned name of each TrainingTag
-    std::vector<TaskStyle> styles_;      // per pass kind
+    std::vector<uint32_t> names_;    // interned name of each TrainingTag
+    std::vector<TaskStyle> styles_;  // per pass kind
+    std::vector<models::GroupKind> comm_kinds_;
     std::vector<StageStreams> streams_;  // per stage
     std::vector<std::vector<PipelineSlot>> orders_;
     GradientSync sync_;

@@ -115,18 +115,13 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
     const int P = map.stages();
     for (int st = 0; st < P; ++st) {
         const StageStreams& ss = replay.streams()[static_cast<size_t>(st)];
-        std::vector<sim::StreamId> comm = {ss.of(GroupKind::tp), ss.of(GroupKind::cp), ss.of(GroupKind::pp),
-                                           ss.of(GroupKind::dp)};
-        const bool ep = ss.comm[static_cast<size_t>(GroupKind::ep)].has_value();
-        if (ep) comm.push_back(ss.of(GroupKind::ep));
+        std::vector<sim::StreamId> comm;
+        for (GroupKind g : replay.comm_kinds()) comm.push_back(ss.of(g));
         const auto u = device_utilization(busy, ss.compute, comm);
         StageReport sr;
         sr.compute_s = u.busy_s[0];
-        sr.tp_comm_s = u.busy_s[1];
-        sr.cp_comm_s = u.busy_s[2];
-        sr.pp_comm_s = u.busy_s[3];
-        sr.dp_comm_s = u.busy_s[4];
-        sr.ep_comm_s = ep ? u.busy_s[5] : 0.0;
+        for (size_t i = 0; i < comm.size(); ++i)
+            sr.comm_s[static_cast<size_t>(replay.comm_kinds()[i])] = u.busy_s[i + 1];
         sr.idle_s = u.idle_s;
         sr.exposed_comm_s = u.exposed_comm_s;
         const StageMemory& sm = memory.stages[static_cast<size_t>(st)];
@@ -137,6 +132,7 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
         rep.exposed_comm_s += sr.exposed_comm_s / P;
         rep.stages.push_back(sr);
     }
+    rep.comm_kinds = replay.comm_kinds();
     rep.uncalibrated_ops.assign(coster.uncalibrated().begin(), coster.uncalibrated().end());
 
     if (trace) {

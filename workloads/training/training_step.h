@@ -7,11 +7,13 @@
 #include "hardware/network/simgrid_network.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
+#include "models/program/layer_program.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
 #include "workloads/training/training_memory.h"
 #include "workloads/training/training_plan.h"
 
+#include <array>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -22,7 +24,9 @@ namespace fathom::workloads {
 struct StageReport {
     int layers = 0;
     double compute_s = 0;  // compute stream busy (incl. recompute and optimizer)
-    double tp_comm_s = 0, cp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0, ep_comm_s = 0;  // stream busy times
+    // Busy time of the communication stream of each group kind (0 for a kind without traffic).
+    std::array<double, models::kGroupKinds> comm_s{};
+    double comm(models::GroupKind g) const { return comm_s[static_cast<size_t>(g)]; }
     double exposed_comm_s = 0;  // some comm stream busy while compute is idle
     double idle_s = 0;          // nothing running on this stage (pipeline bubble)
     int peak_in_flight = 0;     // micro-batch chunks whose activations are alive at the peak
@@ -44,6 +48,9 @@ struct StepReport {
     double memory_capacity_bytes = 0;
     bool out_of_memory = false;
     std::vector<StageReport> stages;
+    // The group kinds the step moved data over (a communication stream each, in GroupKind order);
+    // the expert data-parallel group's traffic counts as data-parallel.
+    std::vector<models::GroupKind> comm_kinds;
     uint64_t events = 0;
     size_t tasks = 0;
     // On a flow network (hardware/network/simgrid_network.h) the step's transfers ran as flows

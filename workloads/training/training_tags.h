@@ -1,27 +1,33 @@
 #pragma once
-// Task tags of the training replay (sim::TaskRecord::tag): what a task is, for the trace.
+// Task tags of the training replay (sim::TaskRecord::tag): what a task is, for the trace. Compute
+// tags first, then the data-parallel traffic by what it moves (gradients reduced, parameters
+// gathered), then one communication tag per group kind, named by models::group_kind_name.
+#include "models/program/layer_program.h"
+
 #include <cstdint>
+#include <string>
 
 namespace fathom::workloads {
 
 enum TrainingTag : uint16_t {
     kForward,
     kBackward,
-    kOptimizer,
-    kTpComm,
-    kCpComm,
-    kPpComm,
-    kDpGradSync,
-    kDpParamGather,
     kBackwardInput,
     kBackwardWeight,
-    kEpComm,
-    kTrainingTags
+    kOptimizer,
+    kDpGradSync,
+    kDpParamGather,
+    kCommTags,  // comm_tag(kind) = kCommTags + kind
 };
+inline constexpr uint16_t kTrainingTags = kCommTags + models::kGroupKinds;
 
-inline const char* training_tag_name(uint16_t t) {
-    static const char* names[] = {"F", "B", "optimizer", "tp", "cp", "pp", "dp-grad", "dp-param", "Bi", "W", "ep"};
-    return t < kTrainingTags ? names[t] : "?";
+inline uint16_t comm_tag(models::GroupKind g) { return static_cast<uint16_t>(kCommTags + static_cast<uint16_t>(g)); }
+
+inline std::string training_tag_name(uint16_t t) {
+    static const char* names[] = {"F", "B", "Bi", "W", "optimizer", "dp-grad", "dp-param"};
+    if (t < kCommTags) return names[t];
+    if (t < kTrainingTags) return models::group_kind_name(static_cast<models::GroupKind>(t - kCommTags));
+    return "?";
 }
 
 }  // namespace fathom::workloads
