@@ -1,6 +1,7 @@
 #include "hardware/network/simgrid_network.h"
 
 #include "hardware/network/flow_solver.h"
+#include "hardware/network/transfer_timer.h"
 #include "hardware/routing/routing.h"
 #include "sim/error.h"
 
@@ -60,6 +61,7 @@ public:
     }
     const Topology& topology() const override { return topo_; }
     void set_progress(std::function<void(int64_t)> progress) override { progress_ = std::move(progress); }
+    std::unique_ptr<TransferTimer> timer(sim::Simulator& sim) const override { return make_flow_timer(sim, session()); }
 
     CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const override {
         if (group.count() <= 1 || bytes <= 0) return {0.0, "none"};

@@ -28,6 +28,16 @@ struct StageStreams {
 StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group,
                                const std::vector<models::GroupKind>& kinds);
 
+// A communication task of a device and what it moves, for the network's timer
+// (hardware/network/transfer_timer.h): the stream kind it runs on (its communicator) and, for a
+// pipeline send, the device it goes to.
+struct CommTask {
+    sim::TaskId task = 0;
+    models::GroupKind kind = models::GroupKind::tp;
+    CommMove move;
+    int peer = -1;
+};
+
 // How a workload labels its tasks: a tag (and its interned name) for compute tasks and one per
 // communication kind.
 struct TaskStyle {
@@ -38,16 +48,19 @@ struct TaskStyle {
 
 class PassChain {
 public:
+    // Communication tasks are listed in `carried` (the device's, for the network's timer).
     PassChain(sim::TaskGraph& graph, const StageStreams& streams, const TaskStyle& style,
-              std::optional<sim::TaskId> input)
-        : graph_(graph), streams_(streams), style_(style), input_(input) {}
+              std::optional<sim::TaskId> input, std::vector<CommTask>& carried)
+        : graph_(graph), streams_(streams), style_(style), input_(input), carried_(carried) {}
 
     // A task on `stream` with `tag`, not yet linked to anything.
     sim::TaskId add(sim::StreamId stream, double seconds, uint16_t tag, int label_a, int label_b);
     sim::TaskId add_compute(double seconds, int label_a, int label_b) {
         return add(streams_.compute, seconds, style_.compute_tag, label_a, label_b);
     }
-    sim::TaskId add_comm(models::GroupKind g, double seconds, int label_a, int label_b);
+    // A communication task on the stream of `g` moving `move`, listed as carried.
+    sim::TaskId add_comm(models::GroupKind g, double seconds, const CommMove& move, int label_a, int label_b,
+                         int peer = -1);
     // `t` waits for the previous link (or the input) and becomes the last link.
     void chain(sim::TaskId t);
     // Replaces the last link without a dependency (a blocking collective already waiting for it).
@@ -68,6 +81,7 @@ private:
     const StageStreams& streams_;
     const TaskStyle& style_;
     std::optional<sim::TaskId> input_;
+    std::vector<CommTask>& carried_;
     std::optional<sim::TaskId> last_;
     std::array<bool, models::kGroupKinds> overlapped_{};
 };

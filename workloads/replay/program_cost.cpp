@@ -15,6 +15,7 @@ PassCost& PassCost::operator+=(const PassCost& o) {
         lead[g] += o.lead[g];
         trail[g] += o.trail[g];
         hidden[g] += o.hidden[g];
+        if (first[g].bytes <= 0) first[g] = o.first[g];
     }
     return *this;
 }
@@ -73,9 +74,14 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         const auto& s = steps[i];
         if (s.kind == models::ProgramStep::Kind::Compute) {
             computed = true;
-        } else if (s.comm.collective && s.comm.attention_steps > 0) {
+            continue;
+        }
+        if (!s.comm.collective) continue;
+        CommMove& first = c.first[static_cast<size_t>(s.comm.group)];
+        if (first.bytes <= 0) first = CommMove{*s.comm.collective, s.comm.bytes};
+        if (s.comm.attention_steps > 0) {
             overlaps = true;
-        } else if (s.comm.collective) {
+        } else {
             auto& lumps = computed ? c.trail : c.lead;
             const size_t g = static_cast<size_t>(s.comm.group);
             const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);

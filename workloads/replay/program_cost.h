@@ -17,6 +17,14 @@
 
 namespace fathom::workloads {
 
+// What a communication task of a replay moves: the first collective of its group kind in the
+// priced program (a task lumps a layer's collectives of one kind: it carries the first) and its
+// bytes; bytes 0: none.
+struct CommMove {
+    hardware::Collective collective = hardware::Collective::AllReduce;
+    double bytes = 0;
+};
+
 struct PassCost {
     double compute = 0;                               // seconds on the compute stream
     std::array<double, models::kGroupKinds> lead{};   // collectives before the first compute op
@@ -25,11 +33,14 @@ struct PassCost {
     // steps): their stream is busy this long, the compute does not wait. The part of a transfer
     // its attention step cannot hide is in lead/trail.
     std::array<double, models::kGroupKinds> hidden{};
+    std::array<CommMove, models::kGroupKinds> first{};  // per kind: its first collective
 
     double lead_of(models::GroupKind g) const { return lead[static_cast<size_t>(g)]; }
     double trail_of(models::GroupKind g) const { return trail[static_cast<size_t>(g)]; }
     double hidden_of(models::GroupKind g) const { return hidden[static_cast<size_t>(g)]; }
-    // Adds `o` stream by stream (a recomputed forward joining a backward pass).
+    const CommMove& first_of(models::GroupKind g) const { return first[static_cast<size_t>(g)]; }
+    // Adds `o` stream by stream (a recomputed forward joining a backward pass; a kind's first
+    // collective stays this pass's where it has one).
     PassCost& operator+=(const PassCost& o);
 };
 

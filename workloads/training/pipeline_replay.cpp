@@ -83,7 +83,8 @@ PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, 
               s.push_back(add_stage_streams(graph, "stage " + std::to_string(st), comm_kinds_));
           return s;
       }()),
-      sync_(graph, plan, map, costs, coster, streams_, styles_[0]) {}
+      carried_(static_cast<size_t>(map.stages())),
+      sync_(graph, plan, map, costs, coster, streams_, styles_[0], carried_) {}
 
 void PipelineReplay::build() {
     const int P = map_.stages(), V = map_.virtual_stages(), M = plan_.microbatches();
@@ -184,7 +185,7 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk,
         graph_.add_dependency(*paired_input, join);
         input = join;
     }
-    PassChain chain(graph_, streams_[static_cast<size_t>(s)], styles_[pass], input);
+    PassChain chain(graph_, streams_[static_cast<size_t>(s)], styles_[pass], input, carried_[static_cast<size_t>(s)]);
 
     // The embedding (first virtual stage) comes before a forward's layers and after a backward's;
     // the head (last virtual stage) after a forward's layers and before a backward's.
@@ -204,7 +205,9 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk,
     if (slot.pass != PassKind::BackwardWeight) {
         const int to = forward ? v + 1 : v - 1;
         if (!(forward ? last : first) && map_.owner(to) != s && costs_.p2p > 0) {
-            const sim::TaskId send = chain.add_comm(GroupKind::pp, costs_.p2p, mb, -1);
+            const sim::TaskId send =
+                chain.add_comm(GroupKind::pp, costs_.p2p, CommMove{hardware::Collective::SendRecv, costs_.p2p_bytes},
+                               mb, -1, map_.owner(to));
             graph_.add_dependency(end, send);
             sends_.push_back(Send{send, s, map_.owner(to)});
             if (!plan_.stack.pp_comm_overlap) {
@@ -252,7 +255,7 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         const std::optional<sim::TaskId> prev =
             i > 0 ? std::optional(computes[static_cast<size_t>(i - 1)]) : chain.input();
         auto beside = [&](GroupKind g, double seconds) {
-            const sim::TaskId t = chain.add_comm(g, seconds, mb, layer);
+            const sim::TaskId t = chain.add_comm(g, seconds, c.first_of(g), mb, layer);
             if (prev) graph_.add_dependency(*prev, t);
             return t;
         };
@@ -269,7 +272,7 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
             chain.overlap(GroupKind::tp);
         }
         if (tp > 0) {
-            const sim::TaskId t = chain.add_comm(GroupKind::tp, tp, mb, layer);
+            const sim::TaskId t = chain.add_comm(GroupKind::tp, tp, c.first_of(GroupKind::tp), mb, layer);
             graph_.add_dependency(comp, t);
             chain.advance(t);
         }
@@ -278,7 +281,7 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
             // the experts and between the experts and the unpermute, so the layer waits for them;
             // with EP overlap (another micro-batch's compute runs meanwhile) they only hold the
             // end of the pass.
-            const sim::TaskId e = chain.add_comm(GroupKind::ep, ep, mb, layer);
+            const sim::TaskId e = chain.add_comm(GroupKind::ep, ep, c.first_of(GroupKind::ep), mb, layer);
             graph_.add_dependency(comp, e);
             if (plan_.stack.ep_comm_overlap) chain.overlap(GroupKind::ep);
             else chain.chain(e);

@@ -8,8 +8,8 @@
 // `steps` steps, faster ones more, all of them beside the others' traffic as their phases drift.
 // A job's shared step time is the mean of its steps. Each job is priced as on its own cluster (its
 // StepInputs); only where its ranks sit on the fabric (`rank_of`) and who shares its links change.
-#include "hardware/network/simgrid_network.h"
-#include "workloads/training/step_flows.h"
+#include "hardware/network/network_model.h"
+#include "workloads/training/step_transfers.h"
 #include "workloads/training/training_step.h"
 
 #include <cstdint>
@@ -33,7 +33,7 @@ struct SharedJobResult {
 
 // `progress(done, total)`: after each simulation (one per job alone, then all together).
 std::vector<SharedJobResult> simulate_shared_fabric(const std::vector<SharedJob>& jobs,
-                                                    const hardware::FlowNetworkModel& fabric, int steps = 3,
+                                                    const hardware::NetworkModel& fabric, int steps = 3,
                                                     const std::function<void(int64_t, int64_t)>& progress = {});
 
 // Whole nodes for jobs of `gpus[j]` GPUs on a fabric of `nodes` nodes of `gpus_per_node`:

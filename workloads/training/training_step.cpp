@@ -7,7 +7,7 @@
 #include "workloads/metrics/stream_busy.h"
 #include "workloads/training/packing.h"
 #include "workloads/training/pipeline_replay.h"
-#include "workloads/training/step_flows.h"
+#include "workloads/training/step_transfers.h"
 #include "workloads/training/training_tags.h"
 
 #include <ostream>
@@ -27,9 +27,7 @@ struct StepReplay::Impl {
     sim::TaskGraph graph;
     PipelineReplay replay;
     StreamBusyCollector busy;
-    uint64_t flow_transfers = 0;
-    uint64_t flows = 0;
-    const FlowReplay* flow_replay = nullptr;
+    const hardware::TransferTimer* timer = nullptr;
 
     static std::unique_ptr<PipelineSchedule> own(const StepInputs& in) {
         return in.schedule ? nullptr : schedule_registry().get(in.plan.training.schedule).factory();
@@ -55,27 +53,20 @@ StepReplay::StepReplay(const StepInputs& in, sim::Simulator& sim) : impl_(std::m
 StepReplay::~StepReplay() = default;
 sim::TaskGraph& StepReplay::graph() { return impl_->graph; }
 
-void StepReplay::route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of,
-                             StepPatterns* known) {
-    route_step_flows(replay, session, impl_->in.network, impl_->graph, impl_->replay, impl_->in.plan, rank_of, known);
-    impl_->flow_replay = &replay;
+void StepReplay::carry(hardware::TransferTimer& timer, const std::vector<int>& rank_of, StepCommunicators* known) {
+    carry_step_transfers(timer, impl_->in.network, impl_->graph, impl_->replay, impl_->in.plan, rank_of, known);
+    impl_->timer = &timer;
 }
 
 StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     sim::Simulator sim;
     StepReplay step(in, sim);
-    // On a flow network every transfer of the step runs as flows on one fabric, so TP, CP, DP, EP
-    // and pipeline traffic that overlap in time share links.
-    std::unique_ptr<hardware::FlowSession> session;
-    std::unique_ptr<FlowReplay> flows;
-    if (const auto* fn = dynamic_cast<const hardware::FlowNetworkModel*>(&in.network)) {
-        session = fn->session();
-        flows = std::make_unique<FlowReplay>(sim, *session);
-        step.route_flows(*flows, *session);
-    }
+    // The network times every communication task: the closed form as planned, a flow network as
+    // flows on one fabric, so TP, CP, DP, EP and pipeline traffic that overlap in time share links.
+    const auto timer = in.network.timer(sim);
+    step.carry(*timer);
     step.graph().start();
-    if (flows) flows->run();
-    else sim.run();
+    timer->run();
     return step.report(sim, trace);
 }
 
@@ -97,9 +88,9 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
     rep.packing_imbalance = packing.imbalance;
     rep.events = sim.events_processed();
     rep.tasks = graph.task_count();
-    if (impl_->flow_replay) {
-        rep.flow_transfers = impl_->flow_replay->transfers(graph);
-        rep.flows = impl_->flow_replay->flows(graph);
+    if (impl_->timer) {
+        rep.flow_transfers = impl_->timer->flow_transfers(graph);
+        rep.flows = impl_->timer->flows(graph);
     }
     const double gpus = p.gpus();
     const double tokens = static_cast<double>(p.training.global_batch) * static_cast<double>(p.training.seq_len);

@@ -4,7 +4,7 @@
 // step time, throughput, bubbles, exposed communication and the memory estimate
 // (training_memory.h).
 #include "hardware/network/network_model.h"
-#include "hardware/network/simgrid_network.h"
+#include "hardware/network/transfer_timer.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
 #include "models/program/layer_program.h"
@@ -54,7 +54,7 @@ struct StepReport {
     uint64_t events = 0;
     size_t tasks = 0;
     // On a flow network (hardware/network/simgrid_network.h) the step's transfers ran as flows
-    // sharing links (workloads/replay/flow_replay.h): how many tasks did, and their flows.
+    // sharing links (hardware/network/transfer_timer.h): how many tasks did, and their flows.
     uint64_t flow_transfers = 0;
     uint64_t flows = 0;
     // Ops whose cost came from outside the calibrated range of a cost table (sorted, unique).
@@ -74,12 +74,11 @@ struct StepInputs {
 // writes the Chrome trace-event timeline to it.
 StepReport simulate_training_step(const StepInputs& in, std::ostream* trace = nullptr);
 
-class FlowReplay;
-struct StepPatterns;
+struct StepCommunicators;
 
 // What simulate_training_step does, in pieces, for a driver that runs several jobs on one engine
-// and one fabric (shared_fabric.h): the step laid on a graph of `sim`, its transfers routed on a
-// flow session, then (after the engine ran) its report. `in` must outlive it.
+// and one fabric (shared_fabric.h): the step laid on a graph of `sim`, its communication tasks
+// handed to the network's timer, then (after the engine ran) its report. `in` must outlive it.
 class StepReplay {
 public:
     StepReplay(const StepInputs& in, sim::Simulator& sim);
@@ -88,10 +87,11 @@ public:
     StepReplay& operator=(const StepReplay&) = delete;
 
     sim::TaskGraph& graph();
-    // `rank_of`: the cluster GPU of each of the job's ranks (empty: the first GPUs in order).
-    // `known`: the job's patterns from an earlier step (step_flows.h), reused and completed.
-    void route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of = {},
-                     StepPatterns* known = nullptr);
+    // Hands every communication task to `timer` (step_transfers.h). `rank_of`: the cluster GPU of
+    // each of the job's ranks (empty: the first GPUs in order). `known`: the job's communicators
+    // from an earlier step, reused and completed.
+    void carry(hardware::TransferTimer& timer, const std::vector<int>& rank_of = {},
+               StepCommunicators* known = nullptr);
     // After the engine ran: the step's report (`events`: the engine's, shared by every job on it).
     StepReport report(const sim::Simulator& sim, std::ostream* trace = nullptr) const;
 
