@@ -36,6 +36,12 @@ void PassChain::chain(sim::TaskId t) {
     last_ = t;
 }
 
+void PassChain::follow(sim::TaskId compute, sim::TaskId t) {
+    graph_.add_dependency(compute, t);
+    if (last_ && *last_ != compute) graph_.add_dependency(*last_, t);
+    last_ = t;
+}
+
 void PassChain::segment(const PassCost& c, int label_a, int label_b) {
     auto comms = [&](const std::array<double, models::kGroupKinds>& lumps) {
         for (size_t g = 0; g < lumps.size(); ++g)

@@ -63,8 +63,9 @@ public:
                          int peer = -1);
     // `t` waits for the previous link (or the input) and becomes the last link.
     void chain(sim::TaskId t);
-    // Replaces the last link without a dependency (a blocking collective already waiting for it).
-    void advance(sim::TaskId t) { last_ = t; }
+    // `t` waits for `compute` and, where another task followed it, for the last link, and becomes
+    // the last link (a blocking collective after a layer's compute).
+    void follow(sim::TaskId compute, sim::TaskId t);
     // A whole segment on the chain: its lead collectives, its compute (always a task, possibly
     // empty), its trail collectives; zero-length collectives are left out.
     void segment(const PassCost& c, int label_a, int label_b);

@@ -234,10 +234,6 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         const int layer = forward ? i : n - 1 - i;
         const LayerCost& lc = costs_.layer(map_.is_moe(v, layer));
         const PassCost& c = lc.pass[pass_index(slot.pass)];
-        const double tp = c.lead_of(GroupKind::tp) + c.trail_of(GroupKind::tp);
-        const double cp = c.lead_of(GroupKind::cp) + c.trail_of(GroupKind::cp);
-        const double cp_hidden = c.hidden_of(GroupKind::cp);
-        const double ep = c.lead_of(GroupKind::ep) + c.trail_of(GroupKind::ep);
         // ZeRO-3: gather this layer's parameters, prefetched one layer ahead: it may start once the
         // layer two back has finished computing, and it is issued before the previous layer's
         // gradient reduce-scatter (below), as FSDP's backward prefetch does, so a reduction waiting
@@ -250,41 +246,27 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         // ZeRO-1/2 parameters gathered after the last step: the first forward of the route waits.
         if (forward && mb == (v / map_.pieces()) * (plan_.microbatches() / map_.routes()))
             if (const auto g = sync_.parameter_gather(v, layer)) graph_.add_dependency(*g, comp);
-        // A transfer running beside this layer's compute starts when the previous layer's compute
-        // ends (the pass's input for the first layer).
+        // The layer's collectives where the priced program places them (program_cost.h). Those
+        // issued at the layer's start may start when the previous layer's compute ends (the pass's
+        // input for the first layer).
         const std::optional<sim::TaskId> prev =
             i > 0 ? std::optional(computes[static_cast<size_t>(i - 1)]) : chain.input();
-        auto beside = [&](GroupKind g, double seconds) {
-            const sim::TaskId t = chain.add_comm(g, seconds, c.first_of(g), mb, layer);
-            if (prev) graph_.add_dependency(*prev, t);
-            return t;
-        };
-        // Context parallelism: the part of the key/value transfers the attention steps cannot hide
-        // stalls this layer's compute (a task it waits for); the hidden part runs beside the compute
-        // on the same in-order stream.
-        if (cp > 0) graph_.add_dependency(beside(GroupKind::cp, cp), comp);
-        if (cp_hidden > 0) beside(GroupKind::cp, cp_hidden);
-        // Tensor parallelism: the collectives follow the layer's compute and the next layer waits
-        // for them; under TP overlap only the part its fused GEMM cannot hide does
-        // (ProgramCoster::set_tp_overlap), the hidden part runs beside the compute.
-        if (const double tp_hidden = c.hidden_of(GroupKind::tp); tp_hidden > 0) {
-            beside(GroupKind::tp, tp_hidden);
-            chain.overlap(GroupKind::tp);
-        }
-        if (tp > 0) {
-            const sim::TaskId t = chain.add_comm(GroupKind::tp, tp, c.first_of(GroupKind::tp), mb, layer);
-            graph_.add_dependency(comp, t);
-            chain.advance(t);
-        }
-        if (ep > 0) {
-            // Expert parallelism: the dispatch and combine all-to-alls sit between the router and
-            // the experts and between the experts and the unpermute, so the layer waits for them;
-            // with EP overlap (another micro-batch's compute runs meanwhile) they only hold the
-            // end of the pass.
-            const sim::TaskId e = chain.add_comm(GroupKind::ep, ep, c.first_of(GroupKind::ep), mb, layer);
-            graph_.add_dependency(comp, e);
-            if (plan_.stack.ep_comm_overlap) chain.overlap(GroupKind::ep);
-            else chain.chain(e);
+        for (const PlacedComm& p : c.placed()) {
+            const sim::TaskId t = chain.add_comm(p.kind, p.seconds, c.first_of(p.kind), mb, layer);
+            switch (p.at) {
+                case Placement::Awaited:
+                case Placement::Beside:
+                case Placement::Fused:
+                    if (prev) graph_.add_dependency(*prev, t);
+                    if (p.at == Placement::Awaited) graph_.add_dependency(t, comp);
+                    if (p.at == Placement::Fused) chain.overlap(p.kind);
+                    break;
+                case Placement::After: chain.follow(comp, t); break;
+                case Placement::Overlapped:
+                    graph_.add_dependency(comp, t);
+                    chain.overlap(p.kind);
+                    break;
+            }
         }
         if (gather && i + 1 < n) {
             const int next = forward ? i + 1 : n - 2 - i;

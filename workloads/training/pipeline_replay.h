@@ -6,10 +6,11 @@
 //
 // Symmetry: every data-parallel replica and every tensor-parallel rank does the same work, so the
 // replay builds one representative rank per pipeline stage and charges each collective for its full
-// group (the costs come from StepCosts). Per layer and pass: the compute task; its TP collectives on
-// the chain (or beside it with tp_comm_overlap); its CP key/value exchange on the cp stream, issued
-// when the previous layer's compute ends and awaited by this layer's compute; ZeRO-3 gathers
-// prefetched one layer ahead.
+// group (the costs come from StepCosts). Per layer and pass: the compute task, then the layer's
+// collectives as the priced program places them (workloads/replay/program_cost.h: Placement, from
+// each step's own flags), in the order a device issues them: awaited by the compute or beside it
+// from the previous layer's compute end, blocking or overlapped after it; ZeRO-3 gathers prefetched
+// one layer ahead. Each stage has a communication stream per group kind the step moves data over.
 #include "sim/task_graph.h"
 #include "workloads/replay/pass_chain.h"
 #include "workloads/training/gradient_sync.h"

@@ -42,6 +42,7 @@ struct StepReplay::Impl {
           costs([this] {
               coster.set_attention_scale(packing.attention_scale);
               if (in.plan.stack.tp_comm_overlap) coster.set_tp_overlap(in.plan.stack.tp_overlap_contention);
+              coster.set_ep_overlap(in.plan.stack.ep_comm_overlap);
               return cost_training_step(in.model, in.plan, coster);
           }()),
           graph(sim),
