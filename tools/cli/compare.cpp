@@ -45,6 +45,24 @@ nlohmann::json stage_json(const workloads::StageReport& x) {
     return record_json(rec);
 }
 
+// The --json output: every case's record, its stages, range and plan rank.
+nlohmann::json results_json(const std::vector<scenarios::CompareResult>& results, const nlohmann::json& ranks) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : results) {
+        nlohmann::json j = record_json(scenarios::compare_record(r));
+        if (r.status == "ok" && !r.stages.empty()) {
+            nlohmann::json st = nlohmann::json::array();
+            for (const auto& x : r.stages) st.push_back(stage_json(x));
+            j["stages"] = st;
+        }
+        if (r.status == "ok" && !r.range_key.empty()) j["range"]["values"] = r.range_values;
+        for (const auto& rank : ranks)
+            if (rank["id"] == r.id) j["plan_rank"] = rank;
+        arr.push_back(j);
+    }
+    return arr;
+}
+
 }  // namespace
 
 int cmd_compare(const Args& a) {
@@ -117,22 +135,7 @@ int cmd_compare(const Args& a) {
     }
     nlohmann::json ranks;
     if (a.rank_plans) ranks = rank_published_plans(results, ctx, a);
-    if (!a.json.empty()) {
-        nlohmann::json arr = nlohmann::json::array();
-        for (const auto& r : results) {
-            nlohmann::json j = record_json(scenarios::compare_record(r));
-            if (r.status == "ok" && !r.stages.empty()) {
-                nlohmann::json st = nlohmann::json::array();
-                for (const auto& x : r.stages) st.push_back(stage_json(x));
-                j["stages"] = st;
-            }
-            if (r.status == "ok" && !r.range_key.empty()) j["range"]["values"] = r.range_values;
-            for (const auto& rank : ranks)
-                if (rank["id"] == r.id) j["plan_rank"] = rank;
-            arr.push_back(j);
-        }
-        write_json(a.json, arr);
-    }
+    if (!a.json.empty()) write_json(a.json, results_json(results, ranks));
     return 0;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Training jobs sharing one fabric: each job's step alone on its GPUs and with the others running
-// at the same time, every transfer of every job a flow on the same links (flow_replay.h). The
-// question a cluster operator asks before co-locating jobs: how much slower does each one get?
+// at the same time, every transfer of every job timed by one timer of the fabric's network (on a
+// flow network, flows on the same links: hardware/network/transfer_timer.h). The question a
+// cluster operator asks before co-locating jobs: how much slower does each one get?
 //
 // Together, the jobs start at the same time and each runs steps back to back, starting new ones
 // until the horizon `steps` x the slowest job's step alone has passed: the slowest job runs about
