@@ -27,8 +27,8 @@ public:
 
     int add_communicator(const Communicator& c) override {
         std::vector<CollectiveCall> calls;
-        for (const CommGroup& g : c.groups) calls.push_back({c.shape, kReferenceBytes, g, 0.0});
-        routes_.push_back(Route{session_->add_pattern(calls), c.reference_s});
+        for (const CommGroup& g : c.groups()) calls.push_back({c.shape, kReferenceBytes, g, 0.0});
+        routes_.push_back(Route{session_->add_pattern(calls), c.reference_s ? c.reference_s() : 0.0});
         return static_cast<int>(routes_.size()) - 1;
     }
     void carry(sim::TaskGraph& graph, sim::TaskId task, const Transfer&, int communicator) override {

@@ -35,15 +35,16 @@ std::vector<CommGroup> sibling_groups(const CommGroup& group, int gpus) {
 
 namespace {
 
-// Closed forms: a task's planned duration is its cost, so the graph ends it (take() declines it);
-// a transfer outside a graph ends at now + the oracle's cost.
+// Closed forms: a task's planned duration is its cost, and a graph ends a task after its duration
+// by itself, so carrying a task changes nothing (the timer need not even be offered the graph's
+// tasks); a transfer outside a graph ends at now + the oracle's cost.
 class ClosedFormTimer final : public TransferTimer {
 public:
     ClosedFormTimer(sim::Simulator& sim, const NetworkModel& network) : sim_(sim), network_(network) {}
 
     bool take(sim::TaskGraph&, const sim::TaskRecord&, sim::Time) override { return false; }
     int add_communicator(const Communicator&) override { return communicators_++; }
-    void carry(sim::TaskGraph& graph, sim::TaskId, const Transfer&, int) override { graph.set_timer(this); }
+    void carry(sim::TaskGraph&, sim::TaskId, const Transfer&, int) override {}
     void start(const Transfer& transfer, int, sim::Simulator::Handler done) override {
         const double seconds = network_.cost(transfer).seconds;
         sim_.schedule_at(sim::Time::from_seconds(sim_.now().seconds() + seconds), std::move(done));

@@ -22,6 +22,7 @@
 #include "sim/task_graph.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace fathom::hardware {
@@ -30,12 +31,15 @@ namespace fathom::hardware {
 // many runs every group of a kind at once), connected as `shape` connects them: a ring's
 // neighbours, every pair for an all-to-all. NCCL sets a communicator's connections up once and
 // each collective on it uses them, so a flow network routes a communicator once. `reference_s`:
-// what the cost oracle that planned the tasks gives `shape` of kReferenceBytes on groups[0] (the
-// flow network's scale for tasks; unused by the closed form and for transfers outside graphs).
+// what the cost oracle that planned the tasks gives `shape` of kReferenceBytes on the first group
+// (the flow network's scale for tasks; unused for transfers outside graphs). Both are listed on
+// demand, by a backend that routes communicators, and only inside add_communicator(): a closed
+// form never asks, and listing the thousands of groups of a large cluster would cost it more than
+// its whole replay.
 struct Communicator {
-    std::vector<CommGroup> groups;
     Collective shape = Collective::AllReduce;
-    double reference_s = 0;
+    std::function<std::vector<CommGroup>()> groups;
+    std::function<double()> reference_s;
 };
 
 // The size a flow network routes a communicator's reference call at: large enough that every
@@ -46,8 +50,8 @@ class TransferTimer : public sim::TaskTimer {
 public:
     // Declares a communicator, before the first run(); returns its id.
     virtual int add_communicator(const Communicator& c) = 0;
-    // Task `task` of `graph` moves `transfer` on communicator `communicator`; the timer ends it
-    // (this attaches the timer to the graph). A task moves nothing more than its planned time says.
+    // Task `task` of `graph` moves `transfer` on communicator `communicator`; the timer ends it (a
+    // timer that decides ends itself attaches to the graph: sim::TaskGraph::set_timer).
     virtual void carry(sim::TaskGraph& graph, sim::TaskId task, const Transfer& transfer, int communicator) = 0;
     // A transfer outside any task graph (a serving run's KV cache moving between replicas) starting
     // now on `communicator` (each of its groups moves transfer.bytes); `done` runs when it has

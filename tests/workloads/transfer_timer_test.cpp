@@ -30,7 +30,8 @@ TEST_CASE("closed form: a transfer task ends at its start + the collective's clo
     sim::TaskGraph graph(sim);
     const sim::StreamId compute = graph.add_stream("compute", "x"), dp = graph.add_stream("dp-comm", "x");
     const auto timer = net->timer(sim);
-    const int comm = timer->add_communicator({{t.group}, Collective::AllReduce, 0.0});
+    const int comm =
+        timer->add_communicator({Collective::AllReduce, [&] { return std::vector<CommGroup>{t.group}; }, {}});
     const sim::TaskId c = graph.add_task(compute, sim::Time::from_seconds(1e-3), graph.intern("F"));
     const sim::TaskId x = graph.add_task(dp, sim::Time::from_seconds(net->cost(t).seconds), graph.intern("dp"));
     graph.add_dependency(c, x);
@@ -71,8 +72,12 @@ struct Rig {
         c = graph.add_stream("c", "x");
         R = net->collective(Collective::AllReduce, hardware::kReferenceBytes, ga).seconds;
         F = net->plan(Collective::AllReduce, hardware::kReferenceBytes, ga).fixed_seconds;
-        ca = timer->add_communicator({{ga}, Collective::AllReduce, R});
-        if (with_b) cb = timer->add_communicator({{gb}, Collective::AllReduce, R});
+        auto ring = [this](const CommGroup& g) {
+            return hardware::Communicator{Collective::AllReduce, [g] { return std::vector<CommGroup>{g}; },
+                                          [this] { return R; }};
+        };
+        ca = timer->add_communicator(ring(ga));
+        if (with_b) cb = timer->add_communicator(ring(gb));
     }
     // A transfer task planned at `seconds` on ring A or B (its communicator).
     sim::TaskId transfer(sim::StreamId s, double seconds) {

@@ -11,13 +11,15 @@ namespace fathom::workloads {
 
 PlacedComms PassCost::placed() const {
     PlacedComms p;
-    for (size_t g = 0; g < lead.size(); ++g) {
-        const auto kind = static_cast<models::GroupKind>(g);
-        if (const double exposed = lead[g] + trail[g]; exposed > 0) p.items[p.size++] = {kind, exposed_at[g], exposed};
-        if (hidden[g] > 0) p.items[p.size++] = {kind, hidden_at[g], hidden[g]};
-    }
-    std::stable_sort(p.items.begin(), p.items.begin() + static_cast<std::ptrdiff_t>(p.size),
-                     [](const PlacedComm& a, const PlacedComm& b) { return a.at < b.at; });
+    for (int at = 0; at <= static_cast<int>(Placement::Overlapped); ++at)
+        for (size_t g = 0; g < lead.size(); ++g) {
+            const auto kind = static_cast<models::GroupKind>(g);
+            const double exposed = lead[g] + trail[g];
+            if (exposed > 0 && static_cast<int>(exposed_at[g]) == at)
+                p.items[p.size++] = {kind, exposed_at[g], exposed};
+            if (hidden[g] > 0 && static_cast<int>(hidden_at[g]) == at)
+                p.items[p.size++] = {kind, hidden_at[g], hidden[g]};
+        }
     return p;
 }
 

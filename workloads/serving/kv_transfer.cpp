@@ -10,9 +10,13 @@ KvTransfers::KvTransfers(sim::Simulator& sim, const hardware::NetworkModel& netw
       timer_(network.timer(sim)) {
     for (const int from : prefill_ranks_)
         for (const int to : decode_ranks_) {
-            hardware::Communicator c{{}, hardware::Collective::SendRecv, 0.0};
-            for (int k = 0; k < streams_; ++k) c.groups.push_back(hardware::CommGroup::of({from + k, to + k}));
-            communicator_.push_back(timer_->add_communicator(c));
+            const int n = streams_;
+            auto pairs = [from, to, n] {
+                std::vector<hardware::CommGroup> g;
+                for (int k = 0; k < n; ++k) g.push_back(hardware::CommGroup::of({from + k, to + k}));
+                return g;
+            };
+            communicator_.push_back(timer_->add_communicator({hardware::Collective::SendRecv, pairs, {}}));
         }
 }
 

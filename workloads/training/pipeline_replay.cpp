@@ -251,7 +251,7 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         // input for the first layer).
         const std::optional<sim::TaskId> prev =
             i > 0 ? std::optional(computes[static_cast<size_t>(i - 1)]) : chain.input();
-        for (const PlacedComm& p : c.placed()) {
+        for (const PlacedComm& p : lc.placed[pass_index(slot.pass)]) {
             const sim::TaskId t = chain.add_comm(p.kind, p.seconds, c.first_of(p.kind), mb, layer);
             switch (p.at) {
                 case Placement::Awaited:

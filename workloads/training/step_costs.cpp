@@ -57,6 +57,7 @@ LayerCost cost_layer(const models::ModelSpec& m, const models::LayerProgram& fwd
     c.pass[pass_index(PassKind::Backward)] = with_recompute(coster.cost(bwd));
     c.pass[pass_index(PassKind::BackwardInput)] = with_recompute(coster.cost(bwd.only({GradKind::Input})));
     c.pass[pass_index(PassKind::BackwardWeight)] = coster.cost(bwd.only({GradKind::Weight}));
+    for (size_t k = 0; k < c.pass.size(); ++k) c.placed[k] = c.pass[k].placed();
     c.params = trained;
     c.expert_params = expert_params;
     if (p.training.zero_stage >= 3) {

@@ -21,10 +21,11 @@ struct LayerCost {
     // Per pass kind. Backward and BackwardInput include recomputation: the selective ops, or under
     // full recomputation the whole forward (its collectives too).
     std::array<PassCost, kPassKinds> pass;
-    double params = 0;         // parameters one rank holds outside experts (divided by tp)
-    double expert_params = 0;  // routed-expert parameters one rank holds (E / ep experts / etp)
-    double zero3_gather = 0;   // ZeRO-3: all-gather of the layer's bf16 parameters (dp; experts over edp)
-    double zero3_reduce = 0;   // ZeRO-3: reduce-scatter of its gradients
+    std::array<PlacedComms, kPassKinds> placed;  // pass[k].placed(), listed once
+    double params = 0;                           // parameters one rank holds outside experts (divided by tp)
+    double expert_params = 0;                    // routed-expert parameters one rank holds (E / ep experts / etp)
+    double zero3_gather = 0;  // ZeRO-3: all-gather of the layer's bf16 parameters (dp; experts over edp)
+    double zero3_reduce = 0;  // ZeRO-3: reduce-scatter of its gradients
     CommMove zero3_gather_move, zero3_reduce_move;  // what those move (their first collective)
 };
 

@@ -1,5 +1,6 @@
 #include "workloads/training/step_transfers.h"
 
+#include <array>
 #include <map>
 #include <utility>
 
@@ -30,9 +31,11 @@ void declare(hardware::TransferTimer& timer, const hardware::NetworkModel& netwo
     const ParallelLayout& l = plan.layout;
     const int block = l.tp * l.cp * l.dp;  // ranks per pipeline stage
     auto gpu = [&rank_of](int r) { return rank_of.empty() ? r : rank_of.at(static_cast<size_t>(r)); };
-    auto members = [&](int first, int size, int stride) {
+    // A group of the job's ranks on the cluster: as it is when the job has the first GPUs.
+    auto on_cluster = [&](const CommGroup& g) {
+        if (rank_of.empty()) return g;
         std::vector<int> m;
-        for (int i = 0; i < size; ++i) m.push_back(gpu(first + i * stride));
+        for (int i = 0; i < g.count(); ++i) m.push_back(gpu(g.rank(i)));
         return CommGroup::of(std::move(m));
     };
     for (int s = 0; s < static_cast<int>(pipeline.streams().size()); ++s) {
@@ -41,26 +44,39 @@ void declare(hardware::TransferTimer& timer, const hardware::NetworkModel& netwo
             const CommGroup g = l.group(kind);
             if (!st.comm[static_cast<size_t>(kind)] || g.size <= 1) continue;
             if (known.streams.count({s, static_cast<int>(kind)})) continue;
+            const Collective shape = shape_of(kind, plan);
             // Every group of this kind among the stage's ranks (they tile the stage).
-            hardware::Communicator c;
-            c.shape = shape_of(kind, plan);
-            const int span = g.size * g.stride;
-            for (int k = 0; k < block / span; ++k)
-                for (int r = 0; r < g.stride; ++r)
-                    c.groups.push_back(members(s * block + k * span + r, g.size, g.stride));
-            c.reference_s = network.collective(c.shape, hardware::kReferenceBytes, g).seconds;
-            known.streams[{s, static_cast<int>(kind)}] = {timer.add_communicator(c), c.groups.front()};
+            auto groups = [&] {
+                std::vector<CommGroup> all;
+                const int span = g.size * g.stride;
+                for (int k = 0; k < block / span; ++k)
+                    for (int r = 0; r < g.stride; ++r)
+                        all.push_back(on_cluster(CommGroup(g.size, g.stride, s * block + k * span + r)));
+                return all;
+            };
+            auto reference = [&] { return network.collective(shape, hardware::kReferenceBytes, g).seconds; };
+            const int id = timer.add_communicator({shape, groups, reference});
+            known.streams[{s, static_cast<int>(kind)}] = {
+                id, hardware::Transfer{shape, 0.0, on_cluster(CommGroup(g.size, g.stride, s * block))}};
         }
     }
     if (l.pp <= 1) return;
-    const double reference =
-        network.collective(Collective::SendRecv, hardware::kReferenceBytes, l.group(GroupKind::pp)).seconds;
+    auto reference = [&] {
+        return network.collective(Collective::SendRecv, hardware::kReferenceBytes, l.group(GroupKind::pp)).seconds;
+    };
     for (const PipelineReplay::Send& send : pipeline.sends()) {
         if (known.sends.count({send.from, send.to})) continue;
-        hardware::Communicator c{{}, Collective::SendRecv, reference};
-        for (int r = 0; r < block; ++r)
-            c.groups.push_back(CommGroup::of({gpu(send.from * block + r), gpu(send.to * block + r)}));
-        known.sends[{send.from, send.to}] = {timer.add_communicator(c), c.groups.front()};
+        // Every rank of the sending stage to its peer in the receiving one.
+        auto pairs = [&] {
+            std::vector<CommGroup> all;
+            for (int r = 0; r < block; ++r)
+                all.push_back(CommGroup::of({gpu(send.from * block + r), gpu(send.to * block + r)}));
+            return all;
+        };
+        const int id = timer.add_communicator({Collective::SendRecv, pairs, reference});
+        known.sends[{send.from, send.to}] = {
+            id, hardware::Transfer{Collective::SendRecv, 0.0,
+                                   CommGroup::of({gpu(send.from * block), gpu(send.to * block)})}};
     }
 }
 
@@ -72,15 +88,22 @@ void carry_step_transfers(hardware::TransferTimer& timer, const hardware::Networ
     StepCommunicators local;
     StepCommunicators& comms = known ? *known : local;
     declare(timer, network, pipeline, plan, rank_of, comms);
-    for (int s = 0; s < static_cast<int>(pipeline.streams().size()); ++s)
+    for (int s = 0; s < static_cast<int>(pipeline.streams().size()); ++s) {
+        // The stage's communicators by kind, looked up once.
+        std::array<StepCommunicators::Entry*, models::kGroupKinds> by_kind{};
+        for (int g = 0; g < models::kGroupKinds; ++g)
+            if (auto it = comms.streams.find({s, g}); it != comms.streams.end())
+                by_kind[static_cast<size_t>(g)] = &it->second;
         for (const CommTask& t : pipeline.carried(s)) {
-            const auto& table = t.kind == GroupKind::pp ? comms.sends : comms.streams;
-            const auto it = table.find(t.kind == GroupKind::pp ? std::make_pair(s, t.peer)
-                                                               : std::make_pair(s, static_cast<int>(t.kind)));
-            if (it == table.end()) continue;  // a group of one: nothing crosses the network
-            const auto& [id, group] = it->second;
-            timer.carry(graph, t.task, hardware::Transfer{t.move.collective, t.move.bytes, group}, id);
+            StepCommunicators::Entry* e = nullptr;
+            if (t.kind != GroupKind::pp) e = by_kind[static_cast<size_t>(t.kind)];
+            else if (auto it = comms.sends.find({s, t.peer}); it != comms.sends.end()) e = &it->second;
+            if (!e) continue;  // a group of one: nothing crosses the network
+            e->transfer.collective = t.move.collective;
+            e->transfer.bytes = t.move.bytes;
+            timer.carry(graph, t.task, e->transfer, e->id);
         }
+    }
 }
 
 }  // namespace fathom::workloads

@@ -24,9 +24,13 @@ namespace fathom::workloads {
 
 // The communicators of one job, kept to carry its later steps (a flow network takes no new
 // communicators once transfers run): per (stage, kind) of stream and per (from, to) of pipeline
-// sends, the communicator id and its first group (the one a task's transfer names).
+// sends, the communicator id and the transfer its tasks carry (on its first group).
 struct StepCommunicators {
-    std::map<std::pair<int, int>, std::pair<int, hardware::CommGroup>> streams, sends;
+    struct Entry {
+        int id = -1;
+        hardware::Transfer transfer;
+    };
+    std::map<std::pair<int, int>, Entry> streams, sends;
 };
 
 // `rank_of[r]`: the cluster GPU of the job's rank r (empty: the identity, a job alone on the
