@@ -1,6 +1,6 @@
 #include "plans/evaluate.h"
 
-#include "hardware/network/simgrid_network.h"
+#include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "workloads/serving/serving_memory.h"
 
@@ -26,8 +26,7 @@ Outcome evaluate_training(const models::ModelSpec& model, const hardware::Cluste
     if (!out.violations.empty()) return out;
     const auto cost = cost_model_for(cluster.accelerator, context, out.cost_model);
     const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);
-    if (auto* flows = dynamic_cast<hardware::FlowNetworkModel*>(network.get()); flows && options.progress)
-        flows->set_progress([&options](int64_t simulated) { options.progress(simulated, 0); });
+    if (options.progress) network->set_progress([&options](int64_t simulated) { options.progress(simulated, 0); });
     const workloads::StepInputs in{model, cluster, plan, *cost, *network};
     out.report = workloads::simulate_training_step(in, options.trace);
     return out;

@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 namespace fathom::plans {
+
+using models::GroupKind;
+
 namespace {
 
 void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r) {
@@ -37,11 +41,7 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
         x.add("stage", static_cast<int64_t>(i));
         x.add("layers", static_cast<int64_t>(st.layers));
         x.add("compute_s", st.compute_s);
-        x.add("tp_comm_s", st.tp_comm_s);
-        x.add("cp_comm_s", st.cp_comm_s);
-        x.add("pp_comm_s", st.pp_comm_s);
-        x.add("dp_comm_s", st.dp_comm_s);
-        x.add("ep_comm_s", st.ep_comm_s);
+        add_comm_columns(x, st, r.comm_kinds);
         x.add("exposed_comm_s", st.exposed_comm_s);
         x.add("idle_s", st.idle_s);
         x.add("peak_in_flight", static_cast<int64_t>(st.peak_in_flight));
@@ -157,6 +157,26 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
 }
 
 }  // namespace
+
+std::string comm_column(GroupKind g) { return std::string(sim::name(g)) + "_comm_s"; }
+
+void add_comm_columns(Record& x, const workloads::StageReport& st, const std::vector<GroupKind>& kinds) {
+    static const GroupKind always[] = {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp, GroupKind::ep};
+    for (GroupKind g : always) x.add(comm_column(g), st.comm(g));
+    for (GroupKind g : kinds)
+        if (std::find(std::begin(always), std::end(always), g) == std::end(always)) x.add(comm_column(g), st.comm(g));
+}
+
+std::vector<GroupKind> comm_kinds_of(const std::vector<workloads::StageReport>& stages) {
+    std::vector<GroupKind> kinds;
+    for (int g = 0; g < models::kGroupKinds; ++g)
+        for (const auto& st : stages)
+            if (st.comm(static_cast<GroupKind>(g)) > 0) {
+                kinds.push_back(static_cast<GroupKind>(g));
+                break;
+            }
+    return kinds;
+}
 
 const FieldValue* Record::find(const std::string& name) const {
     for (const auto& [k, v] : fields)

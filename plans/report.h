@@ -27,6 +27,14 @@ struct Report {
     std::vector<std::pair<std::string, std::vector<Record>>> tables;
 };
 
+// The column of a stage's communication stream of group kind `g`: "<kind>_comm_s" (tp_comm_s, ...).
+std::string comm_column(models::GroupKind g);
+// A stage's communication columns: those of the kinds fathom has always reported (tp, cp, pp, dp,
+// ep; 0 where the step had no such traffic), then that of every other kind in `kinds`.
+void add_comm_columns(Record& x, const workloads::StageReport& st, const std::vector<models::GroupKind>& kinds);
+// The group kinds any of `stages` spent time communicating over, in GroupKind order.
+std::vector<models::GroupKind> comm_kinds_of(const std::vector<workloads::StageReport>& stages);
+
 // The scenario's identity (scenario, kind, model, accelerator, gpus, stack, plan_hash) followed by
 // the workload's metrics, or by `violations` when the plan cannot run.
 Report make_report(const Scenario& scenario, const Outcome& outcome);

@@ -40,7 +40,7 @@ public:
     void run_until(Time t);
     // The time of the next pending event, Time::max() when none is left (drops cancelled entries
     // from the front of the queue). A driver that advances another clock between events (the flow
-    // network of workloads/replay/flow_replay.h) peeks here, then calls run_until(that time).
+    // network's timer, hardware/network/flow_timer.cpp) peeks here, then calls run_until(that time).
     Time next_event_time();
     void stop() { stopped_ = true; }
     uint64_t events_processed() const { return processed_; }

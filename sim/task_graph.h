@@ -13,7 +13,9 @@
 //
 // Timers: a task's end may be decided outside the graph (a transfer whose speed depends on the
 // other traffic on the network). A TaskTimer set on the graph is offered every task as it starts;
-// a task it takes has no end until the timer calls complete(id), at the then current time.
+// a task it takes has no end until the timer calls complete(id), at the then current time; a task
+// it declines ends after its duration. The network backends are the timers of communication tasks
+// (hardware/network/transfer_timer.h).
 //
 // Observers: on_start fires when a task begins, on_finish when it ends (both AFTER the state
 // change, inside the event). Tasks carry an opaque `tag` and two integer labels that the workload

@@ -7,7 +7,8 @@
 // The implementation is SimGrid's (simgrid_solver.cpp, the one file that includes SimGrid), which
 // allows one engine per process: every solver runs its SimGrid engine in a child process of its
 // own, created when the first flow starts (the platform is fixed then), driven over a pipe. So any
-// number of solvers may exist at once, in any threads.
+// number of solvers may exist at once, in any threads. Flows that run alone on their links never
+// reach it (make_lone_flow_solver below): a step's network replay is mostly such flows.
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -35,5 +36,13 @@ public:
 // round-trip time, which models TCP's RTT unfairness, not RDMA fabrics; fathom adds each
 // collective's latency itself).
 std::unique_ptr<FlowSolver> make_simgrid_solver();
+
+// `inner` behind a shortcut for lone groups of flows (lone_flows.cpp): flows that start together
+// on links no other flow uses share them max-min among themselves, computed without `inner`, until
+// another flow comes onto one of their links; they then join `inner` with the bytes they have
+// left. The same ends as `inner` alone but for the bytes so carried over, which `inner` rounds up
+// to a whole byte (picoseconds), with far fewer flows in `inner` (most transfers of a step run
+// alone).
+std::unique_ptr<FlowSolver> make_lone_flow_solver(std::unique_ptr<FlowSolver> inner);
 
 }  // namespace fathom::hardware

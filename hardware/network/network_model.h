@@ -1,7 +1,8 @@
 #pragma once
-// The narrow network interface that workloads use to cost communication, and its analytical
-// implementation (closed-form collectives over a hierarchical picture of the cluster; the default
-// and what the plan searcher uses).
+// The narrow network interface that workloads use for communication: a cost oracle (closed-form
+// collectives over a hierarchical picture of the cluster, the default and what the plan searcher
+// and memory pruning use without any replay) and the timer of communication tasks while a replay
+// runs (transfer_timer.h).
 //
 // Ranks are numbered node-major: GPU i sits in node i / gpus_per_node. A communicator is `size`
 // ranks starting at global rank `offset`, consecutive members `stride` apart (Megatron orders ranks
@@ -11,18 +12,23 @@
 // same time; the model charges the shared links for that (each GPU's NIC share, the leaf uplinks
 // under oversubscription).
 //
-// Two implementations: the analytical one (closed forms; the default and the search's fast path)
-// and the SimGrid one (simgrid_network.h: the same algorithms' flows on the cluster's topology
-// graph, all groups of a kind at once, so that they contend for shared links). Workloads ask for
-// every duration before the replay runs; on the SimGrid network the replay then runs its transfers
-// as flows on one fabric as it goes (workloads/replay/flow_replay.h), so traffic of different
-// kinds (TP with DP, one job with another) contends too.
+// Two implementations: the analytical one (closed forms; tasks end at start + their cost) and the
+// SimGrid one (simgrid_network.h: the same algorithms' flows on the cluster's topology graph, all
+// groups of a kind at once, so that they contend for shared links; its timer runs every transfer
+// of a replay as flows on one fabric as the replay reaches it, so traffic of different kinds, TP
+// with DP, one job with another, contends too). Workloads never tell them apart.
 #include "hardware/collectives/collective.h"
 #include "hardware/spec.h"
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
+
+namespace fathom::sim {
+class Simulator;
+}
 
 namespace fathom::hardware {
 
@@ -37,6 +43,14 @@ struct CommGroup {
     static CommGroup of(std::vector<int> ranks);
     int count() const { return members.empty() ? size : static_cast<int>(members.size()); }
     int rank(int i) const { return members.empty() ? offset + i * stride : members[static_cast<size_t>(i)]; }
+};
+
+// What a communication moves: one collective of `bytes` (the nccl-tests size) on the communicator
+// `group`.
+struct Transfer {
+    Collective collective = Collective::AllReduce;
+    double bytes = 0;
+    CommGroup group;
 };
 
 struct CollectiveCost {
@@ -54,10 +68,14 @@ struct CollectivePlan {
     std::vector<Flow> flows;
 };
 
+class TransferTimer;
+
 class NetworkModel {
 public:
     virtual ~NetworkModel() = default;
+    // The cost oracle: one collective on `group` (and every group of its kind at once).
     virtual CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const = 0;
+    CollectiveCost cost(const Transfer& t) const { return collective(t.collective, t.bytes, t.group); }
     // The layout (nodes spanned, ranks per node at most) of a group on this cluster.
     virtual GroupLayout layout(const CommGroup& group) const = 0;
     // The algorithm collective() picks and its flows. The default has no flows (a test double).
@@ -65,6 +83,12 @@ public:
         const CollectiveCost c = collective(op, bytes, group);
         return CollectivePlan{c.algorithm, c.seconds, c.seconds, {}};
     }
+    // The timer of communication tasks run on `sim` (transfer_timer.h). The default is the closed
+    // form: a task ends at its start + its planned cost, a transfer outside a graph at now + cost().
+    virtual std::unique_ptr<TransferTimer> timer(sim::Simulator& sim) const;
+    // Called with the number of collectives the backend has simulated so far after each new one (a
+    // progress bar); the closed form simulates none and never calls it.
+    virtual void set_progress(std::function<void(int64_t)> progress) { (void)progress; }
 };
 
 // `algorithm` empty: pick the fastest supporting algorithm per call, like NCCL's tuner; else

@@ -1,6 +1,7 @@
 #include "hardware/network/simgrid_network.h"
 
 #include "hardware/network/flow_solver.h"
+#include "hardware/network/transfer_timer.h"
 #include "hardware/routing/routing.h"
 #include "sim/error.h"
 
@@ -60,6 +61,7 @@ public:
     }
     const Topology& topology() const override { return topo_; }
     void set_progress(std::function<void(int64_t)> progress) override { progress_ = std::move(progress); }
+    std::unique_ptr<TransferTimer> timer(sim::Simulator& sim) const override { return make_flow_timer(sim, session()); }
 
     CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const override {
         if (group.count() <= 1 || bytes <= 0) return {0.0, "none"};
@@ -189,7 +191,7 @@ public:
     explicit Session(const SimgridNetwork& net) : net_(net), cache_(net.topology()) {}
 
     int add_pattern(const std::vector<CollectiveCall>& calls) override {
-        FATHOM_CHECK(!solver_ && users_.empty(), "flow session: pattern declared after the first start");
+        FATHOM_CHECK(!solver_ && isolated_.empty(), "flow session: pattern declared after the first start");
         // The bytes a pattern moves over one path travel as one flow (NCCL's channels between two
         // GPUs over the same links are one stream to the fabric), in order of first use.
         Pattern p;
@@ -208,29 +210,29 @@ public:
     }
     double fixed_seconds(int pattern) const override { return patterns_.at(static_cast<size_t>(pattern)).fixed; }
     bool isolated(int pattern) const override {
-        if (users_.empty()) {  // once, when the patterns are complete: how many patterns use each link
-            users_.assign(net_.topology().edges_by_id().size(), 0);
-            for (const Pattern& p : patterns_) {
-                std::vector<int> links;
-                for (const Piece& piece : p.pieces)
-                    links.insert(links.end(), paths_[static_cast<size_t>(piece.path)].begin(),
-                                 paths_[static_cast<size_t>(piece.path)].end());
-                std::sort(links.begin(), links.end());
-                links.erase(std::unique(links.begin(), links.end()), links.end());
-                for (int l : links) ++users_[static_cast<size_t>(l)];
+        if (isolated_.empty()) {  // once, when the patterns are complete: how many patterns use each link
+            std::vector<int> users(net_.topology().edges_by_id().size(), 0);
+            std::vector<std::vector<int>> links(patterns_.size());
+            for (size_t k = 0; k < patterns_.size(); ++k) {
+                for (const Piece& piece : patterns_[k].pieces)
+                    links[k].insert(links[k].end(), paths_[static_cast<size_t>(piece.path)].begin(),
+                                    paths_[static_cast<size_t>(piece.path)].end());
+                std::sort(links[k].begin(), links[k].end());
+                links[k].erase(std::unique(links[k].begin(), links[k].end()), links[k].end());
+                for (int l : links[k]) ++users[static_cast<size_t>(l)];
             }
+            for (const auto& ls : links)
+                isolated_.push_back(
+                    std::all_of(ls.begin(), ls.end(), [&users](int l) { return users[static_cast<size_t>(l)] == 1; }));
         }
-        for (const Piece& piece : patterns_.at(static_cast<size_t>(pattern)).pieces)
-            for (int l : paths_[static_cast<size_t>(piece.path)])
-                if (users_[static_cast<size_t>(l)] > 1) return false;
-        return true;
+        return isolated_.at(static_cast<size_t>(pattern));
     }
     int pieces(int pattern) const { return static_cast<int>(patterns_.at(static_cast<size_t>(pattern)).pieces.size()); }
 
     size_t start(int pattern, double scale, uint64_t tag) override {
         const Pattern& p = patterns_.at(static_cast<size_t>(pattern));
         if (!solver_) {
-            solver_ = make_simgrid_solver();
+            solver_ = make_lone_flow_solver(make_simgrid_solver());
             for (const auto& e : net_.topology().edges_by_id()) solver_->add_link(net_.topology().link(e).capacity());
             for (const auto& path : paths_) solver_->add_path(path);
         }
@@ -302,7 +304,7 @@ private:
     std::unordered_map<uint64_t, uint64_t> flow_instance_;
     std::unordered_map<uint64_t, Instance> instances_;
     std::vector<uint64_t> ended_;
-    mutable std::vector<int> users_;  // per link, the patterns that use it (isolated())
+    mutable std::vector<bool> isolated_;  // per pattern (isolated())
 };
 
 std::unique_ptr<FlowSession> SimgridNetwork::session() const { return std::make_unique<Session>(*this); }

@@ -7,7 +7,8 @@
 //
 // Time of one call: the algorithm's fixed part (launch, latencies: the closed form with no bytes)
 // plus the time until its last flow ends. collective() gives the slowest of the sibling calls (a
-// step waits for all of them) and caches it per (operation, bytes, group).
+// step waits for all of them) and caches it per (operation, bytes, group). timer() runs a replay's
+// communication tasks as flows on one session (flow_timer.cpp, transfer_timer.h).
 #include "hardware/network/network_model.h"
 #include "hardware/topology/topology.h"
 
@@ -35,7 +36,7 @@ struct CallResult {
 };
 
 // A live flow simulation on a network's topology, for a replay that starts transfers as it goes
-// (workloads/replay/flow_replay.h) with fathom's clock as the master. Patterns (sets of collective
+// (the flow timer, flow_timer.cpp) with fathom's clock as the master. Patterns (sets of collective
 // calls that run together, e.g. every DP ring of a pipeline stage) are declared first, and routed
 // once (a connection keeps its ECMP path); then instances of them start at the session's current
 // time with their bytes scaled, and advance() reports the instances whose last flow ended (their
@@ -60,15 +61,19 @@ public:
     virtual uint64_t flows_started() const = 0;
 };
 
+// The flow backend's own interface, for tools that ask for flows by name (tests, benchmarks,
+// `fathom share`); workloads use NetworkModel only.
 class FlowNetworkModel : public NetworkModel {
 public:
     virtual std::unique_ptr<FlowSession> session() const = 0;
     // Runs these calls together in one simulation (each starting at its `start`).
     virtual std::vector<CallResult> run(const std::vector<CollectiveCall>& calls) const = 0;
     virtual const Topology& topology() const = 0;
-    // Called with the number of collectives simulated so far after each new one (a progress bar).
-    virtual void set_progress(std::function<void(int64_t)> progress) = 0;
 };
+
+// The timer of communication tasks on `session` (flow_timer.cpp): what FlowNetworkModel::timer()
+// returns for a session of its own.
+std::unique_ptr<TransferTimer> make_flow_timer(sim::Simulator& sim, std::unique_ptr<FlowSession> session);
 
 // `routing`: a routing_registry() name; `algorithm` as for make_analytical_network.
 std::unique_ptr<FlowNetworkModel> make_simgrid_network(const ClusterSpec& cluster, const std::string& routing = "ecmp",

@@ -8,8 +8,18 @@
 // crosses exactly that path. Links have latency 0 (see flow_solver.h) and are not shared between
 // directions (fathom builds one link per direction).
 //
-// Protocol (native byte order, one process pair): 'S' u64 tag, i32 path, f64 bytes -> nothing;
-// 'A' f64 until -> f64 time, u32 n, n x u64 tags; 'Q' -> the child exits.
+// Driving the flows: a pool of sender and receiver actor pairs, each pair with its own mailbox,
+// reused from flow to flow (the pool grows to the most flows running at once). A flow wakes an
+// idle pair: the sender moves to the path's source host and puts the flow's bytes; the receiver,
+// waiting on the sink, records the end and wakes the serving actor through one semaphore, so an
+// end costs a few context switches whatever the number of flows running. Creating two actors per
+// flow (stacks allocated and cleared each time) cost most of a step's time; Comm::sendto_async
+// files every comm under maestro, whose list SimGrid 3.32 searches linearly when a comm ends, and
+// Comm::wait_any costs the number of flows at each end: both are quadratic in the flows running.
+//
+// Protocol (native byte order, one process pair, buffered: the parent sends its starts with the
+// next advance in one write): 'S' u64 tag, i32 path, f64 bytes -> nothing; 'A' f64 until ->
+// f64 time, u32 n, n x u64 tags; 'Q' -> the child exits.
 #include "hardware/network/flow_solver.h"
 
 #include <simgrid/s4u.hpp>
@@ -24,6 +34,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -33,43 +44,212 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-void write_all(int fd, const void* data, size_t n) {
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-        const ssize_t w = ::write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) throw std::runtime_error("SimGrid solver: the child process is gone (write failed)");
-        p += w;
-        n -= static_cast<size_t>(w);
+// Bytes to one end of a pipe, written when flushed.
+class PipeWriter {
+public:
+    explicit PipeWriter(int fd = -1) : fd_(fd) {}
+    template <typename T>
+    void put(T v) {
+        const auto* p = reinterpret_cast<const char*>(&v);
+        buf_.insert(buf_.end(), p, p + sizeof v);
     }
-}
-
-bool read_all(int fd, void* data, size_t n) {
-    char* p = static_cast<char*>(data);
-    while (n > 0) {
-        const ssize_t r = ::read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return false;
-        p += r;
-        n -= static_cast<size_t>(r);
+    void flush() {
+        const char* p = buf_.data();
+        size_t n = buf_.size();
+        while (n > 0) {
+            const ssize_t w = ::write(fd_, p, n);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) throw std::runtime_error("SimGrid solver: the other process is gone (write failed)");
+            p += w;
+            n -= static_cast<size_t>(w);
+        }
+        buf_.clear();
     }
-    return true;
+
+private:
+    int fd_;
+    std::vector<char> buf_;
+};
+
+// Bytes from one end of a pipe, read in large chunks.
+class PipeReader {
+public:
+    explicit PipeReader(int fd = -1) : fd_(fd), buf_(1 << 16) {}
+    // False at the end of the input.
+    bool read(void* data, size_t n) {
+        char* out = static_cast<char*>(data);
+        while (n > 0) {
+            if (pos_ == end_ && !fill()) return false;
+            const size_t k = std::min(n, end_ - pos_);
+            std::memcpy(out, buf_.data() + pos_, k);
+            pos_ += k;
+            out += k;
+            n -= k;
+        }
+        return true;
+    }
+    template <typename T>
+    T get() {
+        T v{};
+        if (!read(&v, sizeof v)) throw std::runtime_error("SimGrid solver: the other process is gone (read failed)");
+        return v;
+    }
+
+private:
+    bool fill() {
+        for (;;) {
+            const ssize_t r = ::read(fd_, buf_.data(), buf_.size());
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) return false;
+            pos_ = 0;
+            end_ = static_cast<size_t>(r);
+            return true;
+        }
+    }
+    int fd_;
+    std::vector<char> buf_;
+    size_t pos_ = 0, end_ = 0;
+};
+
+void configure(sg4::Engine& engine) {
+    engine.set_config("network/model:CM02");
+    engine.set_config("network/TCP-gamma:0");
+    engine.set_config("network/crosstraffic:0");
+    engine.set_config("maxmin/precision:1e-9");
+    engine.set_config("surf/precision:1e-9");
+    engine.set_config("contexts/stack-size:16");  // KiB (SimGrid clears each stack): the pool's actors only wait
+    engine.set_config("contexts/guard-size:0");
 }
 
-template <typename T>
-void put(int fd, T v) {
-    write_all(fd, &v, sizeof v);
-}
-template <typename T>
-T get(int fd) {
-    T v{};
-    if (!read_all(fd, &v, sizeof v))
-        throw std::runtime_error("SimGrid solver: the child process is gone (read failed)");
-    return v;
+struct Platform {
+    sg4::Host* sink = nullptr;
+    std::vector<sg4::Host*> sources;  // per path
+};
+
+Platform build_platform(const std::vector<double>& links, const std::vector<std::vector<int>>& paths) {
+    auto* zone = sg4::create_star_zone("fathom");
+    Platform p;
+    p.sink = zone->create_host("sink", 1e9);
+    std::vector<sg4::Link*> sg_links;
+    sg_links.reserve(links.size());
+    for (size_t i = 0; i < links.size(); ++i)
+        sg_links.push_back(zone->create_link("l" + std::to_string(i), links[i])
+                               ->set_latency(0)
+                               ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
+                               ->seal());
+    p.sources.reserve(paths.size());
+    for (size_t k = 0; k < paths.size(); ++k) {
+        p.sources.push_back(zone->create_host("p" + std::to_string(k), 1e9));
+        std::vector<sg4::LinkInRoute> route;
+        for (int l : paths[k]) route.emplace_back(sg_links[static_cast<size_t>(l)]);
+        zone->add_route(p.sources.back()->get_netpoint(), nullptr, nullptr, nullptr, route, false);
+    }
+    zone->add_route(nullptr, p.sink->get_netpoint(), nullptr, nullptr, {}, false);
+    zone->seal();
+    return p;
 }
 
-// Runs in the child: build the platform, serve commands until 'Q' or end of input.
-[[noreturn]] void serve(const std::vector<double>& links, const std::vector<std::vector<int>>& paths, int in, int out) {
+// Runs in the child, as the serving actor: starts flows on the pool, reports their ends.
+class FlowServer {
+public:
+    FlowServer(Platform platform, int in, int out) : platform_(std::move(platform)), in_(in), out_(out) {}
+
+    void serve() {
+        for (;;) {
+            char cmd = 0;
+            if (!in_.read(&cmd, 1) || cmd == 'Q') ::_exit(0);  // nothing to clean up in a child
+            if (cmd == 'S') {
+                const auto tag = in_.get<uint64_t>();
+                const auto path = in_.get<int32_t>();
+                const auto bytes = in_.get<double>();
+                start(platform_.sources.at(static_cast<size_t>(path)), bytes, tag);
+            } else {
+                advance(in_.get<double>());  // 'A'
+            }
+        }
+    }
+
+private:
+    // A sender and a receiver meeting on their own mailbox; idle between flows.
+    struct Slot {
+        sg4::Mailbox* box = nullptr;
+        sg4::SemaphorePtr go;
+        sg4::Host* from = nullptr;
+        uint64_t size = 0;
+        uint64_t tag = 0;
+    };
+
+    void start(sg4::Host* from, double bytes, uint64_t tag) {
+        Slot* s = idle_slot();
+        s->from = from;
+        s->size = static_cast<uint64_t>(std::max(1.0, std::ceil(bytes)));
+        s->tag = tag;
+        ++running_;
+        s->go->release();
+    }
+
+    Slot* idle_slot() {
+        if (!idle_.empty()) {
+            Slot* s = idle_.back();
+            idle_.pop_back();
+            return s;
+        }
+        Slot* s = &slots_.emplace_back();
+        s->box = sg4::Mailbox::by_name("m" + std::to_string(slots_.size()));
+        s->go = sg4::Semaphore::create(0);
+        sg4::Actor::create("send", platform_.sink, [s] {
+            for (;;) {
+                s->go->acquire();
+                sg4::this_actor::set_host(s->from);
+                s->box->put(s, s->size);
+            }
+        })->daemonize();
+        sg4::Actor::create("recv", platform_.sink, [this, s] {
+            for (;;) {
+                s->box->get<Slot>();
+                finished_.push_back(s->tag);  // before the slot can be reused
+                idle_.push_back(s);
+                --running_;
+                ended_->release();
+            }
+        })->daemonize();
+        return s;
+    }
+
+    // Runs to `until` or to the next end, whichever is first. Flows that ended at this date but
+    // whose receivers have not run yet are reported by the next advance, at the same date.
+    void advance(double until) {
+        while (finished_.empty()) {
+            const double t = sg4::Engine::get_clock();
+            if (running_ == 0) {
+                if (std::isfinite(until) && until > t) sg4::this_actor::sleep_until(until);
+                break;
+            }
+            if (std::isfinite(until) && until <= t) break;
+            if (!std::isfinite(until)) ended_->acquire();
+            else if (ended_->acquire_timeout(until - t)) break;  // true: timed out
+        }
+        PipeWriter& w = out_;
+        w.put<double>(sg4::Engine::get_clock());
+        w.put<uint32_t>(static_cast<uint32_t>(finished_.size()));
+        for (uint64_t tag : finished_) w.put<uint64_t>(tag);
+        w.flush();
+        finished_.clear();
+    }
+
+    Platform platform_;
+    PipeReader in_;
+    PipeWriter out_;
+    std::deque<Slot> slots_;  // stable addresses
+    std::vector<Slot*> idle_;
+    std::vector<uint64_t> finished_;
+    size_t running_ = 0;
+    sg4::SemaphorePtr ended_ = sg4::Semaphore::create(0);
+};
+
+// The child: builds the platform, serves commands until 'Q' or the end of input.
+[[noreturn]] void run_child(const std::vector<double>& links, const std::vector<std::vector<int>>& paths, int in,
+                            int out) {
     int rc = 0;
     try {
         xbt_log_control_set("root.thresh:critical");
@@ -77,82 +257,9 @@ T get(int fd) {
         char arg0[] = "fathom-simgrid";
         char* argv[] = {arg0, nullptr};
         sg4::Engine engine(&argc, argv);
-        engine.set_config("network/model:CM02");
-        engine.set_config("network/TCP-gamma:0");
-        engine.set_config("network/crosstraffic:0");
-        engine.set_config("maxmin/precision:1e-9");
-        engine.set_config("surf/precision:1e-9");
-        engine.set_config("contexts/stack-size:16");  // KiB (SimGrid clears each stack): the flow actors only wait
-        engine.set_config("contexts/guard-size:0");
-        auto* zone = sg4::create_star_zone("fathom");
-        sg4::Host* sink = zone->create_host("sink", 1e9);
-        std::vector<sg4::Link*> sg_links;
-        sg_links.reserve(links.size());
-        for (size_t i = 0; i < links.size(); ++i)
-            sg_links.push_back(zone->create_link("l" + std::to_string(i), links[i])
-                                   ->set_latency(0)
-                                   ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
-                                   ->seal());
-        std::vector<sg4::Host*> sources;
-        sources.reserve(paths.size());
-        for (size_t p = 0; p < paths.size(); ++p) {
-            sources.push_back(zone->create_host("p" + std::to_string(p), 1e9));
-            std::vector<sg4::LinkInRoute> route;
-            for (int l : paths[p]) route.emplace_back(sg_links[static_cast<size_t>(l)]);
-            zone->add_route(sources.back()->get_netpoint(), nullptr, nullptr, nullptr, route, false);
-        }
-        zone->add_route(nullptr, sink->get_netpoint(), nullptr, nullptr, {}, false);
-        zone->seal();
-
-        // Each flow has a small actor that waits for it, records its end and releases a semaphore;
-        // the serving actor waits on that semaphore, so one end costs one wake-up whatever the
-        // number of flows running (Comm::wait_any over all of them costs their number each time).
-        std::vector<uint64_t> finished;
-        size_t running = 0;
-        const sg4::SemaphorePtr ended = sg4::Semaphore::create(0);
-        sg4::Actor::create("fathom", sink, [&]() {
-            for (;;) {
-                char cmd = 0;
-                if (!read_all(in, &cmd, 1) || cmd == 'Q') return;
-                if (cmd == 'S') {
-                    const auto tag = get<uint64_t>(in);
-                    const auto path = get<int32_t>(in);
-                    const auto bytes = get<double>(in);
-                    const auto size = static_cast<uint64_t>(std::max(1.0, std::ceil(bytes)));
-                    ++running;
-                    // A sender on the path's source host and a receiver on the sink meet on the
-                    // flow's own mailbox. (Comm::sendto_async files every comm under one issuer whose
-                    // list SimGrid searches linearly when a comm ends: quadratic in the flows.)
-                    sg4::Host* from = sources[static_cast<size_t>(path)];
-                    sg4::Mailbox* box = sg4::Mailbox::by_name("f" + std::to_string(tag));
-                    sg4::Actor::create("send", from, [box, size]() { box->put(box, size); });
-                    sg4::Actor::create("recv", sink, [box, tag, &finished, &running, ended]() {
-                        box->get<sg4::Mailbox>();
-                        finished.push_back(tag);
-                        --running;
-                        ended->release();
-                    });
-                    continue;
-                }
-                const auto until = get<double>(in);  // 'A'
-                while (finished.empty()) {
-                    const double t = sg4::Engine::get_clock();
-                    if (running == 0) {
-                        if (std::isfinite(until) && until > t) sg4::this_actor::sleep_until(until);
-                        break;
-                    }
-                    if (std::isfinite(until) && until <= t) break;
-                    if (!std::isfinite(until)) ended->acquire();
-                    else if (ended->acquire_timeout(until - t)) break;  // true: timed out
-                }
-                // Flows that ended at this date but whose actors have not run yet are reported by
-                // the next advance, at the same date.
-                put<double>(out, sg4::Engine::get_clock());
-                put<uint32_t>(out, static_cast<uint32_t>(finished.size()));
-                for (uint64_t t : finished) put<uint64_t>(out, t);
-                finished.clear();
-            }
-        });
+        configure(engine);
+        FlowServer server(build_platform(links, paths), in, out);
+        sg4::Actor::create("fathom", engine.host_by_name("sink"), [&server] { server.serve(); });
         engine.run();
     } catch (...) {
         rc = 3;
@@ -190,11 +297,10 @@ public:
         if (path < 0 || static_cast<size_t>(path) >= paths_.size())
             throw std::logic_error("SimGrid solver: unknown path");
         launch();
-        const char c = 'S';
-        write_all(to_child_, &c, 1);
-        put<uint64_t>(to_child_, tag);
-        put<int32_t>(to_child_, path);
-        put<double>(to_child_, bytes);
+        out_.put<char>('S');
+        out_.put<uint64_t>(tag);
+        out_.put<int32_t>(path);
+        out_.put<double>(bytes);
     }
     double advance(double until, std::vector<uint64_t>& done) override {
         done.clear();
@@ -202,12 +308,12 @@ public:
             if (std::isfinite(until)) now_ = std::max(now_, until);
             return now_;
         }
-        const char c = 'A';
-        write_all(to_child_, &c, 1);
-        put<double>(to_child_, until);
-        now_ = get<double>(from_child_);
-        const auto n = get<uint32_t>(from_child_);
-        for (uint32_t i = 0; i < n; ++i) done.push_back(get<uint64_t>(from_child_));
+        out_.put<char>('A');
+        out_.put<double>(until);
+        out_.flush();
+        now_ = in_.get<double>();
+        const auto n = in_.get<uint32_t>();
+        for (uint32_t i = 0; i < n; ++i) done.push_back(in_.get<uint64_t>());
         return now_;
     }
     double now() const override { return now_; }
@@ -225,20 +331,29 @@ private:
         if (pid == 0) {
             ::close(down[1]);
             ::close(up[0]);
-            serve(links_, paths_, down[0], up[1]);
+            run_child(links_, paths_, down[0], up[1]);
         }
         ::close(down[0]);
         ::close(up[1]);
         pid_ = pid;
         to_child_ = down[1];
         from_child_ = up[0];
+        out_ = PipeWriter(to_child_);
+        in_ = PipeReader(from_child_);
         std::signal(SIGPIPE, SIG_IGN);  // a dead child shows as a failed write, not a signal
+        if (now_ > 0) {                 // the engine starts at 0: bring it to the time reached without flows
+            std::vector<uint64_t> none;
+            const double until = now_;
+            advance(until, none);
+        }
     }
 
     std::vector<double> links_;
     std::vector<std::vector<int>> paths_;
     pid_t pid_ = -1;
     int to_child_ = -1, from_child_ = -1;
+    PipeWriter out_;
+    PipeReader in_;
     double now_ = 0;
 };
 

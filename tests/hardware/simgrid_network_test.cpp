@@ -48,6 +48,50 @@ TEST_CASE("flow solver: max-min sharing of one link, completions in order", "[ha
     CHECK(done.empty());
 }
 
+TEST_CASE("lone-flow shortcut: the same ends as SimGrid alone, with only the contended flows in it",
+          "[hardware][simgrid]") {
+    // Links: 0 and 1 of 100 B/s, 2 of 50 B/s. Group A at t = 0: a1 (300 B on links 0, 2) and a2
+    // (100 B on links 0, 1) share link 0, so a1 gets 50 (its link 2 is 50 anyway) and a2 the other
+    // 50: a2 ends at 2, then a1 alone at 50 B/s (link 2) ends at 6. Lone: computed without SimGrid.
+    // Flow b (100 B on link 1) at t = 3, while a1 runs on links 0 and 2 only: lone too, ends at 4.
+    // Flow c (50 B on link 2) at t = 4: link 2 is a1's, so a1 joins SimGrid with its 100 B left and
+    // they share link 2 at 25 B/s: c ends at 6, a1 has 50 B left, alone at 50 B/s: ends at 7.
+    auto script = [](FlowSolver& s) {
+        const int l0 = s.add_link(100), l1 = s.add_link(100), l2 = s.add_link(50);
+        const int p1 = s.add_path({l0, l2}), p2 = s.add_path({l0, l1}), pb = s.add_path({l1}), pc = s.add_path({l2});
+        std::vector<std::pair<uint64_t, double>> ends;
+        std::vector<uint64_t> done;
+        auto run_to = [&](double until) {
+            for (;;) {
+                const double t = s.advance(until, done);
+                for (uint64_t tag : done) ends.emplace_back(tag, t);
+                if (done.empty() || t >= until) return;
+            }
+        };
+        s.start(p1, 300, 1);
+        s.start(p2, 100, 2);
+        run_to(3.0);
+        s.start(pb, 100, 3);
+        run_to(4.0);
+        s.start(pc, 50, 4);
+        run_to(1e9);
+        return ends;
+    };
+    const auto simgrid = make_simgrid_solver();
+    const auto shortcut = make_lone_flow_solver(make_simgrid_solver());
+    const auto expected = script(*simgrid);
+    const auto got = script(*shortcut);
+    const std::vector<std::pair<uint64_t, double>> derived = {{2, 2.0}, {3, 4.0}, {4, 6.0}, {1, 7.0}};
+    REQUIRE(expected.size() == derived.size());
+    REQUIRE(got.size() == derived.size());
+    for (size_t i = 0; i < derived.size(); ++i) {
+        CHECK(expected[i].first == derived[i].first);
+        CHECK(expected[i].second == Approx(derived[i].second).epsilon(1e-9));
+        CHECK(got[i].first == derived[i].first);
+        CHECK(got[i].second == Approx(derived[i].second).epsilon(1e-9));
+    }
+}
+
 TEST_CASE("SimGrid network agrees with the analytical closed forms on uncontended collectives", "[hardware][simgrid]") {
     // Rail-optimized, 16 nodes under one leaf group: every rail has its own leaf, so DP rings of
     // the 8 local indices never share a link; inside a node the switch is non-blocking.

@@ -104,7 +104,7 @@ TEST_CASE("LoRA states and step time, by hand", "[workloads][lora]") {
     const double tokens = 16.0 * 2048, per_token = model.forward_flops_per_token(2048);
     CHECK(rf.model_flops_per_step == Approx(3 * per_token * tokens));
     CHECK(rl.model_flops_per_step == Approx((2 * per_token + 6 * 8 * 262144.0) * tokens));
-    CHECK(rl.stages[0].dp_comm_s < 0.01 * rf.stages[0].dp_comm_s + 1e-9);
+    CHECK(rl.stages[0].comm(models::GroupKind::dp) < 0.01 * rf.stages[0].comm(models::GroupKind::dp) + 1e-9);
     // Not on mixture-of-experts models yet: the check names the key.
     models::ModelSpec moe = model;
     moe.ffn = 0;

@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 using namespace fathom;
 
@@ -47,5 +49,52 @@ TEST_CASE("a report is flat records: identity, metrics, and a row per stage", "[
         CHECK(row.fields.size() == r.tables[0].second.front().fields.size());
         for (const auto& [name, value] : row.fields)
             CHECK_FALSE(std::holds_alternative<std::vector<std::string>>(value));
+    }
+}
+
+TEST_CASE("every group kind a step moves data over has its report column and CLI column", "[plans][evaluate]") {
+    // Three layouts that between them use every stream kind: tp x cp (with dp traffic over the
+    // dp x cp group), tp x pp x dp, and ep x dp. A stage's "<kind>_comm_s" must exist for each kind
+    // the step reports traffic of (StepReport::comm_kinds, or any busy time at all), with that
+    // stream's busy time; the columns fathom has always written stay, 0 where there is no traffic.
+    const auto& ctx = testing::source_context();
+    struct Case {
+        const char* example;
+        std::vector<std::string> sets;
+        std::vector<models::GroupKind> expect;
+    };
+    using G = models::GroupKind;
+    const std::vector<Case> cases = {
+        {"quickstart.yaml", {"parallel.tp=4", "parallel.cp=2"}, {G::tp, G::cp, G::dp}},
+        {"gpt3-175b-128xh100.yaml", {}, {G::tp, G::dp, G::pp}},
+        {"moe-qwen3-30b-16xh100.yaml", {}, {G::ep, G::dp}},
+    };
+    for (const Case& c : cases) {
+        INFO(c.example);
+        const auto s = scenarios::load_scenario(testing::example(c.example), *ctx.catalog, c.sets);
+        const plans::Outcome o = plans::evaluate(s, ctx);
+        REQUIRE(o.ok());
+        const workloads::StepReport& step = *o.training();
+        CHECK(step.comm_kinds == c.expect);
+        const plans::Report r = plans::make_report(s, o);
+        REQUIRE(r.tables.size() == 1);
+        const auto& rows = r.tables[0].second;
+        REQUIRE(rows.size() == step.stages.size());
+        for (size_t i = 0; i < rows.size(); ++i)
+            for (int g = 0; g < models::kGroupKinds; ++g) {
+                const auto kind = static_cast<models::GroupKind>(g);
+                const std::string column = plans::comm_column(kind);
+                INFO("stage " << i << " " << column);
+                const bool traffic =
+                    std::find(step.comm_kinds.begin(), step.comm_kinds.end(), kind) != step.comm_kinds.end() ||
+                    step.stages[i].comm(kind) > 0;
+                const bool always = kind != G::edp;  // tp, cp, pp, dp, ep: written since the first report
+                const auto* v = rows[i].find(column);
+                if (traffic || always) {
+                    REQUIRE(v != nullptr);
+                    CHECK(std::get<double>(*v) == step.stages[i].comm(kind));
+                }
+                if (traffic) CHECK(step.stages[i].comm(kind) > 0);
+            }
     }
 }

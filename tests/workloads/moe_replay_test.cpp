@@ -38,10 +38,10 @@ TEST_CASE("the replay runs the expert all-to-alls on their own stream", "[worklo
     const auto alone = testing::predict(m, cluster, p);
     p.layout.ep = 4;
     const auto spread = testing::predict(m, cluster, p);
-    CHECK(alone.stages[0].ep_comm_s == 0);
-    CHECK(spread.stages[0].ep_comm_s > 0);
+    CHECK(alone.stages[0].comm(models::GroupKind::ep) == 0);
+    CHECK(spread.stages[0].comm(models::GroupKind::ep) > 0);
     CHECK(spread.stages[0].compute_s == Approx(alone.stages[0].compute_s).epsilon(0.05));
-    CHECK(spread.step_time_s >= spread.stages[0].compute_s + 0.99 * spread.stages[0].ep_comm_s);
+    CHECK(spread.step_time_s >= spread.stages[0].compute_s + 0.99 * spread.stages[0].comm(models::GroupKind::ep));
     // Regression: ZeRO-3 without gradient-reduction overlap once deadlocked the dp stream (its
     // reduce-scatters held back behind gathers the backward waits for).
     p.training.zero_stage = 3;
@@ -118,8 +118,8 @@ TEST_CASE("DeepEP sends a token once per destination rank or node; EP overlap hi
     const auto blocking = testing::predict(m, cluster, p);
     p.stack.ep_comm_overlap = true;
     const auto overlapped = testing::predict(m, cluster, p);
-    CHECK(overlapped.stages[0].ep_comm_s == Approx(blocking.stages[0].ep_comm_s));
-    CHECK(overlapped.step_time_s < blocking.step_time_s - 0.5 * blocking.stages[0].ep_comm_s);
+    CHECK(overlapped.stages[0].comm(models::GroupKind::ep) == Approx(blocking.stages[0].comm(models::GroupKind::ep)));
+    CHECK(overlapped.step_time_s < blocking.step_time_s - 0.5 * blocking.stages[0].comm(models::GroupKind::ep));
 }
 
 TEST_CASE("serving's TP-split experts: every rank routes all tokens, partial sums all-reduced",

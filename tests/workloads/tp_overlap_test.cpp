@@ -166,3 +166,67 @@ TEST_CASE("TP overlap hides only linear layers' TP boundaries, not the MoE dispa
     CHECK(c.hidden_of(GroupKind::tp) == Approx(0.4e-3));
     CHECK(c.compute == Approx(6e-3 + 0.5 * 0.4e-3));
 }
+
+TEST_CASE("a priced layer places each collective by its step's flags, in the order a device issues them",
+          "[workloads][tp]") {
+    // Program (ms): TP AG 1.5 (gemm_fused) | qkv 1 | CP ring send 4 beside 2 attention steps of
+    // 1 ms (attn 2) | proj 0.5 | TP RS 1.0 (gemm_fused) | EP all-to-all 0.7. Under TP and EP
+    // overlap: TP hidden 1.0 + 0.5 = 1.5 (Fused, issued at the layer's start), TP exposed
+    // 0.5 + 0.5 = 1.0 (After); CP stall 4 - 1 = 3 (Awaited) and hidden min(4, 1) = 1 (Beside); EP
+    // 0.7 (Overlapped). Issue order: Awaited cp, Beside cp, Fused tp, After tp, Overlapped ep.
+    // Without overlap: TP 1.5 + 1.0 = 2.5 After, EP 0.7 After (tp before ep).
+    NamedCost cost;
+    cost.times = {{"qkv", 1e-3}, {"attn", 2e-3}, {"proj", 0.5e-3}};
+    PerByte net;
+    workloads::ParallelLayout layout;
+    layout.tp = layout.cp = layout.ep = 2;
+    models::LayerProgram p;
+    p.comm(tp_step(Collective::AllGather, 1.5));
+    p.compute(models::gemm_op("qkv", 64, 64, 64, hardware::Dtype::bf16));
+    models::CommStep ring;
+    ring.collective = Collective::SendRecv;
+    ring.bytes = 4e6;
+    ring.group = GroupKind::cp;
+    ring.attention_steps = 2;
+    ring.overlapped = 1;
+    p.comm(ring);
+    models::OpDesc attn = models::memory_op("attn", 1e6);
+    attn.role = models::OpRole::Attention;
+    p.compute(attn);
+    p.compute(models::gemm_op("proj", 64, 64, 64, hardware::Dtype::bf16));
+    p.comm(tp_step(Collective::ReduceScatter, 1.0));
+    models::CommStep a2a;
+    a2a.collective = Collective::AllToAll;
+    a2a.bytes = 0.7e6;
+    a2a.group = GroupKind::ep;
+    p.comm(a2a);
+    using workloads::Placement;
+    struct Want {
+        GroupKind kind;
+        Placement at;
+        double ms;
+    };
+    auto check = [](const workloads::PassCost& c, const std::vector<Want>& want) {
+        const workloads::PlacedComms placed = c.placed();
+        REQUIRE(placed.size == want.size());
+        for (size_t i = 0; i < want.size(); ++i) {
+            INFO("task " << i);
+            CHECK(placed.items[i].kind == want[i].kind);
+            CHECK(placed.items[i].at == want[i].at);
+            CHECK(placed.items[i].seconds == Approx(want[i].ms * 1e-3));
+        }
+    };
+    workloads::ProgramCoster overlapped(cost, net, layout);
+    overlapped.set_tp_overlap(0.0);
+    overlapped.set_ep_overlap(true);
+    check(overlapped.cost(p), {{GroupKind::cp, Placement::Awaited, 3.0},
+                               {GroupKind::cp, Placement::Beside, 1.0},
+                               {GroupKind::tp, Placement::Fused, 1.5},
+                               {GroupKind::tp, Placement::After, 1.0},
+                               {GroupKind::ep, Placement::Overlapped, 0.7}});
+    workloads::ProgramCoster blocking(cost, net, layout);
+    check(blocking.cost(p), {{GroupKind::cp, Placement::Awaited, 3.0},
+                             {GroupKind::cp, Placement::Beside, 1.0},
+                             {GroupKind::tp, Placement::After, 2.5},
+                             {GroupKind::ep, Placement::After, 0.7}});
+}

@@ -7,7 +7,8 @@
 //   BM_FlowScaling/N  the SimGrid network's cost against its number of flows: an all-reduce of every
 //                     rank-aligned DP group (one GPU per node, 8 groups) of N H100 nodes on a
 //                     fat-tree-2 with ECMP, plus a 16-GPU all-to-all per pair of nodes
-//                     (flows_per_s = simulated flows per wall second)
+//                     (flows_per_s = simulated flows per wall second; groups of flows alone on
+//                     their links are shared max-min outside SimGrid, hardware/network/lone_flows.cpp)
 //   BM_Search/T       plan search (plans/search.h) over the whole default training space of Llama
 //                     3.1 70B on 1,024 H100 (tp, pp, vp, micro-batch, ZeRO, recompute, bf16 and
 //                     fp8) on T threads; candidates_per_s = candidates (pruned or simulated) per
@@ -200,7 +201,8 @@ StepCase deepseek_v3_2048_h800() {
 }
 
 // The same steps with the SimGrid flow-level network (cluster.network: simgrid, ECMP): every
-// distinct collective of the step simulated with all its sibling groups, in a child process each.
+// distinct collective of the step priced with all its sibling groups, in a child process each, then
+// the step's transfers run as flows on one fabric (the network's timer, another child process).
 StepCase with_simgrid(StepCase c) {
     c.cluster.network = hardware::NetworkBackend::Simgrid;
     return c;

@@ -49,6 +49,10 @@ std::string one_file(const Args& a);
 void write_file(const std::string& path, const std::string& text);
 void write_json(const std::string& path, const nlohmann::json& j);
 std::string gib(double bytes);  // "12.3 GiB"
+// The per-stage table of a training step: compute, a busy-time column per group kind in `kinds`
+// ("<kind>_s"), exposed communication, idle time and peak memory; each line starts with `indent`.
+void print_stage_table(const std::vector<workloads::StageReport>& stages, const std::vector<models::GroupKind>& kinds,
+                       const char* indent);
 // A flat record (plans/report.h) as a JSON object, dotted names nested; a report as one object
 // with its tables as arrays; records as CSV with the given columns (strings quoted, a field a
 // record lacks left empty).

@@ -40,14 +40,7 @@ void print_case_details(const std::vector<CompareResult>& results) {
         if (!r.not_modelled.empty()) std::printf("  not modelled %s\n", joined(r.not_modelled).c_str());
         if (r.stages.empty()) continue;
         std::printf("  step time    %.4f s\n", r.step_time_s);
-        std::printf("  %-6s %6s %10s %10s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s",
-                    "cp_s", "pp_s", "dp_s", "ep_s", "exposed_s", "idle_s", "peak_mem");
-        for (size_t i = 0; i < r.stages.size(); ++i) {
-            const auto& st = r.stages[i];
-            std::printf("  %-6zu %6d %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %12s\n", i, st.layers,
-                        st.compute_s, st.tp_comm_s, st.cp_comm_s, st.pp_comm_s, st.dp_comm_s, st.ep_comm_s,
-                        st.exposed_comm_s, st.idle_s, gib(st.memory.total()).c_str());
-        }
+        print_stage_table(r.stages, plans::comm_kinds_of(r.stages), "  ");
     }
 }
 
@@ -108,6 +101,19 @@ void print_not_modelled(const std::vector<CompareResult>& results) {
             std::printf("  %-42s %s\n", r.id.c_str(), joined(r.not_modelled).c_str());
 }
 
+// One stage of a case's step in the --json output: its busy times ("<kind>_comm_s", the kinds
+// fathom has always written and any other with traffic) and memory.
+nlohmann::json stage_json(const workloads::StageReport& x) {
+    plans::Record rec;
+    rec.add("layers", int64_t{x.layers});
+    rec.add("compute_s", x.compute_s);
+    plans::add_comm_columns(rec, x, plans::comm_kinds_of({x}));
+    rec.add("exposed_comm_s", x.exposed_comm_s);
+    rec.add("idle_s", x.idle_s);
+    rec.add("peak_memory_bytes", x.memory.total());
+    return record_json(rec);
+}
+
 void write_compare_json(const std::string& path, const std::vector<CompareResult>& results,
                         const nlohmann::json& ranks) {
     nlohmann::json arr = nlohmann::json::array();
@@ -115,17 +121,7 @@ void write_compare_json(const std::string& path, const std::vector<CompareResult
         nlohmann::json j = record_json(scenarios::compare_record(r));
         if (r.ok() && !r.stages.empty()) {
             nlohmann::json st = nlohmann::json::array();
-            for (const auto& x : r.stages)
-                st.push_back({{"layers", x.layers},
-                              {"compute_s", x.compute_s},
-                              {"tp_comm_s", x.tp_comm_s},
-                              {"cp_comm_s", x.cp_comm_s},
-                              {"pp_comm_s", x.pp_comm_s},
-                              {"dp_comm_s", x.dp_comm_s},
-                              {"ep_comm_s", x.ep_comm_s},
-                              {"exposed_comm_s", x.exposed_comm_s},
-                              {"idle_s", x.idle_s},
-                              {"peak_memory_bytes", x.memory.total()}});
+            for (const auto& x : r.stages) st.push_back(stage_json(x));
             j["stages"] = st;
         }
         if (r.ok() && !r.range_key.empty()) j["range"]["values"] = r.range_values;

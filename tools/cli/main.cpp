@@ -267,6 +267,24 @@ int validate_training(const Args& a, const plans::Scenario& s) {
     return 0;
 }
 
+}  // namespace
+
+void fathom::cli::print_stage_table(const std::vector<workloads::StageReport>& stages,
+                                    const std::vector<models::GroupKind>& kinds, const char* indent) {
+    // A column per group kind the step moved data over: that stream's busy time.
+    std::printf("%s%-6s %6s %10s", indent, "stage", "layers", "compute_s");
+    for (models::GroupKind g : kinds) std::printf(" %10s", (std::string(sim::name(g)) + "_s").c_str());
+    std::printf(" %10s %10s %12s\n", "exposed_s", "idle_s", "peak_mem");
+    for (size_t i = 0; i < stages.size(); ++i) {
+        const auto& st = stages[i];
+        std::printf("%s%-6zu %6d %10.4f", indent, i, st.layers, st.compute_s);
+        for (models::GroupKind g : kinds) std::printf(" %10.4f", st.comm(g));
+        std::printf(" %10.4f %10.4f %12s\n", st.exposed_comm_s, st.idle_s, gib(st.memory.total()).c_str());
+    }
+}
+
+namespace {
+
 int cmd_run(const Args& a, bool validate_only) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
@@ -310,17 +328,8 @@ int cmd_run(const Args& a, bool validate_only) {
             "packed docs     attention %.3f x unpacked on the busiest data-parallel rank, %.3f x the mean rank's\n",
             r.packed_attention_scale, r.packing_imbalance);
     std::printf("exposed comm    %.4f s (mean over stages)\n", r.exposed_comm_s);
-    const bool ep_col = p.layout.ep > 1;  // the expert all-to-all stream, only where there is one
-    std::printf("\n%-6s %6s %10s %10s %10s %10s%s %10s %10s %12s\n", "stage", "layers", "compute_s", "tp_s", "pp_s",
-                "dp_s", ep_col ? "       ep_s" : "", "exposed_s", "idle_s", "peak_mem");
-    for (size_t i = 0; i < r.stages.size(); ++i) {
-        const auto& st = r.stages[i];
-        char epv[32] = "";
-        if (ep_col) std::snprintf(epv, sizeof epv, " %10.4f", st.ep_comm_s);
-        std::printf("%-6zu %6d %10.4f %10.4f %10.4f %10.4f%s %10.4f %10.4f %12s\n", i, st.layers, st.compute_s,
-                    st.tp_comm_s, st.pp_comm_s, st.dp_comm_s, epv, st.exposed_comm_s, st.idle_s,
-                    gib(st.memory.total()).c_str());
-    }
+    std::printf("\n");
+    print_stage_table(r.stages, r.comm_kinds, "");
     std::printf("\nmemory          peak %s of %s per GPU: %s\n", gib(r.peak_memory_bytes).c_str(),
                 gib(r.memory_capacity_bytes).c_str(), r.out_of_memory ? "OUT OF MEMORY" : "fits");
     std::printf("simulated       %zu tasks, %llu events\n", r.tasks, static_cast<unsigned long long>(r.events));

@@ -12,8 +12,7 @@ sim::StreamId StageStreams::of(GroupKind g) const {
     return *s;
 }
 
-StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group,
-                               std::initializer_list<GroupKind> kinds) {
+StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group, const std::vector<GroupKind>& kinds) {
     StageStreams s;
     s.compute = graph.add_stream("compute", group);
     for (GroupKind g : kinds)
@@ -25,8 +24,10 @@ sim::TaskId PassChain::add(sim::StreamId stream, double seconds, uint16_t tag, i
     return graph_.add_task(stream, sim::Time::from_seconds(seconds), (*style_.names)[tag], tag, label_a, label_b);
 }
 
-sim::TaskId PassChain::add_comm(GroupKind g, double seconds, int label_a, int label_b) {
-    return add(streams_.of(g), seconds, style_.comm_tag[static_cast<size_t>(g)], label_a, label_b);
+sim::TaskId PassChain::add_comm(GroupKind g, double seconds, const CommMove& move, int label_a, int label_b, int peer) {
+    const sim::TaskId t = add(streams_.of(g), seconds, style_.comm_tag[static_cast<size_t>(g)], label_a, label_b);
+    carried_.push_back(CommTask{t, g, move, peer});
+    return t;
 }
 
 void PassChain::chain(sim::TaskId t) {
@@ -35,10 +36,16 @@ void PassChain::chain(sim::TaskId t) {
     last_ = t;
 }
 
+void PassChain::follow(sim::TaskId compute, sim::TaskId t) {
+    graph_.add_dependency(compute, t);
+    if (last_ && *last_ != compute) graph_.add_dependency(*last_, t);
+    last_ = t;
+}
+
 void PassChain::segment(const PassCost& c, int label_a, int label_b) {
     auto comms = [&](const std::array<double, models::kGroupKinds>& lumps) {
         for (size_t g = 0; g < lumps.size(); ++g)
-            if (lumps[g] > 0) chain(add_comm(static_cast<GroupKind>(g), lumps[g], label_a, label_b));
+            if (lumps[g] > 0) chain(add_comm(static_cast<GroupKind>(g), lumps[g], c.first[g], label_a, label_b));
     };
     comms(c.lead);
     chain(add_compute(c.compute, label_a, label_b));
@@ -50,7 +57,8 @@ sim::TaskId PassChain::finish(int label_a) {
     sim::TaskId end = *last_;
     for (size_t g = 0; g < overlapped_.size(); ++g) {
         if (!overlapped_[g]) continue;
-        const sim::TaskId join = add_comm(static_cast<GroupKind>(g), 0.0, label_a, -1);
+        // A zero-length join: it moves nothing, so the timer never sees it.
+        const sim::TaskId join = add(streams_.of(static_cast<GroupKind>(g)), 0.0, style_.comm_tag[g], label_a, -1);
         graph_.add_dependency(end, join);
         end = join;
     }

@@ -24,9 +24,19 @@ struct StageStreams {
 };
 
 // Adds a compute stream and one "<kind>-comm" stream per kind, in that order, as timeline group
-// `group` (e.g. "stage 3").
+// `group` (e.g. "stage 3"). A workload gives the kinds its device has traffic of.
 StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group,
-                               std::initializer_list<models::GroupKind> kinds);
+                               const std::vector<models::GroupKind>& kinds);
+
+// A communication task of a device and what it moves, for the network's timer
+// (hardware/network/transfer_timer.h): the stream kind it runs on (its communicator) and, for a
+// pipeline send, the device it goes to.
+struct CommTask {
+    sim::TaskId task = 0;
+    models::GroupKind kind = models::GroupKind::tp;
+    CommMove move;
+    int peer = -1;
+};
 
 // How a workload labels its tasks: a tag (and its interned name) for compute tasks and one per
 // communication kind.
@@ -38,20 +48,24 @@ struct TaskStyle {
 
 class PassChain {
 public:
+    // Communication tasks are listed in `carried` (the device's, for the network's timer).
     PassChain(sim::TaskGraph& graph, const StageStreams& streams, const TaskStyle& style,
-              std::optional<sim::TaskId> input)
-        : graph_(graph), streams_(streams), style_(style), input_(input) {}
+              std::optional<sim::TaskId> input, std::vector<CommTask>& carried)
+        : graph_(graph), streams_(streams), style_(style), input_(input), carried_(carried) {}
 
     // A task on `stream` with `tag`, not yet linked to anything.
     sim::TaskId add(sim::StreamId stream, double seconds, uint16_t tag, int label_a, int label_b);
     sim::TaskId add_compute(double seconds, int label_a, int label_b) {
         return add(streams_.compute, seconds, style_.compute_tag, label_a, label_b);
     }
-    sim::TaskId add_comm(models::GroupKind g, double seconds, int label_a, int label_b);
+    // A communication task on the stream of `g` moving `move`, listed as carried.
+    sim::TaskId add_comm(models::GroupKind g, double seconds, const CommMove& move, int label_a, int label_b,
+                         int peer = -1);
     // `t` waits for the previous link (or the input) and becomes the last link.
     void chain(sim::TaskId t);
-    // Replaces the last link without a dependency (a blocking collective already waiting for it).
-    void advance(sim::TaskId t) { last_ = t; }
+    // `t` waits for `compute` and, where another task followed it, for the last link, and becomes
+    // the last link (a blocking collective after a layer's compute).
+    void follow(sim::TaskId compute, sim::TaskId t);
     // A whole segment on the chain: its lead collectives, its compute (always a task, possibly
     // empty), its trail collectives; zero-length collectives are left out.
     void segment(const PassCost& c, int label_a, int label_b);
@@ -68,6 +82,7 @@ private:
     const StageStreams& streams_;
     const TaskStyle& style_;
     std::optional<sim::TaskId> input_;
+    std::vector<CommTask>& carried_;
     std::optional<sim::TaskId> last_;
     std::array<bool, models::kGroupKinds> overlapped_{};
 };

@@ -9,12 +9,31 @@
 
 namespace fathom::workloads {
 
+PlacedComms PassCost::placed() const {
+    PlacedComms p;
+    for (int at = 0; at <= static_cast<int>(Placement::Overlapped); ++at)
+        for (size_t g = 0; g < lead.size(); ++g) {
+            const auto kind = static_cast<models::GroupKind>(g);
+            const double exposed = lead[g] + trail[g];
+            if (exposed > 0 && static_cast<int>(exposed_at[g]) == at)
+                p.items[p.size++] = {kind, exposed_at[g], exposed};
+            if (hidden[g] > 0 && static_cast<int>(hidden_at[g]) == at)
+                p.items[p.size++] = {kind, hidden_at[g], hidden[g]};
+        }
+    return p;
+}
+
 PassCost& PassCost::operator+=(const PassCost& o) {
     compute += o.compute;
     for (size_t g = 0; g < lead.size(); ++g) {
+        if (lead[g] + trail[g] + hidden[g] <= 0) {  // a kind only `o` has: its placements
+            exposed_at[g] = o.exposed_at[g];
+            hidden_at[g] = o.hidden_at[g];
+        }
         lead[g] += o.lead[g];
         trail[g] += o.trail[g];
         hidden[g] += o.hidden[g];
+        if (first[g].bytes <= 0) first[g] = o.first[g];
     }
     return *this;
 }
@@ -73,13 +92,22 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         const auto& s = steps[i];
         if (s.kind == models::ProgramStep::Kind::Compute) {
             computed = true;
-        } else if (s.comm.collective && s.comm.attention_steps > 0) {
+            continue;
+        }
+        if (!s.comm.collective) continue;
+        const size_t g = static_cast<size_t>(s.comm.group);
+        if (c.first[g].bytes <= 0) c.first[g] = CommMove{*s.comm.collective, s.comm.bytes};
+        if (s.comm.group == models::GroupKind::cp) c.exposed_at[g] = Placement::Awaited;
+        if (s.comm.group == models::GroupKind::ep && ep_overlap_) c.exposed_at[g] = Placement::Overlapped;
+        if (s.comm.attention_steps > 0) {
+            c.exposed_at[g] = Placement::Awaited;
+            c.hidden_at[g] = Placement::Beside;
             overlaps = true;
-        } else if (s.comm.collective) {
+        } else {
             auto& lumps = computed ? c.trail : c.lead;
-            const size_t g = static_cast<size_t>(s.comm.group);
             const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
             if (tp_overlap_ && s.comm.group == models::GroupKind::tp && s.comm.gemm_fused) {
+                c.hidden_at[g] = Placement::Fused;
                 const double hidden = std::min(t, fused_gemm(i, *s.comm.collective));
                 lumps[g] += t - hidden;
                 c.hidden[g] += hidden;

@@ -5,6 +5,16 @@
 // overlapped with the attention steps (CommStep::attention_steps) splits into the time its steps
 // hide and the stall they do not: with attention time A over n steps and k transfers of T each,
 // exposed = k max(0, T - A/n) (in lead or trail, where the step sits), hidden = k min(T, A/n).
+//
+// Where each part runs relative to the layer's compute (Placement) is decided here, from each
+// step's own flags, so that a replay lays the priced layer out without knowing group kinds:
+//   a step beside the attention steps (attention_steps > 0): its stall Awaited, its hidden part
+//     Beside;
+//   a TP boundary fused with its GEMM (gemm_fused) under TP overlap: its exposed part After, its
+//     hidden part Fused;
+//   any other collective After (blocking), except a context-parallel exchange, which feeds the
+//     layer's attention (Awaited), and an expert-parallel all-to-all under EP overlap, which runs
+//     beside another micro-batch's compute (Overlapped).
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/program/layer_program.h"
@@ -17,6 +27,39 @@
 
 namespace fathom::workloads {
 
+// What a communication task of a replay moves: the first collective of its group kind in the
+// priced program (a task lumps a layer's collectives of one kind: it carries the first) and its
+// bytes; bytes 0: none.
+struct CommMove {
+    hardware::Collective collective = hardware::Collective::AllReduce;
+    double bytes = 0;
+};
+
+// Where a layer's collectives of one kind run relative to its compute, in the order a device
+// issues them (each stream runs its tasks in order): at the layer's start (when the previous
+// layer's compute ends) those its compute waits for, then those beside it; at its compute's end
+// the rest.
+enum class Placement : uint8_t {
+    Awaited,     // at the start; the compute waits for it
+    Beside,      // at the start, beside the compute; nothing but its stream waits for it
+    Fused,       // at the start, beside the GEMM it is fused with; the end of the pass waits for it
+    After,       // at the end; the next layer waits for it (blocking)
+    Overlapped,  // at the end; only the end of the pass waits for it
+};
+
+// One communication task of a priced layer: a kind's exposed part (lead + trail) or hidden part.
+struct PlacedComm {
+    models::GroupKind kind = models::GroupKind::tp;
+    Placement at = Placement::After;
+    double seconds = 0;
+};
+struct PlacedComms {
+    std::array<PlacedComm, 2 * models::kGroupKinds> items{};
+    size_t size = 0;
+    const PlacedComm* begin() const { return items.data(); }
+    const PlacedComm* end() const { return items.data() + size; }
+};
+
 struct PassCost {
     double compute = 0;                               // seconds on the compute stream
     std::array<double, models::kGroupKinds> lead{};   // collectives before the first compute op
@@ -25,12 +68,27 @@ struct PassCost {
     // steps): their stream is busy this long, the compute does not wait. The part of a transfer
     // its attention step cannot hide is in lead/trail.
     std::array<double, models::kGroupKinds> hidden{};
+    std::array<CommMove, models::kGroupKinds> first{};  // per kind: its first collective
+    // Per kind: where its exposed part (lead + trail) and its hidden part run.
+    std::array<Placement, models::kGroupKinds> exposed_at = all(Placement::After);
+    std::array<Placement, models::kGroupKinds> hidden_at = all(Placement::Beside);
 
     double lead_of(models::GroupKind g) const { return lead[static_cast<size_t>(g)]; }
     double trail_of(models::GroupKind g) const { return trail[static_cast<size_t>(g)]; }
     double hidden_of(models::GroupKind g) const { return hidden[static_cast<size_t>(g)]; }
-    // Adds `o` stream by stream (a recomputed forward joining a backward pass).
+    const CommMove& first_of(models::GroupKind g) const { return first[static_cast<size_t>(g)]; }
+    // The layer's communication tasks in the order a device issues them: by placement, then kind.
+    PlacedComms placed() const;
+    // Adds `o` stream by stream (a recomputed forward joining a backward pass; a kind's first
+    // collective stays this pass's where it has one).
     PassCost& operator+=(const PassCost& o);
+
+private:
+    static constexpr std::array<Placement, models::kGroupKinds> all(Placement p) {
+        std::array<Placement, models::kGroupKinds> a{};
+        for (auto& x : a) x = p;
+        return a;
+    }
 };
 
 class ProgramCoster {
@@ -54,6 +112,9 @@ public:
     // beside the compute), and `contention` x min(T, G) is added to the compute: the GEMM's loss of
     // SMs and bandwidth to the transfer (AcceleratorCalibration::tp_overlap_contention).
     void set_tp_overlap(double contention) { tp_overlap_ = contention; }
+    // Expert-parallel communication overlap: the dispatch and combine all-to-alls run beside another
+    // micro-batch's compute (Placement::Overlapped) instead of blocking.
+    void set_ep_overlap(bool on) { ep_overlap_ = on; }
     // Names of the ops priced outside the calibrated range of a cost table (sorted, unique).
     const std::set<std::string>& uncalibrated() const { return uncalibrated_; }
 
@@ -64,6 +125,7 @@ private:
     std::set<std::string> uncalibrated_;
     double attention_scale_ = 1;
     std::optional<double> tp_overlap_;
+    bool ep_overlap_ = false;
 };
 
 }  // namespace fathom::workloads

@@ -11,7 +11,8 @@ using hardware::Collective;
 using models::GroupKind;
 
 GradientSync::GradientSync(sim::TaskGraph& graph, const TrainingPlan& plan, const StageMap& map, const StepCosts& costs,
-                           ProgramCoster& coster, const std::vector<StageStreams>& streams, const TaskStyle& style)
+                           ProgramCoster& coster, const std::vector<StageStreams>& streams, const TaskStyle& style,
+                           std::vector<std::vector<CommTask>>& carried)
     : graph_(graph),
       plan_(plan),
       map_(map),
@@ -19,14 +20,33 @@ GradientSync::GradientSync(sim::TaskGraph& graph, const TrainingPlan& plan, cons
       coster_(coster),
       streams_(streams),
       style_(style),
-      zero3_(plan.training.zero_stage >= 3 &&
-             (plan.layout.dp * plan.layout.cp > 1 ||
-              (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1))),
-      dp_sync_((plan.layout.dp * plan.layout.cp > 1 ||
-                (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1)) &&
-               !zero3_),
+      carried_(carried),
+      zero3_(plan.training.zero_stage >= 3 && has_traffic(plan, costs)),
+      dp_sync_(has_traffic(plan, costs) && !zero3_),
       parameter_gathers_(static_cast<size_t>(map.virtual_stages())),
       gradient_tasks_(static_cast<size_t>(map.stages())) {}
+
+bool GradientSync::has_traffic(const TrainingPlan& plan, const StepCosts& costs) {
+    return plan.layout.dp * plan.layout.cp > 1 ||
+           (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1);
+}
+
+namespace {
+
+// What a data-parallel task moves: its first collective, over the data-parallel group when it has
+// parameters outside experts, else over the expert data-parallel group.
+CommMove dp_move(Collective op, double params, double expert_params, double bytes_per_param) {
+    return CommMove{op, (params > 0 ? params : expert_params) * bytes_per_param};
+}
+
+}  // namespace
+
+sim::TaskId GradientSync::dp_task(int stage, double seconds, uint16_t tag, int mb, int layer, const CommMove& move) {
+    const sim::TaskId t = graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp),
+                                          sim::Time::from_seconds(seconds), (*style_.names)[tag], tag, mb, layer);
+    carried_[static_cast<size_t>(stage)].push_back(CommTask{t, GroupKind::dp, move, -1});
+    return t;
+}
 
 double GradientSync::dp_collective(Collective op, double params, double expert_params, double bytes_per_param) const {
     double t = 0;
@@ -55,8 +75,7 @@ void GradientSync::issue_parameter_gathers() {
             }
             const double t = dp_collective(Collective::AllGather, params, experts, 2.0);
             const sim::TaskId g =
-                graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp), sim::Time::from_seconds(t),
-                                (*style_.names)[kDpParamGather], kDpParamGather, -1, l);
+                dp_task(stage, t, kDpParamGather, -1, l, dp_move(Collective::AllGather, params, experts, 2.0));
             for (; l < end; ++l) gathers.push_back(g);
         }
     }
@@ -69,9 +88,7 @@ std::optional<sim::TaskId> GradientSync::parameter_gather(int v, int layer) cons
 }
 
 sim::TaskId GradientSync::layer_gather(int stage, int mb, int layer, const LayerCost& cost) {
-    return graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp),
-                           sim::Time::from_seconds(cost.zero3_gather), (*style_.names)[kDpParamGather], kDpParamGather,
-                           mb, layer);
+    return dp_task(stage, cost.zero3_gather, kDpParamGather, mb, layer, cost.zero3_gather_move);
 }
 
 void GradientSync::begin_gradient_pass(bool last_of_chunk) {
@@ -81,23 +98,21 @@ void GradientSync::begin_gradient_pass(bool last_of_chunk) {
 
 void GradientSync::layer_gradients(int stage, sim::TaskId compute, int mb, int layer, int position, int layers,
                                    const LayerCost& cost) {
-    const sim::StreamId dp = streams_[static_cast<size_t>(stage)].of(GroupKind::dp);
+    if (!zero3_ && (!dp_sync_ || !last_of_chunk_)) return;
     auto& tasks = gradient_tasks_[static_cast<size_t>(stage)];
     if (zero3_) {
-        const sim::TaskId rs = graph_.add_task(dp, sim::Time::from_seconds(cost.zero3_reduce),
-                                               (*style_.names)[kDpGradSync], kDpGradSync, mb, layer);
+        const sim::TaskId rs = dp_task(stage, cost.zero3_reduce, kDpGradSync, mb, layer, cost.zero3_reduce_move);
         graph_.add_dependency(compute, rs);
         tasks.push_back(rs);
         return;
     }
-    if (!dp_sync_ || !last_of_chunk_) return;
     bucket_ += cost.params;
     expert_bucket_ += cost.expert_params;
     if (bucket_ + expert_bucket_ >= plan_.stack.bucket_params || position == layers - 1) {
         const Collective op = plan_.training.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
         const double t = dp_collective(op, bucket_, expert_bucket_, plan_.stack.main_grad_bytes());
-        const sim::TaskId g =
-            graph_.add_task(dp, sim::Time::from_seconds(t), (*style_.names)[kDpGradSync], kDpGradSync, mb, layer);
+        const sim::TaskId g = dp_task(stage, t, kDpGradSync, mb, layer,
+                                      dp_move(op, bucket_, expert_bucket_, plan_.stack.main_grad_bytes()));
         graph_.add_dependency(compute, g);
         tasks.push_back(g);
         bucket_ = expert_bucket_ = 0;
@@ -132,8 +147,8 @@ void GradientSync::finish(int stage, sim::TaskId last_gradient_pass) {
     const int zero = plan_.training.zero_stage;
     if (zero >= 1 && zero <= 2 && !plan_.stack.param_gather_overlap && dp_sync_) {
         const double t = dp_collective(Collective::AllGather, stage_params, expert_params, 2.0);
-        const sim::TaskId ag = graph_.add_task(st.of(GroupKind::dp), sim::Time::from_seconds(t),
-                                               (*style_.names)[kDpParamGather], kDpParamGather, -1, -1);
+        const sim::TaskId ag =
+            dp_task(stage, t, kDpParamGather, -1, -1, dp_move(Collective::AllGather, stage_params, expert_params, 2.0));
         graph_.add_dependency(o, ag);
     }
 }

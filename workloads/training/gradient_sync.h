@@ -23,8 +23,14 @@ namespace fathom::workloads {
 
 class GradientSync {
 public:
+    // Its tasks are listed in `carried` (per stage) for the network's timer.
     GradientSync(sim::TaskGraph& graph, const TrainingPlan& plan, const StageMap& map, const StepCosts& costs,
-                 ProgramCoster& coster, const std::vector<StageStreams>& streams, const TaskStyle& style);
+                 ProgramCoster& coster, const std::vector<StageStreams>& streams, const TaskStyle& style,
+                 std::vector<std::vector<CommTask>>& carried);
+
+    // Whether the step has data-parallel traffic at all: a data-parallel group (dp x cp) of more
+    // than one rank, or routed experts reduced over an expert data-parallel group of more than one.
+    static bool has_traffic(const TrainingPlan& plan, const StepCosts& costs);
 
     // ZeRO-1/2 with overlap: issues the parameter gathers of every virtual stage.
     void issue_parameter_gathers();
@@ -51,12 +57,15 @@ private:
     ProgramCoster& coster_;
     const std::vector<StageStreams>& streams_;
     const TaskStyle& style_;
+    std::vector<std::vector<CommTask>>& carried_;
     bool zero3_, dp_sync_;
     std::vector<std::vector<sim::TaskId>> parameter_gathers_;  // per virtual stage, per layer
     std::vector<std::vector<sim::TaskId>> gradient_tasks_;     // per stage
     bool last_of_chunk_ = false;
     double bucket_ = 0, expert_bucket_ = 0;  // parameters whose gradients wait for the next bucket
 
+    // A task on the stage's dp stream, listed as carried.
+    sim::TaskId dp_task(int stage, double seconds, uint16_t tag, int mb, int layer, const CommMove& move);
     // One collective over the data-parallel group for `params` and over the expert data-parallel
     // group for `expert_params` (the two run back to back on the dp stream).
     double dp_collective(hardware::Collective op, double params, double expert_params, double bytes_per_param) const;

@@ -23,6 +23,31 @@ uint16_t compute_tag(PassKind k) {
 
 bool produces_gradients(PassKind k) { return k == PassKind::Backward || k == PassKind::BackwardWeight; }
 
+// The group kinds a stage moves data over, in GroupKind order: those of the priced passes'
+// collectives, pipeline sends and data-parallel traffic. The expert data-parallel group's traffic
+// (expert gradients and ZeRO-3 gathers) rides the data-parallel stream.
+std::vector<GroupKind> step_comm_kinds(const TrainingPlan& plan, const StepCosts& costs) {
+    std::array<bool, models::kGroupKinds> used{};
+    auto scan = [&used](const PassCost& c) {
+        for (size_t g = 0; g < used.size(); ++g)
+            used[g] = used[g] || c.lead[g] > 0 || c.trail[g] > 0 || c.hidden[g] > 0;
+    };
+    for (const LayerCost* layer : {&costs.dense, &costs.moe})
+        for (const PassCost& c : layer->pass) scan(c);
+    for (const auto* segments : {&costs.embedding, &costs.head})
+        for (const auto& c : *segments)
+            if (c) scan(*c);
+    used[static_cast<size_t>(GroupKind::pp)] = plan.layout.pp > 1 && costs.p2p > 0;
+    used[static_cast<size_t>(GroupKind::dp)] = GradientSync::has_traffic(plan, costs) ||
+                                               used[static_cast<size_t>(GroupKind::dp)] ||
+                                               used[static_cast<size_t>(GroupKind::edp)];
+    used[static_cast<size_t>(GroupKind::edp)] = false;
+    std::vector<GroupKind> kinds;
+    for (size_t g = 0; g < used.size(); ++g)
+        if (used[g]) kinds.push_back(static_cast<GroupKind>(g));
+    return kinds;
+}
+
 }  // namespace
 
 PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule,
@@ -40,25 +65,26 @@ PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, 
       styles_([this] {
           std::vector<TaskStyle> s(kPassKinds);
           for (int k = 0; k < kPassKinds; ++k) {
-              s[static_cast<size_t>(k)].compute_tag = compute_tag(static_cast<PassKind>(k));
-              s[static_cast<size_t>(k)].comm_tag = {kTpComm,     kCpComm, kEpComm,
-                                                    kDpGradSync, kPpComm, kDpGradSync};  // tp cp ep dp pp edp
-              s[static_cast<size_t>(k)].names = &names_;
+              TaskStyle& style = s[static_cast<size_t>(k)];
+              style.compute_tag = compute_tag(static_cast<PassKind>(k));
+              for (int g = 0; g < models::kGroupKinds; ++g)
+                  style.comm_tag[static_cast<size_t>(g)] = comm_tag(static_cast<GroupKind>(g));
+              // Data-parallel traffic in a pass is gradients being reduced (ZeRO-3's per-layer ones).
+              style.comm_tag[static_cast<size_t>(GroupKind::dp)] = kDpGradSync;
+              style.comm_tag[static_cast<size_t>(GroupKind::edp)] = kDpGradSync;
+              style.names = &names_;
           }
           return s;
       }()),
-      streams_([&graph, &map, &plan] {
+      comm_kinds_(step_comm_kinds(plan, costs)),
+      streams_([this, &graph, &map] {
           std::vector<StageStreams> s;
           for (int st = 0; st < map.stages(); ++st)
-              s.push_back(
-                  plan.layout.ep > 1
-                      ? add_stage_streams(graph, "stage " + std::to_string(st),
-                                          {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp, GroupKind::ep})
-                      : add_stage_streams(graph, "stage " + std::to_string(st),
-                                          {GroupKind::tp, GroupKind::cp, GroupKind::pp, GroupKind::dp}));
+              s.push_back(add_stage_streams(graph, "stage " + std::to_string(st), comm_kinds_));
           return s;
       }()),
-      sync_(graph, plan, map, costs, coster, streams_, styles_[0]) {}
+      carried_(static_cast<size_t>(map.stages())),
+      sync_(graph, plan, map, costs, coster, streams_, styles_[0], carried_) {}
 
 void PipelineReplay::build() {
     const int P = map_.stages(), V = map_.virtual_stages(), M = plan_.microbatches();
@@ -159,7 +185,7 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk,
         graph_.add_dependency(*paired_input, join);
         input = join;
     }
-    PassChain chain(graph_, streams_[static_cast<size_t>(s)], styles_[pass], input);
+    PassChain chain(graph_, streams_[static_cast<size_t>(s)], styles_[pass], input, carried_[static_cast<size_t>(s)]);
 
     // The embedding (first virtual stage) comes before a forward's layers and after a backward's;
     // the head (last virtual stage) after a forward's layers and before a backward's.
@@ -179,7 +205,9 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk,
     if (slot.pass != PassKind::BackwardWeight) {
         const int to = forward ? v + 1 : v - 1;
         if (!(forward ? last : first) && map_.owner(to) != s && costs_.p2p > 0) {
-            const sim::TaskId send = chain.add_comm(GroupKind::pp, costs_.p2p, mb, -1);
+            const sim::TaskId send =
+                chain.add_comm(GroupKind::pp, costs_.p2p, CommMove{hardware::Collective::SendRecv, costs_.p2p_bytes},
+                               mb, -1, map_.owner(to));
             graph_.add_dependency(end, send);
             sends_.push_back(Send{send, s, map_.owner(to)});
             if (!plan_.stack.pp_comm_overlap) {
@@ -206,10 +234,6 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         const int layer = forward ? i : n - 1 - i;
         const LayerCost& lc = costs_.layer(map_.is_moe(v, layer));
         const PassCost& c = lc.pass[pass_index(slot.pass)];
-        const double tp = c.lead_of(GroupKind::tp) + c.trail_of(GroupKind::tp);
-        const double cp = c.lead_of(GroupKind::cp) + c.trail_of(GroupKind::cp);
-        const double cp_hidden = c.hidden_of(GroupKind::cp);
-        const double ep = c.lead_of(GroupKind::ep) + c.trail_of(GroupKind::ep);
         // ZeRO-3: gather this layer's parameters, prefetched one layer ahead: it may start once the
         // layer two back has finished computing, and it is issued before the previous layer's
         // gradient reduce-scatter (below), as FSDP's backward prefetch does, so a reduction waiting
@@ -222,41 +246,27 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         // ZeRO-1/2 parameters gathered after the last step: the first forward of the route waits.
         if (forward && mb == (v / map_.pieces()) * (plan_.microbatches() / map_.routes()))
             if (const auto g = sync_.parameter_gather(v, layer)) graph_.add_dependency(*g, comp);
-        // A transfer running beside this layer's compute starts when the previous layer's compute
-        // ends (the pass's input for the first layer).
+        // The layer's collectives where the priced program places them (program_cost.h). Those
+        // issued at the layer's start may start when the previous layer's compute ends (the pass's
+        // input for the first layer).
         const std::optional<sim::TaskId> prev =
             i > 0 ? std::optional(computes[static_cast<size_t>(i - 1)]) : chain.input();
-        auto beside = [&](GroupKind g, double seconds) {
-            const sim::TaskId t = chain.add_comm(g, seconds, mb, layer);
-            if (prev) graph_.add_dependency(*prev, t);
-            return t;
-        };
-        // Context parallelism: the part of the key/value transfers the attention steps cannot hide
-        // stalls this layer's compute (a task it waits for); the hidden part runs beside the compute
-        // on the same in-order stream.
-        if (cp > 0) graph_.add_dependency(beside(GroupKind::cp, cp), comp);
-        if (cp_hidden > 0) beside(GroupKind::cp, cp_hidden);
-        // Tensor parallelism: the collectives follow the layer's compute and the next layer waits
-        // for them; under TP overlap only the part its fused GEMM cannot hide does
-        // (ProgramCoster::set_tp_overlap), the hidden part runs beside the compute.
-        if (const double tp_hidden = c.hidden_of(GroupKind::tp); tp_hidden > 0) {
-            beside(GroupKind::tp, tp_hidden);
-            chain.overlap(GroupKind::tp);
-        }
-        if (tp > 0) {
-            const sim::TaskId t = chain.add_comm(GroupKind::tp, tp, mb, layer);
-            graph_.add_dependency(comp, t);
-            chain.advance(t);
-        }
-        if (ep > 0) {
-            // Expert parallelism: the dispatch and combine all-to-alls sit between the router and
-            // the experts and between the experts and the unpermute, so the layer waits for them;
-            // with EP overlap (another micro-batch's compute runs meanwhile) they only hold the
-            // end of the pass.
-            const sim::TaskId e = chain.add_comm(GroupKind::ep, ep, mb, layer);
-            graph_.add_dependency(comp, e);
-            if (plan_.stack.ep_comm_overlap) chain.overlap(GroupKind::ep);
-            else chain.chain(e);
+        for (const PlacedComm& p : lc.placed[pass_index(slot.pass)]) {
+            const sim::TaskId t = chain.add_comm(p.kind, p.seconds, c.first_of(p.kind), mb, layer);
+            switch (p.at) {
+                case Placement::Awaited:
+                case Placement::Beside:
+                case Placement::Fused:
+                    if (prev) graph_.add_dependency(*prev, t);
+                    if (p.at == Placement::Awaited) graph_.add_dependency(t, comp);
+                    if (p.at == Placement::Fused) chain.overlap(p.kind);
+                    break;
+                case Placement::After: chain.follow(comp, t); break;
+                case Placement::Overlapped:
+                    graph_.add_dependency(comp, t);
+                    chain.overlap(p.kind);
+                    break;
+            }
         }
         if (gather && i + 1 < n) {
             const int next = forward ? i + 1 : n - 2 - i;

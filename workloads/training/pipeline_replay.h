@@ -6,10 +6,11 @@
 //
 // Symmetry: every data-parallel replica and every tensor-parallel rank does the same work, so the
 // replay builds one representative rank per pipeline stage and charges each collective for its full
-// group (the costs come from StepCosts). Per layer and pass: the compute task; its TP collectives on
-// the chain (or beside it with tp_comm_overlap); its CP key/value exchange on the cp stream, issued
-// when the previous layer's compute ends and awaited by this layer's compute; ZeRO-3 gathers
-// prefetched one layer ahead.
+// group (the costs come from StepCosts). Per layer and pass: the compute task, then the layer's
+// collectives as the priced program places them (workloads/replay/program_cost.h: Placement, from
+// each step's own flags), in the order a device issues them: awaited by the compute or beside it
+// from the previous layer's compute end, blocking or overlapped after it; ZeRO-3 gathers prefetched
+// one layer ahead. Each stage has a communication stream per group kind the step moves data over.
 #include "sim/task_graph.h"
 #include "workloads/replay/pass_chain.h"
 #include "workloads/training/gradient_sync.h"
@@ -29,6 +30,10 @@ public:
     // Adds every task of the step to the graph.
     void build();
     const std::vector<StageStreams>& streams() const { return streams_; }
+    // The group kinds every stage has a communication stream of (those the step moves data over).
+    const std::vector<models::GroupKind>& comm_kinds() const { return comm_kinds_; }
+    // Every communication task of a stage and what it moves, in the order they were added.
+    const std::vector<CommTask>& carried(int stage) const { return carried_[static_cast<size_t>(stage)]; }
     const std::vector<PipelineSlot>& order(int stage) const { return orders_[static_cast<size_t>(stage)]; }
     // Every pipeline send of the step: its task and the stages it goes from and to (a flow replay
     // routes each by its direction; interleaved schedules also send from the last stage to the first).
@@ -52,10 +57,12 @@ private:
     const PipelineSchedule& schedule_;
     const StageMap& map_;
     const StepCosts& costs_;
-    std::vector<uint32_t> names_;        // interned name of each TrainingTag
-    std::vector<TaskStyle> styles_;      // per pass kind
+    std::vector<uint32_t> names_;    // interned name of each TrainingTag
+    std::vector<TaskStyle> styles_;  // per pass kind
+    std::vector<models::GroupKind> comm_kinds_;
     std::vector<StageStreams> streams_;  // per stage
     std::vector<std::vector<PipelineSlot>> orders_;
+    std::vector<std::vector<CommTask>> carried_;  // per stage
     GradientSync sync_;
 
     // Ends of each (micro-batch, virtual stage) pass: forward (its send, or its last task on the

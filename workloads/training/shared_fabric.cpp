@@ -1,7 +1,7 @@
 #include "workloads/training/shared_fabric.h"
 
+#include "hardware/network/transfer_timer.h"
 #include "sim/error.h"
-#include "workloads/replay/flow_replay.h"
 
 #include <algorithm>
 #include <functional>
@@ -13,7 +13,7 @@ namespace {
 
 struct JobRun {
     std::vector<std::unique_ptr<StepReplay>> steps;
-    StepPatterns patterns;
+    StepCommunicators communicators;
     std::vector<double> start, end;
     uint64_t flows = 0;
     StepReport first;  // the first step's report
@@ -22,23 +22,22 @@ struct JobRun {
 // Runs the jobs `which` together on a fresh engine and session, each starting new steps until
 // `horizon` (s) has passed (0: one step each).
 std::vector<JobRun> run_together(const std::vector<SharedJob>& jobs, const std::vector<size_t>& which,
-                                 const hardware::FlowNetworkModel& fabric, double horizon) {
+                                 const hardware::NetworkModel& fabric, double horizon) {
     sim::Simulator sim;
-    const auto session = fabric.session();
-    FlowReplay flows(sim, *session);
+    const auto timer = fabric.timer(sim);
     std::vector<JobRun> runs(which.size());
-    // Lays job k's next step and routes it; its graph starts later (the first steps of every job
-    // declare their patterns before any flow runs).
+    // Lays job k's next step and hands its transfers to the timer; its graph starts later (the
+    // first steps of every job declare their communicators before any transfer runs).
     std::function<sim::TaskGraph&(size_t)> lay = [&](size_t k) -> sim::TaskGraph& {
         JobRun& run = runs[k];
         run.steps.push_back(std::make_unique<StepReplay>(*jobs[which[k]].inputs, sim));
         StepReplay& step = *run.steps.back();
-        step.route_flows(flows, *session, jobs[which[k]].rank_of, &run.patterns);
+        step.carry(*timer, jobs[which[k]].rank_of, &run.communicators);
         sim::TaskGraph* graph = &step.graph();
         graph->on_finish.connect([&, k, graph](const sim::TaskRecord&) {
             if (graph->unfinished() != 0) return;
             runs[k].end.push_back(sim.now().seconds());
-            runs[k].flows += flows.flows(*graph);
+            runs[k].flows += timer->flows(*graph);
             if (sim.now().seconds() < horizon)
                 sim.schedule_after(sim::Time::zero(), [&, k] {
                     runs[k].start.push_back(sim.now().seconds());
@@ -53,7 +52,7 @@ std::vector<JobRun> run_together(const std::vector<SharedJob>& jobs, const std::
         runs[k].start.push_back(0.0);
         first[k]->start();
     }
-    flows.run();
+    timer->run();
     for (JobRun& run : runs) {
         run.first = run.steps.front()->report(sim);
         run.steps.clear();  // while the engine they were laid on exists
@@ -64,7 +63,7 @@ std::vector<JobRun> run_together(const std::vector<SharedJob>& jobs, const std::
 }  // namespace
 
 std::vector<SharedJobResult> simulate_shared_fabric(const std::vector<SharedJob>& jobs,
-                                                    const hardware::FlowNetworkModel& fabric, int steps,
+                                                    const hardware::NetworkModel& fabric, int steps,
                                                     const std::function<void(int64_t, int64_t)>& progress) {
     FATHOM_CHECK(steps >= 1, "shared fabric: at least one step");
     const auto total = static_cast<int64_t>(jobs.size() + 1);

@@ -57,10 +57,14 @@ LayerCost cost_layer(const models::ModelSpec& m, const models::LayerProgram& fwd
     c.pass[pass_index(PassKind::Backward)] = with_recompute(coster.cost(bwd));
     c.pass[pass_index(PassKind::BackwardInput)] = with_recompute(coster.cost(bwd.only({GradKind::Input})));
     c.pass[pass_index(PassKind::BackwardWeight)] = coster.cost(bwd.only({GradKind::Weight}));
+    for (size_t k = 0; k < c.pass.size(); ++k) c.placed[k] = c.pass[k].placed();
     c.params = trained;
     c.expert_params = expert_params;
     if (p.training.zero_stage >= 3) {
         c.zero3_gather = coster.collective(Collective::AllGather, params * 2.0, GroupKind::dp);
+        c.zero3_gather_move = CommMove{Collective::AllGather, params > 0 ? params * 2.0 : expert_params * 2.0};
+        c.zero3_reduce_move =
+            CommMove{Collective::ReduceScatter, (trained > 0 ? trained : expert_params) * p.stack.main_grad_bytes()};
         c.zero3_reduce =
             coster.collective(Collective::ReduceScatter, trained * p.stack.main_grad_bytes(), GroupKind::dp);
         if (expert_params > 0) {
@@ -132,8 +136,10 @@ StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, 
     c.head[pass_index(PassKind::BackwardInput)] = coster.cost(head_b.only({GradKind::Input}));
     c.head[pass_index(PassKind::BackwardWeight)] = coster.cost(head_b.only({GradKind::Weight}));
 
-    if (p.layout.pp > 1)
-        c.p2p = coster.collective(Collective::SendRecv, models::stage_boundary_bytes(m, in), GroupKind::pp);
+    if (p.layout.pp > 1) {
+        c.p2p_bytes = models::stage_boundary_bytes(m, in);
+        c.p2p = coster.collective(Collective::SendRecv, c.p2p_bytes, GroupKind::pp);
+    }
     return c;
 }
 

@@ -21,10 +21,12 @@ struct LayerCost {
     // Per pass kind. Backward and BackwardInput include recomputation: the selective ops, or under
     // full recomputation the whole forward (its collectives too).
     std::array<PassCost, kPassKinds> pass;
-    double params = 0;         // parameters one rank holds outside experts (divided by tp)
-    double expert_params = 0;  // routed-expert parameters one rank holds (E / ep experts / etp)
-    double zero3_gather = 0;   // ZeRO-3: all-gather of the layer's bf16 parameters (dp; experts over edp)
-    double zero3_reduce = 0;   // ZeRO-3: reduce-scatter of its gradients
+    std::array<PlacedComms, kPassKinds> placed;  // pass[k].placed(), listed once
+    double params = 0;                           // parameters one rank holds outside experts (divided by tp)
+    double expert_params = 0;                    // routed-expert parameters one rank holds (E / ep experts / etp)
+    double zero3_gather = 0;  // ZeRO-3: all-gather of the layer's bf16 parameters (dp; experts over edp)
+    double zero3_reduce = 0;  // ZeRO-3: reduce-scatter of its gradients
+    CommMove zero3_gather_move, zero3_reduce_move;  // what those move (their first collective)
 };
 
 struct StepCosts {
@@ -35,7 +37,8 @@ struct StepCosts {
     // after) and the head segment of the last (forward: after its layers; backward: before), per
     // pass kind; none where the pass has no such work.
     std::array<std::optional<PassCost>, kPassKinds> embedding, head;
-    double p2p = 0;  // one send of a pass's boundary activation to the next stage
+    double p2p = 0;        // one send of a pass's boundary activation to the next stage, s
+    double p2p_bytes = 0;  // its bytes
 };
 
 // The token batch, sharding, kernels and routing load one rank sees in one micro-batch pass.

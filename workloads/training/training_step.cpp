@@ -7,7 +7,7 @@
 #include "workloads/metrics/stream_busy.h"
 #include "workloads/training/packing.h"
 #include "workloads/training/pipeline_replay.h"
-#include "workloads/training/step_flows.h"
+#include "workloads/training/step_transfers.h"
 #include "workloads/training/training_tags.h"
 
 #include <ostream>
@@ -27,9 +27,7 @@ struct StepReplay::Impl {
     sim::TaskGraph graph;
     PipelineReplay replay;
     StreamBusyCollector busy;
-    uint64_t flow_transfers = 0;
-    uint64_t flows = 0;
-    const FlowReplay* flow_replay = nullptr;
+    const hardware::TransferTimer* timer = nullptr;
 
     static std::unique_ptr<PipelineSchedule> own(const StepInputs& in) {
         return in.schedule ? nullptr : schedule_registry().get(in.plan.training.schedule).factory();
@@ -44,6 +42,7 @@ struct StepReplay::Impl {
           costs([this] {
               coster.set_attention_scale(packing.attention_scale);
               if (in.plan.stack.tp_comm_overlap) coster.set_tp_overlap(in.plan.stack.tp_overlap_contention);
+              coster.set_ep_overlap(in.plan.stack.ep_comm_overlap);
               return cost_training_step(in.model, in.plan, coster);
           }()),
           graph(sim),
@@ -55,27 +54,20 @@ StepReplay::StepReplay(const StepInputs& in, sim::Simulator& sim) : impl_(std::m
 StepReplay::~StepReplay() = default;
 sim::TaskGraph& StepReplay::graph() { return impl_->graph; }
 
-void StepReplay::route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of,
-                             StepPatterns* known) {
-    route_step_flows(replay, session, impl_->in.network, impl_->graph, impl_->replay, impl_->in.plan, rank_of, known);
-    impl_->flow_replay = &replay;
+void StepReplay::carry(hardware::TransferTimer& timer, const std::vector<int>& rank_of, StepCommunicators* known) {
+    carry_step_transfers(timer, impl_->in.network, impl_->graph, impl_->replay, impl_->in.plan, rank_of, known);
+    impl_->timer = &timer;
 }
 
 StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     sim::Simulator sim;
     StepReplay step(in, sim);
-    // On a flow network every transfer of the step runs as flows on one fabric, so TP, CP, DP, EP
-    // and pipeline traffic that overlap in time share links.
-    std::unique_ptr<hardware::FlowSession> session;
-    std::unique_ptr<FlowReplay> flows;
-    if (const auto* fn = dynamic_cast<const hardware::FlowNetworkModel*>(&in.network)) {
-        session = fn->session();
-        flows = std::make_unique<FlowReplay>(sim, *session);
-        step.route_flows(*flows, *session);
-    }
+    // The network times every communication task: the closed form as planned, a flow network as
+    // flows on one fabric, so TP, CP, DP, EP and pipeline traffic that overlap in time share links.
+    const auto timer = in.network.timer(sim);
+    step.carry(*timer);
     step.graph().start();
-    if (flows) flows->run();
-    else sim.run();
+    timer->run();
     return step.report(sim, trace);
 }
 
@@ -97,9 +89,9 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
     rep.packing_imbalance = packing.imbalance;
     rep.events = sim.events_processed();
     rep.tasks = graph.task_count();
-    if (impl_->flow_replay) {
-        rep.flow_transfers = impl_->flow_replay->transfers(graph);
-        rep.flows = impl_->flow_replay->flows(graph);
+    if (impl_->timer) {
+        rep.flow_transfers = impl_->timer->flow_transfers(graph);
+        rep.flows = impl_->timer->flows(graph);
     }
     const double gpus = p.gpus();
     const double tokens = static_cast<double>(p.training.global_batch) * static_cast<double>(p.training.seq_len);
@@ -115,18 +107,13 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
     const int P = map.stages();
     for (int st = 0; st < P; ++st) {
         const StageStreams& ss = replay.streams()[static_cast<size_t>(st)];
-        std::vector<sim::StreamId> comm = {ss.of(GroupKind::tp), ss.of(GroupKind::cp), ss.of(GroupKind::pp),
-                                           ss.of(GroupKind::dp)};
-        const bool ep = ss.comm[static_cast<size_t>(GroupKind::ep)].has_value();
-        if (ep) comm.push_back(ss.of(GroupKind::ep));
+        std::vector<sim::StreamId> comm;
+        for (GroupKind g : replay.comm_kinds()) comm.push_back(ss.of(g));
         const auto u = device_utilization(busy, ss.compute, comm);
         StageReport sr;
         sr.compute_s = u.busy_s[0];
-        sr.tp_comm_s = u.busy_s[1];
-        sr.cp_comm_s = u.busy_s[2];
-        sr.pp_comm_s = u.busy_s[3];
-        sr.dp_comm_s = u.busy_s[4];
-        sr.ep_comm_s = ep ? u.busy_s[5] : 0.0;
+        for (size_t i = 0; i < comm.size(); ++i)
+            sr.comm_s[static_cast<size_t>(replay.comm_kinds()[i])] = u.busy_s[i + 1];
         sr.idle_s = u.idle_s;
         sr.exposed_comm_s = u.exposed_comm_s;
         const StageMemory& sm = memory.stages[static_cast<size_t>(st)];
@@ -137,6 +124,7 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
         rep.exposed_comm_s += sr.exposed_comm_s / P;
         rep.stages.push_back(sr);
     }
+    rep.comm_kinds = replay.comm_kinds();
     rep.uncalibrated_ops.assign(coster.uncalibrated().begin(), coster.uncalibrated().end());
 
     if (trace) {

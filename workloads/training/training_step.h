@@ -4,14 +4,16 @@
 // step time, throughput, bubbles, exposed communication and the memory estimate
 // (training_memory.h).
 #include "hardware/network/network_model.h"
-#include "hardware/network/simgrid_network.h"
+#include "hardware/network/transfer_timer.h"
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
+#include "models/program/layer_program.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
 #include "workloads/training/training_memory.h"
 #include "workloads/training/training_plan.h"
 
+#include <array>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -22,7 +24,9 @@ namespace fathom::workloads {
 struct StageReport {
     int layers = 0;
     double compute_s = 0;  // compute stream busy (incl. recompute and optimizer)
-    double tp_comm_s = 0, cp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0, ep_comm_s = 0;  // stream busy times
+    // Busy time of the communication stream of each group kind (0 for a kind without traffic).
+    std::array<double, models::kGroupKinds> comm_s{};
+    double comm(models::GroupKind g) const { return comm_s[static_cast<size_t>(g)]; }
     double exposed_comm_s = 0;  // some comm stream busy while compute is idle
     double idle_s = 0;          // nothing running on this stage (pipeline bubble)
     int peak_in_flight = 0;     // micro-batch chunks whose activations are alive at the peak
@@ -44,10 +48,13 @@ struct StepReport {
     double memory_capacity_bytes = 0;
     bool out_of_memory = false;
     std::vector<StageReport> stages;
+    // The group kinds the step moved data over (a communication stream each, in GroupKind order);
+    // the expert data-parallel group's traffic counts as data-parallel.
+    std::vector<models::GroupKind> comm_kinds;
     uint64_t events = 0;
     size_t tasks = 0;
     // On a flow network (hardware/network/simgrid_network.h) the step's transfers ran as flows
-    // sharing links (workloads/replay/flow_replay.h): how many tasks did, and their flows.
+    // sharing links (hardware/network/transfer_timer.h): how many tasks did, and their flows.
     uint64_t flow_transfers = 0;
     uint64_t flows = 0;
     // Ops whose cost came from outside the calibrated range of a cost table (sorted, unique).
@@ -67,12 +74,11 @@ struct StepInputs {
 // writes the Chrome trace-event timeline to it.
 StepReport simulate_training_step(const StepInputs& in, std::ostream* trace = nullptr);
 
-class FlowReplay;
-struct StepPatterns;
+struct StepCommunicators;
 
 // What simulate_training_step does, in pieces, for a driver that runs several jobs on one engine
-// and one fabric (shared_fabric.h): the step laid on a graph of `sim`, its transfers routed on a
-// flow session, then (after the engine ran) its report. `in` must outlive it.
+// and one fabric (shared_fabric.h): the step laid on a graph of `sim`, its communication tasks
+// handed to the network's timer, then (after the engine ran) its report. `in` must outlive it.
 class StepReplay {
 public:
     StepReplay(const StepInputs& in, sim::Simulator& sim);
@@ -81,10 +87,11 @@ public:
     StepReplay& operator=(const StepReplay&) = delete;
 
     sim::TaskGraph& graph();
-    // `rank_of`: the cluster GPU of each of the job's ranks (empty: the first GPUs in order).
-    // `known`: the job's patterns from an earlier step (step_flows.h), reused and completed.
-    void route_flows(FlowReplay& replay, hardware::FlowSession& session, const std::vector<int>& rank_of = {},
-                     StepPatterns* known = nullptr);
+    // Hands every communication task to `timer` (step_transfers.h). `rank_of`: the cluster GPU of
+    // each of the job's ranks (empty: the first GPUs in order). `known`: the job's communicators
+    // from an earlier step, reused and completed.
+    void carry(hardware::TransferTimer& timer, const std::vector<int>& rank_of = {},
+               StepCommunicators* known = nullptr);
     // After the engine ran: the step's report (`events`: the engine's, shared by every job on it).
     StepReport report(const sim::Simulator& sim, std::ostream* trace = nullptr) const;
 

@@ -1,41 +1,33 @@
 #pragma once
-// Task tags of the training replay (sim::TaskRecord::tag): what a task is, for the trace.
-#include "sim/enum_names.h"
+// Task tags of the training replay (sim::TaskRecord::tag): what a task is, for the trace. Compute
+// tags first, then the data-parallel traffic by what it moves (gradients reduced, parameters
+// gathered), then one communication tag per group kind, named by the group kind.
+#include "models/program/layer_program.h"
 
 #include <cstdint>
+#include <string>
 
 namespace fathom::workloads {
 
 enum TrainingTag : uint16_t {
     kForward,
     kBackward,
-    kOptimizer,
-    kTpComm,
-    kCpComm,
-    kPpComm,
-    kDpGradSync,
-    kDpParamGather,
     kBackwardInput,
     kBackwardWeight,
-    kEpComm,
-    kTrainingTags
+    kOptimizer,
+    kDpGradSync,
+    kDpParamGather,
+    kCommTags,  // comm_tag(kind) = kCommTags + kind
 };
-// The label of each tag in the trace (not a vocabulary of the input: nothing parses these).
-constexpr auto enum_names(TrainingTag) {
-    return sim::name_table<TrainingTag>({{kForward, "F"},
-                                         {kBackward, "B"},
-                                         {kOptimizer, "optimizer"},
-                                         {kTpComm, "tp"},
-                                         {kCpComm, "cp"},
-                                         {kPpComm, "pp"},
-                                         {kDpGradSync, "dp-grad"},
-                                         {kDpParamGather, "dp-param"},
-                                         {kBackwardInput, "Bi"},
-                                         {kBackwardWeight, "W"},
-                                         {kEpComm, "ep"}});
-}
+inline constexpr uint16_t kTrainingTags = kCommTags + models::kGroupKinds;
 
-// A task record's tag (an integer in sim::TaskRecord) as its trace label.
-inline const char* training_tag_name(uint16_t t) { return sim::name(static_cast<TrainingTag>(t)); }
+inline uint16_t comm_tag(models::GroupKind g) { return static_cast<uint16_t>(kCommTags + static_cast<uint16_t>(g)); }
+
+inline std::string training_tag_name(uint16_t t) {
+    static const char* names[] = {"F", "B", "Bi", "W", "optimizer", "dp-grad", "dp-param"};
+    if (t < kCommTags) return names[t];
+    if (t < kTrainingTags) return sim::name(static_cast<models::GroupKind>(t - kCommTags));
+    return "?";
+}
 
 }  // namespace fathom::workloads
