@@ -56,6 +56,8 @@ struct SearchKey {
     bool serves(WorkloadKind kind) const {
         return kind == WorkloadKind::Training ? training || setting_for_training : serving || setting_for_serving;
     }
+    // The axis rule for plans of the pointer's type (the pointer only picks the kind); null when the
+    // key is not an axis of those searches.
     const AxisRule<workloads::TrainingPlan>* rule(const workloads::TrainingPlan*) const {
         return training ? &*training : nullptr;
     }

@@ -9,39 +9,38 @@ namespace fathom::plans {
 // Declarative table: every objective, in the order of its name table.
 const std::vector<ObjectiveRule>& objective_rules() {
     static const std::vector<ObjectiveRule> rules = [] {
-        std::vector<ObjectiveRule> r(4);
-        r[0].objective = Objective::Goodput;
-        r[0].training_doc = "goodput (throughput x statistical efficiency)";
-        r[0].serving_doc = "goodput (requests meeting the SLOs per second per GPU at the scenario's traffic)";
-        r[0].needs_slo = r[0].slo_first = true;
-        r[0].training_score = [](const Candidate& c) { return c.goodput_tokens_per_s; };
-        r[0].serving_score = [](const ServingCandidate& c) { return c.goodput_requests_per_s / c.gpus; };
+        ObjectiveRule goodput{Objective::Goodput};
+        goodput.training_doc = "goodput (throughput x statistical efficiency)";
+        goodput.serving_doc = "goodput (requests meeting the SLOs per second per GPU at the scenario's traffic)";
+        goodput.needs_slo = goodput.slo_first = true;
+        goodput.training_score = [](const Candidate& c) { return c.goodput_tokens_per_s; };
+        goodput.serving_score = [](const ServingCandidate& c) { return c.goodput_requests_per_s / c.gpus; };
 
-        r[1].objective = Objective::Throughput;
-        r[1].training_doc = "throughput";
-        r[1].serving_doc = "throughput (output tokens/s per GPU)";
-        r[1].training_score = [](const Candidate& c) { return c.tokens_per_s; };
-        r[1].serving_score = [](const ServingCandidate& c) { return c.output_tokens_per_s / c.gpus; };
+        ObjectiveRule throughput{Objective::Throughput};
+        throughput.training_doc = "throughput";
+        throughput.serving_doc = "throughput (output tokens/s per GPU)";
+        throughput.training_score = [](const Candidate& c) { return c.tokens_per_s; };
+        throughput.serving_score = [](const ServingCandidate& c) { return c.output_tokens_per_s / c.gpus; };
 
-        r[2].objective = Objective::Cost;
-        r[2].training_doc = "cost per token";
-        r[2].serving_doc = "cost (USD per 1,000 requests meeting the SLOs)";
-        r[2].needs_price = r[2].needs_slo = r[2].slo_first = true;
-        r[2].training_score = [](const Candidate& c) { return -c.usd_per_million_tokens; };
-        r[2].serving_score = [](const ServingCandidate& c) {
+        ObjectiveRule cost{Objective::Cost};
+        cost.training_doc = "cost per token";
+        cost.serving_doc = "cost (USD per 1,000 requests meeting the SLOs)";
+        cost.needs_price = cost.needs_slo = cost.slo_first = true;
+        cost.training_score = [](const Candidate& c) { return -c.usd_per_million_tokens; };
+        cost.serving_score = [](const ServingCandidate& c) {
             return c.usd_per_1k_good_requests > 0 ? -c.usd_per_1k_good_requests
                                                   : -std::numeric_limits<double>::infinity();
         };
 
-        r[3].objective = Objective::Capacity;
-        r[3].serving_doc =
+        ObjectiveRule capacity{Objective::Capacity};
+        capacity.serving_doc =
             "capacity (the highest rate meeting slo.target, `fathom capacity`, per GPU or, with prices, per USD-hour)";
-        r[3].needs_slo = r[3].measures_capacity = true;
-        r[3].serving_score = [](const ServingCandidate& c) {
+        capacity.needs_slo = capacity.measures_capacity = true;
+        capacity.serving_score = [](const ServingCandidate& c) {
             return c.usd_per_hour > 0 ? c.capacity_requests_per_s / c.usd_per_hour
                                       : c.capacity_requests_per_s / static_cast<double>(c.gpus);
         };
-        return r;
+        return std::vector<ObjectiveRule>{goodput, throughput, cost, capacity};
     }();
     return rules;
 }

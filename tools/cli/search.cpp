@@ -215,7 +215,8 @@ int cmd_search(const Args& a) {
     print_training_header(s, space, r);
     print_counts(r, "out of memory (estimate)", wall, opt.threads, mpi, "%.0f");
     const auto records = candidate_records(r.candidates, plans::training_candidate_fields(), space.objective);
-    print_ranking(training_columns(), records, r.ranking, space.top, space.price_per_gpu_hour > 0, false);
+    print_ranking(training_columns(), plans::training_candidate_fields(), records, r.ranking, space.top,
+                  space.price_per_gpu_hour > 0, false);
     const nlohmann::json adaptive = print_training_findings(s, space, r);
     if (!a.out.empty())
         write_file(a.out, records_csv(records, plans::candidate_columns(plans::training_candidate_fields())));

@@ -41,6 +41,20 @@ struct RankingColumn {
 void print_ranking(const std::vector<RankingColumn>& columns, const std::vector<plans::Record>& records,
                    const std::vector<int64_t>& ranking, int top, bool priced, bool capacity);
 
+// The same, the columns checked against the candidate's declared fields first (a column naming a
+// field no candidate has is a bug, not a column of zeros).
+template <typename C>
+void print_ranking(const std::vector<RankingColumn>& columns, const std::vector<plans::CandidateField<C>>& fields,
+                   const std::vector<plans::Record>& records, const std::vector<int64_t>& ranking, int top, bool priced,
+                   bool capacity) {
+    for (const RankingColumn& col : columns)
+        if (col.field &&
+            std::none_of(fields.begin(), fields.end(), [&](const auto& f) { return std::string(f.name) == col.field; }))
+            throw sim::InternalError(std::string("ranking column ") + col.header + " names no candidate field " +
+                                     col.field);
+    print_ranking(columns, records, ranking, top, priced, capacity);
+}
+
 // The Pareto column: the labels of the record's flags (boolean fields) that are set, comma-separated.
 std::string pareto_flags(const plans::Record& r, const char* a, const char* a_label, const char* b,
                          const char* b_label);

@@ -98,7 +98,7 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
                 sim::name(space.objective), 1e3 * slo.ttft_s, 1e3 * slo.tpot_s, 100 * slo.target_attainment);
     print_counts(r, "out of memory", wall, opt.threads, mpi, "%.1f");
     const auto records = candidate_records(r.candidates, plans::serving_candidate_fields(), space.objective);
-    print_ranking(serving_columns(), records, r.ranking, space.top, r.priced,
+    print_ranking(serving_columns(), plans::serving_candidate_fields(), records, r.ranking, space.top, r.priced,
                   plans::objective_rule(space.objective).measures_capacity);
     print_serving_findings(base, r);
     if (!a.out.empty())
