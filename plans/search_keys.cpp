@@ -314,7 +314,7 @@ void add_settings(std::vector<SearchKey>& k) {
             .setting(T, T, member<&S::price_per_gpu_hour>(), "none (no cost column)"));
     k.push_back(Row("search.objective", KeyType::Choice, objective_doc())
                     .choices(sim::choices<Objective>())
-                    .setting(T, T, member<&S::objective>(), "goodput"));
+                    .setting(T, T, member<&S::objective>(), sim::name(S{}.objective)));
     k.push_back(Row("search.prices", KeyType::ChoiceList,
                     "USD per GPU-hour of each device type, as ID=USD entries (h200-sxm-141gb=3.5)")
                     .shown_as("list of text")

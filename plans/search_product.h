@@ -45,6 +45,7 @@ struct SearchPoint {
         const auto& a = axis(path);
         return a.values[at[static_cast<size_t>(&a - axes.data())]];
     }
+    int64_t integer(const std::string& path) const { return std::get<int64_t>(value(path)); }
     // Whether the axis's value equals its first value (which stands for the others where they
     // cannot differ).
     bool first(const std::string& path) const { return value(path) == axis(path).values.front(); }

@@ -119,10 +119,9 @@ const std::vector<PruneRule<ServingPlan>>& serving_prune_rules() {
          "default replica counts stop at the cluster's GPUs (counts the section gives are kept, and pruned with the "
          "reason when they do not fit)",
          [](const P& x) {
-             return !x.axis("search.replicas").given && std::get<int64_t>(x.value("search.tp")) *
-                                                                std::get<int64_t>(x.value("search.pp")) *
-                                                                std::get<int64_t>(x.value("search.replicas")) >
-                                                            x.base.cluster.gpus();
+             return !x.axis("search.replicas").given &&
+                    x.integer("search.tp") * x.integer("search.pp") * x.integer("search.replicas") >
+                        x.base.cluster.gpus();
          }},
     };
     return rules;

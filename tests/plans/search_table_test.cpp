@@ -25,6 +25,12 @@ using plans::KeyValue;
 
 namespace {
 
+const std::string kServing =
+    "kind: serving\nseed: 3\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
+    "serving: {engine: vllm, tp: 1, replicas: 2}\ntraffic: {arrival: poisson, rate: 8, num_requests: 100, prompt: "
+    "1000, "
+    "output: 100}\nslo: {ttft: 300 ms, tpot: 15 ms, target: 0.9}\ncapacity: {seeds: 1, min_rate: 0.5}\n";
+
 plans::Scenario quickstart() {
     return scenarios::load_scenario(testing::example("quickstart.yaml"), *testing::source_context().catalog);
 }
@@ -146,6 +152,23 @@ TEST_CASE("each pruning rule drops the combinations its reason names", "[plans][
     }
 }
 
+TEST_CASE("the serving search's default replica counts stop at the cluster's GPUs; given ones do not",
+          "[plans][search][serving]") {
+    const plans::Scenario s =
+        scenarios::parse_scenario(scenarios::load_yaml_string(kServing, "s.yaml"), testing::source_catalog());
+    const auto& cat = *testing::source_context().catalog;
+    // Llama 3 8B (32 heads) on 8 GPUs: tp {1, 2, 4, 8} x replicas {1, 2, 4, 8} = 16; tp x replicas
+    // > 8 for tp 2 (8), tp 4 (4, 8), tp 8 (2, 4, 8): 6 dropped.
+    const auto by_default = plans::cross_serving_plans(s.model, s.cluster, *s.serving(), plans::SearchSpace{}, cat);
+    CHECK(by_default.plans.size() == 10);
+    CHECK(by_default.dropped == std::vector<int64_t>{6});
+    plans::SearchSpace given;
+    plans::set_search_key(given, "search.replicas", std::vector<int64_t>{1, 2, 4, 8});
+    const auto kept = plans::cross_serving_plans(s.model, s.cluster, *s.serving(), given, cat);
+    CHECK(kept.plans.size() == 16);  // the plan checks prune the six, with their reason
+    CHECK(kept.dropped == std::vector<int64_t>{0});
+}
+
 TEST_CASE("a search key serves the kinds its declaration gives, and the parser follows it", "[plans][search]") {
     using plans::WorkloadKind;
     std::set<std::string> training, serving;
@@ -245,14 +268,8 @@ TEST_CASE("every reported training candidate field survives the wire of a partit
 TEST_CASE("every reported serving candidate field survives the wire of a partitioned search",
           "[plans][search][serving]") {
     const auto& ctx = testing::source_context();
-    const plans::Scenario s = scenarios::parse_scenario(
-        scenarios::load_yaml_string(
-            "kind: serving\nseed: 3\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: "
-            "8}\nserving: {engine: vllm, tp: 1, replicas: 2}\ntraffic: {arrival: poisson, rate: 8, num_requests: 100, "
-            "prompt: 1000, output: 100}\nslo: {ttft: 300 ms, tpot: 15 ms, target: 0.9}\n"
-            "capacity: {seeds: 1, min_rate: 0.5}\n",
-            "s.yaml"),
-        testing::source_catalog());
+    const plans::Scenario s =
+        scenarios::parse_scenario(scenarios::load_yaml_string(kServing, "s.yaml"), testing::source_catalog());
     for (const plans::Objective objective : {plans::Objective::Cost, plans::Objective::Capacity}) {
         plans::SearchSpace space;
         plans::set_search_key(space, "search.tp", std::vector<int64_t>{1, 2});
