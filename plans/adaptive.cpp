@@ -35,110 +35,144 @@ double adaptive_phase_seconds(double min_sequences, int64_t seq_len, double batc
     return sequences * static_cast<double>(seq_len) / tokens_per_s;
 }
 
-AdaptiveRun plan_adaptive_run(const SearchResult& result, const SearchSpace& space, const models::ModelSpec& model,
-                              const hardware::ClusterSpec& cluster, int64_t seq_len) {
+namespace {
+
+void check_inputs(const SearchSpace& space) {
     if (space.phases < 1) throw sim::InputError("an adaptive run needs at least one phase", "", 0, "search.phases");
     if (!(space.target_tokens > 0))
         throw sim::InputError("an adaptive run needs the tokens the run trains at the scenario's batch", "", 0,
                               "search.target_tokens");
     if (!(space.b_noise > 0))
         throw sim::InputError("an adaptive run needs the gradient noise scale", "", 0, "search.b_noise");
-    const double b0 = space.b_noise, b1 = space.b_noise_final > 0 ? space.b_noise_final : space.b_noise;
-    AdaptiveRun run;
-    const double n0 = space.target_tokens / static_cast<double>(seq_len);
-    run.min_sequences = n0 / examples_factor(result.base_global_batch, b0, b1, 0, 1);
+}
 
-    std::vector<size_t> ev;
-    for (int64_t i : result.ranking) ev.push_back(static_cast<size_t>(i));
-    if (ev.empty()) return run;
-    std::sort(ev.begin(), ev.end());  // enumeration order: ties go to the lower index
-    const auto& cs = result.candidates;
+// One checkpoint-and-restart: save to, load from the nodes' SSDs, reshard over the NICs.
+double reconfigure_seconds(const hardware::ClusterSpec& cluster, double checkpoint_bytes, double restart_s) {
+    if (!cluster.ssd)
+        throw sim::InputError(
+            "adaptive phases that change the layout checkpoint to the nodes' SSDs: set cluster.ssd "
+            "(`fathom list hardware`)",
+            "", 0, "cluster.ssd");
+    const double nodes = cluster.nodes;
+    const double nic = cluster.nic.bandwidth * cluster.nics_per_node * cluster.nic.efficiency;
+    return checkpoint_bytes / (nodes * cluster.ssd->write_bandwidth) +
+           checkpoint_bytes / (nodes * cluster.ssd->read_bandwidth) +
+           (cluster.nodes > 1 ? checkpoint_bytes / (nodes * nic) : 0.0) + restart_s;
+}
 
-    // One checkpoint-and-restart: save to, load from the nodes' SSDs, reshard over the NICs.
-    std::map<std::string, int> groups;
-    for (size_t i : ev) groups.emplace(layout_key(cs[i].plan), static_cast<int>(groups.size()));
-    run.checkpoint_bytes = model.total_params(seq_len) * 14.0;
-    if (groups.size() > 1 && space.phases > 1) {
-        if (!cluster.ssd)
-            throw sim::InputError(
-                "adaptive phases that change the layout checkpoint to the nodes' SSDs: set cluster.ssd "
-                "(`fathom list hardware`)",
-                "", 0, "cluster.ssd");
-        const double nodes = cluster.nodes;
-        const double nic = cluster.nic.bandwidth * cluster.nics_per_node * cluster.nic.efficiency;
-        run.reconfigure_one_s = run.checkpoint_bytes / (nodes * cluster.ssd->write_bandwidth) +
-                                run.checkpoint_bytes / (nodes * cluster.ssd->read_bandwidth) +
-                                (cluster.nodes > 1 ? run.checkpoint_bytes / (nodes * nic) : 0.0) + space.restart_s;
+// The evaluated candidates of a search (in enumeration order: ties go to the lower index) and
+// what the phases need of them: their layout group (a checkpoint-and-restart leaves a group) and
+// the seconds each takes over phase k.
+struct Phases {
+    const SearchResult& result;
+    const AdaptiveRun& run;
+    int64_t seq_len;
+    double b0, b1;
+    int count;
+    std::vector<size_t> ev;  // candidate indices
+    std::vector<int> group;  // of each, by layout
+    size_t groups = 0;
+
+    const Candidate& at(size_t j) const { return result.candidates[ev[j]]; }
+    double seconds(size_t j, int k) const {
+        return adaptive_phase_seconds(run.min_sequences, seq_len, at(j).plan.training.global_batch, at(j).tokens_per_s,
+                                      b0, b1, static_cast<double>(k) / count, static_cast<double>(k + 1) / count);
     }
+};
 
-    const int K = space.phases;
-    const size_t M = ev.size();
-    auto phase_s = [&](size_t j, int k) {
-        const Candidate& c = cs[ev[j]];
-        return adaptive_phase_seconds(run.min_sequences, seq_len, c.plan.training.global_batch, c.tokens_per_s, b0, b1,
-                                      static_cast<double>(k) / K, static_cast<double>(k + 1) / K);
-    };
-    std::vector<int> group(M);
-    for (size_t j = 0; j < M; ++j) group[j] = groups.at(layout_key(cs[ev[j]].plan));
-    // cost[k][j]: the least time to finish phase k on candidate j; from[k][j] the candidate of k-1.
+// The cheapest sequence of candidates over the phases (a dynamic programme: cost[k][j] is the least
+// time to finish phase k on candidate j, from[k][j] the candidate of phase k - 1), its time set on
+// `run`.
+std::vector<size_t> cheapest_sequence(const Phases& ph, AdaptiveRun& run) {
+    const int K = ph.count;
+    const size_t M = ph.ev.size();
     const double inf = std::numeric_limits<double>::infinity();
     std::vector<std::vector<double>> cost(static_cast<size_t>(K), std::vector<double>(M, inf));
     std::vector<std::vector<int64_t>> from(static_cast<size_t>(K), std::vector<int64_t>(M, -1));
-    for (size_t j = 0; j < M; ++j) cost[0][j] = phase_s(j, 0);
+    for (size_t j = 0; j < M; ++j) cost[0][j] = ph.seconds(j, 0);
     for (int k = 1; k < K; ++k) {
         // Staying in a layout group is free; leaving any state for another group costs one restart.
-        std::vector<double> best_in(groups.size(), inf);
-        std::vector<int64_t> arg_in(groups.size(), -1);
+        std::vector<double> best_in(ph.groups, inf);
+        std::vector<int64_t> arg_in(ph.groups, -1);
         double best_any = inf;
         int64_t arg_any = -1;
         for (size_t j = 0; j < M; ++j) {
             const double c = cost[static_cast<size_t>(k - 1)][j];
-            if (c < best_in[static_cast<size_t>(group[j])])
-                best_in[static_cast<size_t>(group[j])] = c,
-                arg_in[static_cast<size_t>(group[j])] = static_cast<int64_t>(j);
+            const size_t g = static_cast<size_t>(ph.group[j]);
+            if (c < best_in[g]) best_in[g] = c, arg_in[g] = static_cast<int64_t>(j);
             if (c < best_any) best_any = c, arg_any = static_cast<int64_t>(j);
         }
         for (size_t j = 0; j < M; ++j) {
-            const size_t g = static_cast<size_t>(group[j]);
+            const size_t g = static_cast<size_t>(ph.group[j]);
             double prev = best_in[g];
             int64_t arg = arg_in[g];
             if (best_any + run.reconfigure_one_s < prev) prev = best_any + run.reconfigure_one_s, arg = arg_any;
-            cost[static_cast<size_t>(k)][j] = prev + phase_s(j, k);
+            cost[static_cast<size_t>(k)][j] = prev + ph.seconds(j, k);
             from[static_cast<size_t>(k)][j] = arg;
         }
     }
     const auto& last = cost[static_cast<size_t>(K - 1)];
     int64_t j = std::min_element(last.begin(), last.end()) - last.begin();
     run.seconds = last[static_cast<size_t>(j)];
-    run.phases.resize(static_cast<size_t>(K));
     std::vector<size_t> chosen(static_cast<size_t>(K));
     for (int k = K - 1; k >= 0; --k) {
         chosen[static_cast<size_t>(k)] = static_cast<size_t>(j);
         if (k > 0) j = from[static_cast<size_t>(k)][static_cast<size_t>(j)];
     }
-    for (int k = 0; k < K; ++k) {
+    return chosen;
+}
+
+// The phases of `run` on the chosen candidates, a restart charged where the layout changes.
+void fill_phases(const Phases& ph, const std::vector<size_t>& chosen, AdaptiveRun& run) {
+    const double b0 = ph.b0, b1 = ph.b1;
+    run.phases.resize(static_cast<size_t>(ph.count));
+    for (int k = 0; k < ph.count; ++k) {
         const size_t jk = chosen[static_cast<size_t>(k)];
-        AdaptivePhase& ph = run.phases[static_cast<size_t>(k)];
-        ph.progress_begin = static_cast<double>(k) / K;
-        ph.progress_end = static_cast<double>(k + 1) / K;
-        ph.b_noise_begin = b0 * std::pow(b1 / b0, ph.progress_begin);
-        ph.b_noise_end = b0 * std::pow(b1 / b0, ph.progress_end);
-        const Candidate& c = cs[ev[jk]];
-        ph.candidate = c.index;
-        ph.sequences = run.min_sequences *
-                       examples_factor(c.plan.training.global_batch, b0, b1, ph.progress_begin, ph.progress_end);
-        ph.seconds = phase_s(jk, k);
-        if (k > 0 &&
-            group[jk] != group[chosen[static_cast<size_t>(k - 1)]]) {  // a layout change: checkpoint and restart
-            ph.reconfigure_s = run.reconfigure_one_s;
+        AdaptivePhase& p = run.phases[static_cast<size_t>(k)];
+        p.progress_begin = static_cast<double>(k) / ph.count;
+        p.progress_end = static_cast<double>(k + 1) / ph.count;
+        p.b_noise_begin = b0 * std::pow(b1 / b0, p.progress_begin);
+        p.b_noise_end = b0 * std::pow(b1 / b0, p.progress_end);
+        const Candidate& c = ph.at(jk);
+        p.candidate = c.index;
+        p.sequences =
+            run.min_sequences * examples_factor(c.plan.training.global_batch, b0, b1, p.progress_begin, p.progress_end);
+        p.seconds = ph.seconds(jk, k);
+        if (k > 0 && ph.group[jk] != ph.group[chosen[static_cast<size_t>(k - 1)]]) {  // a layout change
+            p.reconfigure_s = run.reconfigure_one_s;
             run.reconfigure_s += run.reconfigure_one_s;
             ++run.switches;
         }
     }
+}
+
+}  // namespace
+
+AdaptiveRun plan_adaptive_run(const SearchResult& result, const SearchSpace& space, const models::ModelSpec& model,
+                              const hardware::ClusterSpec& cluster, int64_t seq_len) {
+    check_inputs(space);
+    const double b0 = space.b_noise, b1 = space.b_noise_final > 0 ? space.b_noise_final : space.b_noise;
+    AdaptiveRun run;
+    const double n0 = space.target_tokens / static_cast<double>(seq_len);
+    run.min_sequences = n0 / examples_factor(result.base_global_batch, b0, b1, 0, 1);
+
+    Phases ph{result, run, seq_len, b0, b1, space.phases, {}, {}, 0};
+    for (int64_t i : result.ranking) ph.ev.push_back(static_cast<size_t>(i));
+    if (ph.ev.empty()) return run;
+    std::sort(ph.ev.begin(), ph.ev.end());
+    std::map<std::string, int> groups;
+    for (size_t i : ph.ev) groups.emplace(layout_key(result.candidates[i].plan), static_cast<int>(groups.size()));
+    for (size_t i : ph.ev) ph.group.push_back(groups.at(layout_key(result.candidates[i].plan)));
+    ph.groups = groups.size();
+    run.checkpoint_bytes = model.total_params(seq_len) * 14.0;
+    if (groups.size() > 1 && space.phases > 1)
+        run.reconfigure_one_s = reconfigure_seconds(cluster, run.checkpoint_bytes, space.restart_s);
+
+    fill_phases(ph, cheapest_sequence(ph, run), run);
     // The best fixed plan: one plan for the whole run.
-    run.best_fixed_s = inf;
-    for (size_t m = 0; m < M; ++m) {
-        const Candidate& c = cs[ev[m]];
+    run.best_fixed_s = std::numeric_limits<double>::infinity();
+    for (size_t m = 0; m < ph.ev.size(); ++m) {
+        const Candidate& c = ph.at(m);
         const double t = adaptive_phase_seconds(run.min_sequences, seq_len, c.plan.training.global_batch,
                                                 c.tokens_per_s, b0, b1, 0, 1);
         if (t < run.best_fixed_s) run.best_fixed_s = t, run.best_fixed = c.index;

@@ -6,6 +6,7 @@
 #include "hardware/routing/routing.h"
 #include "plans/key_decl.h"
 #include "plans/scenario.h"
+#include "plans/search_keys.h"
 #include "sim/error.h"
 
 #include <cmath>

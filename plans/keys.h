@@ -11,7 +11,6 @@
 // `stack` (the software stack; a preset from workloads/stacks/ and its overrides).
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
-#include "plans/search_space.h"
 #include "sim/enum_names.h"
 #include "sim/units.h"
 #include "workloads/serving/serving_plan.h"
@@ -89,7 +88,6 @@ const std::vector<Key<workloads::TrainingPlan>>& training_plan_keys();
 // and `.decode` pools), `traffic` (arrivals and lengths: `traffic.prompt`, `traffic.output`,
 // `traffic.shared_prefix`, `traffic.sessions`) and `slo`.
 const std::vector<Key<workloads::serving::ServingPlan>>& serving_plan_keys();
-const std::vector<Key<SearchSpace>>& search_keys();  // plans/search_keys.cpp
 // The entries of a ChoiceList value.
 std::vector<std::string> split_choices(const std::string& value);
 

@@ -2,9 +2,10 @@
 
 #include "plans/constraints.h"
 #include "plans/keys.h"
+#include "plans/search_objective.h"
+#include "plans/search_report.h"
 #include "plans/search_wire.h"
 #include "sim/error.h"
-#include "workloads/training/schedules/pipeline_schedule.h"
 #include "workloads/training/training_memory.h"
 
 #include <algorithm>
@@ -14,7 +15,6 @@
 #include <cstdio>
 #include <exception>
 #include <mutex>
-#include <numeric>
 #include <thread>
 
 namespace fathom::plans {
@@ -34,28 +34,6 @@ double statistical_efficiency(double b_noise, double b0, double b) {
 }
 
 namespace {
-
-// The axes with their defaults filled in (search_space.h: an empty list is the default).
-SearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpec& c, const TrainingPlan& base,
-                          SearchSpace s) {
-    const int64_t gpus = c.gpus();
-    if (s.tp.empty())  // within a node (TP traffic stays on the scale-up fabric), dividing the query heads
-        for (int64_t d : divisors(c.gpus_per_node))
-            if (m.heads % d == 0) s.tp.push_back(d);
-    if (s.pp.empty())  // even splits of the layers
-        for (int64_t d : divisors(std::gcd<int64_t>(m.layers, gpus)))
-            if (d <= 64) s.pp.push_back(d);
-    if (s.vp.empty()) s.vp = {1, 2, 4};
-    if (s.cp.empty()) s.cp = {base.layout.cp};
-    if (s.ep.empty()) s.ep = {base.layout.ep};
-    if (s.micro_batch.empty()) s.micro_batch = {1, 2, 4};
-    if (s.global_batch.empty()) s.global_batch = {base.training.global_batch};
-    if (s.zero_stage.empty()) s.zero_stage = {0, 1, 2, 3};
-    if (s.recompute.empty()) s.recompute = sim::choices<workloads::Recompute>();
-    if (s.schedule.empty()) s.schedule = {"auto"};
-    if (s.dtype.empty()) s.dtype = {std::get<std::string>(get_training_key(base, "stack.dtype"))};
-    return s;
-}
 
 std::string gib(double bytes) {
     char buf[32];
@@ -107,70 +85,56 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
         c.usd_per_million_tokens = price * c.plan.gpus() / 3600.0 / c.tokens_per_s * 1e6;
 }
 
-}  // namespace
+bool sharded(const models::ModelSpec& model, const workloads::ParallelLayout& l) {
+    return l.dp * l.cp > 1 || (model.moe.enabled() && l.group(models::GroupKind::edp).size > 1);
+}
 
-namespace {
-
-// The parallel layouts of the space, in axis order: tp x pp x cp dividing the GPU count, vp > 1
-// only with a pipeline, ep > 1 only for a mixture-of-experts model.
-std::vector<workloads::ParallelLayout> layouts(const models::ModelSpec& model, int64_t gpus,
-                                               const workloads::ParallelLayout& base, const SearchSpace& s) {
-    std::vector<workloads::ParallelLayout> out;
-    for (int64_t tp : s.tp)
-        for (int64_t pp : s.pp)
-            for (int64_t vp : s.vp)
-                for (int64_t cp : s.cp)
-                    for (int64_t ep : s.ep) {
-                        if (gpus % (tp * pp * cp) != 0 || (pp == 1 && vp > 1) || (!model.moe.enabled() && ep > 1))
-                            continue;
-                        workloads::ParallelLayout l = base;
-                        l.tp = static_cast<int>(tp);
-                        l.pp = static_cast<int>(pp);
-                        l.vp = static_cast<int>(vp);
-                        l.cp = static_cast<int>(cp);
-                        l.dp = static_cast<int>(gpus / (tp * pp * cp));
-                        l.ep = static_cast<int>(ep);
-                        l.etp = base.etp > 1 && base.etp == base.tp ? l.tp : 1;
-                        l.sequence_parallel = base.sequence_parallel && tp > 1;
-                        out.push_back(l);
-                    }
-    return out;
+// The settings the axes imply: dp fills the GPUs, the expert tp follows tp where the scenario's
+// did, sequence parallelism needs tp > 1, and the layer split across virtual stages is the
+// schedule's own.
+void derive_training(TrainingPlan& p, const SearchBase& b) {
+    workloads::ParallelLayout& l = p.layout;
+    const workloads::ParallelLayout& base = b.training->layout;
+    l.dp = static_cast<int>(b.cluster.gpus() / (int64_t{l.tp} * l.pp * l.cp));
+    l.etp = base.etp > 1 && base.etp == base.tp ? l.tp : 1;
+    l.sequence_parallel = base.sequence_parallel && l.tp > 1;
+    p.training.layers_per_virtual_stage.clear();
 }
 
 }  // namespace
 
+// Declarative table: the training search's pruning rules, checked in order.
+const std::vector<PruneRule<TrainingPlan>>& training_prune_rules() {
+    using P = SearchPoint<TrainingPlan>;
+    static const std::vector<PruneRule<TrainingPlan>> rules = {
+        {"layout-fills-gpus", "tp x pp x cp must divide the GPU count (dp takes the rest)",
+         [](const P& x) {
+             const auto& l = x.plan.layout;
+             return x.base.cluster.gpus() % (int64_t{l.tp} * l.pp * l.cp) != 0;
+         }},
+        {"vp-needs-pp", "virtual stages need a pipeline (vp > 1 with pp 1)",
+         [](const P& x) { return x.plan.layout.pp == 1 && x.plan.layout.vp > 1; }},
+        {"ep-needs-moe", "expert parallelism needs a mixture-of-experts model (ep > 1)",
+         [](const P& x) { return !x.base.model.moe.enabled() && x.plan.layout.ep > 1; }},
+        {"zero-needs-sharding",
+         "without data parallelism (dense or expert) ZeRO shards nothing: the first ZeRO stage stands for all",
+         [](const P& x) { return !sharded(x.base.model, x.plan.layout) && !x.first("search.zero_stage"); }},
+        {"schedule-needs-pp", "without a pipeline the schedule does not matter: the first schedule stands for all",
+         [](const P& x) { return x.plan.layout.pp == 1 && !x.first("search.schedule"); }},
+    };
+    return rules;
+}
+
+Crossed<TrainingPlan> cross_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                                           const TrainingPlan& base, const SearchSpace& space,
+                                           const std::vector<SearchKey>& keys) {
+    const SearchBase b{model, cluster, space, &base};
+    return cross(base, resolve_axes(keys, b, base), b, derive_training, training_prune_rules());
+}
+
 std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                                    const TrainingPlan& base, const SearchSpace& space) {
-    const SearchSpace s = with_defaults(model, cluster, base, space);
-    std::vector<TrainingPlan> out;
-    for (const workloads::ParallelLayout& layout : layouts(model, cluster.gpus(), base.layout, s)) {
-        // Without data parallelism (dense or expert) ZeRO shards nothing, and without a pipeline
-        // the schedule does not matter: the first stage and schedule stand for all.
-        const bool sharded =
-            layout.dp * layout.cp > 1 || (model.moe.enabled() && layout.group(models::GroupKind::edp).size > 1);
-        for (int64_t mb : s.micro_batch)
-            for (int64_t gb : s.global_batch)
-                for (int64_t zero : s.zero_stage)
-                    for (const std::string& rc : s.recompute)
-                        for (const std::string& sched : s.schedule)
-                            for (const std::string& dt : s.dtype) {
-                                if ((!sharded && zero != s.zero_stage.front()) ||
-                                    (layout.pp == 1 && sched != s.schedule.front()))
-                                    continue;
-                                TrainingPlan p = base;
-                                p.layout = layout;
-                                p.training.micro_batch = static_cast<int>(mb);
-                                p.training.global_batch = static_cast<int>(gb);
-                                p.training.zero_stage = static_cast<int>(zero);
-                                p.training.layers_per_virtual_stage.clear();
-                                set_training_key(p, "training.recompute", rc);
-                                set_training_key(p, "training.schedule",
-                                                 sched != "auto" ? sched : workloads::default_schedule(layout));
-                                set_training_key(p, "stack.dtype", dt);
-                                out.push_back(std::move(p));
-                            }
-    }
-    return out;
+    return cross_training_plans(model, cluster, base, space).plans;
 }
 
 void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate) {
@@ -216,11 +180,7 @@ void run_candidates(size_t n, const SearchOptions& options, const std::function<
 SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                              const TrainingPlan& base, const SearchSpace& space, const EvaluationContext& context,
                              const SearchOptions& options) {
-    if (space.objective == "capacity")
-        throw sim::InputError("capacity ranks serving plans; training plans rank by goodput, throughput or cost", "", 0,
-                              "search.objective");
-    if (space.objective == "cost" && space.price_per_gpu_hour <= 0)
-        throw sim::InputError("ranking by cost needs search.price_per_gpu_hour", "", 0, "search.objective");
+    check_objective(space.objective, WorkloadKind::Training, space.price_per_gpu_hour > 0, true);
     SearchResult result;
     result.base_global_batch = base.training.global_batch;
     std::vector<TrainingPlan> plans = enumerate_training_plans(model, cluster, base, space);
@@ -247,13 +207,9 @@ void finalize_training_search(SearchResult& result, const SearchSpace& space) {
     auto& cs = result.candidates;
     for (Candidate& c : cs) c.pareto_memory = c.pareto_cost = false;
     tally_candidates(result);
-    auto key = [&](const Candidate& c) {
-        if (space.objective == "throughput") return c.tokens_per_s;
-        if (space.objective == "cost") return -c.usd_per_million_tokens;
-        return c.goodput_tokens_per_s;
-    };
+    const auto score = objective_rule(space.objective).training_score;
     std::stable_sort(result.ranking.begin(), result.ranking.end(), [&](int64_t x, int64_t y) {
-        return key(cs[static_cast<size_t>(x)]) > key(cs[static_cast<size_t>(y)]);
+        return score(cs[static_cast<size_t>(x)]) > score(cs[static_cast<size_t>(y)]);
     });
     mark_pareto(
         cs, [](const Candidate& c) { return c.tokens_per_s; }, [](const Candidate& c) { return c.peak_memory_bytes; },
@@ -264,19 +220,12 @@ void finalize_training_search(SearchResult& result, const SearchSpace& space) {
             [](const Candidate& c) { return c.usd_per_million_tokens; }, &Candidate::pareto_cost);
 }
 
-namespace {
-std::vector<double*> share_numbers(Candidate& c) {
-    return {&c.peak_memory_bytes,      &c.capacity_bytes,       &c.step_time_s,           &c.tokens_per_s, &c.mfu,
-            &c.statistical_efficiency, &c.goodput_tokens_per_s, &c.usd_per_million_tokens};
-}
-}  // namespace
-
 std::string encode_search_share(const SearchResult& result, const Partition& partition) {
-    return encode_share(result.candidates, partition, share_numbers);
+    return encode_share(result.candidates, partition, training_candidate_fields());
 }
 
 void merge_search_share(SearchResult& result, const std::string& share) {
-    merge_share(result.candidates, share, share_numbers);
+    merge_share(result.candidates, share, training_candidate_fields());
 }
 
 }  // namespace fathom::plans

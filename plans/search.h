@@ -1,15 +1,21 @@
 #pragma once
-// Training plan search: every plan of a SearchSpace (plans/search_space.h) over one model
-// and cluster, pruned by exact checks before anything is simulated (the plan constraints, then
-// the pure memory estimate: a plan that does not fit is pruned with its peak), the survivors
-// replayed in full (evaluate_training) on a pool of threads, ranked by goodput, throughput or cost.
+// Training plan search: every plan of a SearchSpace (plans/search_space.h) over one model and
+// cluster, pruned by exact checks before anything is simulated (the plan constraints, then the pure
+// memory estimate: a plan that does not fit is pruned with its peak), the survivors replayed in
+// full (evaluate_training) on a pool of threads, ranked by the objective's score
+// (plans/search_objective.h: goodput, throughput or cost).
 //
-// Candidates are enumerated in a fixed order (tp, pp, vp, cp, ep, micro-batch, global batch, ZeRO
-// stage, recompute, schedule, dtype, each axis in its list's order) and each result is stored at
-// its candidate's index, so the result is bit-identical at any thread count; ties in the ranking
-// go to the lower index. A time limit makes the set of evaluated candidates depend on the machine
-// (those not started are reported as skipped).
+// Candidates are the product of the training axes of the search key table (plans/search_keys.h:
+// tp, pp, vp, cp, ep, micro-batch, global batch, ZeRO stage, recompute, schedule, dtype, in that
+// order, each in its list's order; plans/search_product.h), each with the layout's derived
+// settings (dp = GPUs / (tp x pp x cp), the expert tp, sequence parallelism), less what the
+// pruning rules (training_prune_rules) drop. Each result is stored at its candidate's index, so
+// the result is bit-identical at any thread count; ties in the ranking go to the lower index. A
+// time limit makes the set of evaluated candidates depend on the machine (those not started are
+// reported as skipped).
 #include "plans/evaluate.h"
+#include "plans/search_keys.h"
+#include "plans/search_product.h"
 #include "plans/search_space.h"
 #include "sim/enum_names.h"
 
@@ -117,9 +123,17 @@ std::vector<int64_t> divisors(int64_t n);
 // (b_noise + b0) / (b_noise + b); 1 when b_noise is 0 (not given).
 double statistical_efficiency(double b_noise, double b0, double b);
 
+// Declarative table: the combinations of axis values the training search drops before they are
+// candidates (a layout that does not factor the GPU count, settings that cannot differ).
+const std::vector<PruneRule<workloads::TrainingPlan>>& training_prune_rules();
+
 // The candidate plans of `space` around `base` (the scenario's plan: its stack, sequence length
-// and every key no axis sets), before any check. Throws InputError for an axis value no plan can
-// take (an unknown schedule or dtype).
+// and every key no axis sets), before any check: the product of the training axes of `keys`.
+// Throws InputError for an axis value no plan can take (an unknown schedule or dtype).
+Crossed<workloads::TrainingPlan> cross_training_plans(const models::ModelSpec& model,
+                                                      const hardware::ClusterSpec& cluster,
+                                                      const workloads::TrainingPlan& base, const SearchSpace& space,
+                                                      const std::vector<SearchKey>& keys = search_keys());
 std::vector<workloads::TrainingPlan> enumerate_training_plans(const models::ModelSpec& model,
                                                               const hardware::ClusterSpec& cluster,
                                                               const workloads::TrainingPlan& base,

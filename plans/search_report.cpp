@@ -1,148 +1,155 @@
 #include "plans/search_report.h"
 
 #include "plans/keys.h"
+#include "plans/search_objective.h"
 
 namespace fathom::plans {
+namespace {
 
-Record training_candidate_record(const Candidate& c) {
-    const auto& l = c.plan.layout;
-    const auto& t = c.plan.training;
-    Record r;
-    r.add("index", c.index);
-    r.add("status", std::string(sim::name(c.status)));
-    r.add("dp", int64_t{l.dp});
-    r.add("tp", int64_t{l.tp});
-    r.add("pp", int64_t{l.pp});
-    r.add("vp", int64_t{l.vp});
-    r.add("cp", int64_t{l.cp});
-    r.add("ep", int64_t{l.ep});
-    r.add("micro_batch_size", int64_t{t.micro_batch});
-    r.add("global_batch_size", int64_t{t.global_batch});
-    r.add("zero_stage", int64_t{t.zero_stage});
-    r.add("recompute", std::string(sim::name(t.recompute)));
-    r.add("schedule", t.schedule);
-    r.add("dtype", std::get<std::string>(get_training_key(c.plan, "stack.dtype")));
-    r.add("plan", c.plan.describe());
-    if (!c.reason.empty()) r.add("reason", c.reason);
-    if (c.peak_memory_bytes > 0) r.add("peak_memory_gib", c.peak_memory_bytes / (1024.0 * 1024.0 * 1024.0));
-    if (c.status == CandidateStatus::Evaluated) {
-        r.add("step_time_s", c.step_time_s);
-        r.add("tokens_per_s", c.tokens_per_s);
-        r.add("mfu", c.mfu);
-        r.add("statistical_efficiency", c.statistical_efficiency);
-        r.add("goodput_tokens_per_s", c.goodput_tokens_per_s);
-        if (c.usd_per_million_tokens > 0) r.add("usd_per_million_tokens", c.usd_per_million_tokens);
-        r.add("pareto_throughput_memory", c.pareto_memory);
-        r.add("pareto_goodput_cost", c.pareto_cost);
-    }
-    return r;
+using C = Candidate;
+using SC = ServingCandidate;
+
+// When a record has a field.
+template <typename X>
+bool always(const X&, Objective) {
+    return true;
+}
+template <typename X>
+bool evaluated(const X& c, Objective) {
+    return c.status == CandidateStatus::Evaluated;
+}
+template <typename X>
+bool has_reason(const X& c, Objective) {
+    return !c.reason.empty();
+}
+template <auto M, typename X>
+bool positive(const X& c, Objective) {
+    return c.*M > 0;
+}
+template <auto M, typename X>
+bool evaluated_positive(const X& c, Objective o) {
+    return evaluated(c, o) && c.*M > 0;
+}
+bool capacity_measured(const SC& c, Objective o) { return evaluated(c, o) && objective_rule(o).measures_capacity; }
+
+// A member's value as a field (integers as int64_t).
+template <auto M, typename X>
+FieldValue member(const X& c) {
+    using V = std::remove_cv_t<std::remove_reference_t<decltype(c.*M)>>;
+    if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>) return static_cast<int64_t>(c.*M);
+    else return c.*M;
 }
 
-Record serving_candidate_record(const ServingCandidate& c, bool capacity) {
-    const auto& p = c.plan;
-    const auto& l = p.disaggregated() ? *p.prefill : p.replica;
-    Record r;
-    r.add("index", c.index);
-    r.add("status", std::string(sim::name(c.status)));
-    r.add("layout", c.layout);
-    r.add("accelerator", l.accelerator.id);
-    r.add("gpus", int64_t{p.gpus()});
-    r.add("tp", int64_t{l.tp});
-    r.add("pp", int64_t{l.pp});
-    r.add("replicas", int64_t{p.disaggregated() ? p.prefill->replicas + p.decode->replicas : p.replica.replicas});
-    r.add("prefill_replicas", int64_t{p.disaggregated() ? p.prefill->replicas : 0});
-    r.add("decode_replicas", int64_t{p.disaggregated() ? p.decode->replicas : 0});
-    r.add("policy", p.batching.policy);
-    r.add("max_num_seqs", p.batching.max_num_seqs);
-    r.add("max_num_batched_tokens", p.batching.max_num_batched_tokens);
-    if (!c.reason.empty()) r.add("reason", c.reason);
-    if (c.usd_per_hour > 0) r.add("usd_per_hour", c.usd_per_hour);
-    if (c.kv_tokens_per_replica > 0) r.add("kv_tokens_per_replica", c.kv_tokens_per_replica);
-    if (c.status == CandidateStatus::Evaluated) {
-        r.add("slo_attainment", c.slo_attainment);
-        r.add("meets_slo", c.meets_slo());
-        r.add("goodput_requests_per_s", c.goodput_requests_per_s);
-        r.add("goodput_requests_per_s_per_gpu", c.goodput_requests_per_s / c.gpus);
-        r.add("requests_per_s", c.requests_per_s);
-        r.add("output_tokens_per_s", c.output_tokens_per_s);
-        r.add("output_tokens_per_s_per_gpu", c.output_tokens_per_s / c.gpus);
-        r.add("ttft_p50_s", c.ttft_p50_s);
-        r.add("ttft_p90_s", c.ttft_p90_s);
-        r.add("tpot_p50_s", c.tpot_p50_s);
-        r.add("tpot_p90_s", c.tpot_p90_s);
-        if (c.usd_per_1k_good_requests > 0) r.add("usd_per_1k_good_requests", c.usd_per_1k_good_requests);
-        if (c.joules_per_output_token > 0) r.add("joules_per_output_token_at_tdp", c.joules_per_output_token);
-        if (capacity) r.add("capacity_requests_per_s", c.capacity_requests_per_s);
-        r.add("score", c.score);
-        r.add("pareto_goodput_cost", c.pareto_cost);
-        r.add("pareto_throughput_ttft", c.pareto_latency);
-    }
-    return r;
+// A value an evaluation stores, reported as it is.
+template <auto M, typename X>
+CandidateField<X> stored(const char* name, bool (*shown)(const X&, Objective)) {
+    return {name, &member<M, X>, shown, M};
 }
 
-const std::vector<std::string>& training_candidate_columns() {
-    static const std::vector<std::string> c = {"index",
-                                               "status",
-                                               "dp",
-                                               "tp",
-                                               "pp",
-                                               "vp",
-                                               "cp",
-                                               "ep",
-                                               "micro_batch_size",
-                                               "global_batch_size",
-                                               "zero_stage",
-                                               "recompute",
-                                               "schedule",
-                                               "dtype",
-                                               "step_time_s",
-                                               "tokens_per_s",
-                                               "mfu",
-                                               "peak_memory_gib",
-                                               "statistical_efficiency",
-                                               "goodput_tokens_per_s",
-                                               "usd_per_million_tokens",
-                                               "pareto_throughput_memory",
-                                               "pareto_goodput_cost",
-                                               "reason"};
-    return c;
+template <typename X>
+FieldValue status_name(const X& c) {
+    return std::string(sim::name(c.status));
 }
 
-const std::vector<std::string>& serving_candidate_columns() {
-    static const std::vector<std::string> c = {"index",
-                                               "status",
-                                               "layout",
-                                               "accelerator",
-                                               "gpus",
-                                               "tp",
-                                               "pp",
-                                               "replicas",
-                                               "prefill_replicas",
-                                               "decode_replicas",
-                                               "policy",
-                                               "max_num_seqs",
-                                               "max_num_batched_tokens",
-                                               "slo_attainment",
-                                               "meets_slo",
-                                               "goodput_requests_per_s",
-                                               "goodput_requests_per_s_per_gpu",
-                                               "requests_per_s",
-                                               "output_tokens_per_s",
-                                               "output_tokens_per_s_per_gpu",
-                                               "ttft_p50_s",
-                                               "ttft_p90_s",
-                                               "tpot_p50_s",
-                                               "tpot_p90_s",
-                                               "capacity_requests_per_s",
-                                               "usd_per_hour",
-                                               "usd_per_1k_good_requests",
-                                               "joules_per_output_token_at_tdp",
-                                               "kv_tokens_per_replica",
-                                               "score",
-                                               "pareto_goodput_cost",
-                                               "pareto_throughput_ttft",
-                                               "reason"};
-    return c;
+}  // namespace
+
+// Declarative table: the training candidate's fields.
+const std::vector<CandidateField<C>>& training_candidate_fields() {
+    using F = CandidateField<C>;
+    static const std::vector<F> fields = {
+        {"index", &member<&C::index, C>, always<C>},
+        {"status", &status_name<C>, always<C>},
+        {"dp", [](const C& c) -> FieldValue { return int64_t{c.plan.layout.dp}; }, always<C>},
+        {"tp", [](const C& c) -> FieldValue { return int64_t{c.plan.layout.tp}; }, always<C>},
+        {"pp", [](const C& c) -> FieldValue { return int64_t{c.plan.layout.pp}; }, always<C>},
+        {"vp", [](const C& c) -> FieldValue { return int64_t{c.plan.layout.vp}; }, always<C>},
+        {"cp", [](const C& c) -> FieldValue { return int64_t{c.plan.layout.cp}; }, always<C>},
+        {"ep", [](const C& c) -> FieldValue { return int64_t{c.plan.layout.ep}; }, always<C>},
+        {"micro_batch_size", [](const C& c) -> FieldValue { return int64_t{c.plan.training.micro_batch}; }, always<C>},
+        {"global_batch_size", [](const C& c) -> FieldValue { return int64_t{c.plan.training.global_batch}; },
+         always<C>},
+        {"zero_stage", [](const C& c) -> FieldValue { return int64_t{c.plan.training.zero_stage}; }, always<C>},
+        {"recompute", [](const C& c) -> FieldValue { return std::string(sim::name(c.plan.training.recompute)); },
+         always<C>},
+        {"schedule", [](const C& c) -> FieldValue { return c.plan.training.schedule; }, always<C>},
+        {"dtype",
+         [](const C& c) -> FieldValue { return std::get<std::string>(get_training_key(c.plan, "stack.dtype")); },
+         always<C>},
+        {"plan", [](const C& c) -> FieldValue { return c.plan.describe(); }, always<C>, nullptr, false},
+        stored<&C::step_time_s>("step_time_s", evaluated<C>),
+        stored<&C::tokens_per_s>("tokens_per_s", evaluated<C>),
+        stored<&C::mfu>("mfu", evaluated<C>),
+        {"peak_memory_gib", [](const C& c) -> FieldValue { return c.peak_memory_bytes / (1024.0 * 1024.0 * 1024.0); },
+         positive<&C::peak_memory_bytes, C>, &C::peak_memory_bytes},
+        stored<&C::statistical_efficiency>("statistical_efficiency", evaluated<C>),
+        stored<&C::goodput_tokens_per_s>("goodput_tokens_per_s", evaluated<C>),
+        stored<&C::usd_per_million_tokens>("usd_per_million_tokens", evaluated_positive<&C::usd_per_million_tokens, C>),
+        {"pareto_throughput_memory", &member<&C::pareto_memory, C>, evaluated<C>},
+        {"pareto_goodput_cost", &member<&C::pareto_cost, C>, evaluated<C>},
+        {"reason", [](const C& c) -> FieldValue { return c.reason; }, has_reason<C>},
+        // The estimate's memory capacity per GPU: kept beside the peak, not reported.
+        stored<&C::capacity_bytes, C>("memory_capacity_bytes", nullptr),
+    };
+    return fields;
+}
+
+// Declarative table: the serving candidate's fields.
+const std::vector<CandidateField<SC>>& serving_candidate_fields() {
+    using F = CandidateField<SC>;
+    // The first pool's shape (the search gives both pools the same).
+    static const auto pool = [](const SC& c) -> const workloads::serving::PoolLayout& {
+        return c.plan.disaggregated() ? *c.plan.prefill : c.plan.replica;
+    };
+    static const std::vector<F> fields = {
+        {"index", &member<&SC::index, SC>, always<SC>},
+        {"status", &status_name<SC>, always<SC>},
+        {"layout", &member<&SC::layout, SC>, always<SC>},
+        {"accelerator", [](const SC& c) -> FieldValue { return pool(c).accelerator.id; }, always<SC>},
+        {"gpus", [](const SC& c) -> FieldValue { return int64_t{c.plan.gpus()}; }, always<SC>},
+        {"tp", [](const SC& c) -> FieldValue { return int64_t{pool(c).tp}; }, always<SC>},
+        {"pp", [](const SC& c) -> FieldValue { return int64_t{pool(c).pp}; }, always<SC>},
+        {"replicas",
+         [](const SC& c) -> FieldValue {
+             const auto& p = c.plan;
+             return int64_t{p.disaggregated() ? p.prefill->replicas + p.decode->replicas : p.replica.replicas};
+         },
+         always<SC>},
+        {"prefill_replicas",
+         [](const SC& c) -> FieldValue { return int64_t{c.plan.disaggregated() ? c.plan.prefill->replicas : 0}; },
+         always<SC>},
+        {"decode_replicas",
+         [](const SC& c) -> FieldValue { return int64_t{c.plan.disaggregated() ? c.plan.decode->replicas : 0}; },
+         always<SC>},
+        {"policy", [](const SC& c) -> FieldValue { return c.plan.batching.policy; }, always<SC>},
+        {"max_num_seqs", [](const SC& c) -> FieldValue { return c.plan.batching.max_num_seqs; }, always<SC>},
+        {"max_num_batched_tokens", [](const SC& c) -> FieldValue { return c.plan.batching.max_num_batched_tokens; },
+         always<SC>},
+        stored<&SC::slo_attainment>("slo_attainment", evaluated<SC>),
+        {"meets_slo", [](const SC& c) -> FieldValue { return c.meets_slo(); }, evaluated<SC>},
+        stored<&SC::goodput_requests_per_s>("goodput_requests_per_s", evaluated<SC>),
+        {"goodput_requests_per_s_per_gpu", [](const SC& c) -> FieldValue { return c.goodput_requests_per_s / c.gpus; },
+         evaluated<SC>},
+        stored<&SC::requests_per_s>("requests_per_s", evaluated<SC>),
+        stored<&SC::output_tokens_per_s>("output_tokens_per_s", evaluated<SC>),
+        {"output_tokens_per_s_per_gpu", [](const SC& c) -> FieldValue { return c.output_tokens_per_s / c.gpus; },
+         evaluated<SC>},
+        stored<&SC::ttft_p50_s>("ttft_p50_s", evaluated<SC>),
+        stored<&SC::ttft_p90_s>("ttft_p90_s", evaluated<SC>),
+        stored<&SC::tpot_p50_s>("tpot_p50_s", evaluated<SC>),
+        stored<&SC::tpot_p90_s>("tpot_p90_s", evaluated<SC>),
+        stored<&SC::capacity_requests_per_s>("capacity_requests_per_s", capacity_measured),
+        {"usd_per_hour", &member<&SC::usd_per_hour, SC>, positive<&SC::usd_per_hour, SC>},
+        stored<&SC::usd_per_1k_good_requests>("usd_per_1k_good_requests",
+                                              evaluated_positive<&SC::usd_per_1k_good_requests, SC>),
+        stored<&SC::joules_per_output_token>("joules_per_output_token_at_tdp",
+                                             evaluated_positive<&SC::joules_per_output_token, SC>),
+        stored<&SC::kv_tokens_per_replica>("kv_tokens_per_replica", positive<&SC::kv_tokens_per_replica, SC>),
+        stored<&SC::score>("score", evaluated<SC>),
+        {"pareto_goodput_cost", &member<&SC::pareto_cost, SC>, evaluated<SC>},
+        {"pareto_throughput_ttft", &member<&SC::pareto_latency, SC>, evaluated<SC>},
+        {"reason", [](const SC& c) -> FieldValue { return c.reason; }, has_reason<SC>},
+    };
+    return fields;
 }
 
 }  // namespace fathom::plans

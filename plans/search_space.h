@@ -1,31 +1,39 @@
 #pragma once
-// The `search` section of a scenario: the axes a plan search crosses and what it ranks by. Each
-// axis is a list of values of one plan key; an empty list means the axis's default, derived from
-// the model and cluster when the search starts (search.cpp and serving_search.cpp say how).
-// Training scenarios search the training axes (plans/search.h), serving scenarios the serving
-// axes (plans/serving_search.h); tp, pp, objective, price_per_gpu_hour and top serve both, and a
-// key of the other kind is an error naming it.
-#include <cstdint>
+// The `search` section of a scenario: the axes a plan search crosses and what it ranks by. Which
+// keys are axes, which plan key each sets, its default rule and which kinds of scenario it serves
+// are declared once, in the search key table (plans/search_keys.h); this holds only what a section
+// gave: the values of the axes it names (an axis it does not name takes its default rule when the
+// search starts) and the settings of the search.
+#include "plans/keys.h"
+#include "sim/enum_names.h"
+
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace fathom::plans {
 
-struct SearchSpace {
-    // Both kinds.
-    std::vector<int64_t> tp, pp;    // training: dp = GPUs / (tp x pp x cp); serving: one replica's degrees
-    double price_per_gpu_hour = 0;  // USD; 0: no cost column
-    // training: goodput | throughput | cost; serving: goodput | throughput | cost | capacity
-    std::string objective = "goodput";
-    int top = 10;  // rows of the printed table
+// What ranks the candidates (search.objective); each objective's score, what it needs and which
+// searches it ranks are its entry in the objective registry (plans/search_objective.h).
+enum class Objective { Goodput, Throughput, Cost, Capacity };
+constexpr auto enum_names(Objective) {
+    return sim::name_table<Objective>({{Objective::Goodput, "goodput"},
+                                       {Objective::Throughput, "throughput"},
+                                       {Objective::Cost, "cost"},
+                                       {Objective::Capacity, "capacity"}});
+}
 
-    // Training.
-    std::vector<int64_t> vp, cp, ep;
-    std::vector<int64_t> micro_batch, global_batch, zero_stage;
-    std::vector<std::string> recompute;  // none | selective | full
-    std::vector<std::string> schedule;   // registered schedules, or "auto" (workloads::default_schedule)
-    std::vector<std::string> dtype;      // GEMM dtype (stack.dtype)
+struct SearchSpace {
+    // The axes the section gives, by key path ("search.tp"): each value as the plan key the axis
+    // sets takes it (an integer, or a choice's text), in the section's order. Set them with
+    // set_search_key or set_axis; an axis absent (or empty) takes its default rule.
+    std::map<std::string, std::vector<KeyValue>> axes;
+
+    Objective objective = Objective::Goodput;
+    double price_per_gpu_hour = 0;                       // USD; 0: no cost column
+    std::vector<std::pair<std::string, double>> prices;  // per accelerator id, USD per GPU-hour (search.prices)
+    int top = 10;                                        // rows of the printed table
     // Gradient noise scale in sequences (McCandlish et al. 2018): a step of global batch B is worth
     // (b_noise + B0) / (b_noise + B) of one at the scenario's batch B0, per sequence. 0: not given
     // (statistical efficiency 1, goodput = throughput).
@@ -38,17 +46,13 @@ struct SearchSpace {
     int phases = 1;
     double restart_s = 0;
 
-    // Serving.
-    std::vector<std::string> accelerator;     // device types tried (catalog ids, checked when loaded)
-    std::vector<int64_t> replicas;            // replicas of tp x pp (both pools together when disaggregated)
-    std::vector<std::string> disaggregation;  // off | on (every xPyD split of the replicas)
-    std::vector<std::string> policy;          // batching policies
-    std::vector<int64_t> max_num_seqs, max_num_batched_tokens;
-    std::vector<std::pair<std::string, double>> prices;  // per accelerator id, USD per GPU-hour (search.prices)
+    // The values given for the axis at `path`; null when it takes its default rule.
+    const std::vector<KeyValue>* given(const std::string& path) const {
+        const auto it = axes.find(path);
+        return it == axes.end() || it->second.empty() ? nullptr : &it->second;
+    }
+    // Sets the axis at `path` without checking it against its declaration (set_search_key does).
+    void set_axis(const std::string& path, std::vector<KeyValue> values) { axes[path] = std::move(values); }
 };
-
-// The keys of each kind only (the rest of the section's keys serve both).
-bool is_training_search_key(const std::string& path);
-bool is_serving_search_key(const std::string& path);
 
 }  // namespace fathom::plans

@@ -1,8 +1,10 @@
 #pragma once
 // The text form of a partitioned search's share (plans/search.h: encode_search_share): tokens
 // separated by spaces; integers in decimal, doubles in C99 hexadecimal (%a: exact, so the merged
-// result is bit-identical to a single process's), strings as <length>:<bytes>.
+// result is bit-identical to a single process's), strings as <length>:<bytes>. What a candidate
+// carries is its declared fields' (plans/search_report.h), so the list is not repeated here.
 #include "plans/search.h"
+#include "plans/search_report.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -40,28 +42,31 @@ private:
 };
 
 // A share: for each candidate the partition owns and that ran, its index, status and reason, then
-// the numbers `numbers(c)` points at (the same list for writing and reading), then `extra`.
-template <typename C, typename Numbers>
-std::string encode_share(const std::vector<C>& cs, const Partition& partition, Numbers numbers) {
+// every stored field of `fields` (plans/search_report.h: the values an evaluation sets), in order.
+template <typename C>
+std::string encode_share(const std::vector<C>& cs, const Partition& partition,
+                         const std::vector<CandidateField<C>>& fields) {
     SearchWireWriter w;
     for (const C& c : cs) {
         if (!partition.owns(static_cast<size_t>(c.index)) || c.status == CandidateStatus::Skipped) continue;
         w.integer(c.index);
         w.integer(static_cast<int64_t>(c.status));
         w.text(c.reason);
-        for (double* x : numbers(const_cast<C&>(c))) w.number(*x);
+        for (const auto& f : fields)
+            if (f.stored) w.number(c.*f.stored);
     }
     return w.str();
 }
 
-template <typename C, typename Numbers>
-void merge_share(std::vector<C>& cs, const std::string& share, Numbers numbers) {
+template <typename C>
+void merge_share(std::vector<C>& cs, const std::string& share, const std::vector<CandidateField<C>>& fields) {
     SearchWireReader r(share);
     while (!r.done()) {
         C& c = cs.at(r.index(cs.size()));
         c.status = r.status();
         c.reason = r.text();
-        for (double* x : numbers(c)) *x = r.number();
+        for (const auto& f : fields)
+            if (f.stored) c.*f.stored = r.number();
     }
 }
 

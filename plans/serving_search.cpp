@@ -2,6 +2,8 @@
 
 #include "plans/capacity.h"
 #include "plans/catalog.h"
+#include "plans/search_objective.h"
+#include "plans/search_report.h"
 #include "plans/search_wire.h"
 #include "sim/error.h"
 #include "workloads/serving/serving_memory.h"
@@ -9,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 
 namespace fathom::plans {
 
@@ -20,25 +21,16 @@ using workloads::serving::ServingPlan;
 
 namespace {
 
-// The axes with their defaults filled in. Replicas: powers of two, then the most that fit, for the
-// largest tp x pp tried (smaller replicas fill the cluster with more; enumerate() drops the counts
-// a candidate's GPUs cannot hold).
-SearchSpace with_defaults(const models::ModelSpec& m, const hardware::ClusterSpec& c, const ServingPlan& base,
-                          SearchSpace s) {
-    if (s.accelerator.empty()) s.accelerator = {c.accelerator.id};
-    if (s.tp.empty())  // within a node, dividing the query heads (the plan checks ask the same of KV heads)
-        for (int64_t d : divisors(c.gpus_per_node))
-            if (m.heads % d == 0) s.tp.push_back(d);
-    if (s.pp.empty()) s.pp = {1};
-    if (s.replicas.empty()) {
-        for (int64_t r = 1; r <= c.gpus(); r *= 2) s.replicas.push_back(r);
-        if (s.replicas.back() != c.gpus()) s.replicas.push_back(c.gpus());
-    }
-    if (s.disaggregation.empty()) s.disaggregation = {"off"};
-    if (s.policy.empty()) s.policy = {base.batching.policy};
-    if (s.max_num_seqs.empty()) s.max_num_seqs = {base.batching.max_num_seqs};
-    if (s.max_num_batched_tokens.empty()) s.max_num_batched_tokens = {base.batching.max_num_batched_tokens};
-    return s;
+// The serving search's starting plan: the scenario's, aggregated, its decoding pool's settings
+// (the aggregated replicas, or the decode pool) as the replicas the axes shape. The
+// disaggregation axis splits them into pools (plans/search_keys.cpp).
+ServingPlan aggregated_start(const ServingPlan& base) {
+    ServingPlan p = base;
+    p.replica = *base.pools().back().layout;
+    p.prefill.reset();
+    p.decode.reset();
+    p.isolate = workloads::serving::PoolIsolation::None;
+    return p;
 }
 
 double price_of(const SearchSpace& s, const std::string& id) {
@@ -112,72 +104,42 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
         c.usd_per_1k_good_requests = c.usd_per_hour / 3600.0 / c.goodput_requests_per_s * 1000.0;
     if (first.accelerator.tdp > 0 && c.output_tokens_per_s > 0)
         c.joules_per_output_token = first.accelerator.tdp * c.gpus / c.output_tokens_per_s;
-    const double g = static_cast<double>(c.gpus);
-    if (space.objective == "capacity") {
-        const CapacityResult cap = find_capacity(model, cluster, p, context, seed);
-        c.capacity_requests_per_s = cap.rate;
-        c.score = c.usd_per_hour > 0 ? cap.rate / c.usd_per_hour : cap.rate / g;
-    } else if (space.objective == "throughput") {
-        c.score = c.output_tokens_per_s / g;
-    } else if (space.objective == "cost") {
-        c.score =
-            c.usd_per_1k_good_requests > 0 ? -c.usd_per_1k_good_requests : -std::numeric_limits<double>::infinity();
-    } else {
-        c.score = c.goodput_requests_per_s / g;
-    }
+    const ObjectiveRule& objective = objective_rule(space.objective);
+    if (objective.measures_capacity) c.capacity_requests_per_s = find_capacity(model, cluster, p, context, seed).rate;
+    c.score = objective.serving_score(c);
 }
 
 }  // namespace
 
+// Declarative table: the serving search's pruning rules, checked in order.
+const std::vector<PruneRule<ServingPlan>>& serving_prune_rules() {
+    using P = SearchPoint<ServingPlan>;
+    static const std::vector<PruneRule<ServingPlan>> rules = {
+        {"default-replicas-fit",
+         "default replica counts stop at the cluster's GPUs (counts the section gives are kept, and pruned with the "
+         "reason when they do not fit)",
+         [](const P& x) {
+             return !x.axis("search.replicas").given &&
+                    x.integer("search.tp") * x.integer("search.pp") * x.integer("search.replicas") >
+                        x.base.cluster.gpus();
+         }},
+    };
+    return rules;
+}
+
+Crossed<ServingPlan> cross_serving_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                                         const ServingPlan& base, const SearchSpace& space, const Catalog& catalog,
+                                         const std::vector<SearchKey>& keys) {
+    const SearchBase b{model, cluster, space, nullptr, &base, &catalog};
+    return cross(
+        aggregated_start(base), resolve_axes(keys, b, base), b, [](ServingPlan&, const SearchBase&) {},
+        serving_prune_rules());
+}
+
 std::vector<ServingPlan> enumerate_serving_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                                  const ServingPlan& base, const SearchSpace& space,
                                                  const Catalog& catalog) {
-    const SearchSpace s = with_defaults(model, cluster, base, space);
-    std::vector<ServingPlan> out;
-    for (const std::string& id : s.accelerator) {
-        const hardware::AcceleratorSpec& acc = catalog.accelerator(id);
-        for (int64_t tp : s.tp)
-            for (int64_t pp : s.pp)
-                for (int64_t replicas : s.replicas) {
-                    // Default replica counts stop at the cluster's GPUs; explicit ones are kept and
-                    // pruned with the reason (check_serving_plan).
-                    if (space.replicas.empty() && tp * pp * replicas > cluster.gpus()) continue;
-                    PoolLayout pool = *base.pools().back().layout;  // the decoding pool's settings
-                    pool.tp = static_cast<int>(tp);
-                    pool.pp = static_cast<int>(pp);
-                    pool.accelerator_id = id == cluster.accelerator.id ? std::string() : id;
-                    pool.accelerator = acc;
-                    std::vector<int64_t> splits;  // prefill replicas; 0 = aggregated
-                    for (const std::string& d : s.disaggregation) {
-                        if (d == "off") splits.push_back(0);
-                        else
-                            for (int64_t x = 1; x < replicas; ++x) splits.push_back(x);
-                    }
-                    for (int64_t x : splits)
-                        for (const std::string& policy : s.policy)
-                            for (int64_t seqs : s.max_num_seqs)
-                                for (int64_t tokens : s.max_num_batched_tokens) {
-                                    ServingPlan p = base;
-                                    if (x == 0) {
-                                        p.prefill.reset();
-                                        p.decode.reset();
-                                        p.isolate = workloads::serving::PoolIsolation::None;
-                                        p.replica = pool;
-                                        p.replica.replicas = static_cast<int>(replicas);
-                                    } else {
-                                        p.prefill = pool;
-                                        p.prefill->replicas = static_cast<int>(x);
-                                        p.decode = pool;
-                                        p.decode->replicas = static_cast<int>(replicas - x);
-                                    }
-                                    p.batching.policy = policy;
-                                    p.batching.max_num_seqs = seqs;
-                                    p.batching.max_num_batched_tokens = tokens;
-                                    out.push_back(std::move(p));
-                                }
-                }
-    }
-    return out;
+    return cross_serving_plans(model, cluster, base, space, catalog).plans;
 }
 
 ServingSearchResult search_serving(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
@@ -185,17 +147,13 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
                                    uint64_t seed, const SearchOptions& options) {
     if (!context.catalog) throw sim::InputError("a serving search needs the catalog in its evaluation context");
     ServingSearchResult result;
-    const SearchSpace filled = with_defaults(model, cluster, base, space);
-    result.priced = std::all_of(filled.accelerator.begin(), filled.accelerator.end(),
-                                [&](const std::string& id) { return price_of(space, id) > 0; });
-    if (space.objective == "cost" && !result.priced)
-        throw sim::InputError(
-            "ranking by cost needs a price for every device type (search.price_per_gpu_hour or search.prices)", "", 0,
-            "search.objective");
-    if (base.slo.ttft_s <= 0 && base.slo.tpot_s <= 0 && space.objective != "throughput")
-        throw sim::InputError(
-            "ranking serving plans by " + space.objective + " needs an SLO: set slo.ttft and/or slo.tpot", "", 0,
-            "slo");
+    const SearchBase b{model, cluster, space, nullptr, &base, context.catalog.get()};
+    for (const SearchAxis<ServingPlan>& axis : resolve_axes(search_keys(), b, base))
+        if (axis.key->info.path == "search.accelerator")
+            result.priced = std::all_of(axis.values.begin(), axis.values.end(), [&](const KeyValue& id) {
+                return price_of(space, std::get<std::string>(id)) > 0;
+            });
+    check_objective(space.objective, WorkloadKind::Serving, result.priced, base.slo.ttft_s > 0 || base.slo.tpot_s > 0);
     std::vector<ServingPlan> plans = enumerate_serving_plans(model, cluster, base, space, *context.catalog);
     if (options.max_candidates > 0 && static_cast<int64_t>(plans.size()) > options.max_candidates) {
         plans.resize(static_cast<size_t>(options.max_candidates));
@@ -220,8 +178,9 @@ void finalize_serving_search(ServingSearchResult& result, const SearchSpace& spa
     auto& cs = result.candidates;
     for (ServingCandidate& c : cs) c.pareto_cost = c.pareto_latency = false;
     tally_candidates(result);
-    // Plans meeting the SLO target first under goodput and cost; then by score; then by attainment.
-    const bool slo_first = space.objective == "goodput" || space.objective == "cost";
+    // Plans meeting the SLO target first where the objective says so; then by score; then by attainment.
+    const ObjectiveRule& objective = objective_rule(space.objective);
+    const bool slo_first = objective.slo_first;
     std::stable_sort(result.ranking.begin(), result.ranking.end(), [&](int64_t x, int64_t y) {
         const ServingCandidate& a = cs[static_cast<size_t>(x)];
         const ServingCandidate& b = cs[static_cast<size_t>(y)];
@@ -229,7 +188,7 @@ void finalize_serving_search(ServingSearchResult& result, const SearchSpace& spa
         if (slo_first && !a.meets_slo()) return a.slo_attainment > b.slo_attainment;
         return a.score > b.score;
     });
-    const bool capacity = space.objective == "capacity";
+    const bool capacity = objective.measures_capacity;
     mark_pareto(
         cs, [&](const ServingCandidate& c) { return capacity ? c.capacity_requests_per_s : c.goodput_requests_per_s; },
         [&](const ServingCandidate& c) { return result.priced ? c.usd_per_hour : static_cast<double>(c.gpus); },
@@ -239,30 +198,12 @@ void finalize_serving_search(ServingSearchResult& result, const SearchSpace& spa
         [](const ServingCandidate& c) { return c.ttft_p90_s; }, &ServingCandidate::pareto_latency);
 }
 
-namespace {
-std::vector<double*> share_numbers(ServingCandidate& c) {
-    return {&c.kv_tokens_per_replica,
-            &c.slo_attainment,
-            &c.goodput_requests_per_s,
-            &c.requests_per_s,
-            &c.output_tokens_per_s,
-            &c.ttft_p50_s,
-            &c.ttft_p90_s,
-            &c.tpot_p50_s,
-            &c.tpot_p90_s,
-            &c.usd_per_1k_good_requests,
-            &c.joules_per_output_token,
-            &c.capacity_requests_per_s,
-            &c.score};
-}
-}  // namespace
-
 std::string encode_serving_search_share(const ServingSearchResult& result, const Partition& partition) {
-    return encode_share(result.candidates, partition, share_numbers);
+    return encode_share(result.candidates, partition, serving_candidate_fields());
 }
 
 void merge_serving_search_share(ServingSearchResult& result, const std::string& share) {
-    merge_share(result.candidates, share, share_numbers);
+    merge_share(result.candidates, share, serving_candidate_fields());
 }
 
 }  // namespace fathom::plans

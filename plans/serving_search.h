@@ -4,7 +4,8 @@
 // token budget) around a serving scenario's plan, pruned by exact checks before anything is
 // simulated (the plan constraints, then the replica memory: weights and activations that leave no
 // KV block are pruned with their sizes), the survivors simulated under the scenario's traffic on a
-// pool of threads (plans/search.h: run_candidates), ranked by the objective:
+// pool of threads (plans/search.h: run_candidates), ranked by the objective's score
+// (plans/search_objective.h):
 //   goodput     requests meeting both SLOs per second per GPU, at the scenario's traffic;
 //   throughput  output tokens per second per GPU, SLOs aside;
 //   cost        USD per 1,000 requests meeting both SLOs (needs a price);
@@ -14,8 +15,10 @@
 // follow, by attainment. Every candidate runs with the scenario's seed, so the result is
 // bit-identical at any thread count (a time limit aside); ties go to the lower index.
 //
-// Enumeration order: accelerator, tp, pp, replicas, disaggregation (off, then the xPyD splits by
-// x), policy, max_num_seqs, max_num_batched_tokens, each axis in its list's order. A disaggregated
+// Candidates are the product (plans/search_product.h) of the serving axes of the search key table
+// (plans/search_keys.h: accelerator, tp, pp, replicas, disaggregation (off, then the xPyD splits by
+// x), policy, max_num_seqs, max_num_batched_tokens, each in its list's order) from the scenario's
+// plan made aggregated, less what the pruning rules (serving_prune_rules) drop. A disaggregated
 // candidate's pools both take the candidate's device type and tp x pp; other serving keys (engine,
 // KV settings, router, dtype) are the scenario's. Other device types run in nodes shaped as the
 // cluster's (gpus_per_node, scale-up and scale-out fabrics).
@@ -64,8 +67,16 @@ struct ServingSearchResult {
     bool priced = false;  // every device type tried has a price
 };
 
-// The candidate plans of `space` around `base`, before any check. Throws InputError for an
-// unknown accelerator id.
+// Declarative table: the combinations the serving search drops before they are candidates.
+const std::vector<PruneRule<workloads::serving::ServingPlan>>& serving_prune_rules();
+
+// The candidate plans of `space` around `base`, before any check: the product of the serving axes
+// of `keys`. Throws InputError for an unknown accelerator id.
+Crossed<workloads::serving::ServingPlan> cross_serving_plans(const models::ModelSpec& model,
+                                                             const hardware::ClusterSpec& cluster,
+                                                             const workloads::serving::ServingPlan& base,
+                                                             const SearchSpace& space, const Catalog& catalog,
+                                                             const std::vector<SearchKey>& keys = search_keys());
 std::vector<workloads::serving::ServingPlan> enumerate_serving_plans(const models::ModelSpec& model,
                                                                      const hardware::ClusterSpec& cluster,
                                                                      const workloads::serving::ServingPlan& base,

@@ -149,6 +149,33 @@ py::dict capacity(const Loaded& l) {
                     py::arg("slo_target") = plan->slo.target_attainment, py::arg("probes") = probes);
 }
 
+// What a search gives the Python package: the candidates as records (plans/search_report.h), the
+// ranking, the counts and this process's share.
+struct SearchOut {
+    std::vector<plans::Record> rows;
+    std::vector<int64_t> ranking;
+    std::string share;
+    int64_t counts[4] = {0, 0, 0, 0};
+    bool truncated = false;
+};
+
+// `r` (a search's result, or this process's share of it) with the shares of the other ranks
+// merged in, finalized when there were any.
+template <typename R, typename C, typename Encode, typename Merge, typename Finalize>
+SearchOut collect(R r, const plans::Partition& partition, const std::vector<std::string>& shares, Encode encode,
+                  Merge merge, Finalize finalize, const std::vector<plans::CandidateField<C>>& fields,
+                  plans::Objective objective) {
+    SearchOut out;
+    out.share = encode(r, partition);
+    for (const auto& s : shares) merge(r, s);
+    if (!shares.empty()) finalize(r);
+    for (const auto& c : r.candidates) out.rows.push_back(plans::candidate_record(c, fields, objective));
+    out.ranking = r.ranking;
+    out.counts[0] = r.evaluated, out.counts[1] = r.pruned, out.counts[2] = r.out_of_memory, out.counts[3] = r.skipped;
+    out.truncated = r.truncated;
+    return out;
+}
+
 // A search, or one share of a partitioned one (rank of size; rank -1: evaluate nothing, the
 // skeleton a merge fills). Returns the candidates as records, the ranking, and the share's text.
 py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, int size,
@@ -158,45 +185,33 @@ py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, 
     opt.threads = std::max(1, threads);
     opt.max_candidates = max_candidates;
     opt.partition = {rank, size};
-    std::vector<plans::Record> rows;
-    std::vector<int64_t> ranking;
-    std::string share;
-    py::dict extra;
-    int64_t counts[4] = {0, 0, 0, 0};
-    bool truncated = false;
+    SearchOut out;
     {
         py::gil_scoped_release release;
         try {
-            if (const auto* base = l.scenario.training()) {
-                auto r = plans::search_training(l.scenario.model, l.scenario.cluster, *base, space, l.context, opt);
-                share = plans::encode_search_share(r, opt.partition);
-                for (const auto& s : shares) plans::merge_search_share(r, s);
-                if (!shares.empty()) plans::finalize_training_search(r, space);
-                for (const auto& c : r.candidates) rows.push_back(plans::training_candidate_record(c));
-                ranking = r.ranking;
-                counts[0] = r.evaluated, counts[1] = r.pruned, counts[2] = r.out_of_memory, counts[3] = r.skipped;
-                truncated = r.truncated;
-            } else {
-                auto r = plans::search_serving(l.scenario.model, l.scenario.cluster, *l.scenario.serving(), space,
-                                               l.context, l.scenario.seed, opt);
-                share = plans::encode_serving_search_share(r, opt.partition);
-                for (const auto& s : shares) plans::merge_serving_search_share(r, s);
-                if (!shares.empty()) plans::finalize_serving_search(r, space);
-                for (const auto& c : r.candidates)
-                    rows.push_back(plans::serving_candidate_record(c, space.objective == "capacity"));
-                ranking = r.ranking;
-                counts[0] = r.evaluated, counts[1] = r.pruned, counts[2] = r.out_of_memory, counts[3] = r.skipped;
-                truncated = r.truncated;
-            }
+            const auto& sc = l.scenario;
+            if (const auto* base = sc.training())
+                out = collect(
+                    plans::search_training(sc.model, sc.cluster, *base, space, l.context, opt), opt.partition, shares,
+                    plans::encode_search_share, plans::merge_search_share,
+                    [&](plans::SearchResult& r) { plans::finalize_training_search(r, space); },
+                    plans::training_candidate_fields(), space.objective);
+            else
+                out = collect(
+                    plans::search_serving(sc.model, sc.cluster, *sc.serving(), space, l.context, sc.seed, opt),
+                    opt.partition, shares, plans::encode_serving_search_share, plans::merge_serving_search_share,
+                    [&](plans::ServingSearchResult& r) { plans::finalize_serving_search(r, space); },
+                    plans::serving_candidate_fields(), space.objective);
         } catch (const sim::InputError& e) {
             throw sim::InputError(e.bare_message(), l.scenario.file, 0, e.key());
         }
     }
     return py::dict(py::arg("kind") = l.scenario.training() ? "training" : "serving",
-                    py::arg("objective") = space.objective, py::arg("candidates") = records(rows),
-                    py::arg("ranking") = ranking, py::arg("evaluated") = counts[0], py::arg("pruned") = counts[1],
-                    py::arg("out_of_memory") = counts[2], py::arg("skipped") = counts[3],
-                    py::arg("truncated") = truncated, py::arg("share") = py::bytes(share));
+                    py::arg("objective") = sim::name(space.objective), py::arg("candidates") = records(out.rows),
+                    py::arg("ranking") = out.ranking, py::arg("evaluated") = out.counts[0],
+                    py::arg("pruned") = out.counts[1], py::arg("out_of_memory") = out.counts[2],
+                    py::arg("skipped") = out.counts[3], py::arg("truncated") = out.truncated,
+                    py::arg("share") = py::bytes(out.share));
 }
 
 py::list compare(const std::string& path, bool other_metrics, const std::string& only_case) {

@@ -1,6 +1,8 @@
 #include "scenarios/scenario.h"
 
 #include "plans/constraints.h"
+#include "plans/search_keys.h"
+#include "plans/search_objective.h"
 #include "scenarios/calibration_io.h"
 #include "scenarios/schema.h"
 #include "sim/error.h"
@@ -343,35 +345,36 @@ void collect_warnings(const Node& root, plans::Scenario& s) {
 
 namespace {
 
-// The `search` section: the keys of this kind of scenario only (a training axis in a serving
-// scenario, or the reverse, is an error naming it), device types that the catalog has.
+// The `search` section: the keys that serve this kind of scenario by their declaration
+// (plans/search_keys.h; a training axis in a serving scenario, or the reverse, is an error naming
+// it), device types that the catalog has, an objective that ranks this kind's plans.
 plans::SearchSpace parse_search(const Node& search, plans::WorkloadKind kind, const plans::Catalog& catalog) {
-    using plans::WorkloadKind;
     check_section_keys(search, "search");
-    for (const std::string& key : search.keys()) {
-        const std::string path = "search." + key;
-        const bool serving = kind == WorkloadKind::Serving;
-        if (serving ? plans::is_training_search_key(path) : plans::is_serving_search_key(path))
-            search.fail(key, std::string("this axis searches ") + (serving ? "training" : "serving") +
-                                 " plans (this scenario is kind: " + sim::name(kind) + ")");
-    }
     plans::SearchSpace space;
-    try {
-        read_section(search, "search", plans::search_keys(), space);
-    } catch (const sim::InputError& e) {
-        if (e.line() > 0 || e.key().empty()) throw;
-        search.fail(e.key().substr(std::string("search.").size()), e.bare_message());
+    for (const plans::SearchKey& key : plans::search_keys()) {
+        const std::string name = key.info.name();
+        if (!search.has(name)) continue;
+        if (!key.serves(kind))
+            search.fail(name, std::string(key.is_axis() ? "this axis searches " : "this key serves ") +
+                                  (key.serves(plans::WorkloadKind::Training) ? "training" : "serving") +
+                                  " plans (this scenario is kind: " + sim::name(kind) + ")");
+        try {
+            plans::set_search_key(space, key.info.path, read_value(search, key.info));
+        } catch (const sim::InputError& e) {
+            if (e.line() > 0 || e.key().empty()) throw;
+            search.fail(name, e.bare_message());
+        }
     }
-    for (const auto& id : space.accelerator)
-        if (!catalog.accelerators().count(id))
-            search.fail("accelerator", "unknown accelerator '" + id + "' (see `fathom list accelerators`)");
+    if (const auto* ids = space.given("search.accelerator"))
+        for (const auto& id : *ids)
+            if (!catalog.accelerators().count(std::get<std::string>(id)))
+                search.fail("accelerator",
+                            "unknown accelerator '" + std::get<std::string>(id) + "' (see `fathom list accelerators`)");
     for (const auto& [id, usd] : space.prices)
         if (!catalog.accelerators().count(id))
             search.fail("prices", "unknown accelerator '" + id + "' (see `fathom list accelerators`)");
-    if (kind == WorkloadKind::Training && space.objective == "capacity")
-        search.fail("objective",
-                    "capacity ranks serving plans (the highest request rate meeting the SLOs); training plans "
-                    "rank by goodput, throughput or cost");
+    if (const std::string why = plans::objective_refusal(space.objective, kind); !why.empty())
+        search.fail("objective", why);
     return space;
 }
 

@@ -3,6 +3,7 @@
 // sequence of plans, and the input checks.
 #include "plans/adaptive.h"
 
+#include "plans/search_keys.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
@@ -25,14 +26,14 @@ plans::Scenario quickstart_with_ssd() {
 
 plans::SearchSpace space() {
     plans::SearchSpace s;
-    s.tp = {1, 2};
-    s.pp = {1};
-    s.vp = {1};
-    s.cp = {1};
-    s.micro_batch = {1};
-    s.global_batch = {32, 64, 128};
-    s.zero_stage = {1};
-    s.recompute = {"selective"};
+    plans::set_search_key(s, "search.tp", std::vector<int64_t>{1, 2});
+    plans::set_search_key(s, "search.pp", std::vector<int64_t>{1});
+    plans::set_search_key(s, "search.vp", std::vector<int64_t>{1});
+    plans::set_search_key(s, "search.cp", std::vector<int64_t>{1});
+    plans::set_search_key(s, "search.micro_batch_size", std::vector<int64_t>{1});
+    plans::set_search_key(s, "search.global_batch_size", std::vector<int64_t>{32, 64, 128});
+    plans::set_search_key(s, "search.zero_stage", std::vector<int64_t>{1});
+    plans::set_search_key(s, "search.recompute", std::string("selective"));
     s.b_noise = 16;
     s.b_noise_final = 1024;
     s.target_tokens = 1e10;

@@ -6,6 +6,7 @@
 #include "plans/key_decl.h"
 #include "plans/keys.h"
 #include "plans/scenario.h"
+#include "plans/search_keys.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
@@ -109,8 +110,8 @@ TEST_CASE("member paths reach sub-objects, and optionals are created when writte
 
 namespace {
 
-template <typename T>
-void add_choice_keys(const std::vector<Key<T>>& keys, std::vector<const KeyInfo*>& out) {
+template <typename K>
+void add_choice_keys(const std::vector<K>& keys, std::vector<const KeyInfo*>& out) {
     for (const auto& k : keys)
         if (k.info.type == KeyType::Choice || k.info.type == KeyType::ChoiceList) out.push_back(&k.info);
 }
@@ -125,6 +126,19 @@ void check_each_choice_round_trips(const std::vector<Key<T>>& keys, const std::v
             T target{};
             k.set(target, c);
             CHECK(std::get<std::string>(k.get(target)) == c);
+        }
+    }
+}
+
+// The search keys set and read through set_search_key, each choice of a choice list alone too.
+void check_each_search_choice_round_trips() {
+    for (const SearchKey& k : search_keys()) {
+        if (k.info.type != KeyType::Choice && k.info.type != KeyType::ChoiceList) continue;
+        for (const auto& c : k.info.choices) {
+            INFO(k.info.path << " = " << c);
+            SearchSpace space;
+            set_search_key(space, k.info.path, c);
+            CHECK(std::get<std::string>(get_search_key(space, k.info.path)) == c);
         }
     }
 }
@@ -176,8 +190,8 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"search.recompute", sim::choices<workloads::Recompute>()},
         {"search.schedule", schedules},
         {"search.dtype", dtypes},
-        {"search.objective", {"goodput", "throughput", "cost", "capacity"}},  // the search's own (plans/search.h)
-        {"search.accelerator", {}},                                           // free lists: catalog ids
+        {"search.objective", sim::choices<Objective>()},  // the search's own (plans/search_space.h)
+        {"search.accelerator", {}},                       // free lists: catalog ids
         {"search.disaggregation", {"off", "on"}},
         {"search.policy", registry_names(workloads::serving::policy_registry())},
         {"search.prices", {}},
@@ -204,7 +218,7 @@ TEST_CASE("every choice of every choice key sets and reads back as itself", "[pl
     check_each_choice_round_trips(cluster_keys(), {});
     check_each_choice_round_trips(training_plan_keys(), {});
     check_each_choice_round_trips(serving_plan_keys(), {});
-    check_each_choice_round_trips(search_keys(), {});
+    check_each_search_choice_round_trips();
 }
 
 TEST_CASE("a subset key refuses the enum's other names by the key's own choices", "[plans][keys]") {

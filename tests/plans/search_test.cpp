@@ -3,6 +3,7 @@
 // statistical efficiency follows its closed form.
 #include "plans/search.h"
 
+#include "plans/search_keys.h"
 #include "tests/support/fixtures.h"
 #include "workloads/training/training_memory.h"
 
@@ -21,13 +22,13 @@ plans::Scenario quickstart() {
 // A small space around the quickstart (Llama 3 8B, 8 H100, whose cp 2 the space sets to 1).
 plans::SearchSpace small_space() {
     plans::SearchSpace s;
-    s.tp = {1, 2, 4, 8};
-    s.pp = {1, 2};
-    s.vp = {1};
-    s.cp = {1};
-    s.micro_batch = {1, 2};
-    s.zero_stage = {1, 3};
-    s.recompute = {"none", "full"};
+    plans::set_search_key(s, "search.tp", std::vector<int64_t>{1, 2, 4, 8});
+    plans::set_search_key(s, "search.pp", std::vector<int64_t>{1, 2});
+    plans::set_search_key(s, "search.vp", std::vector<int64_t>{1});
+    plans::set_search_key(s, "search.cp", std::vector<int64_t>{1});
+    plans::set_search_key(s, "search.micro_batch_size", std::vector<int64_t>{1, 2});
+    plans::set_search_key(s, "search.zero_stage", std::vector<int64_t>{1, 3});
+    plans::set_search_key(s, "search.recompute", std::string("none,full"));
     return s;
 }
 
@@ -108,7 +109,7 @@ TEST_CASE("goodput ranks by throughput times statistical efficiency; the Pareto 
     const auto& ctx = testing::source_context();
     const plans::Scenario s = quickstart();
     plans::SearchSpace space = small_space();
-    space.global_batch = {64, 128, 256};
+    plans::set_search_key(space, "search.global_batch_size", std::vector<int64_t>{64, 128, 256});
     space.b_noise = 128;  // B0 = 128 (the quickstart's): efficiencies 256/192, 1, 256/384
     space.price_per_gpu_hour = 2;
     const auto r = plans::search_training(s.model, s.cluster, *s.training(), space, ctx);
@@ -137,7 +138,7 @@ TEST_CASE("ranking by cost without a price is an input error naming the key", "[
     const auto& ctx = testing::source_context();
     const plans::Scenario s = quickstart();
     plans::SearchSpace space = small_space();
-    space.objective = "cost";
+    space.objective = plans::Objective::Cost;
     try {
         plans::search_training(s.model, s.cluster, *s.training(), space, ctx);
         FAIL("expected an InputError");

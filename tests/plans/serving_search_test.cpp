@@ -5,6 +5,7 @@
 #include "plans/serving_search.h"
 
 #include "plans/capacity.h"
+#include "plans/search_keys.h"
 #include "scenarios/scenario.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
@@ -35,10 +36,10 @@ plans::Scenario scenario(const std::string& extra = "") {
 // tp {1, 2} x replicas {1, 2, 4} x (aggregated, and every xPyD split) x token budgets {2048, 8192}.
 plans::SearchSpace small_space() {
     plans::SearchSpace s;
-    s.tp = {1, 2};
-    s.replicas = {1, 2, 4};
-    s.disaggregation = {"off", "on"};
-    s.max_num_batched_tokens = {2048, 8192};
+    plans::set_search_key(s, "search.tp", std::vector<int64_t>{1, 2});
+    plans::set_search_key(s, "search.replicas", std::vector<int64_t>{1, 2, 4});
+    plans::set_search_key(s, "search.disaggregation", std::string("off,on"));
+    plans::set_search_key(s, "search.max_num_batched_tokens", std::vector<int64_t>{2048, 8192});
     return s;
 }
 
@@ -145,11 +146,11 @@ TEST_CASE("serving candidates that cannot run say why; cost and energy follow th
             "s.yaml"),
         testing::source_catalog());
     plans::SearchSpace space;
-    space.accelerator = {"h100-sxm-80gb", "h200-sxm-141gb"};
-    space.tp = {1, 2};
-    space.replicas = {1, 8};
+    plans::set_search_key(space, "search.accelerator", std::string("h100-sxm-80gb,h200-sxm-141gb"));
+    plans::set_search_key(space, "search.tp", std::vector<int64_t>{1, 2});
+    plans::set_search_key(space, "search.replicas", std::vector<int64_t>{1, 8});
     space.prices = {{"h100-sxm-80gb", 3.0}, {"h200-sxm-141gb", 4.0}};
-    space.objective = "cost";
+    space.objective = plans::Objective::Cost;
     const auto r = plans::search_serving(s.model, s.cluster, *s.serving(), space, ctx, s.seed);
     REQUIRE(r.candidates.size() == 8);
     CHECK(r.priced);
@@ -187,9 +188,9 @@ TEST_CASE("ranking serving plans by capacity bisects each plan's SLO-meeting rat
     const auto& ctx = testing::source_context();
     plans::Scenario s = scenario("capacity: {seeds: 1, min_rate: 0.5}\n");
     plans::SearchSpace space;
-    space.tp = {1, 2};
-    space.replicas = {1, 2};
-    space.objective = "capacity";
+    plans::set_search_key(space, "search.tp", std::vector<int64_t>{1, 2});
+    plans::set_search_key(space, "search.replicas", std::vector<int64_t>{1, 2});
+    space.objective = plans::Objective::Capacity;
     const auto r = plans::search_serving(s.model, s.cluster, *s.serving(), space, ctx, s.seed);
     REQUIRE(r.evaluated == 4);
     for (const auto& c : r.candidates) {

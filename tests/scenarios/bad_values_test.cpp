@@ -6,6 +6,7 @@
 // section needs other keys first) is listed with the reason. The count of cases is printed, so a
 // key added without a range shows up here.
 #include "plans/keys.h"
+#include "plans/search_keys.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "sim/units.h"
@@ -126,7 +127,8 @@ TEST_CASE("every declared key refuses values it cannot take, naming the file and
         else if (top == "model") base = inline_model("");
         else if (top == "serving" && k->path.find("disaggregation") != std::string::npos) base = disagg;
         else if (top == "serving" || top == "traffic" || top == "slo" || top == "capacity") base = serving;
-        else if (top == "search") base = plans::is_serving_search_key(k->path) ? search_s : search_t;
+        else if (top == "search")
+            base = plans::find_search_key(k->path)->serves(plans::WorkloadKind::Training) ? search_t : search_s;
         ++keys;
         for (const std::string& bad : values) {
             ++cases;

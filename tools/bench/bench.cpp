@@ -235,7 +235,7 @@ void BM_Search(benchmark::State& state) {
     const auto cluster = plans::build_cluster(req, catalog());
     workloads::TrainingPlan base = plan(8, 4, 32, 1, 1024, 8192);
     plans::SearchSpace space;
-    space.dtype = {"bf16", "fp8"};
+    space.set_axis("search.dtype", {std::string("bf16"), std::string("fp8")});
     plans::SearchOptions opt;
     opt.threads = static_cast<int>(state.range(0));
     plans::SearchResult r;
@@ -255,9 +255,9 @@ void BM_ServingSearch(benchmark::State& state, bool capacity) {
     plans::SearchSpace space = *s.search;
     auto base = *s.serving();
     if (capacity) {
-        space.accelerator = {"h100-sxm-80gb"};
-        space.disaggregation = {"off"};
-        space.objective = "capacity";
+        space.set_axis("search.accelerator", {std::string("h100-sxm-80gb")});
+        space.set_axis("search.disaggregation", {std::string("off")});
+        space.objective = plans::Objective::Capacity;
         base.capacity.seeds = 1;
     }
     plans::SearchOptions opt;

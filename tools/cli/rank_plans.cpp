@@ -12,15 +12,10 @@
 namespace fathom::cli {
 namespace {
 
-void add(std::vector<int64_t>& axis, int64_t v) {
-    if (std::find(axis.begin(), axis.end(), v) == axis.end()) axis.push_back(v);
-}
+using Values = std::vector<plans::KeyValue>;
 
-std::vector<int64_t> divisors_within(int64_t n, int64_t heads) {
-    std::vector<int64_t> out;
-    for (int64_t d = 1; d <= n; ++d)
-        if (n % d == 0 && heads % d == 0) out.push_back(d);
-    return out;
+void add(Values& axis, int64_t v) {
+    if (std::find(axis.begin(), axis.end(), plans::KeyValue(v)) == axis.end()) axis.emplace_back(v);
 }
 
 plans::SearchSpace space_around(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
@@ -30,25 +25,31 @@ plans::SearchSpace space_around(const models::ModelSpec& model, const hardware::
     // the global batch, sequence length, dtype, cp, ep, the ZeRO stage (a 2021 Megatron run had no
     // distributed optimizer to turn on) and the stack.
     plans::SearchSpace s;
-    s.tp = divisors_within(cluster.gpus_per_node, model.heads);
-    add(s.tp, p.layout.tp);
+    Values tp, pp, vp = {int64_t{1}, int64_t{2}, int64_t{4}}, mb = vp;
+    for (int64_t d = 1; d <= cluster.gpus_per_node; ++d)
+        if (cluster.gpus_per_node % d == 0 && model.heads % d == 0) tp.emplace_back(d);
+    add(tp, p.layout.tp);
     for (int64_t d = 1; d <= 64; ++d)
-        if (model.layers % d == 0 && cluster.gpus() % d == 0) s.pp.push_back(d);
-    add(s.pp, p.layout.pp);
-    s.vp = {1, 2, 4};
-    add(s.vp, p.layout.vp);
-    s.cp = {p.layout.cp};
-    s.ep = {p.layout.ep};
-    s.micro_batch = {1, 2, 4};
-    add(s.micro_batch, p.training.micro_batch);
-    s.global_batch = {p.training.global_batch};
-    s.zero_stage = {p.training.zero_stage};
-    s.recompute = sim::choices<workloads::Recompute>();
-    s.schedule = {"auto"};
+        if (model.layers % d == 0 && cluster.gpus() % d == 0) pp.emplace_back(d);
+    add(pp, p.layout.pp);
+    add(vp, p.layout.vp);
+    add(mb, p.training.micro_batch);
+    Values schedule = {std::string("auto")};
     if (p.training.schedule != "1f1b" && p.training.schedule != "interleaved-1f1b")
-        s.schedule.push_back(p.training.schedule);
-    s.dtype = {std::get<std::string>(plans::get_training_key(p, "stack.dtype"))};
-    s.objective = "throughput";
+        schedule.emplace_back(p.training.schedule);
+    s.set_axis("search.tp", tp);
+    s.set_axis("search.pp", pp);
+    s.set_axis("search.vp", vp);
+    s.set_axis("search.cp", {int64_t{p.layout.cp}});
+    s.set_axis("search.ep", {int64_t{p.layout.ep}});
+    s.set_axis("search.micro_batch_size", mb);
+    s.set_axis("search.global_batch_size", {int64_t{p.training.global_batch}});
+    s.set_axis("search.zero_stage", {int64_t{p.training.zero_stage}});
+    const std::vector<std::string> recompute = sim::choices<workloads::Recompute>();
+    s.set_axis("search.recompute", Values(recompute.begin(), recompute.end()));
+    s.set_axis("search.schedule", schedule);
+    s.set_axis("search.dtype", {plans::get_training_key(p, "stack.dtype")});
+    s.objective = plans::Objective::Throughput;
     return s;
 }
 

@@ -9,16 +9,15 @@
 #include "sim/error.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/mpi.h"
+#include "tools/cli/search_output.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <thread>
 
 namespace fathom::cli {
-namespace {}  // namespace
 
 plans::SearchOptions search_options(const Args& a, const MpiWorld& mpi) {
     plans::SearchOptions opt;
@@ -82,7 +81,116 @@ nlohmann::json print_adaptive(const plans::SearchResult& r, const plans::SearchS
             {"phases", phases}};
 }
 
+// Declarative table: the training ranking's columns.
+const std::vector<RankingColumn>& training_columns() {
+    static const std::vector<RankingColumn> columns = {
+        {"rank", nullptr, 4},
+        {"dp", "dp", 4},
+        {"tp", "tp", 3},
+        {"pp", "pp", 3},
+        {"vp", "vp", 3},
+        {"cp", "cp", 3},
+        {"ep", "ep", 3},
+        {"mb", "micro_batch_size", 3},
+        {"gb", "global_batch_size", 6},
+        {"zero", "zero_stage", 4},
+        {"recompute", "recompute", 9, 0, 1, "", true},
+        {"schedule", "schedule", 16, 0, 1, "", true},
+        {"dtype", "dtype", 5, 0, 1, "", true},
+        {"step_s", "step_time_s", 9, 4},
+        {"tokens/s", "tokens_per_s", 12},
+        {"mfu", "mfu", 6, 1, 100, "%"},
+        {"peak_mem", "peak_memory_gib", 10, 1, 1, " GiB"},
+        {"goodput", "goodput_tokens_per_s", 12},
+        {"$/Mtok", "usd_per_million_tokens", 10, 4, 1, "", false, ColumnShown::Priced},
+        {"pareto", nullptr, 0, 0, 1, "", true, ColumnShown::Always,
+         [](const plans::Record& r) {
+             return pareto_flags(r, "pareto_throughput_memory", "mem", "pareto_goodput_cost", "cost");
+         }},
+    };
+    return columns;
+}
+
+void print_training_header(const plans::Scenario& s, const plans::SearchSpace& space, const plans::SearchResult& r) {
+    std::printf("scenario        %s: %s on %d x %s\n", s.name.c_str(), s.model.name.c_str(), s.cluster.gpus(),
+                s.cluster.accelerator.id.c_str());
+    std::printf("objective       %s%s\n", sim::name(space.objective),
+                space.b_noise > 0
+                    ? (" (b_noise " + std::to_string(static_cast<long long>(space.b_noise)) + " sequences, B0 " +
+                       std::to_string(static_cast<long long>(r.base_global_batch)) + ")")
+                          .c_str()
+                    : "");
+}
+
+// The scenario's own plan, the reasons for pruning, and the time to target: the best fixed plan,
+// and the adaptive run over phases (COPUS), as JSON (null without a target).
+nlohmann::json print_training_findings(const plans::Scenario& s, const plans::SearchSpace& space,
+                                       const plans::SearchResult& r) {
+    const auto& base = *s.training();
+    print_own_plan(
+        r.candidates, r.ranking, [&](const plans::Candidate& c) { return c.plan == base; },
+        [](const plans::Candidate& own, const plans::Candidate& best) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "%.0f tokens/s; the best %+.1f%%", own.tokens_per_s,
+                          100 * (best.goodput_tokens_per_s / own.goodput_tokens_per_s - 1));
+            return std::string(buf);
+        });
+    print_reasons(r.candidates, "pruned because",
+                  [](const plans::Candidate& c) { return c.status == plans::CandidateStatus::Pruned; });
+    if (space.phases <= 1 && !(space.target_tokens > 0)) return nullptr;
+    const plans::AdaptiveRun run = naming_file(
+        s.file, [&] { return plans::plan_adaptive_run(r, space, s.model, s.cluster, base.training.seq_len); });
+    return run.best_fixed >= 0 ? print_adaptive(r, space, run) : nlohmann::json();
+}
+
 }  // namespace
+
+std::string pareto_flags(const plans::Record& r, const char* a, const char* a_label, const char* b,
+                         const char* b_label) {
+    std::string out;
+    for (const auto& [field, label] : {std::make_pair(a, a_label), std::make_pair(b, b_label)})
+        if (const auto* v = r.find(field); v && std::get<bool>(*v))
+            out += (out.empty() ? "" : ",") + std::string(label);
+    return out;
+}
+
+void print_ranking(const std::vector<RankingColumn>& columns, const std::vector<plans::Record>& records,
+                   const std::vector<int64_t>& ranking, int top, bool priced, bool capacity) {
+    std::vector<const RankingColumn*> shown;
+    for (const RankingColumn& c : columns)
+        if (c.shown == ColumnShown::Always || (c.shown == ColumnShown::Priced && priced) ||
+            (c.shown == ColumnShown::Capacity && capacity))
+            shown.push_back(&c);
+    auto cell = [](const RankingColumn& c, const std::string& text) {
+        std::printf(c.left ? "%-*s" : "%*s", c.width, text.c_str());
+    };
+    std::printf("\n");
+    for (size_t i = 0; i < shown.size(); ++i) {
+        if (i) std::printf(" ");
+        cell(*shown[i], shown[i]->header);
+    }
+    std::printf("\n");
+    const size_t rows = std::min<size_t>(ranking.size(), static_cast<size_t>(std::max(0, top)));
+    char buf[64];
+    for (size_t k = 0; k < rows; ++k) {
+        const plans::Record& r = records[static_cast<size_t>(ranking[k])];
+        for (size_t i = 0; i < shown.size(); ++i) {
+            const RankingColumn& c = *shown[i];
+            if (i) std::printf(" ");
+            const plans::FieldValue* v = c.field ? r.find(c.field) : nullptr;
+            if (c.text) cell(c, c.text(r));
+            else if (!c.field) cell(c, std::to_string(k + 1));
+            else if (v && std::holds_alternative<std::string>(*v)) cell(c, std::get<std::string>(*v));
+            else if (v && std::holds_alternative<int64_t>(*v)) cell(c, std::to_string(std::get<int64_t>(*v)));
+            else {
+                const double x = v && std::holds_alternative<double>(*v) ? std::get<double>(*v) : 0.0;
+                std::snprintf(buf, sizeof buf, "%.*f%s", c.precision, x * c.scale, c.suffix);
+                cell(c, buf);
+            }
+        }
+        std::printf("\n");
+    }
+}
 
 int cmd_search(const Args& a) {
     const auto catalog = scenarios::load_catalog();
@@ -90,7 +198,6 @@ int cmd_search(const Args& a) {
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     if (s.serving()) return cmd_search_serving(a, s, catalog);
     const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
-    const auto& base = *s.training();
     const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
     const MpiWorld mpi = mpi_world();
     plans::SearchOptions opt = search_options(a, mpi);
@@ -99,102 +206,26 @@ int cmd_search(const Args& a) {
     if (!run_search(
             s.file, "search: plans", mpi, opt, r,
             [&](const plans::SearchOptions& o) {
-                return plans::search_training(s.model, s.cluster, base, space, ctx, o);
+                return plans::search_training(s.model, s.cluster, *s.training(), space, ctx, o);
             },
             plans::encode_search_share, plans::merge_search_share,
             [&](plans::SearchResult& x) { plans::finalize_training_search(x, space); }))
         return 0;  // another MPI rank: rank 0 reports
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const int64_t total = static_cast<int64_t>(r.candidates.size());
-
-    std::printf("scenario        %s: %s on %d x %s\n", s.name.c_str(), s.model.name.c_str(), s.cluster.gpus(),
-                s.cluster.accelerator.id.c_str());
-    std::printf("objective       %s%s\n", space.objective.c_str(),
-                space.b_noise > 0
-                    ? (" (b_noise " + std::to_string(static_cast<long long>(space.b_noise)) + " sequences, B0 " +
-                       std::to_string(static_cast<long long>(r.base_global_batch)) + ")")
-                          .c_str()
-                    : "");
-    std::printf(
-        "candidates      %lld%s: %lld simulated, %lld pruned by plan checks, %lld out of memory (estimate), %lld "
-        "skipped\n",
-        static_cast<long long>(total), r.truncated ? " (cut by --max-candidates)" : "",
-        static_cast<long long>(r.evaluated), static_cast<long long>(r.pruned), static_cast<long long>(r.out_of_memory),
-        static_cast<long long>(r.skipped));
-    std::printf("time            %.2f s on %d threads%s, %.0f candidates/s\n", wall, opt.threads,
-                mpi.size > 1 ? (" x " + std::to_string(mpi.size) + " MPI ranks").c_str() : "",
-                wall > 0 ? total / wall : 0.0);
-    const bool cost = space.price_per_gpu_hour > 0;
-    std::printf("\n%4s %4s %3s %3s %3s %3s %3s %3s %6s %4s %-9s %-16s %-5s %9s %12s %6s %10s %12s%s %s\n", "rank", "dp",
-                "tp", "pp", "vp", "cp", "ep", "mb", "gb", "zero", "recompute", "schedule", "dtype", "step_s",
-                "tokens/s", "mfu", "peak_mem", "goodput", cost ? "    $/Mtok" : "", "pareto");
-    const size_t rows = std::min<size_t>(r.ranking.size(), static_cast<size_t>(space.top));
-    for (size_t k = 0; k < rows; ++k) {
-        const plans::Candidate& c = r.candidates[static_cast<size_t>(r.ranking[k])];
-        const auto& l = c.plan.layout;
-        const auto& t = c.plan.training;
-        char cost_col[32] = "";
-        if (cost) std::snprintf(cost_col, sizeof cost_col, " %10.4f", c.usd_per_million_tokens);
-        std::string pareto = c.pareto_memory ? "mem" : "";
-        if (c.pareto_cost) pareto += pareto.empty() ? "cost" : ",cost";
-        std::printf("%4zu %4d %3d %3d %3d %3d %3d %3d %6d %4d %-9s %-16s %-5s %9.4f %12.0f %5.1f%% %10s %12.0f%s %s\n",
-                    k + 1, l.dp, l.tp, l.pp, l.vp, l.cp, l.ep, t.micro_batch, t.global_batch, t.zero_stage,
-                    sim::name(t.recompute), t.schedule.c_str(),
-                    std::get<std::string>(plans::get_training_key(c.plan, "stack.dtype")).c_str(), c.step_time_s,
-                    c.tokens_per_s, 100 * c.mfu, gib(c.peak_memory_bytes).c_str(), c.goodput_tokens_per_s, cost_col,
-                    pareto.c_str());
-    }
-    // Where the scenario's own plan stands.
-    const auto own = std::find_if(r.candidates.begin(), r.candidates.end(),
-                                  [&](const plans::Candidate& c) { return c.plan == base; });
-    if (own == r.candidates.end()) {
-        std::printf("\nscenario's plan is not in the searched space\n");
-    } else if (own->status != plans::CandidateStatus::Evaluated) {
-        std::printf("\nscenario's plan %s: %s\n", sim::name(own->status), own->reason.c_str());
-    } else {
-        const size_t rank =
-            static_cast<size_t>(std::find(r.ranking.begin(), r.ranking.end(), own->index) - r.ranking.begin());
-        const plans::Candidate& best = r.candidates[static_cast<size_t>(r.ranking.front())];
-        std::printf("\nscenario's plan rank %zu of %zu (%.0f tokens/s; the best %+.1f%%)\n", rank + 1, r.ranking.size(),
-                    own->tokens_per_s, 100 * (best.goodput_tokens_per_s / own->goodput_tokens_per_s - 1));
-    }
-    // The commonest reasons for pruning.
-    std::map<std::string, int64_t> reasons;
-    for (const auto& c : r.candidates)
-        if (c.status == plans::CandidateStatus::Pruned) ++reasons[c.reason.substr(0, c.reason.find('\n'))];
-    if (!reasons.empty()) {
-        std::vector<std::pair<int64_t, std::string>> by_count;
-        for (const auto& [why, n] : reasons) by_count.emplace_back(-n, why);
-        std::sort(by_count.begin(), by_count.end());
-        std::printf("pruned because  ");
-        for (size_t k = 0; k < std::min<size_t>(3, by_count.size()); ++k)
-            std::printf("%s%lld x %s\n", k ? "                " : "", static_cast<long long>(-by_count[k].first),
-                        by_count[k].second.c_str());
-    }
-    // Time to target: the best fixed plan, and the adaptive run over phases (COPUS).
-    nlohmann::json adaptive;
-    if (space.phases > 1 || space.target_tokens > 0) {
-        const plans::AdaptiveRun run = naming_file(
-            s.file, [&] { return plans::plan_adaptive_run(r, space, s.model, s.cluster, base.training.seq_len); });
-        if (run.best_fixed >= 0) adaptive = print_adaptive(r, space, run);
-    }
-    std::vector<plans::Record> records;
-    for (const auto& c : r.candidates) records.push_back(plans::training_candidate_record(c));
-    if (!a.out.empty()) write_file(a.out, records_csv(records, plans::training_candidate_columns()));
+    print_training_header(s, space, r);
+    print_counts(r, "out of memory (estimate)", wall, opt.threads, mpi, "%.0f");
+    const auto records = candidate_records(r.candidates, plans::training_candidate_fields(), space.objective);
+    print_ranking(training_columns(), plans::training_candidate_fields(), records, r.ranking, space.top,
+                  space.price_per_gpu_hour > 0, false);
+    const nlohmann::json adaptive = print_training_findings(s, space, r);
+    if (!a.out.empty())
+        write_file(a.out, records_csv(records, plans::candidate_columns(plans::training_candidate_fields())));
     if (!a.json.empty()) {
-        nlohmann::json all = nlohmann::json::array();
-        for (const auto& row : records) all.push_back(record_json(row));
-        write_json(a.json, {{"scenario", s.name},
-                            {"objective", space.objective},
-                            {"candidates_total", total},
-                            {"evaluated", r.evaluated},
-                            {"pruned", r.pruned},
-                            {"out_of_memory", r.out_of_memory},
-                            {"skipped", r.skipped},
-                            {"truncated", r.truncated},
-                            {"ranking", r.ranking},
-                            {"adaptive_run", adaptive},
-                            {"candidates", all}});
+        nlohmann::json j = search_json(r, records);
+        j["scenario"] = s.name;
+        j["objective"] = sim::name(space.objective);
+        j["adaptive_run"] = adaptive;
+        write_json(a.json, j);
     }
     return 0;
 }

@@ -1,5 +1,6 @@
 // `fathom search SERVING.yaml`: the serving plans of the scenario's `search` section, ranked
 // (plans/serving_search.h).
+#include "plans/search_objective.h"
 #include "plans/search_report.h"
 #include "plans/serving_search.h"
 #include "scenarios/catalog.h"
@@ -7,11 +8,11 @@
 #include "sim/error.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/mpi.h"
+#include "tools/cli/search_output.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <thread>
 
 namespace fathom::cli {
@@ -33,6 +34,45 @@ bool same_plan(const ServingPlan& a, const ServingPlan& b) {
            a.batching.max_num_batched_tokens == b.batching.max_num_batched_tokens;
 }
 
+// Declarative table: the serving ranking's columns.
+const std::vector<RankingColumn>& serving_columns() {
+    static const std::vector<RankingColumn> columns = {
+        {"rank", nullptr, 4},
+        {"layout", "layout", 28, 0, 1, "", true},
+        {"gpus", "gpus", 4},
+        {"policy", "policy", 9, 0, 1, "", true},
+        {"seqs", "max_num_seqs", 5},
+        {"tokens", "max_num_batched_tokens", 6},
+        {"slo_att", "slo_attainment", 7, 1, 100, "%"},
+        {"good/gpu", "goodput_requests_per_s_per_gpu", 9, 3},
+        {"otok/gpu", "output_tokens_per_s_per_gpu", 9},
+        {"ttft_p50", "ttft_p50_s", 9, 0, 1e3, "ms"},
+        {"ttft_p90", "ttft_p90_s", 9, 0, 1e3, "ms"},
+        {"tpot_p50", "tpot_p50_s", 9, 1, 1e3, "ms"},
+        {"tpot_p90", "tpot_p90_s", 9, 1, 1e3, "ms"},
+        {"cap_rps", "capacity_requests_per_s", 8, 2, 1, "", false, ColumnShown::Capacity},
+        {"$/1k-good", "usd_per_1k_good_requests", 10, 4, 1, "", false, ColumnShown::Priced},
+        {"pareto", nullptr, 0, 0, 1, "", true, ColumnShown::Always,
+         [](const plans::Record& r) {
+             return pareto_flags(r, "pareto_goodput_cost", "cost", "pareto_throughput_ttft", "ttft");
+         }},
+    };
+    return columns;
+}
+
+void print_serving_findings(const ServingPlan& base, const plans::ServingSearchResult& r) {
+    print_own_plan(
+        r.candidates, r.ranking, [&](const plans::ServingCandidate& c) { return same_plan(c.plan, base); },
+        [](const plans::ServingCandidate& own, const plans::ServingCandidate&) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, ", SLO attainment %.1f%%", 100 * own.slo_attainment);
+            return own.layout + buf;
+        });
+    print_reasons(r.candidates, "not simulated", [](const plans::ServingCandidate& c) {
+        return c.status == plans::CandidateStatus::Pruned || c.status == plans::CandidateStatus::OutOfMemory;
+    });
+}
+
 }  // namespace
 
 int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog) {
@@ -52,80 +92,23 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
             [&](plans::ServingSearchResult& x) { plans::finalize_serving_search(x, space); }))
         return 0;  // another MPI rank: rank 0 reports
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const int64_t total = static_cast<int64_t>(r.candidates.size());
     const auto& slo = base.slo;
     std::printf("scenario        %s: %s, up to %d GPUs\n", s.name.c_str(), s.model.name.c_str(), s.cluster.gpus());
     std::printf("objective       %s; SLO ttft <= %.0f ms, tpot <= %.0f ms for %.0f%% of requests\n",
-                space.objective.c_str(), 1e3 * slo.ttft_s, 1e3 * slo.tpot_s, 100 * slo.target_attainment);
-    std::printf(
-        "candidates      %lld%s: %lld simulated, %lld pruned by plan checks, %lld out of memory, %lld skipped\n",
-        static_cast<long long>(total), r.truncated ? " (cut by --max-candidates)" : "",
-        static_cast<long long>(r.evaluated), static_cast<long long>(r.pruned), static_cast<long long>(r.out_of_memory),
-        static_cast<long long>(r.skipped));
-    std::printf("time            %.2f s on %d threads%s, %.1f candidates/s\n", wall, opt.threads,
-                mpi.size > 1 ? (" x " + std::to_string(mpi.size) + " MPI ranks").c_str() : "",
-                wall > 0 ? total / wall : 0.0);
-    const bool capacity = space.objective == "capacity";
-    std::printf("\n%4s %-28s %4s %-9s %5s %6s %7s %9s %9s %9s %9s %9s %9s%s%s %s\n", "rank", "layout", "gpus", "policy",
-                "seqs", "tokens", "slo_att", "good/gpu", "otok/gpu", "ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90",
-                capacity ? "  cap_rps" : "", r.priced ? "  $/1k-good" : "", "pareto");
-    const size_t rows = std::min<size_t>(r.ranking.size(), static_cast<size_t>(space.top));
-    for (size_t k = 0; k < rows; ++k) {
-        const auto& c = r.candidates[static_cast<size_t>(r.ranking[k])];
-        char cap[32] = "", cost[32] = "";
-        if (capacity) std::snprintf(cap, sizeof cap, " %8.2f", c.capacity_requests_per_s);
-        if (r.priced) std::snprintf(cost, sizeof cost, " %10.4f", c.usd_per_1k_good_requests);
-        std::string pareto = c.pareto_cost ? "cost" : "";
-        if (c.pareto_latency) pareto += pareto.empty() ? "ttft" : ",ttft";
-        std::printf("%4zu %-28s %4d %-9s %5lld %6lld %6.1f%% %9.3f %9.0f %7.0fms %7.0fms %7.1fms %7.1fms%s%s %s\n",
-                    k + 1, c.layout.c_str(), c.gpus, c.plan.batching.policy.c_str(),
-                    static_cast<long long>(c.plan.batching.max_num_seqs),
-                    static_cast<long long>(c.plan.batching.max_num_batched_tokens), 100 * c.slo_attainment,
-                    c.goodput_requests_per_s / c.gpus, c.output_tokens_per_s / c.gpus, 1e3 * c.ttft_p50_s,
-                    1e3 * c.ttft_p90_s, 1e3 * c.tpot_p50_s, 1e3 * c.tpot_p90_s, cap, cost, pareto.c_str());
-    }
-    const auto own = std::find_if(r.candidates.begin(), r.candidates.end(),
-                                  [&](const plans::ServingCandidate& c) { return same_plan(c.plan, base); });
-    if (own == r.candidates.end()) {
-        std::printf("\nscenario's plan is not in the searched space\n");
-    } else if (own->status != plans::CandidateStatus::Evaluated) {
-        std::printf("\nscenario's plan %s: %s\n", sim::name(own->status), own->reason.c_str());
-    } else {
-        const size_t rank =
-            static_cast<size_t>(std::find(r.ranking.begin(), r.ranking.end(), own->index) - r.ranking.begin());
-        std::printf("\nscenario's plan rank %zu of %zu (%s, SLO attainment %.1f%%)\n", rank + 1, r.ranking.size(),
-                    own->layout.c_str(), 100 * own->slo_attainment);
-    }
-    std::map<std::string, int64_t> reasons;
-    for (const auto& c : r.candidates)
-        if (c.status == plans::CandidateStatus::Pruned || c.status == plans::CandidateStatus::OutOfMemory)
-            ++reasons[c.reason.substr(0, c.reason.find('\n'))];
-    if (!reasons.empty()) {
-        std::vector<std::pair<int64_t, std::string>> by_count;
-        for (const auto& [why, n] : reasons) by_count.emplace_back(-n, why);
-        std::sort(by_count.begin(), by_count.end());
-        std::printf("not simulated   ");
-        for (size_t k = 0; k < std::min<size_t>(3, by_count.size()); ++k)
-            std::printf("%s%lld x %s\n", k ? "                " : "", static_cast<long long>(-by_count[k].first),
-                        by_count[k].second.c_str());
-    }
-    std::vector<plans::Record> records;
-    for (const auto& c : r.candidates) records.push_back(plans::serving_candidate_record(c, capacity));
-    if (!a.out.empty()) write_file(a.out, records_csv(records, plans::serving_candidate_columns()));
+                sim::name(space.objective), 1e3 * slo.ttft_s, 1e3 * slo.tpot_s, 100 * slo.target_attainment);
+    print_counts(r, "out of memory", wall, opt.threads, mpi, "%.1f");
+    const auto records = candidate_records(r.candidates, plans::serving_candidate_fields(), space.objective);
+    print_ranking(serving_columns(), plans::serving_candidate_fields(), records, r.ranking, space.top, r.priced,
+                  plans::objective_rule(space.objective).measures_capacity);
+    print_serving_findings(base, r);
+    if (!a.out.empty())
+        write_file(a.out, records_csv(records, plans::candidate_columns(plans::serving_candidate_fields())));
     if (!a.json.empty()) {
-        nlohmann::json all = nlohmann::json::array();
-        for (const auto& row : records) all.push_back(record_json(row));
-        write_json(a.json, {{"scenario", s.name},
-                            {"kind", "serving"},
-                            {"objective", space.objective},
-                            {"candidates_total", total},
-                            {"evaluated", r.evaluated},
-                            {"pruned", r.pruned},
-                            {"out_of_memory", r.out_of_memory},
-                            {"skipped", r.skipped},
-                            {"truncated", r.truncated},
-                            {"ranking", r.ranking},
-                            {"candidates", all}});
+        nlohmann::json j = search_json(r, records);
+        j["scenario"] = s.name;
+        j["kind"] = "serving";
+        j["objective"] = sim::name(space.objective);
+        write_json(a.json, j);
     }
     return 0;
 }
