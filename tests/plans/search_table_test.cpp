@@ -13,6 +13,7 @@
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/search_fixture.h"
 
 #include <catch2/catch.hpp>
 
@@ -22,6 +23,8 @@
 
 using namespace fathom;
 using plans::KeyValue;
+using testing::quickstart;
+using testing::small_space;
 
 namespace {
 
@@ -30,23 +33,6 @@ const std::string kServing =
     "serving: {engine: vllm, tp: 1, replicas: 2}\ntraffic: {arrival: poisson, rate: 8, num_requests: 100, prompt: "
     "1000, "
     "output: 100}\nslo: {ttft: 300 ms, tpot: 15 ms, target: 0.9}\ncapacity: {seeds: 1, min_rate: 0.5}\n";
-
-plans::Scenario quickstart() {
-    return scenarios::load_scenario(testing::example("quickstart.yaml"), *testing::source_context().catalog);
-}
-
-// tp {1, 2, 4, 8} x pp {1, 2} x micro-batch {1, 2} x ZeRO {1, 3} x recompute {none, full} on 8 GPUs.
-plans::SearchSpace small_space() {
-    plans::SearchSpace s;
-    plans::set_search_key(s, "search.tp", std::vector<int64_t>{1, 2, 4, 8});
-    plans::set_search_key(s, "search.pp", std::vector<int64_t>{1, 2});
-    plans::set_search_key(s, "search.vp", std::vector<int64_t>{1});
-    plans::set_search_key(s, "search.cp", std::vector<int64_t>{1});
-    plans::set_search_key(s, "search.micro_batch_size", std::vector<int64_t>{1, 2});
-    plans::set_search_key(s, "search.zero_stage", std::vector<int64_t>{1, 3});
-    plans::set_search_key(s, "search.recompute", std::string("none,full"));
-    return s;
-}
 
 int64_t dropped_by(const std::vector<plans::PruneRule<workloads::TrainingPlan>>& rules,
                    const std::vector<int64_t>& dropped, const std::string& name) {

@@ -5,6 +5,7 @@
 
 #include "plans/search_keys.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/search_fixture.h"
 #include "workloads/training/training_memory.h"
 
 #include <catch2/catch.hpp>
@@ -12,27 +13,10 @@
 #include <string>
 
 using namespace fathom;
+using testing::quickstart;
+using testing::small_space;
 
-namespace {
-
-plans::Scenario quickstart() {
-    return scenarios::load_scenario(testing::example("quickstart.yaml"), *testing::source_context().catalog);
-}
-
-// A small space around the quickstart (Llama 3 8B, 8 H100, whose cp 2 the space sets to 1).
-plans::SearchSpace small_space() {
-    plans::SearchSpace s;
-    plans::set_search_key(s, "search.tp", std::vector<int64_t>{1, 2, 4, 8});
-    plans::set_search_key(s, "search.pp", std::vector<int64_t>{1, 2});
-    plans::set_search_key(s, "search.vp", std::vector<int64_t>{1});
-    plans::set_search_key(s, "search.cp", std::vector<int64_t>{1});
-    plans::set_search_key(s, "search.micro_batch_size", std::vector<int64_t>{1, 2});
-    plans::set_search_key(s, "search.zero_stage", std::vector<int64_t>{1, 3});
-    plans::set_search_key(s, "search.recompute", std::string("none,full"));
-    return s;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("statistical efficiency: (B_noise + B0) / (B_noise + B), 1 without a noise scale", "[plans][search]") {
     // b_noise 1024, B0 256: B = 256 -> 1; B = 512 -> 1280 / 1536 = 0.8333; B = 128 -> 1280 / 1152.
