@@ -16,8 +16,6 @@ using namespace fathom;
 using testing::quickstart;
 using testing::small_space;
 
-namespace {}  // namespace
-
 TEST_CASE("statistical efficiency: (B_noise + B0) / (B_noise + B), 1 without a noise scale", "[plans][search]") {
     // b_noise 1024, B0 256: B = 256 -> 1; B = 512 -> 1280 / 1536 = 0.8333; B = 128 -> 1280 / 1152.
     CHECK(plans::statistical_efficiency(1024, 256, 256) == Approx(1.0));
