@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The calibration campaign on a GPU machine (CUDA toolkit, CMake, PyTorch; no fathom dependencies).
-#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|sustained|all]
+#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|sustained|step|all]
 # kernels: fathom_calibrate (GEMMs, memory-bound kernels, copies, launch) and attention.py
 #          (flash attention forward/backward, GQA) -> OUT_DIR/measurements.csv, metadata.json,
 #          measurements.csv.fa2.csv
@@ -10,9 +10,14 @@
 #          grouped_gemm.py (expert GEMMs bf16/fp8 vs the dense GEMM of the same FLOPs) -> OUT_DIR/grouped_gemm.csv
 # sustained: sustained.py (GEMM bf16/fp8, cuDNN and flash attention, a layer mix: 60 s each under load,
 #          TFLOP/s with SM clock and power every 0.25 s) -> OUT_DIR/sustained.csv, sustained.log
+#          SUSTAINED_SECONDS (default 60) sets the seconds per workload.
+# step:    train_step.py (a Llama-3.2-1B-shaped model's whole training step on one GPU, eager and
+#          compiled: step time and peak memory) -> OUT_DIR/train_step.csv; grouped_gemm.py ->
+#          OUT_DIR/grouped_gemm.csv; moe_layers_fp8.py (the MoE layers with FP8 experts, forward and
+#          decode) -> OUT_DIR/moe_layers_fp8.csv; one log, OUT_DIR/step.log.
 # Each part takes about 4-5 minutes on an H100; logs go to OUT_DIR/*.log.
 set -uo pipefail
-out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|sustained|all]}
+out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|sustained|step|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
@@ -34,6 +39,12 @@ if [[ $what == layers || $what == all ]]; then
   timeout 240 python3 "$here/grouped_gemm.py" "$out/grouped_gemm.csv" 2>&1 | tee "$out/grouped_gemm.log" | tail -10
 fi
 if [[ $what == sustained || $what == all ]]; then
-  timeout 420 python3 "$here/sustained.py" "$out/sustained.csv" 2>&1 | tee "$out/sustained.log" | tail -8
+  secs=${SUSTAINED_SECONDS:-60}
+  timeout $((7 * secs)) python3 "$here/sustained.py" "$out/sustained.csv" --seconds "$secs" 2>&1 | tee "$out/sustained.log" | tail -8
+fi
+if [[ $what == step || $what == all ]]; then
+  timeout 170 python3 "$here/train_step.py" "$out/train_step.csv" 2>&1 | tee "$out/step.log" | tail -8
+  timeout 120 python3 "$here/grouped_gemm.py" "$out/grouped_gemm.csv" 2>&1 | tee -a "$out/step.log" | tail -4
+  timeout 90 python3 "$here/moe_layers_fp8.py" "$out/moe_layers_fp8.csv" 2>&1 | tee -a "$out/step.log" | tail -8
 fi
 wc -l "$out"/*.csv
