@@ -25,6 +25,7 @@ class FlowTimer final : public TransferTimer {
 public:
     FlowTimer(sim::Simulator& sim, std::unique_ptr<FlowSession> session) : sim_(sim), session_(std::move(session)) {}
 
+    bool times_tasks() const override { return true; }
     int add_communicator(const Communicator& c) override {
         std::vector<CollectiveCall> calls;
         for (const CommGroup& g : c.groups()) calls.push_back({c.shape, kReferenceBytes, g, 0.0});

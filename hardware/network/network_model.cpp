@@ -43,6 +43,7 @@ public:
     ClosedFormTimer(sim::Simulator& sim, const NetworkModel& network) : sim_(sim), network_(network) {}
 
     bool take(sim::TaskGraph&, const sim::TaskRecord&, sim::Time) override { return false; }
+    bool times_tasks() const override { return false; }
     int add_communicator(const Communicator&) override { return communicators_++; }
     void carry(sim::TaskGraph&, sim::TaskId, const Transfer&, int) override {}
     void start(const Transfer& transfer, int, sim::Simulator::Handler done) override {

@@ -48,6 +48,9 @@ inline constexpr double kReferenceBytes = 256.0 * 1024 * 1024;
 
 class TransferTimer : public sim::TaskTimer {
 public:
+    // Whether carry() does anything: a timer that ends tasks itself. The closed form does not (a
+    // graph ends a task after its planned cost by itself), so a workload need not list its tasks.
+    virtual bool times_tasks() const = 0;
     // Declares a communicator, before the first run(); returns its id.
     virtual int add_communicator(const Communicator& c) = 0;
     // Task `task` of `graph` moves `transfer` on communicator `communicator`; the timer ends it (a

@@ -26,7 +26,7 @@ sim::TaskId PassChain::add(sim::StreamId stream, double seconds, uint16_t tag, i
 
 sim::TaskId PassChain::add_comm(GroupKind g, double seconds, const CommMove& move, int label_a, int label_b, int peer) {
     const sim::TaskId t = add(streams_.of(g), seconds, style_.comm_tag[static_cast<size_t>(g)], label_a, label_b);
-    carried_.push_back(CommTask{t, g, move, peer});
+    if (carried_) carried_->push_back(CommTask{t, g, move, peer});
     return t;
 }
 

@@ -48,9 +48,10 @@ struct TaskStyle {
 
 class PassChain {
 public:
-    // Communication tasks are listed in `carried` (the device's, for the network's timer).
+    // Communication tasks are listed in `carried` (the device's, for a network timer that times
+    // tasks; null: not listed, the closed form needs no list).
     PassChain(sim::TaskGraph& graph, const StageStreams& streams, const TaskStyle& style,
-              std::optional<sim::TaskId> input, std::vector<CommTask>& carried)
+              std::optional<sim::TaskId> input, std::vector<CommTask>* carried)
         : graph_(graph), streams_(streams), style_(style), input_(input), carried_(carried) {}
 
     // A task on `stream` with `tag`, not yet linked to anything.
@@ -58,7 +59,7 @@ public:
     sim::TaskId add_compute(double seconds, int label_a, int label_b) {
         return add(streams_.compute, seconds, style_.compute_tag, label_a, label_b);
     }
-    // A communication task on the stream of `g` moving `move`, listed as carried.
+    // A communication task on the stream of `g` moving `move`, listed as carried (when listed).
     sim::TaskId add_comm(models::GroupKind g, double seconds, const CommMove& move, int label_a, int label_b,
                          int peer = -1);
     // `t` waits for the previous link (or the input) and becomes the last link.
@@ -82,7 +83,7 @@ private:
     const StageStreams& streams_;
     const TaskStyle& style_;
     std::optional<sim::TaskId> input_;
-    std::vector<CommTask>& carried_;
+    std::vector<CommTask>* carried_;
     std::optional<sim::TaskId> last_;
     std::array<bool, models::kGroupKinds> overlapped_{};
 };

@@ -44,7 +44,7 @@ CommMove dp_move(Collective op, double params, double expert_params, double byte
 sim::TaskId GradientSync::dp_task(int stage, double seconds, uint16_t tag, int mb, int layer, const CommMove& move) {
     const sim::TaskId t = graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp),
                                           sim::Time::from_seconds(seconds), (*style_.names)[tag], tag, mb, layer);
-    carried_[static_cast<size_t>(stage)].push_back(CommTask{t, GroupKind::dp, move, -1});
+    if (!carried_.empty()) carried_[static_cast<size_t>(stage)].push_back(CommTask{t, GroupKind::dp, move, -1});
     return t;
 }
 

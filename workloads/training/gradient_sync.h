@@ -23,7 +23,8 @@ namespace fathom::workloads {
 
 class GradientSync {
 public:
-    // Its tasks are listed in `carried` (per stage) for the network's timer.
+    // Its tasks are listed in `carried` (per stage) for the network's timer, unless it is empty (no
+    // list: a closed-form timer).
     GradientSync(sim::TaskGraph& graph, const TrainingPlan& plan, const StageMap& map, const StepCosts& costs,
                  ProgramCoster& coster, const std::vector<StageStreams>& streams, const TaskStyle& style,
                  std::vector<std::vector<CommTask>>& carried);

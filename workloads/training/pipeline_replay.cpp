@@ -51,7 +51,7 @@ std::vector<GroupKind> step_comm_kinds(const TrainingPlan& plan, const StepCosts
 }  // namespace
 
 PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule,
-                               const StageMap& map, const StepCosts& costs, ProgramCoster& coster)
+                               const StageMap& map, const StepCosts& costs, ProgramCoster& coster, bool list_transfers)
     : graph_(graph),
       plan_(plan),
       schedule_(schedule),
@@ -83,8 +83,13 @@ PipelineReplay::PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, 
               s.push_back(add_stage_streams(graph, "stage " + std::to_string(st), comm_kinds_));
           return s;
       }()),
-      carried_(static_cast<size_t>(map.stages())),
+      carried_(list_transfers ? static_cast<size_t>(map.stages()) : 0),
       sync_(graph, plan, map, costs, coster, streams_, styles_[0], carried_) {}
+
+const std::vector<CommTask>& PipelineReplay::carried(int stage) const {
+    static const std::vector<CommTask> none;
+    return carried_.empty() ? none : carried_[static_cast<size_t>(stage)];
+}
 
 void PipelineReplay::build() {
     const int P = map_.stages(), V = map_.virtual_stages(), M = plan_.microbatches();
@@ -185,14 +190,16 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk,
         graph_.add_dependency(*paired_input, join);
         input = join;
     }
-    PassChain chain(graph_, streams_[static_cast<size_t>(s)], styles_[pass], input, carried_[static_cast<size_t>(s)]);
+    PassChain chain(graph_, streams_[static_cast<size_t>(s)], styles_[pass], input,
+                    carried_.empty() ? nullptr : &carried_[static_cast<size_t>(s)]);
 
     // The embedding (first virtual stage) comes before a forward's layers and after a backward's;
     // the head (last virtual stage) after a forward's layers and before a backward's.
-    const auto& before =
-        forward ? (first ? costs_.embedding[pass] : std::nullopt) : (last ? costs_.head[pass] : std::nullopt);
-    const auto& after =
-        forward ? (last ? costs_.head[pass] : std::nullopt) : (first ? costs_.embedding[pass] : std::nullopt);
+    auto segment = [](const std::optional<PassCost>& c) { return c ? &*c : nullptr; };
+    const PassCost* before =
+        forward ? (first ? segment(costs_.embedding[pass]) : nullptr) : (last ? segment(costs_.head[pass]) : nullptr);
+    const PassCost* after =
+        forward ? (last ? segment(costs_.head[pass]) : nullptr) : (first ? segment(costs_.embedding[pass]) : nullptr);
     if (before) chain.segment(*before, mb, -1);
     if (produces_gradients(slot.pass)) sync_.begin_gradient_pass(last_of_chunk);
     emit_layers(s, v, slot, chain);

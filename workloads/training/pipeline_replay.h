@@ -24,16 +24,19 @@ namespace fathom::workloads {
 
 class PipelineReplay {
 public:
+    // `list_transfers`: list every communication task with what it moves (carried()), for a network
+    // timer that times tasks (hardware/network/transfer_timer.h: TransferTimer::times_tasks).
     PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule,
-                   const StageMap& map, const StepCosts& costs, ProgramCoster& coster);
+                   const StageMap& map, const StepCosts& costs, ProgramCoster& coster, bool list_transfers = true);
 
     // Adds every task of the step to the graph.
     void build();
     const std::vector<StageStreams>& streams() const { return streams_; }
     // The group kinds every stage has a communication stream of (those the step moves data over).
     const std::vector<models::GroupKind>& comm_kinds() const { return comm_kinds_; }
-    // Every communication task of a stage and what it moves, in the order they were added.
-    const std::vector<CommTask>& carried(int stage) const { return carried_[static_cast<size_t>(stage)]; }
+    // Every communication task of a stage and what it moves, in the order they were added (none
+    // unless listed).
+    const std::vector<CommTask>& carried(int stage) const;
     const std::vector<PipelineSlot>& order(int stage) const { return orders_[static_cast<size_t>(stage)]; }
     // Every pipeline send of the step: its task and the stages it goes from and to (a flow replay
     // routes each by its direction; interleaved schedules also send from the last stage to the first).
@@ -62,7 +65,7 @@ private:
     std::vector<models::GroupKind> comm_kinds_;
     std::vector<StageStreams> streams_;  // per stage
     std::vector<std::vector<PipelineSlot>> orders_;
-    std::vector<std::vector<CommTask>> carried_;  // per stage
+    std::vector<std::vector<CommTask>> carried_;  // per stage; empty when not listed
     GradientSync sync_;
 
     // Ends of each (micro-batch, virtual stage) pass: forward (its send, or its last task on the

@@ -30,9 +30,9 @@ std::vector<JobRun> run_together(const std::vector<SharedJob>& jobs, const std::
     // first steps of every job declare their communicators before any transfer runs).
     std::function<sim::TaskGraph&(size_t)> lay = [&](size_t k) -> sim::TaskGraph& {
         JobRun& run = runs[k];
-        run.steps.push_back(std::make_unique<StepReplay>(*jobs[which[k]].inputs, sim));
+        run.steps.push_back(std::make_unique<StepReplay>(*jobs[which[k]].inputs, sim, *timer, jobs[which[k]].rank_of,
+                                                         &run.communicators));
         StepReplay& step = *run.steps.back();
-        step.carry(*timer, jobs[which[k]].rank_of, &run.communicators);
         sim::TaskGraph* graph = &step.graph();
         graph->on_finish.connect([&, k, graph](const sim::TaskRecord&) {
             if (graph->unfinished() != 0) return;

@@ -27,12 +27,12 @@ struct StepReplay::Impl {
     sim::TaskGraph graph;
     PipelineReplay replay;
     StreamBusyCollector busy;
-    const hardware::TransferTimer* timer = nullptr;
+    const hardware::TransferTimer& timer;
 
     static std::unique_ptr<PipelineSchedule> own(const StepInputs& in) {
         return in.schedule ? nullptr : schedule_registry().get(in.plan.training.schedule).factory();
     }
-    Impl(const StepInputs& i, sim::Simulator& sim)
+    Impl(const StepInputs& i, sim::Simulator& sim, const hardware::TransferTimer& t)
         : in(i),
           owned(own(i)),
           schedule(i.schedule ? i.schedule : owned.get()),
@@ -46,26 +46,26 @@ struct StepReplay::Impl {
               return cost_training_step(in.model, in.plan, coster);
           }()),
           graph(sim),
-          replay(graph, i.plan, *schedule, map, costs, coster),
-          busy((replay.build(), graph)) {}  // the collector subscribes after the step is laid
+          replay(graph, i.plan, *schedule, map, costs, coster, t.times_tasks()),
+          busy((replay.build(), graph)),  // the collector subscribes after the step is laid
+          timer(t) {}
 };
 
-StepReplay::StepReplay(const StepInputs& in, sim::Simulator& sim) : impl_(std::make_unique<Impl>(in, sim)) {}
+StepReplay::StepReplay(const StepInputs& in, sim::Simulator& sim, hardware::TransferTimer& timer,
+                       const std::vector<int>& rank_of, StepCommunicators* known)
+    : impl_(std::make_unique<Impl>(in, sim, timer)) {
+    if (timer.times_tasks())
+        carry_step_transfers(timer, in.network, impl_->graph, impl_->replay, in.plan, rank_of, known);
+}
 StepReplay::~StepReplay() = default;
 sim::TaskGraph& StepReplay::graph() { return impl_->graph; }
 
-void StepReplay::carry(hardware::TransferTimer& timer, const std::vector<int>& rank_of, StepCommunicators* known) {
-    carry_step_transfers(timer, impl_->in.network, impl_->graph, impl_->replay, impl_->in.plan, rank_of, known);
-    impl_->timer = &timer;
-}
-
 StepReport simulate_training_step(const StepInputs& in, std::ostream* trace) {
     sim::Simulator sim;
-    StepReplay step(in, sim);
     // The network times every communication task: the closed form as planned, a flow network as
     // flows on one fabric, so TP, CP, DP, EP and pipeline traffic that overlap in time share links.
     const auto timer = in.network.timer(sim);
-    step.carry(*timer);
+    StepReplay step(in, sim, *timer);
     step.graph().start();
     timer->run();
     return step.report(sim, trace);
@@ -89,10 +89,8 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
     rep.packing_imbalance = packing.imbalance;
     rep.events = sim.events_processed();
     rep.tasks = graph.task_count();
-    if (impl_->timer) {
-        rep.flow_transfers = impl_->timer->flow_transfers(graph);
-        rep.flows = impl_->timer->flows(graph);
-    }
+    rep.flow_transfers = impl_->timer.flow_transfers(graph);
+    rep.flows = impl_->timer.flows(graph);
     const double gpus = p.gpus();
     const double tokens = static_cast<double>(p.training.global_batch) * static_cast<double>(p.training.seq_len);
     rep.tokens_per_s_per_gpu = tokens / (end * gpus);

@@ -77,21 +77,21 @@ StepReport simulate_training_step(const StepInputs& in, std::ostream* trace = nu
 struct StepCommunicators;
 
 // What simulate_training_step does, in pieces, for a driver that runs several jobs on one engine
-// and one fabric (shared_fabric.h): the step laid on a graph of `sim`, its communication tasks
+// and one fabric (shared_fabric.h): the step laid on a graph of `sim` with its communication tasks
 // handed to the network's timer, then (after the engine ran) its report. `in` must outlive it.
 class StepReplay {
 public:
-    StepReplay(const StepInputs& in, sim::Simulator& sim);
+    // Lays the step and hands every communication task to `timer` (step_transfers.h; only to a
+    // timer that times tasks: the closed form needs no list). `rank_of`: the cluster GPU of each
+    // of the job's ranks (empty: the first GPUs in order). `known`: the job's communicators from an
+    // earlier step, reused and completed.
+    StepReplay(const StepInputs& in, sim::Simulator& sim, hardware::TransferTimer& timer,
+               const std::vector<int>& rank_of = {}, StepCommunicators* known = nullptr);
     ~StepReplay();
     StepReplay(const StepReplay&) = delete;
     StepReplay& operator=(const StepReplay&) = delete;
 
     sim::TaskGraph& graph();
-    // Hands every communication task to `timer` (step_transfers.h). `rank_of`: the cluster GPU of
-    // each of the job's ranks (empty: the first GPUs in order). `known`: the job's communicators
-    // from an earlier step, reused and completed.
-    void carry(hardware::TransferTimer& timer, const std::vector<int>& rank_of = {},
-               StepCommunicators* known = nullptr);
     // After the engine ran: the step's report (`events`: the engine's, shared by every job on it).
     StepReport report(const sim::Simulator& sim, std::ostream* trace = nullptr) const;
 
