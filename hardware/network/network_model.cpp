@@ -45,7 +45,7 @@ public:
     bool take(sim::TaskGraph&, const sim::TaskRecord&, sim::Time) override { return false; }
     bool times_tasks() const override { return false; }
     int add_communicator(const Communicator&) override { return communicators_++; }
-    void carry(sim::TaskGraph&, sim::TaskId, const Transfer&, int) override {}
+    void carry(sim::TaskGraph&, sim::TaskId, const std::vector<TransferPart>&) override {}
     void start(const Transfer& transfer, int, sim::Simulator::Handler done) override {
         const double seconds = network_.cost(transfer).seconds;
         sim_.schedule_at(sim::Time::from_seconds(sim_.now().seconds() + seconds), std::move(done));

@@ -61,7 +61,9 @@ public:
     }
     const Topology& topology() const override { return topo_; }
     void set_progress(std::function<void(int64_t)> progress) override { progress_ = std::move(progress); }
-    std::unique_ptr<TransferTimer> timer(sim::Simulator& sim) const override { return make_flow_timer(sim, session()); }
+    std::unique_ptr<TransferTimer> timer(sim::Simulator& sim) const override {
+        return make_flow_timer(sim, *this, session());
+    }
 
     CollectiveCost collective(Collective op, double bytes, const CommGroup& group) const override {
         if (group.count() <= 1 || bytes <= 0) return {0.0, "none"};
@@ -96,9 +98,10 @@ public:
         double bytes;
     };
     // The paths of every flow of `call` (added to `paths`), in pieces; its fixed part in `fixed`.
+    // `flow_id` numbers each flow for the routing's hash (ECMP).
     std::vector<Piece> route(const CollectiveCall& call, std::map<std::vector<int>, int>& path_ids,
-                             std::vector<std::vector<int>>& paths, RouteCache& cache, uint64_t& flow_id,
-                             double& fixed) const {
+                             std::vector<std::vector<int>>& paths, RouteCache& cache,
+                             const std::function<uint64_t(const Flow&)>& flow_id, double& fixed) const {
         std::vector<Piece> pieces;
         fixed = 0;
         if (call.group.count() <= 1 || call.bytes <= 0) return pieces;
@@ -135,9 +138,9 @@ public:
         };
         // Between nodes: GPU to its NIC, the routing strategy from that NIC to the destination
         // NIC's leaf (one search per leaf, not per GPU), down to the NIC and the GPU.
-        auto network = [&](int a, int b) {
+        auto network = [&](int a, int b, uint64_t id) {
             const Vertex nic_a = topo_.nic_of(a), nic_b = topo_.nic_of(b);
-            std::vector<Path> legs = routing_->route(topo_, cache.toward(leaf_of_.at(nic_b)), nic_a, flow_id, b);
+            std::vector<Path> legs = routing_->route(topo_, cache.toward(leaf_of_.at(nic_b)), nic_a, id, b);
             if (legs.empty()) legs.push_back(Path{{}, 1.0});
             for (Path& p : legs) {
                 p.links.insert(p.links.begin(), host_up_[static_cast<size_t>(a)]);
@@ -150,14 +153,14 @@ public:
         const CollectivePlan p = analytical_->plan(call.op, call.bytes, call.group);
         fixed = p.fixed_seconds;
         for (const Flow& f : p.flows) {
-            ++flow_id;
+            const uint64_t id = flow_id(f);
             std::vector<Path> route;
             if (f.src / per_node == f.dst / per_node) {
                 route = intra(f.src, f.dst);
             } else {
                 const int exit = f.via >= 0 ? f.via : f.src;
                 join(route, intra(f.src, exit));
-                join(route, network(exit, f.dst));
+                join(route, network(exit, f.dst, id));
             }
             for (const Path& r : route) {
                 auto [it, fresh] = path_ids.emplace(r.links, static_cast<int>(paths.size()));
@@ -190,50 +193,51 @@ class Session final : public FlowSession {
 public:
     explicit Session(const SimgridNetwork& net) : net_(net), cache_(net.topology()) {}
 
-    int add_pattern(const std::vector<CollectiveCall>& calls) override {
-        FATHOM_CHECK(!solver_ && isolated_.empty(), "flow session: pattern declared after the first start");
+    int add_pattern(const std::vector<CollectiveCall>& calls, int owner) override {
+        FATHOM_CHECK(!solver_ && isolated_.empty(),
+                     "flow session: pattern declared after the first start (a transfer whose route was not "
+                     "declared before transfers ran)");
         // The bytes a pattern moves over one path travel as one flow (NCCL's channels between two
         // GPUs over the same links are one stream to the fabric), in order of first use.
         Pattern p;
-        std::map<int, size_t> at;
+        p.owner = owner >= 0 ? owner : -1 - static_cast<long long>(patterns_.size());
+        Connections& known = connections_[p.owner];
+        Connections seen;  // this pattern's flows per connection so far
+        auto flow_id = [&](const Flow& f) {
+            Connection c{(static_cast<uint64_t>(static_cast<uint32_t>(f.src)) << 32) | static_cast<uint32_t>(f.dst),
+                         static_cast<uint64_t>(static_cast<uint32_t>(f.via)) << 32};
+            c.second |= seen[c]++;
+            auto [it, fresh] = known.emplace(c, 0);
+            if (fresh) it->second = ++flow_id_;
+            return it->second;
+        };
         for (const CollectiveCall& c : calls) {
             double fixed = 0;
-            for (const auto& piece : net_.route(c, path_ids_, paths_, cache_, flow_id_, fixed)) {
-                auto [it, fresh] = at.emplace(piece.path, p.pieces.size());
+            for (const auto& piece : net_.route(c, path_ids_, paths_, cache_, flow_id, fixed)) {
+                auto [it, fresh] = at_.emplace(piece.path, p.pieces.size());
                 if (fresh) p.pieces.push_back(piece);
                 else p.pieces[it->second].bytes += piece.bytes;
             }
             p.fixed = std::max(p.fixed, fixed);
         }
+        at_.clear();
+        if (owner < 0) connections_.erase(p.owner);
         patterns_.push_back(std::move(p));
         return static_cast<int>(patterns_.size()) - 1;
     }
     double fixed_seconds(int pattern) const override { return patterns_.at(static_cast<size_t>(pattern)).fixed; }
     bool isolated(int pattern) const override {
-        if (isolated_.empty()) {  // once, when the patterns are complete: how many patterns use each link
-            std::vector<int> users(net_.topology().edges_by_id().size(), 0);
-            std::vector<std::vector<int>> links(patterns_.size());
-            for (size_t k = 0; k < patterns_.size(); ++k) {
-                for (const Piece& piece : patterns_[k].pieces)
-                    links[k].insert(links[k].end(), paths_[static_cast<size_t>(piece.path)].begin(),
-                                    paths_[static_cast<size_t>(piece.path)].end());
-                std::sort(links[k].begin(), links[k].end());
-                links[k].erase(std::unique(links[k].begin(), links[k].end()), links[k].end());
-                for (int l : links[k]) ++users[static_cast<size_t>(l)];
-            }
-            for (const auto& ls : links)
-                isolated_.push_back(
-                    std::all_of(ls.begin(), ls.end(), [&users](int l) { return users[static_cast<size_t>(l)] == 1; }));
-        }
+        if (isolated_.empty()) find_isolated();
         return isolated_.at(static_cast<size_t>(pattern));
     }
+    double alone_seconds(int pattern) const override;
     int pieces(int pattern) const { return static_cast<int>(patterns_.at(static_cast<size_t>(pattern)).pieces.size()); }
 
     size_t start(int pattern, double scale, uint64_t tag) override {
         const Pattern& p = patterns_.at(static_cast<size_t>(pattern));
         if (!solver_) {
             solver_ = make_lone_flow_solver(make_simgrid_solver());
-            for (const auto& e : net_.topology().edges_by_id()) solver_->add_link(net_.topology().link(e).capacity());
+            for (double c : capacities()) solver_->add_link(c);
             for (const auto& path : paths_) solver_->add_path(path);
         }
         const uint64_t instance = next_instance_++;
@@ -287,7 +291,26 @@ private:
     struct Pattern {
         std::vector<Piece> pieces;
         double fixed = 0;
+        long long owner = 0;  // negative: a pattern of its own
     };
+    // A connection (source and destination rank; route-through rank and the how-manieth such flow
+    // of a pattern it is) and the flow id it was routed with.
+    using Connection = std::pair<uint64_t, uint64_t>;
+    struct ConnectionHash {
+        size_t operator()(const Connection& c) const {
+            return std::hash<uint64_t>()(c.first * 0x9e3779b97f4a7c15ULL ^ c.second);
+        }
+    };
+    using Connections = std::unordered_map<Connection, uint64_t, ConnectionHash>;
+
+    // Which patterns share no link with a pattern of another owner: once, when they are complete.
+    void find_isolated() const;
+    // The capacity of each link, by id.
+    const std::vector<double>& capacities() const {
+        if (capacity_.empty())
+            for (const auto& e : net_.topology().edges_by_id()) capacity_.push_back(net_.topology().link(e).capacity());
+        return capacity_;
+    }
     struct Instance {
         uint64_t tag;
         size_t remaining;
@@ -297,6 +320,8 @@ private:
     std::map<std::vector<int>, int> path_ids_;
     std::vector<std::vector<int>> paths_;
     uint64_t flow_id_ = 0;
+    std::map<long long, Connections> connections_;  // per owner
+    std::map<int, size_t> at_;                      // add_pattern's scratch: piece of each path
     std::vector<Pattern> patterns_;
     std::unique_ptr<FlowSolver> solver_;
     double idle_now_ = 0;
@@ -304,8 +329,77 @@ private:
     std::unordered_map<uint64_t, uint64_t> flow_instance_;
     std::unordered_map<uint64_t, Instance> instances_;
     std::vector<uint64_t> ended_;
-    mutable std::vector<bool> isolated_;  // per pattern (isolated())
+    mutable std::vector<bool> isolated_;    // per pattern (isolated())
+    mutable std::vector<double> alone_;     // per pattern (alone_seconds()), NaN until asked
+    mutable std::vector<double> capacity_;  // per link (capacities())
 };
+
+void Session::find_isolated() const {
+    // The links of each pattern, and how many owners use each link.
+    std::vector<std::vector<int>> links(patterns_.size());
+    std::map<long long, std::vector<int>> of_owner;
+    for (size_t k = 0; k < patterns_.size(); ++k) {
+        for (const Piece& piece : patterns_[k].pieces)
+            links[k].insert(links[k].end(), paths_[static_cast<size_t>(piece.path)].begin(),
+                            paths_[static_cast<size_t>(piece.path)].end());
+        std::sort(links[k].begin(), links[k].end());
+        links[k].erase(std::unique(links[k].begin(), links[k].end()), links[k].end());
+        auto& o = of_owner[patterns_[k].owner];
+        o.insert(o.end(), links[k].begin(), links[k].end());
+    }
+    std::vector<int> users(capacities().size(), 0);
+    for (auto& [owner, ls] : of_owner) {
+        std::sort(ls.begin(), ls.end());
+        ls.erase(std::unique(ls.begin(), ls.end()), ls.end());
+        for (int l : ls) ++users[static_cast<size_t>(l)];
+    }
+    for (const auto& ls : links)
+        isolated_.push_back(
+            std::all_of(ls.begin(), ls.end(), [&users](int l) { return users[static_cast<size_t>(l)] == 1; }));
+}
+
+// The inner solver of a lone-flow solver that only ever holds one group of flows alone.
+class NoSolver final : public FlowSolver {
+public:
+    int add_link(double) override { return links_++; }
+    int add_path(const std::vector<int>&) override { return paths_++; }
+    void start(int, double, uint64_t) override { FATHOM_CHECK(false, "flow session: flows alone met other flows"); }
+    double advance(double until, std::vector<uint64_t>& done) override {
+        done.clear();
+        return until;
+    }
+    double now() const override { return 0; }
+
+private:
+    int links_ = 0, paths_ = 0;
+};
+
+double Session::alone_seconds(int pattern) const {
+    if (alone_.empty()) alone_.assign(patterns_.size(), std::numeric_limits<double>::quiet_NaN());
+    double& seconds = alone_.at(static_cast<size_t>(pattern));
+    if (!std::isnan(seconds)) return seconds;
+    // The pattern's flows from 0 on a solver of their own links, shared as the lone-flow solver
+    // shares a lone group (as in a session where nothing else runs).
+    const auto solver = make_lone_flow_solver(std::make_unique<NoSolver>());
+    std::unordered_map<int, int> local;
+    size_t flows = 0;
+    for (const Piece& piece : patterns_[static_cast<size_t>(pattern)].pieces) {
+        const auto& path = paths_[static_cast<size_t>(piece.path)];
+        if (path.empty() || !(piece.bytes > 0)) continue;
+        std::vector<int> links;
+        for (int l : path) {
+            auto [it, fresh] = local.emplace(l, static_cast<int>(local.size()));
+            if (fresh) solver->add_link(capacities()[static_cast<size_t>(l)]);
+            links.push_back(it->second);
+        }
+        solver->start(solver->add_path(links), piece.bytes, flows++);
+    }
+    seconds = 0;
+    std::vector<uint64_t> done;
+    for (size_t ended = 0; ended < flows; ended += done.size())
+        seconds = solver->advance(std::numeric_limits<double>::infinity(), done);
+    return seconds;
+}
 
 std::unique_ptr<FlowSession> SimgridNetwork::session() const { return std::make_unique<Session>(*this); }
 
@@ -315,7 +409,7 @@ std::vector<CallResult> SimgridNetwork::run(const std::vector<CollectiveCall>& c
     std::vector<int> pattern(calls.size());
     for (size_t i = 0; i < calls.size(); ++i) {
         results[i].start = results[i].end = calls[i].start;
-        pattern[i] = session.add_pattern({calls[i]});
+        pattern[i] = session.add_pattern({calls[i]}, -1);
         results[i].algorithm = algorithm_of(calls[i]);
     }
     // The calls start at their times in order; each ends with its last flow plus its fixed part.

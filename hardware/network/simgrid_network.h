@@ -38,19 +38,24 @@ struct CallResult {
 // A live flow simulation on a network's topology, for a replay that starts transfers as it goes
 // (the flow timer, flow_timer.cpp) with fathom's clock as the master. Patterns (sets of collective
 // calls that run together, e.g. every DP ring of a pipeline stage) are declared first, and routed
-// once (a connection keeps its ECMP path); then instances of them start at the session's current
-// time with their bytes scaled, and advance() reports the instances whose last flow ended (their
-// fixed part is the caller's to add).
+// once; then instances of them start at the session's current time with their bytes scaled, and
+// advance() reports the instances whose last flow ended (their fixed part is the caller's to add).
 class FlowSession {
 public:
     virtual ~FlowSession() = default;
     // Declares a pattern; only before the first start(). Calls of one rank or no bytes add nothing.
-    virtual int add_pattern(const std::vector<CollectiveCall>& calls) = 0;
+    // `owner`: the communicator it runs on, whose patterns run one at a time and reuse its
+    // connections (a flow between two ranks keeps the route the owner's first flow between them
+    // had, as a connection keeps its ECMP path); -1: an owner of its own.
+    virtual int add_pattern(const std::vector<CollectiveCall>& calls, int owner) = 0;
     // The largest fixed part (launch, latencies) of the pattern's calls, s.
     virtual double fixed_seconds(int pattern) const = 0;
-    // No other pattern uses any of its links (so, one instance at a time, it is never contended).
-    // Only after the last add_pattern().
+    // No pattern of another owner uses any of its links (so, its owner's transfers running one at
+    // a time, it is never contended). Only after the last add_pattern().
     virtual bool isolated(int pattern) const = 0;
+    // How long its flows take at scale 1 with nothing else on the fabric: they share their links
+    // max-min among themselves, as a session shares them, until the last ends, s.
+    virtual double alone_seconds(int pattern) const = 0;
     // Starts an instance of `pattern` now with every flow's bytes times `scale`; `tag` comes back
     // from advance() when its last flow ends (at once when it has none). Returns its flows.
     virtual size_t start(int pattern, double scale, uint64_t tag) = 0;
@@ -72,8 +77,10 @@ public:
 };
 
 // The timer of communication tasks on `session` (flow_timer.cpp): what FlowNetworkModel::timer()
-// returns for a session of its own.
-std::unique_ptr<TransferTimer> make_flow_timer(sim::Simulator& sim, std::unique_ptr<FlowSession> session);
+// returns for a session of its own. `network` plans each transfer (its algorithm, flows and fixed
+// part: NetworkModel::plan).
+std::unique_ptr<TransferTimer> make_flow_timer(sim::Simulator& sim, const NetworkModel& network,
+                                               std::unique_ptr<FlowSession> session);
 
 // `routing`: a routing_registry() name; `algorithm` as for make_analytical_network.
 std::unique_ptr<FlowNetworkModel> make_simgrid_network(const ClusterSpec& cluster, const std::string& routing = "ecmp",

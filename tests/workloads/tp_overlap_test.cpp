@@ -53,6 +53,32 @@ models::CommStep tp_step(Collective c, double ms, bool gemm_fused = true) {
     return s;
 }
 
+// TP AG 1.5 ms (gemm_fused) | qkv | CP ring send 4 ms beside 2 attention steps | attn | proj |
+// TP RS 1.0 ms (gemm_fused) | EP all-to-all 0.7 ms.
+models::LayerProgram placement_program() {
+    models::LayerProgram p;
+    p.comm(tp_step(Collective::AllGather, 1.5));
+    p.compute(models::gemm_op("qkv", 64, 64, 64, hardware::Dtype::bf16));
+    models::CommStep ring;
+    ring.collective = Collective::SendRecv;
+    ring.bytes = 4e6;
+    ring.group = GroupKind::cp;
+    ring.attention_steps = 2;
+    ring.overlapped = 1;
+    p.comm(ring);
+    models::OpDesc attn = models::memory_op("attn", 1e6);
+    attn.role = models::OpRole::Attention;
+    p.compute(attn);
+    p.compute(models::gemm_op("proj", 64, 64, 64, hardware::Dtype::bf16));
+    p.comm(tp_step(Collective::ReduceScatter, 1.0));
+    models::CommStep a2a;
+    a2a.collective = Collective::AllToAll;
+    a2a.bytes = 0.7e6;
+    a2a.group = GroupKind::ep;
+    p.comm(a2a);
+    return p;
+}
+
 }  // namespace
 
 TEST_CASE("a TP collective hides behind its fused GEMM up to the GEMM's length", "[workloads][tp]") {
@@ -180,26 +206,7 @@ TEST_CASE("a priced layer places each collective by its step's flags, in the ord
     PerByte net;
     workloads::ParallelLayout layout;
     layout.tp = layout.cp = layout.ep = 2;
-    models::LayerProgram p;
-    p.comm(tp_step(Collective::AllGather, 1.5));
-    p.compute(models::gemm_op("qkv", 64, 64, 64, hardware::Dtype::bf16));
-    models::CommStep ring;
-    ring.collective = Collective::SendRecv;
-    ring.bytes = 4e6;
-    ring.group = GroupKind::cp;
-    ring.attention_steps = 2;
-    ring.overlapped = 1;
-    p.comm(ring);
-    models::OpDesc attn = models::memory_op("attn", 1e6);
-    attn.role = models::OpRole::Attention;
-    p.compute(attn);
-    p.compute(models::gemm_op("proj", 64, 64, 64, hardware::Dtype::bf16));
-    p.comm(tp_step(Collective::ReduceScatter, 1.0));
-    models::CommStep a2a;
-    a2a.collective = Collective::AllToAll;
-    a2a.bytes = 0.7e6;
-    a2a.group = GroupKind::ep;
-    p.comm(a2a);
+    const models::LayerProgram p = placement_program();
     using workloads::Placement;
     struct Want {
         GroupKind kind;
@@ -229,4 +236,58 @@ TEST_CASE("a priced layer places each collective by its step's flags, in the ord
                              {GroupKind::cp, Placement::Beside, 1.0},
                              {GroupKind::tp, Placement::After, 2.5},
                              {GroupKind::ep, Placement::After, 0.7}});
+}
+
+TEST_CASE("a priced layer lists every collective it moves, split where its pricing splits it", "[workloads][tp]") {
+    // The program of the test above under TP and EP overlap. TP: the all-gather (1.5e6 bytes, 1.5
+    // ms) hides 1 ms behind qkv: its exposed third before the compute (lead), two thirds hidden;
+    // the reduce-scatter (1.0 ms) hides 0.5 behind proj: half after the compute (trail), half
+    // hidden. CP: the ring send (4 ms) beside a 1 ms attention step stalls it 3 ms (trail: it
+    // comes after qkv) and hides 1. EP: the all-to-all, whole, after the compute. Each
+    // collective's shares add to 1 and weigh its time into the task's: 1.5/3 + 1.0/2 = 1.0 ms TP
+    // exposed, 1.5 hidden.
+    NamedCost cost;
+    cost.times = {{"qkv", 1e-3}, {"attn", 2e-3}, {"proj", 0.5e-3}};
+    PerByte net;
+    workloads::ParallelLayout layout;
+    layout.tp = layout.cp = layout.ep = 2;
+    workloads::ProgramCoster coster(cost, net, layout);
+    coster.set_tp_overlap(0.0);
+    coster.set_ep_overlap(true);
+    const workloads::PassCost c = coster.cost(placement_program());
+    using workloads::CommPart;
+    struct Want {
+        Collective op;
+        double bytes;
+        CommPart part;
+        double share;
+    };
+    auto check = [&c](GroupKind g, const std::vector<Want>& want) {
+        const workloads::CommMoves& m = c.moves_of(g);
+        REQUIRE(m.size() == want.size());
+        for (size_t i = 0; i < want.size(); ++i) {
+            INFO(sim::name(g) << " move " << i);
+            CHECK(m[i].collective == want[i].op);
+            CHECK(m[i].bytes == want[i].bytes);
+            CHECK(m[i].group == g);
+            CHECK(m[i].part == want[i].part);
+            CHECK(m[i].share == Approx(want[i].share));
+            CHECK(m[i].count == 1);
+        }
+    };
+    check(GroupKind::tp, {{Collective::AllGather, 1.5e6, CommPart::Lead, 1.0 / 3},
+                          {Collective::AllGather, 1.5e6, CommPart::Hidden, 2.0 / 3},
+                          {Collective::ReduceScatter, 1.0e6, CommPart::Trail, 0.5},
+                          {Collective::ReduceScatter, 1.0e6, CommPart::Hidden, 0.5}});
+    check(GroupKind::cp,
+          {{Collective::SendRecv, 4e6, CommPart::Trail, 0.75}, {Collective::SendRecv, 4e6, CommPart::Hidden, 0.25}});
+    check(GroupKind::ep, {{Collective::AllToAll, 0.7e6, CommPart::Trail, 1.0}});
+    // The exposed seconds are the exposed shares of the collectives' times.
+    CHECK(c.lead_of(GroupKind::tp) + c.trail_of(GroupKind::tp) == Approx(1.5e-3 / 3 + 1.0e-3 / 2));
+    CHECK(c.hidden_of(GroupKind::tp) == Approx(1.5e-3 * 2 / 3 + 1.0e-3 / 2));
+    // A recomputed forward joining a pass: its moves after the pass's own.
+    workloads::PassCost joined = c;
+    joined += c;
+    REQUIRE(joined.moves_of(GroupKind::ep).size() == 2);
+    CHECK(joined.moves_of(GroupKind::tp).size() == 8);
 }

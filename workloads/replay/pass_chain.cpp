@@ -24,9 +24,10 @@ sim::TaskId PassChain::add(sim::StreamId stream, double seconds, uint16_t tag, i
     return graph_.add_task(stream, sim::Time::from_seconds(seconds), (*style_.names)[tag], tag, label_a, label_b);
 }
 
-sim::TaskId PassChain::add_comm(GroupKind g, double seconds, const CommMove& move, int label_a, int label_b, int peer) {
+sim::TaskId PassChain::add_comm(GroupKind g, double seconds, const CommMoves& moves, uint8_t parts, int label_a,
+                                int label_b, int peer) {
     const sim::TaskId t = add(streams_.of(g), seconds, style_.comm_tag[static_cast<size_t>(g)], label_a, label_b);
-    if (carried_) carried_->push_back(CommTask{t, g, move, peer});
+    if (carried_) carried_->push_back(CommTask{t, g, parts, peer, &moves});
     return t;
 }
 
@@ -43,13 +44,14 @@ void PassChain::follow(sim::TaskId compute, sim::TaskId t) {
 }
 
 void PassChain::segment(const PassCost& c, int label_a, int label_b) {
-    auto comms = [&](const std::array<double, models::kGroupKinds>& lumps) {
+    auto comms = [&](const std::array<double, models::kGroupKinds>& lumps, CommPart part) {
         for (size_t g = 0; g < lumps.size(); ++g)
-            if (lumps[g] > 0) chain(add_comm(static_cast<GroupKind>(g), lumps[g], c.first[g], label_a, label_b));
+            if (lumps[g] > 0)
+                chain(add_comm(static_cast<GroupKind>(g), lumps[g], c.moves[g], bit(part), label_a, label_b));
     };
-    comms(c.lead);
+    comms(c.lead, CommPart::Lead);
     chain(add_compute(c.compute, label_a, label_b));
-    comms(c.trail);
+    comms(c.trail, CommPart::Trail);
 }
 
 sim::TaskId PassChain::finish(int label_a) {

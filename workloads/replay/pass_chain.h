@@ -29,13 +29,15 @@ StageStreams add_stage_streams(sim::TaskGraph& graph, const std::string& group,
                                const std::vector<models::GroupKind>& kinds);
 
 // A communication task of a device and what it moves, for the network's timer
-// (hardware/network/transfer_timer.h): the stream kind it runs on (its communicator) and, for a
-// pipeline send, the device it goes to.
+// (hardware/network/transfer_timer.h): the stream kind it runs on, the moves of `parts` (CommPart
+// bits) among `moves` (which outlive the replay's hand-over to the timer) and, for a pipeline send,
+// the device it goes to.
 struct CommTask {
     sim::TaskId task = 0;
     models::GroupKind kind = models::GroupKind::tp;
-    CommMove move;
+    uint8_t parts = kAllParts;
     int peer = -1;
+    const CommMoves* moves = nullptr;
 };
 
 // How a workload labels its tasks: a tag (and its interned name) for compute tasks and one per
@@ -59,9 +61,10 @@ public:
     sim::TaskId add_compute(double seconds, int label_a, int label_b) {
         return add(streams_.compute, seconds, style_.compute_tag, label_a, label_b);
     }
-    // A communication task on the stream of `g` moving `move`, listed as carried (when listed).
-    sim::TaskId add_comm(models::GroupKind g, double seconds, const CommMove& move, int label_a, int label_b,
-                         int peer = -1);
+    // A communication task on the stream of `g` moving the moves of `parts` among `moves`, listed as
+    // carried (when listed).
+    sim::TaskId add_comm(models::GroupKind g, double seconds, const CommMoves& moves, uint8_t parts, int label_a,
+                         int label_b, int peer = -1);
     // `t` waits for the previous link (or the input) and becomes the last link.
     void chain(sim::TaskId t);
     // `t` waits for `compute` and, where another task followed it, for the last link, and becomes

@@ -16,9 +16,9 @@ PlacedComms PassCost::placed() const {
             const auto kind = static_cast<models::GroupKind>(g);
             const double exposed = lead[g] + trail[g];
             if (exposed > 0 && static_cast<int>(exposed_at[g]) == at)
-                p.items[p.size++] = {kind, exposed_at[g], exposed};
+                p.items[p.size++] = {kind, exposed_at[g], exposed, kExposedParts};
             if (hidden[g] > 0 && static_cast<int>(hidden_at[g]) == at)
-                p.items[p.size++] = {kind, hidden_at[g], hidden[g]};
+                p.items[p.size++] = {kind, hidden_at[g], hidden[g], bit(CommPart::Hidden)};
         }
     return p;
 }
@@ -33,7 +33,7 @@ PassCost& PassCost::operator+=(const PassCost& o) {
         lead[g] += o.lead[g];
         trail[g] += o.trail[g];
         hidden[g] += o.hidden[g];
-        if (first[g].bytes <= 0) first[g] = o.first[g];
+        moves[g].insert(moves[g].end(), o.moves[g].begin(), o.moves[g].end());
     }
     return *this;
 }
@@ -51,6 +51,31 @@ double ProgramCoster::collective(hardware::Collective op, double bytes, models::
 }
 
 namespace {
+
+// Adds `m`, its part `part` of the `whole` seconds it is priced at, where there is such a part.
+void add_move(CommMoves& to, CommMove m, CommPart part, double seconds, double whole) {
+    if (!(seconds > 0) || !(whole > 0)) return;
+    m.part = part;
+    m.share = seconds / whole;
+    to.push_back(m);
+}
+
+// The time of the GEMM the tensor-parallel collective at step i is fused with under TP overlap: the
+// next GEMM for an all-gather (its consumer), the previous one otherwise (its producer); 0 when
+// there is none.
+double fused_gemm(const std::vector<models::ProgramStep>& steps, const std::vector<double>& op_time, size_t i) {
+    auto gemm = [&](size_t j) {
+        return steps[j].kind == models::ProgramStep::Kind::Compute && steps[j].op.kind == models::OpKind::Gemm;
+    };
+    if (*steps[i].comm.collective == hardware::Collective::AllGather) {
+        for (size_t j = i + 1; j < steps.size(); ++j)
+            if (gemm(j)) return op_time[j];
+    } else {
+        for (size_t j = i; j-- > 0;)
+            if (gemm(j)) return op_time[j];
+    }
+    return 0.0;
+}
 
 bool attention_role(models::OpRole r) {
     using models::OpRole;
@@ -73,21 +98,6 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         c.compute += op_time[i];
         if (attention_role(s.op.role)) attention += op_time[i];
     }
-    // The GEMM a tensor-parallel collective is fused with under TP overlap: the next GEMM for an
-    // all-gather (its consumer), the previous one otherwise (its producer); 0 when there is none.
-    auto gemm = [&](size_t j) {
-        return steps[j].kind == models::ProgramStep::Kind::Compute && steps[j].op.kind == models::OpKind::Gemm;
-    };
-    auto fused_gemm = [&](size_t i, hardware::Collective op) {
-        if (op == hardware::Collective::AllGather) {
-            for (size_t j = i + 1; j < steps.size(); ++j)
-                if (gemm(j)) return op_time[j];
-        } else {
-            for (size_t j = i; j-- > 0;)
-                if (gemm(j)) return op_time[j];
-        }
-        return 0.0;
-    };
     for (size_t i = 0; i < steps.size(); ++i) {
         const auto& s = steps[i];
         if (s.kind == models::ProgramStep::Kind::Compute) {
@@ -96,24 +106,35 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         }
         if (!s.comm.collective) continue;
         const size_t g = static_cast<size_t>(s.comm.group);
-        if (c.first[g].bytes <= 0) c.first[g] = CommMove{*s.comm.collective, s.comm.bytes};
         if (s.comm.group == models::GroupKind::cp) c.exposed_at[g] = Placement::Awaited;
         if (s.comm.group == models::GroupKind::ep && ep_overlap_) c.exposed_at[g] = Placement::Overlapped;
         if (s.comm.attention_steps > 0) {
             c.exposed_at[g] = Placement::Awaited;
             c.hidden_at[g] = Placement::Beside;
             overlaps = true;
+            // Each of its transfers: the stall it causes exposed, the rest hidden beside its step
+            // (the seconds are added below).
+            const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
+            const double step = attention / s.comm.attention_steps;
+            const CommMove move{*s.comm.collective, s.comm.bytes, s.comm.group, CommPart::Lead, 1, s.comm.overlapped};
+            add_move(c.moves[g], move, computed ? CommPart::Trail : CommPart::Lead, std::max(0.0, t - step), t);
+            add_move(c.moves[g], move, CommPart::Hidden, std::min(t, step), t);
         } else {
             auto& lumps = computed ? c.trail : c.lead;
+            const CommPart part = computed ? CommPart::Trail : CommPart::Lead;
+            const CommMove move{*s.comm.collective, s.comm.bytes, s.comm.group};
             const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
             if (tp_overlap_ && s.comm.group == models::GroupKind::tp && s.comm.gemm_fused) {
                 c.hidden_at[g] = Placement::Fused;
-                const double hidden = std::min(t, fused_gemm(i, *s.comm.collective));
+                const double hidden = std::min(t, fused_gemm(steps, op_time, i));
                 lumps[g] += t - hidden;
                 c.hidden[g] += hidden;
                 c.compute += *tp_overlap_ * hidden;
+                add_move(c.moves[g], move, part, t - hidden, t);
+                add_move(c.moves[g], move, CommPart::Hidden, hidden, t);
             } else {
                 lumps[g] += t;
+                add_move(c.moves[g], move, part, t, t);
             }
         }
     }

@@ -21,19 +21,36 @@
 #include "workloads/parallelism.h"
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace fathom::workloads {
 
-// What a communication task of a replay moves: the first collective of its group kind in the
-// priced program (a task lumps a layer's collectives of one kind: it carries the first) and its
-// bytes; bytes 0: none.
+// Which part of a priced layer a collective's move belongs to: before the layer's first compute op
+// (lead), after it (trail), or beside the compute (hidden). A task carries the moves of the parts
+// it lumps (a mask of CommPart bits).
+enum class CommPart : uint8_t { Lead = 1, Trail = 2, Hidden = 4 };
+inline constexpr uint8_t kExposedParts = 1 | 2, kAllParts = 1 | 2 | 4;
+inline constexpr uint8_t bit(CommPart p) { return static_cast<uint8_t>(p); }
+
+// One collective a communication task moves, on the rank's group of `group`: its transfer on the
+// network (hardware/network/transfer_timer.h), `count` times in a row, each time the part `share`
+// of it. A transfer the pricing splits between a part hidden beside compute and a part exposed
+// (TP overlap: what its GEMM hides; a context-parallel transfer: what its attention step hides) is
+// moved by both tasks, each with its share of the time it was priced at (the shares add to 1).
 struct CommMove {
     hardware::Collective collective = hardware::Collective::AllReduce;
     double bytes = 0;
+    models::GroupKind group = models::GroupKind::tp;
+    CommPart part = CommPart::Lead;
+    double share = 1;
+    int count = 1;
 };
+// Moves in the order the program issues them.
+using CommMoves = std::vector<CommMove>;
 
 // Where a layer's collectives of one kind run relative to its compute, in the order a device
 // issues them (each stream runs its tasks in order): at the layer's start (when the previous
@@ -52,6 +69,7 @@ struct PlacedComm {
     models::GroupKind kind = models::GroupKind::tp;
     Placement at = Placement::After;
     double seconds = 0;
+    uint8_t parts = kExposedParts;  // the CommPart bits of the moves it carries
 };
 struct PlacedComms {
     std::array<PlacedComm, 2 * models::kGroupKinds> items{};
@@ -68,7 +86,8 @@ struct PassCost {
     // steps): their stream is busy this long, the compute does not wait. The part of a transfer
     // its attention step cannot hide is in lead/trail.
     std::array<double, models::kGroupKinds> hidden{};
-    std::array<CommMove, models::kGroupKinds> first{};  // per kind: its first collective
+    // Per kind: every collective it moves, in program order, each with its part.
+    std::array<CommMoves, models::kGroupKinds> moves{};
     // Per kind: where its exposed part (lead + trail) and its hidden part run.
     std::array<Placement, models::kGroupKinds> exposed_at = all(Placement::After);
     std::array<Placement, models::kGroupKinds> hidden_at = all(Placement::Beside);
@@ -76,11 +95,11 @@ struct PassCost {
     double lead_of(models::GroupKind g) const { return lead[static_cast<size_t>(g)]; }
     double trail_of(models::GroupKind g) const { return trail[static_cast<size_t>(g)]; }
     double hidden_of(models::GroupKind g) const { return hidden[static_cast<size_t>(g)]; }
-    const CommMove& first_of(models::GroupKind g) const { return first[static_cast<size_t>(g)]; }
+    const CommMoves& moves_of(models::GroupKind g) const { return moves[static_cast<size_t>(g)]; }
     // The layer's communication tasks in the order a device issues them: by placement, then kind.
     PlacedComms placed() const;
-    // Adds `o` stream by stream (a recomputed forward joining a backward pass; a kind's first
-    // collective stays this pass's where it has one).
+    // Adds `o` stream by stream (a recomputed forward joining a backward pass; its moves after
+    // this pass's).
     PassCost& operator+=(const PassCost& o);
 
 private:

@@ -16,7 +16,7 @@ KvTransfers::KvTransfers(sim::Simulator& sim, const hardware::NetworkModel& netw
                 for (int k = 0; k < n; ++k) g.push_back(hardware::CommGroup::of({from + k, to + k}));
                 return g;
             };
-            communicator_.push_back(timer_->add_communicator({hardware::Collective::SendRecv, pairs, {}}));
+            communicator_.push_back(timer_->add_communicator({pairs, hardware::Collective::SendRecv}));
         }
 }
 

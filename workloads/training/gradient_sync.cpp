@@ -31,21 +31,22 @@ bool GradientSync::has_traffic(const TrainingPlan& plan, const StepCosts& costs)
            (costs.moe.expert_params > 0 && plan.layout.group(GroupKind::edp).size > 1);
 }
 
-namespace {
-
-// What a data-parallel task moves: its first collective, over the data-parallel group when it has
-// parameters outside experts, else over the expert data-parallel group.
-CommMove dp_move(Collective op, double params, double expert_params, double bytes_per_param) {
-    return CommMove{op, (params > 0 ? params : expert_params) * bytes_per_param};
-}
-
-}  // namespace
-
-sim::TaskId GradientSync::dp_task(int stage, double seconds, uint16_t tag, int mb, int layer, const CommMove& move) {
+sim::TaskId GradientSync::dp_task(int stage, double seconds, uint16_t tag, int mb, int layer, const CommMoves& moves) {
     const sim::TaskId t = graph_.add_task(streams_[static_cast<size_t>(stage)].of(GroupKind::dp),
                                           sim::Time::from_seconds(seconds), (*style_.names)[tag], tag, mb, layer);
-    if (!carried_.empty()) carried_[static_cast<size_t>(stage)].push_back(CommTask{t, GroupKind::dp, move, -1});
+    if (!carried_.empty())
+        carried_[static_cast<size_t>(stage)].push_back(CommTask{t, GroupKind::dp, kAllParts, -1, &moves});
     return t;
+}
+
+sim::TaskId GradientSync::dp_task(int stage, double seconds, uint16_t tag, int mb, int layer, Collective op,
+                                  double params, double expert_params, double bytes_per_param) {
+    static const CommMoves none;
+    if (carried_.empty()) return dp_task(stage, seconds, tag, mb, layer, none);  // nothing listed
+    CommMoves& m = moves_.emplace_back();
+    if (params > 0) m.push_back({op, params * bytes_per_param, GroupKind::dp});
+    if (expert_params > 0) m.push_back({op, expert_params * bytes_per_param, GroupKind::edp});
+    return dp_task(stage, seconds, tag, mb, layer, m);
 }
 
 double GradientSync::dp_collective(Collective op, double params, double expert_params, double bytes_per_param) const {
@@ -74,8 +75,7 @@ void GradientSync::issue_parameter_gathers() {
                 ++end;
             }
             const double t = dp_collective(Collective::AllGather, params, experts, 2.0);
-            const sim::TaskId g =
-                dp_task(stage, t, kDpParamGather, -1, l, dp_move(Collective::AllGather, params, experts, 2.0));
+            const sim::TaskId g = dp_task(stage, t, kDpParamGather, -1, l, Collective::AllGather, params, experts, 2.0);
             for (; l < end; ++l) gathers.push_back(g);
         }
     }
@@ -88,7 +88,7 @@ std::optional<sim::TaskId> GradientSync::parameter_gather(int v, int layer) cons
 }
 
 sim::TaskId GradientSync::layer_gather(int stage, int mb, int layer, const LayerCost& cost) {
-    return dp_task(stage, cost.zero3_gather, kDpParamGather, mb, layer, cost.zero3_gather_move);
+    return dp_task(stage, cost.zero3_gather, kDpParamGather, mb, layer, cost.zero3_gather_moves);
 }
 
 void GradientSync::begin_gradient_pass(bool last_of_chunk) {
@@ -101,7 +101,7 @@ void GradientSync::layer_gradients(int stage, sim::TaskId compute, int mb, int l
     if (!zero3_ && (!dp_sync_ || !last_of_chunk_)) return;
     auto& tasks = gradient_tasks_[static_cast<size_t>(stage)];
     if (zero3_) {
-        const sim::TaskId rs = dp_task(stage, cost.zero3_reduce, kDpGradSync, mb, layer, cost.zero3_reduce_move);
+        const sim::TaskId rs = dp_task(stage, cost.zero3_reduce, kDpGradSync, mb, layer, cost.zero3_reduce_moves);
         graph_.add_dependency(compute, rs);
         tasks.push_back(rs);
         return;
@@ -111,8 +111,8 @@ void GradientSync::layer_gradients(int stage, sim::TaskId compute, int mb, int l
     if (bucket_ + expert_bucket_ >= plan_.stack.bucket_params || position == layers - 1) {
         const Collective op = plan_.training.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
         const double t = dp_collective(op, bucket_, expert_bucket_, plan_.stack.main_grad_bytes());
-        const sim::TaskId g = dp_task(stage, t, kDpGradSync, mb, layer,
-                                      dp_move(op, bucket_, expert_bucket_, plan_.stack.main_grad_bytes()));
+        const sim::TaskId g =
+            dp_task(stage, t, kDpGradSync, mb, layer, op, bucket_, expert_bucket_, plan_.stack.main_grad_bytes());
         graph_.add_dependency(compute, g);
         tasks.push_back(g);
         bucket_ = expert_bucket_ = 0;
@@ -148,7 +148,7 @@ void GradientSync::finish(int stage, sim::TaskId last_gradient_pass) {
     if (zero >= 1 && zero <= 2 && !plan_.stack.param_gather_overlap && dp_sync_) {
         const double t = dp_collective(Collective::AllGather, stage_params, expert_params, 2.0);
         const sim::TaskId ag =
-            dp_task(stage, t, kDpParamGather, -1, -1, dp_move(Collective::AllGather, stage_params, expert_params, 2.0));
+            dp_task(stage, t, kDpParamGather, -1, -1, Collective::AllGather, stage_params, expert_params, 2.0);
         graph_.add_dependency(o, ag);
     }
 }

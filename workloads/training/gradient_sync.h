@@ -16,6 +16,7 @@
 #include "workloads/training/stage_map.h"
 #include "workloads/training/step_costs.h"
 
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -64,9 +65,14 @@ private:
     std::vector<std::vector<sim::TaskId>> gradient_tasks_;     // per stage
     bool last_of_chunk_ = false;
     double bucket_ = 0, expert_bucket_ = 0;  // parameters whose gradients wait for the next bucket
+    std::deque<CommMoves> moves_;            // of the buckets' tasks (stable addresses)
 
-    // A task on the stage's dp stream, listed as carried.
-    sim::TaskId dp_task(int stage, double seconds, uint16_t tag, int mb, int layer, const CommMove& move);
+    // A task on the stage's dp stream, listed as carried (`moves` kept until the replay's end).
+    sim::TaskId dp_task(int stage, double seconds, uint16_t tag, int mb, int layer, const CommMoves& moves);
+    // A task moving one collective over the data-parallel group for `params` and over the expert
+    // data-parallel group for `expert_params`, priced at `seconds`.
+    sim::TaskId dp_task(int stage, double seconds, uint16_t tag, int mb, int layer, hardware::Collective op,
+                        double params, double expert_params, double bytes_per_param);
     // One collective over the data-parallel group for `params` and over the expert data-parallel
     // group for `expert_params` (the two run back to back on the dp stream).
     double dp_collective(hardware::Collective op, double params, double expert_params, double bytes_per_param) const;

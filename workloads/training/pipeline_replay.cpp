@@ -213,8 +213,7 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk,
         const int to = forward ? v + 1 : v - 1;
         if (!(forward ? last : first) && map_.owner(to) != s && costs_.p2p > 0) {
             const sim::TaskId send =
-                chain.add_comm(GroupKind::pp, costs_.p2p, CommMove{hardware::Collective::SendRecv, costs_.p2p_bytes},
-                               mb, -1, map_.owner(to));
+                chain.add_comm(GroupKind::pp, costs_.p2p, costs_.p2p_moves, kAllParts, mb, -1, map_.owner(to));
             graph_.add_dependency(end, send);
             sends_.push_back(Send{send, s, map_.owner(to)});
             if (!plan_.stack.pp_comm_overlap) {
@@ -259,7 +258,7 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         const std::optional<sim::TaskId> prev =
             i > 0 ? std::optional(computes[static_cast<size_t>(i - 1)]) : chain.input();
         for (const PlacedComm& p : lc.placed[pass_index(slot.pass)]) {
-            const sim::TaskId t = chain.add_comm(p.kind, p.seconds, c.first_of(p.kind), mb, layer);
+            const sim::TaskId t = chain.add_comm(p.kind, p.seconds, c.moves_of(p.kind), p.parts, mb, layer);
             switch (p.at) {
                 case Placement::Awaited:
                 case Placement::Beside:

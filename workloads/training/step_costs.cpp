@@ -61,16 +61,16 @@ LayerCost cost_layer(const models::ModelSpec& m, const models::LayerProgram& fwd
     c.params = trained;
     c.expert_params = expert_params;
     if (p.training.zero_stage >= 3) {
+        const double grad = p.stack.main_grad_bytes();
         c.zero3_gather = coster.collective(Collective::AllGather, params * 2.0, GroupKind::dp);
-        c.zero3_gather_move = CommMove{Collective::AllGather, params > 0 ? params * 2.0 : expert_params * 2.0};
-        c.zero3_reduce_move =
-            CommMove{Collective::ReduceScatter, (trained > 0 ? trained : expert_params) * p.stack.main_grad_bytes()};
-        c.zero3_reduce =
-            coster.collective(Collective::ReduceScatter, trained * p.stack.main_grad_bytes(), GroupKind::dp);
+        c.zero3_reduce = coster.collective(Collective::ReduceScatter, trained * grad, GroupKind::dp);
+        c.zero3_gather_moves = {{Collective::AllGather, params * 2.0, GroupKind::dp}};
+        c.zero3_reduce_moves = {{Collective::ReduceScatter, trained * grad, GroupKind::dp}};
         if (expert_params > 0) {
             c.zero3_gather += coster.collective(Collective::AllGather, expert_params * 2.0, GroupKind::edp);
-            c.zero3_reduce +=
-                coster.collective(Collective::ReduceScatter, expert_params * p.stack.main_grad_bytes(), GroupKind::edp);
+            c.zero3_reduce += coster.collective(Collective::ReduceScatter, expert_params * grad, GroupKind::edp);
+            c.zero3_gather_moves.push_back({Collective::AllGather, expert_params * 2.0, GroupKind::edp});
+            c.zero3_reduce_moves.push_back({Collective::ReduceScatter, expert_params * grad, GroupKind::edp});
         }
     }
     return c;
@@ -139,6 +139,7 @@ StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, 
     if (p.layout.pp > 1) {
         c.p2p_bytes = models::stage_boundary_bytes(m, in);
         c.p2p = coster.collective(Collective::SendRecv, c.p2p_bytes, GroupKind::pp);
+        c.p2p_moves = {{Collective::SendRecv, c.p2p_bytes, GroupKind::pp}};
     }
     return c;
 }

@@ -26,7 +26,7 @@ struct LayerCost {
     double expert_params = 0;                    // routed-expert parameters one rank holds (E / ep experts / etp)
     double zero3_gather = 0;  // ZeRO-3: all-gather of the layer's bf16 parameters (dp; experts over edp)
     double zero3_reduce = 0;  // ZeRO-3: reduce-scatter of its gradients
-    CommMove zero3_gather_move, zero3_reduce_move;  // what those move (their first collective)
+    CommMoves zero3_gather_moves, zero3_reduce_moves;  // what those move (dp, then edp)
 };
 
 struct StepCosts {
@@ -39,6 +39,7 @@ struct StepCosts {
     std::array<std::optional<PassCost>, kPassKinds> embedding, head;
     double p2p = 0;        // one send of a pass's boundary activation to the next stage, s
     double p2p_bytes = 0;  // its bytes
+    CommMoves p2p_moves;   // what it moves
 };
 
 // The token batch, sharding, kernels and routing load one rank sees in one micro-batch pass.

@@ -1,109 +1,91 @@
 #include "workloads/training/step_transfers.h"
 
-#include <array>
-#include <map>
+#include <optional>
 #include <utility>
 
 namespace fathom::workloads {
 
-using hardware::Collective;
 using hardware::CommGroup;
 using models::GroupKind;
 
 namespace {
 
-// How the groups of a kind are connected: by the collective the kind mostly runs.
-Collective shape_of(GroupKind g, const TrainingPlan& p) {
-    switch (g) {
-        case GroupKind::tp: return p.layout.sequence_parallel ? Collective::AllGather : Collective::AllReduce;
-        case GroupKind::cp:
-            return p.stack.cp_comm == models::CpComm::A2a ? Collective::AllToAll : Collective::AllGather;
-        case GroupKind::ep: return Collective::AllToAll;
-        case GroupKind::pp: return Collective::SendRecv;
-        default: return Collective::ReduceScatter;
-    }
-}
+// Declares a job's communicators as its tasks need them.
+class Communicators {
+public:
+    Communicators(hardware::TransferTimer& timer, const TrainingPlan& plan, const std::vector<int>& rank_of,
+                  StepCommunicators& known)
+        : timer_(timer), layout_(plan.layout), rank_of_(rank_of), known_(known) {}
 
-// Declares the communicators, in the order a flow network routes them (stages, then kinds tp, cp,
-// dp, ep; then pipeline directions in the order of the sends): a connection keeps its route.
-void declare(hardware::TransferTimer& timer, const hardware::NetworkModel& network, const PipelineReplay& pipeline,
-             const TrainingPlan& plan, const std::vector<int>& rank_of, StepCommunicators& known) {
-    const ParallelLayout& l = plan.layout;
-    const int block = l.tp * l.cp * l.dp;  // ranks per pipeline stage
-    auto gpu = [&rank_of](int r) { return rank_of.empty() ? r : rank_of.at(static_cast<size_t>(r)); };
+    // The stage's communicator of `kind` (every group of that kind among the stage's ranks, which
+    // they tile); null for a group of one (nothing crosses the network).
+    const StepCommunicators::Entry* of(int stage, GroupKind kind) {
+        const CommGroup g = layout_.group(kind);
+        if (g.size <= 1) return nullptr;
+        auto [it, fresh] = known_.groups.try_emplace({stage, static_cast<int>(kind)});
+        if (!fresh) return &it->second;
+        const int base = stage * block(), span = g.size * g.stride;
+        auto groups = [&] {
+            std::vector<CommGroup> all;
+            for (int k = 0; k < block() / span; ++k)
+                for (int r = 0; r < g.stride; ++r)
+                    all.push_back(on_cluster(CommGroup(g.size, g.stride, base + k * span + r)));
+            return all;
+        };
+        it->second = {timer_.add_communicator({groups, std::nullopt}), on_cluster(CommGroup(g.size, g.stride, base))};
+        return &it->second;
+    }
+    // The pipeline sends from stage `from` to stage `to`: every rank of `from` to its peer in `to`.
+    const StepCommunicators::Entry* send(int from, int to) {
+        auto [it, fresh] = known_.sends.try_emplace({from, to});
+        if (!fresh) return &it->second;
+        auto pairs = [&] {
+            std::vector<CommGroup> all;
+            for (int r = 0; r < block(); ++r)
+                all.push_back(CommGroup::of({gpu(from * block() + r), gpu(to * block() + r)}));
+            return all;
+        };
+        it->second = {timer_.add_communicator({pairs, std::nullopt}),
+                      CommGroup::of({gpu(from * block()), gpu(to * block())})};
+        return &it->second;
+    }
+
+private:
+    int block() const { return layout_.tp * layout_.cp * layout_.dp; }  // ranks per pipeline stage
+    int gpu(int r) const { return rank_of_.empty() ? r : rank_of_.at(static_cast<size_t>(r)); }
     // A group of the job's ranks on the cluster: as it is when the job has the first GPUs.
-    auto on_cluster = [&](const CommGroup& g) {
-        if (rank_of.empty()) return g;
+    CommGroup on_cluster(const CommGroup& g) const {
+        if (rank_of_.empty()) return g;
         std::vector<int> m;
         for (int i = 0; i < g.count(); ++i) m.push_back(gpu(g.rank(i)));
         return CommGroup::of(std::move(m));
-    };
-    for (int s = 0; s < static_cast<int>(pipeline.streams().size()); ++s) {
-        const StageStreams& st = pipeline.streams()[static_cast<size_t>(s)];
-        for (GroupKind kind : {GroupKind::tp, GroupKind::cp, GroupKind::dp, GroupKind::ep}) {
-            const CommGroup g = l.group(kind);
-            if (!st.comm[static_cast<size_t>(kind)] || g.size <= 1) continue;
-            if (known.streams.count({s, static_cast<int>(kind)})) continue;
-            const Collective shape = shape_of(kind, plan);
-            // Every group of this kind among the stage's ranks (they tile the stage).
-            auto groups = [&] {
-                std::vector<CommGroup> all;
-                const int span = g.size * g.stride;
-                for (int k = 0; k < block / span; ++k)
-                    for (int r = 0; r < g.stride; ++r)
-                        all.push_back(on_cluster(CommGroup(g.size, g.stride, s * block + k * span + r)));
-                return all;
-            };
-            auto reference = [&] { return network.collective(shape, hardware::kReferenceBytes, g).seconds; };
-            const int id = timer.add_communicator({shape, groups, reference});
-            known.streams[{s, static_cast<int>(kind)}] = {
-                id, hardware::Transfer{shape, 0.0, on_cluster(CommGroup(g.size, g.stride, s * block))}};
-        }
     }
-    if (l.pp <= 1) return;
-    auto reference = [&] {
-        return network.collective(Collective::SendRecv, hardware::kReferenceBytes, l.group(GroupKind::pp)).seconds;
-    };
-    for (const PipelineReplay::Send& send : pipeline.sends()) {
-        if (known.sends.count({send.from, send.to})) continue;
-        // Every rank of the sending stage to its peer in the receiving one.
-        auto pairs = [&] {
-            std::vector<CommGroup> all;
-            for (int r = 0; r < block; ++r)
-                all.push_back(CommGroup::of({gpu(send.from * block + r), gpu(send.to * block + r)}));
-            return all;
-        };
-        const int id = timer.add_communicator({Collective::SendRecv, pairs, reference});
-        known.sends[{send.from, send.to}] = {
-            id, hardware::Transfer{Collective::SendRecv, 0.0,
-                                   CommGroup::of({gpu(send.from * block), gpu(send.to * block)})}};
-    }
-}
+
+    hardware::TransferTimer& timer_;
+    const ParallelLayout& layout_;
+    const std::vector<int>& rank_of_;
+    StepCommunicators& known_;
+};
 
 }  // namespace
 
-void carry_step_transfers(hardware::TransferTimer& timer, const hardware::NetworkModel& network, sim::TaskGraph& graph,
-                          const PipelineReplay& pipeline, const TrainingPlan& plan, const std::vector<int>& rank_of,
-                          StepCommunicators* known) {
+void carry_step_transfers(hardware::TransferTimer& timer, sim::TaskGraph& graph, const PipelineReplay& pipeline,
+                          const TrainingPlan& plan, const std::vector<int>& rank_of, StepCommunicators* known) {
     StepCommunicators local;
-    StepCommunicators& comms = known ? *known : local;
-    declare(timer, network, pipeline, plan, rank_of, comms);
-    for (int s = 0; s < static_cast<int>(pipeline.streams().size()); ++s) {
-        // The stage's communicators by kind, looked up once.
-        std::array<StepCommunicators::Entry*, models::kGroupKinds> by_kind{};
-        for (int g = 0; g < models::kGroupKinds; ++g)
-            if (auto it = comms.streams.find({s, g}); it != comms.streams.end())
-                by_kind[static_cast<size_t>(g)] = &it->second;
+    Communicators comms(timer, plan, rank_of, known ? *known : local);
+    std::vector<hardware::TransferPart> parts;
+    for (int s = 0; s < static_cast<int>(pipeline.streams().size()); ++s)
         for (const CommTask& t : pipeline.carried(s)) {
-            StepCommunicators::Entry* e = nullptr;
-            if (t.kind != GroupKind::pp) e = by_kind[static_cast<size_t>(t.kind)];
-            else if (auto it = comms.sends.find({s, t.peer}); it != comms.sends.end()) e = &it->second;
-            if (!e) continue;  // a group of one: nothing crosses the network
-            e->transfer.collective = t.move.collective;
-            e->transfer.bytes = t.move.bytes;
-            timer.carry(graph, t.task, e->transfer, e->id);
+            parts.clear();
+            for (const CommMove& m : *t.moves) {
+                if (!(bit(m.part) & t.parts)) continue;
+                const StepCommunicators::Entry* e =
+                    m.group == GroupKind::pp ? comms.send(s, t.peer) : comms.of(s, m.group);
+                if (!e) continue;
+                parts.push_back({hardware::Transfer{m.collective, m.bytes, e->group}, e->id, m.share, m.count});
+            }
+            if (!parts.empty()) timer.carry(graph, t.task, parts);
         }
-    }
 }
 
 }  // namespace fathom::workloads

@@ -54,8 +54,7 @@ struct StepReplay::Impl {
 StepReplay::StepReplay(const StepInputs& in, sim::Simulator& sim, hardware::TransferTimer& timer,
                        const std::vector<int>& rank_of, StepCommunicators* known)
     : impl_(std::make_unique<Impl>(in, sim, timer)) {
-    if (timer.times_tasks())
-        carry_step_transfers(timer, in.network, impl_->graph, impl_->replay, in.plan, rank_of, known);
+    if (timer.times_tasks()) carry_step_transfers(timer, impl_->graph, impl_->replay, in.plan, rank_of, known);
 }
 StepReplay::~StepReplay() = default;
 sim::TaskGraph& StepReplay::graph() { return impl_->graph; }

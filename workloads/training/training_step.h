@@ -54,7 +54,8 @@ struct StepReport {
     uint64_t events = 0;
     size_t tasks = 0;
     // On a flow network (hardware/network/simgrid_network.h) the step's transfers ran as flows
-    // sharing links (hardware/network/transfer_timer.h): how many tasks did, and their flows.
+    // (hardware/network/transfer_timer.h): how many did on the shared session, and their flows
+    // (transfers on links of their own are timed alone, outside it).
     uint64_t flow_transfers = 0;
     uint64_t flows = 0;
     // Ops whose cost came from outside the calibrated range of a cost table (sorted, unique).
