@@ -113,6 +113,7 @@ std::optional<CommStep> context_parallel_exchange(LayerProgram& p, const LayerIn
     const double kv_bytes = 2.0 * local_tokens * static_cast<double>(kv_heads * dh) * kAct;  // this rank's K and V
     CommStep c;
     c.group = GroupKind::cp;
+    c.awaited = true;
     if (in.shard.cp_comm == CpComm::A2a) {
         // Ulysses: all-to-all Q, K, V from sequence to head sharding, attention over the whole
         // sequence on heads / cp, all-to-all of the output back (backward: the reverse pair).

@@ -72,6 +72,8 @@ LayerProgram backward_program(const LayerProgram& forward) {
                 b.bytes = c.bytes * c.backward_scale;
                 b.group = c.group;
                 b.gemm_fused = c.gemm_fused;
+                b.awaited = c.awaited;
+                b.microbatch_overlap = c.microbatch_overlap;
                 if (!c.regather_in_backward) {  // the conjugate itself runs beside the backward's attention
                     b.attention_steps = c.attention_steps;
                     b.overlapped = c.overlapped;
@@ -82,6 +84,8 @@ LayerProgram backward_program(const LayerProgram& forward) {
                     tail.collective = c.backward;
                     tail.bytes = c.bytes;
                     tail.group = c.group;
+                    tail.awaited = c.awaited;
+                    tail.microbatch_overlap = c.microbatch_overlap;
                     out.comm(tail, GradKind::Input);
                 }
             }

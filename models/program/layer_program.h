@@ -173,6 +173,14 @@ struct CommStep {
     // async TP) the transfer runs fused with the GEMM beside it. Other TP-group collectives (the
     // MoE token dispatcher's expert-TP gathers) are plain NCCL calls between kernels.
     bool gemm_fused = false;
+    // The compute after this transfer waits for its exposed part (context parallelism: the
+    // attention needs the exchanged keys and values, the output projection the Ulysses output);
+    // false: the compute does not wait, the transfer runs on its stream after the compute before it.
+    bool awaited = false;
+    // A transfer that a schedule overlapping one micro-batch's communication with another's
+    // compute can hide (the MoE token dispatcher's all-to-all under `ep_overlap`: DualPipe,
+    // 1F1B-overlap); the pricing hides it only where the plan runs such a schedule.
+    bool microbatch_overlap = false;
 };
 
 struct ProgramStep {

@@ -162,6 +162,7 @@ TEST_CASE("a transfer beside the attention steps is exposed by the sum of max(0,
         c.collective = hardware::Collective::SendRecv;
         c.bytes = mb * 1e6;
         c.group = models::GroupKind::cp;
+        c.awaited = true;
         c.attention_steps = 4;
         c.overlapped = 3;
         p.comm(c);

@@ -63,6 +63,7 @@ models::LayerProgram placement_program() {
     ring.collective = Collective::SendRecv;
     ring.bytes = 4e6;
     ring.group = GroupKind::cp;
+    ring.awaited = true;
     ring.attention_steps = 2;
     ring.overlapped = 1;
     p.comm(ring);
@@ -75,6 +76,7 @@ models::LayerProgram placement_program() {
     a2a.collective = Collective::AllToAll;
     a2a.bytes = 0.7e6;
     a2a.group = GroupKind::ep;
+    a2a.microbatch_overlap = true;
     p.comm(a2a);
     return p;
 }

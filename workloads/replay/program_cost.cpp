@@ -106,8 +106,8 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         }
         if (!s.comm.collective) continue;
         const size_t g = static_cast<size_t>(s.comm.group);
-        if (s.comm.group == models::GroupKind::cp) c.exposed_at[g] = Placement::Awaited;
-        if (s.comm.group == models::GroupKind::ep && ep_overlap_) c.exposed_at[g] = Placement::Overlapped;
+        if (s.comm.awaited) c.exposed_at[g] = Placement::Awaited;
+        if (s.comm.microbatch_overlap && ep_overlap_) c.exposed_at[g] = Placement::Overlapped;
         if (s.comm.attention_steps > 0) {
             c.exposed_at[g] = Placement::Awaited;
             c.hidden_at[g] = Placement::Beside;

@@ -12,9 +12,9 @@
 //     Beside;
 //   a TP boundary fused with its GEMM (gemm_fused) under TP overlap: its exposed part After, its
 //     hidden part Fused;
-//   any other collective After (blocking), except a context-parallel exchange, which feeds the
-//     layer's attention (Awaited), and an expert-parallel all-to-all under EP overlap, which runs
-//     beside another micro-batch's compute (Overlapped).
+//   any other collective After (blocking), except one the compute waits for (awaited: a
+//     context-parallel exchange feeding the attention), Awaited, and one another micro-batch's
+//     compute can hide (microbatch_overlap: the MoE all-to-all) under EP overlap, Overlapped.
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/program/layer_program.h"
