@@ -154,38 +154,51 @@ def measure_serving(model, spec, row, profile):
                     row(model, "prefill", 1, t, t, layers.timed(lambda: layer.forward(x, cos, sin)))
             except RuntimeError as e:
                 print(model, "prefill", t, "failed:", str(e).splitlines()[0], flush=True)
-        kv = DECODE_KV
-        for b in DECODE_BATCH:
-            try:
-                cos, sin = layers.rope_tables(1, kv - 1)
-                x = torch.randn(b, 1, hidden, device="cuda", dtype=DT)
-                kc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=DT)
-                vc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=DT)
-                fn = lambda: layer.decode(x, cos, sin, kc, vc, kv - 1)
-                row(model, "decode", b, 1, kv, layers.timed(fn))
-                if b == 64:
-                    profile(f"{model} decode b={b} kv={kv}", fn)
-                row(model, "decode_graph", b, 1, kv, layers.graph_timed(fn), ", CUDA graph")
-            except RuntimeError as e:
-                print(model, "decode", b, "failed:", str(e).splitlines()[0], flush=True)
-            kc = vc = None
-            torch.cuda.empty_cache()
+        measure_decode(model, spec, layer, row, profile)
     del layer
     torch.cuda.empty_cache()
 
 
-def main():
-    path = sys.argv[1]
+def measure_decode(model, spec, layer, row, profile=None):
+    """Decode steps of `layer` (eager and as a CUDA graph) per batch over DECODE_KV cached keys."""
+    hidden, kv = spec[0], DECODE_KV
+    for b in DECODE_BATCH:
+        try:
+            cos, sin = layers.rope_tables(1, kv - 1)
+            x = torch.randn(b, 1, hidden, device="cuda", dtype=DT)
+            kc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=DT)
+            vc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=DT)
+            fn = lambda: layer.decode(x, cos, sin, kc, vc, kv - 1)
+            row(model, "decode", b, 1, kv, layers.timed(fn))
+            if b == 64 and profile:
+                profile(f"{model} decode b={b} kv={kv}", fn)
+            row(model, "decode_graph", b, 1, kv, layers.graph_timed(fn), ", CUDA graph")
+        except RuntimeError as e:
+            print(model, "decode", b, "failed:", str(e).splitlines()[0], flush=True)
+        kc = vc = None
+        torch.cuda.empty_cache()
+
+
+def open_rows(path, note):
+    """A CSV in layers.csv's format at `path` and the function writing one row of it; `note` is
+    called for each row's note (the rows are eager)."""
     out = open(path, "w", newline="")
     w = csv.writer(out)
     w.writerow(["model", "phase", "batch", "q_len", "kv_len", "time_us", "time_p10_us", "time_p90_us", "note",
                 "elementwise"])
-    note = f"torch {torch.__version__}, {torch.cuda.get_device_name()}, eager, torch._grouped_mm experts"
 
     def row(model, phase, b, q, kv, t, extra=""):
-        w.writerow([model, phase, b, q, kv, f"{t[0]:.2f}", f"{t[1]:.2f}", f"{t[2]:.2f}", note + extra, "eager"])
+        w.writerow([model, phase, b, q, kv, f"{t[0]:.2f}", f"{t[1]:.2f}", f"{t[2]:.2f}", note() + extra, "eager"])
         out.flush()
         print(model, phase, b, q, kv, f"{t[0]:.1f} us", flush=True)
+
+    return row
+
+
+def main():
+    path = sys.argv[1]
+    note = f"torch {torch.__version__}, {torch.cuda.get_device_name()}, eager, torch._grouped_mm experts"
+    row = open_rows(path, lambda: note)
 
     profiles = []
 

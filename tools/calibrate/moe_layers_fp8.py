@@ -15,7 +15,6 @@ over 2k cached keys (eager and CUDA graph); the note says `fp8 experts`. If the 
 rejects per-expert row counts that are not multiples of 16, each expert's end offset is rounded
 down to 16 rows (at most 15 rows per expert dropped) and the note says so.
 """
-import csv
 import os
 import sys
 
@@ -67,19 +66,9 @@ class Fp8MoeLayer(moe_layers.MoeLayer):
 
 def main():
     path = sys.argv[1]
-    out = open(path, "w", newline="")
-    w = csv.writer(out)
-    w.writerow(["model", "phase", "batch", "q_len", "kv_len", "time_us", "time_p10_us", "time_p90_us", "note",
-                "elementwise"])
     base = f"torch {torch.__version__}, {torch.cuda.get_device_name()}, eager, fp8 experts (_scaled_grouped_mm, row-wise)"
-
-    def note():
-        return base + (f", expert offsets rounded down to {ALIGN['rows']} rows" if ALIGN["rows"] > 1 else "")
-
-    def row(model, phase, b, q, kv, t, extra=""):
-        w.writerow([model, phase, b, q, kv, f"{t[0]:.2f}", f"{t[1]:.2f}", f"{t[2]:.2f}", note() + extra, "eager"])
-        out.flush()
-        print(model, phase, b, q, kv, f"{t[0]:.1f} us", flush=True)
+    row = moe_layers.open_rows(
+        path, lambda: base + (f", expert offsets rounded down to {ALIGN['rows']} rows" if ALIGN["rows"] > 1 else ""))
 
     for model, spec in moe_layers.MODELS.items():
         layer = Fp8MoeLayer(*spec)
@@ -99,20 +88,7 @@ def main():
                         row(model, phase, 1, t, t, layers.timed(lambda: layer.forward(x, cos, sin)))
                     except RuntimeError as e:
                         print(model, phase, t, "failed:", str(e).splitlines()[0], flush=True)
-            kv = moe_layers.DECODE_KV
-            for b in moe_layers.DECODE_BATCH:
-                try:
-                    cos, sin = layers.rope_tables(1, kv - 1)
-                    x = torch.randn(b, 1, hidden, device="cuda", dtype=layers.DT)
-                    kc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=layers.DT)
-                    vc = torch.randn(b, spec[2], kv, layers.HEAD_DIM, device="cuda", dtype=layers.DT)
-                    fn = lambda: layer.decode(x, cos, sin, kc, vc, kv - 1)
-                    row(model, "decode", b, 1, kv, layers.timed(fn))
-                    row(model, "decode_graph", b, 1, kv, layers.graph_timed(fn), ", CUDA graph")
-                except RuntimeError as e:
-                    print(model, "decode", b, "failed:", str(e).splitlines()[0], flush=True)
-                kc = vc = None
-                torch.cuda.empty_cache()
+            moe_layers.measure_decode(model, spec, layer, row)
         del layer
         torch.cuda.empty_cache()
     print("wrote", path)
