@@ -256,6 +256,7 @@ TEST_CASE("a priced layer lists every collective it moves, split where its prici
     workloads::ProgramCoster coster(cost, net, layout);
     coster.set_tp_overlap(0.0);
     coster.set_ep_overlap(true);
+    coster.set_moves(true);
     const workloads::PassCost c = coster.cost(placement_program());
     using workloads::CommPart;
     struct Want {
@@ -292,4 +293,14 @@ TEST_CASE("a priced layer lists every collective it moves, split where its prici
     joined += c;
     REQUIRE(joined.moves_of(GroupKind::ep).size() == 2);
     CHECK(joined.moves_of(GroupKind::tp).size() == 8);
+    // Without set_moves (the closed form, serving) the seconds are the same and no move is listed.
+    workloads::ProgramCoster quiet(cost, net, layout);
+    quiet.set_tp_overlap(0.0);
+    quiet.set_ep_overlap(true);
+    const workloads::PassCost q = quiet.cost(placement_program());
+    for (const GroupKind g : {GroupKind::tp, GroupKind::cp, GroupKind::ep}) {
+        CHECK(q.moves_of(g).empty());
+        CHECK(q.lead_of(g) + q.trail_of(g) == c.lead_of(g) + c.trail_of(g));
+        CHECK(q.hidden_of(g) == c.hidden_of(g));
+    }
 }

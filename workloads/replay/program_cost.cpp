@@ -53,11 +53,11 @@ double ProgramCoster::collective(hardware::Collective op, double bytes, models::
 namespace {
 
 // Adds `m`, its part `part` of the `whole` seconds it is priced at, where there is such a part.
-void add_move(CommMoves& to, CommMove m, CommPart part, double seconds, double whole) {
-    if (!(seconds > 0) || !(whole > 0)) return;
+void add_move(CommMoves* to, CommMove m, CommPart part, double seconds, double whole) {
+    if (!to || !(seconds > 0) || !(whole > 0)) return;
     m.part = part;
     m.share = seconds / whole;
-    to.push_back(m);
+    to->push_back(m);
 }
 
 // The time of the GEMM the tensor-parallel collective at step i is fused with under TP overlap: the
@@ -106,6 +106,7 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         }
         if (!s.comm.collective) continue;
         const size_t g = static_cast<size_t>(s.comm.group);
+        CommMoves* moves = moves_ ? &c.moves[g] : nullptr;
         if (s.comm.awaited) c.exposed_at[g] = Placement::Awaited;
         if (s.comm.microbatch_overlap && ep_overlap_) c.exposed_at[g] = Placement::Overlapped;
         if (s.comm.attention_steps > 0) {
@@ -117,8 +118,8 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
             const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
             const double step = attention / s.comm.attention_steps;
             const CommMove move{*s.comm.collective, s.comm.bytes, s.comm.group, CommPart::Lead, 1, s.comm.overlapped};
-            add_move(c.moves[g], move, computed ? CommPart::Trail : CommPart::Lead, std::max(0.0, t - step), t);
-            add_move(c.moves[g], move, CommPart::Hidden, std::min(t, step), t);
+            add_move(moves, move, computed ? CommPart::Trail : CommPart::Lead, std::max(0.0, t - step), t);
+            add_move(moves, move, CommPart::Hidden, std::min(t, step), t);
         } else {
             auto& lumps = computed ? c.trail : c.lead;
             const CommPart part = computed ? CommPart::Trail : CommPart::Lead;
@@ -130,11 +131,11 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
                 lumps[g] += t - hidden;
                 c.hidden[g] += hidden;
                 c.compute += *tp_overlap_ * hidden;
-                add_move(c.moves[g], move, part, t - hidden, t);
-                add_move(c.moves[g], move, CommPart::Hidden, hidden, t);
+                add_move(moves, move, part, t - hidden, t);
+                add_move(moves, move, CommPart::Hidden, hidden, t);
             } else {
                 lumps[g] += t;
-                add_move(c.moves[g], move, part, t, t);
+                add_move(moves, move, part, t, t);
             }
         }
     }

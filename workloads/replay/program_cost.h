@@ -134,6 +134,10 @@ public:
     // Expert-parallel communication overlap: the dispatch and combine all-to-alls run beside another
     // micro-batch's compute (Placement::Overlapped) instead of blocking.
     void set_ep_overlap(bool on) { ep_overlap_ = on; }
+    // Lists each pass's collectives (PassCost::moves) for a network that times communication
+    // tasks by their transfers (TransferTimer::times_tasks()); off, the moves stay empty: the
+    // closed form and serving need only the seconds, and listing costs every priced layer.
+    void set_moves(bool on) { moves_ = on; }
     // Names of the ops priced outside the calibrated range of a cost table (sorted, unique).
     const std::set<std::string>& uncalibrated() const { return uncalibrated_; }
 
@@ -145,6 +149,7 @@ private:
     double attention_scale_ = 1;
     std::optional<double> tp_overlap_;
     bool ep_overlap_ = false;
+    bool moves_ = false;
 };
 
 }  // namespace fathom::workloads

@@ -39,10 +39,11 @@ struct StepReplay::Impl {
           map(i.model, i.plan, *schedule),
           coster(i.cost, i.network, i.plan.layout),
           packing(pack_documents(i.model, i.plan, i.cost)),
-          costs([this] {
+          costs([this, &t] {
               coster.set_attention_scale(packing.attention_scale);
               if (in.plan.stack.tp_comm_overlap) coster.set_tp_overlap(in.plan.stack.tp_overlap_contention);
               coster.set_ep_overlap(in.plan.stack.ep_comm_overlap);
+              coster.set_moves(t.times_tasks());
               return cost_training_step(in.model, in.plan, coster);
           }()),
           graph(sim),
