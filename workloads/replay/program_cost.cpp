@@ -87,7 +87,7 @@ bool attention_role(models::OpRole r) {
 
 PassCost ProgramCoster::cost(const models::LayerProgram& program) {
     PassCost c;
-    bool computed = false, overlaps = false;
+    bool computed = false;
     double attention = 0;  // the program's attention time, which overlapped collectives run beside
     const auto& steps = program.steps;
     std::vector<double> op_time(steps.size(), 0.0);
@@ -109,47 +109,35 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         CommMoves* moves = moves_ ? &c.moves[g] : nullptr;
         if (s.comm.awaited) c.exposed_at[g] = Placement::Awaited;
         if (s.comm.microbatch_overlap && ep_overlap_) c.exposed_at[g] = Placement::Overlapped;
+        const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
+        const CommPart part = computed ? CommPart::Trail : CommPart::Lead;
+        auto& lumps = computed ? c.trail : c.lead;
         if (s.comm.attention_steps > 0) {
+            // Each of its `overlapped` transfers: the stall it causes exposed, the rest hidden beside
+            // its attention step.
             c.exposed_at[g] = Placement::Awaited;
             c.hidden_at[g] = Placement::Beside;
-            overlaps = true;
-            // Each of its transfers: the stall it causes exposed, the rest hidden beside its step
-            // (the seconds are added below).
-            const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
-            const double step = attention / s.comm.attention_steps;
-            const CommMove move{*s.comm.collective, s.comm.bytes, s.comm.group, CommPart::Lead, 1, s.comm.overlapped};
-            add_move(moves, move, computed ? CommPart::Trail : CommPart::Lead, std::max(0.0, t - step), t);
+            const double step = attention / s.comm.attention_steps, k = s.comm.overlapped;
+            lumps[g] += k * std::max(0.0, t - step);
+            c.hidden[g] += k * std::min(t, step);
+            const CommMove move{*s.comm.collective, s.comm.bytes, s.comm.group, part, 1, s.comm.overlapped};
+            add_move(moves, move, part, std::max(0.0, t - step), t);
             add_move(moves, move, CommPart::Hidden, std::min(t, step), t);
-        } else {
-            auto& lumps = computed ? c.trail : c.lead;
-            const CommPart part = computed ? CommPart::Trail : CommPart::Lead;
-            const CommMove move{*s.comm.collective, s.comm.bytes, s.comm.group};
-            const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
-            if (tp_overlap_ && s.comm.group == models::GroupKind::tp && s.comm.gemm_fused) {
-                c.hidden_at[g] = Placement::Fused;
-                const double hidden = std::min(t, fused_gemm(steps, op_time, i));
-                lumps[g] += t - hidden;
-                c.hidden[g] += hidden;
-                c.compute += *tp_overlap_ * hidden;
-                add_move(moves, move, part, t - hidden, t);
-                add_move(moves, move, CommPart::Hidden, hidden, t);
-            } else {
-                lumps[g] += t;
-                add_move(moves, move, part, t, t);
-            }
+            continue;
         }
-    }
-    if (!overlaps) return c;
-    computed = false;
-    for (const auto& s : program.steps) {
-        if (s.kind == models::ProgramStep::Kind::Compute) computed = true;
-        if (s.kind != models::ProgramStep::Kind::Comm || !s.comm.collective || s.comm.attention_steps <= 0) continue;
-        const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
-        const double step = attention / s.comm.attention_steps;
-        const double k = s.comm.overlapped;
-        const size_t g = static_cast<size_t>(s.comm.group);
-        (computed ? c.trail : c.lead)[g] += k * std::max(0.0, t - step);
-        c.hidden[g] += k * std::min(t, step);
+        const CommMove move{*s.comm.collective, s.comm.bytes, s.comm.group};
+        if (tp_overlap_ && s.comm.gemm_fused) {
+            c.hidden_at[g] = Placement::Fused;
+            const double hidden = std::min(t, fused_gemm(steps, op_time, i));
+            lumps[g] += t - hidden;
+            c.hidden[g] += hidden;
+            c.compute += *tp_overlap_ * hidden;
+            add_move(moves, move, part, t - hidden, t);
+            add_move(moves, move, CommPart::Hidden, hidden, t);
+        } else {
+            lumps[g] += t;
+            add_move(moves, move, part, t, t);
+        }
     }
     return c;
 }
