@@ -122,6 +122,7 @@ def measure(c, mode, b, s, device, note, w):
     for _ in range(WARMUP):
         step()
     cuda = device == "cuda"
+    resident = peak = 0  # bytes; measured on CUDA only
     if cuda:
         torch.cuda.synchronize()
         resident = torch.cuda.memory_allocated()
@@ -140,8 +141,8 @@ def measure(c, mode, b, s, device, note, w):
             t = time.time()
             loss = step()
             times.append((time.time() - t) * 1e3)
-    peak = torch.cuda.max_memory_allocated() if cuda else 0
-    resident = resident if cuda else 0
+    if cuda:
+        peak = torch.cuda.max_memory_allocated()
     times.sort()
     med = statistics.median(times)
     p10, p90 = times[max(0, int(0.1 * len(times)))], times[min(len(times) - 1, int(0.9 * len(times)))]
