@@ -55,13 +55,18 @@ std::string Case::text(const std::string& path, const std::string& fallback) con
 
 std::string Case::choice(const std::string& path, std::initializer_list<const char*> allowed,
                          const std::string& fallback) const {
+    return choice(path, std::vector<std::string>(allowed.begin(), allowed.end()), fallback);
+}
+
+std::string Case::choice(const std::string& path, const std::vector<std::string>& allowed,
+                         const std::string& fallback) const {
     const YAML::Node n = at(path);
     if (!n.IsDefined()) return fallback;
     const std::string v = n.IsScalar() ? n.Scalar() : std::string();
     std::string all;
-    for (const char* a : allowed) {
+    for (const std::string& a : allowed) {
         if (v == a) return v;
-        all += std::string(all.empty() ? "" : ", ") + a;
+        all += (all.empty() ? "" : ", ") + a;
     }
     fail(path, "expected one of " + all + ", got '" + v + "'");
 }

@@ -58,6 +58,8 @@ public:
     // the choices otherwise (an unknown value never falls back silently).
     std::string choice(const std::string& path, std::initializer_list<const char*> allowed,
                        const std::string& fallback) const;
+    std::string choice(const std::string& path, const std::vector<std::string>& allowed,
+                       const std::string& fallback = "") const;
     // The value at `path` checked as the scenario key `key` declares it.
     plans::KeyValue value(const std::string& path, const std::string& key) const;
     int64_t integer(const std::string& path, const std::string& key) const;

@@ -1,5 +1,7 @@
 #include "scenarios/measured_rules.h"
 
+#include "scenarios/measured_schema.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -174,38 +176,54 @@ using SD = ServingDraft;
 using SS = ServingStep;
 
 bool expert_parallel(const SD& d) { return d.ep > 1; }
-bool deepep(const SD& d) { return d.software().find("deepep") != std::string::npos; }
+// The MoE token dispatcher the case states (fathom's extension field serving.moe_dispatcher, from
+// the case or its source's supplement, scenarios/sources/); "" when it states none.
+std::string dispatcher(const SD& d) {
+    return d.c.has("serving.moe_dispatcher")
+               ? d.c.choice("serving.moe_dispatcher", serving_extension_choices("moe_dispatcher"))
+               : std::string();
+}
+bool deepep(const SD& d) { return dispatcher(d).rfind("deepep", 0) == 0; }
 
 // Declarative table: the serving rules, in the order their assumptions are reported.
 const std::vector<ServingRule>& serving_rule_table() {
     static const std::vector<ServingRule> rules = {
-        // NVIDIA NIM's optimized LLM profiles ("fp8 TP2") run TensorRT-LLM engines ("nim" in the
-        // software description of a case whose engine is `other`).
+        // NVIDIA NIM's optimized LLM profiles ("fp8 TP2") run TensorRT-LLM engines (a case whose
+        // engine is `other` packaged as a NIM: serving.packaging nim).
         {"nim-profile", SS::Engine,
-         [](const SD& d) { return !d.preset && d.engine == "other" && d.software().find("nim") != std::string::npos; },
+         [](const SD& d) {
+             return !d.preset && d.engine == "other" && d.c.has("serving.packaging") &&
+                    d.c.choice("serving.packaging", serving_extension_choices("packaging")) == "nim";
+         },
          [](SD& d) {
              d.nim = true;
              d.preset = d.catalog.engine_for("tensorrt-llm");
              d.assumptions.push_back("NIM profile served by TensorRT-LLM");
          }},
-        // DeepEP ("deepep"), whose SGLang mode "auto" (server_args.py deepep_mode) runs the normal
-        // kernels for prefill batches and the low-latency ones for decode batches.
+        // DeepEP: normal kernels (deepep), low-latency ones (deepep_low_latency), or SGLang's
+        // deepep_mode auto (server_args.py), which runs the normal kernels for prefill batches and
+        // the low-latency ones for decode batches (deepep_auto).
         {"deepep-dispatch", SS::Experts, [](const SD& d) { return expert_parallel(d) && deepep(d); },
          [](SD& d) {
-             const bool decode = d.measured_pool == "decode";
+             const std::string mode = dispatcher(d);
+             const bool low_latency =
+                 mode == "deepep_low_latency" || (mode == "deepep_auto" && d.measured_pool == "decode");
              for (const std::string& pool : d.pools())
-                 d.doc.set(pool + ".dispatcher", std::string(decode ? "deepep_ll" : "deepep"), "serving.software");
-             d.assumptions.push_back(std::string("DeepEP ") + (decode ? "low-latency" : "normal") +
-                                     " dispatch (software description; SGLang deepep_mode auto)");
+                 d.doc.set(pool + ".dispatcher", std::string(low_latency ? "deepep_ll" : "deepep"),
+                           "serving.moe_dispatcher");
+             d.assumptions.push_back(std::string("DeepEP ") + (low_latency ? "low-latency" : "normal") + " dispatch" +
+                                     (mode == "deepep_auto" ? " (SGLang deepep_mode auto)" : ""));
          }},
-        {"alltoall-dispatch", SS::Experts, [](const SD& d) { return expert_parallel(d) && !deepep(d); },
-         [](SD& d) { d.assumptions.push_back("token dispatcher alltoall (the software description names none)"); }},
-        // SGLang --enable-two-batch-overlap ("two-batch overlap").
+        {"alltoall-dispatch", SS::Experts, [](const SD& d) { return expert_parallel(d) && dispatcher(d).empty(); },
+         [](SD& d) { d.assumptions.push_back("token dispatcher alltoall (the case states none)"); }},
+        // SGLang --enable-two-batch-overlap (serving.two_batch_overlap).
         {"two-batch-overlap", SS::Experts,
-         [](const SD& d) { return expert_parallel(d) && d.software().find("two-batch overlap") != std::string::npos; },
+         [](const SD& d) {
+             return expert_parallel(d) && d.c.has("serving.two_batch_overlap") && d.c.flag("serving.two_batch_overlap");
+         },
          [](SD& d) {
-             d.doc.set("serving.two_batch_overlap", true, "serving.software");
-             d.assumptions.push_back("two-batch overlap (software description)");
+             d.doc.set("serving.two_batch_overlap", true, "serving.two_batch_overlap");
+             d.assumptions.push_back("two-batch overlap");
          }},
         // EPLB: the fewest redundant experts that spread the experts evenly over the EP group.
         {"eplb-redundant-experts", SS::Experts,

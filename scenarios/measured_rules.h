@@ -7,9 +7,10 @@
 // that step, in table order (the order of the assumptions in the report). Each rule is tested alone
 // (tests/scenarios/measured_rules_test.cpp).
 //
-// Some rules read the free-text `software` field, which the format reserves for people: it is the
-// only place the sources name a token dispatcher, an overlap or a fused loss. Each such rule says
-// which words it looks for.
+// Some training rules read the free-text `software` field, which the format reserves for people: it
+// is the only place the sources name a token dispatcher, an overlap or a fused loss. Each such rule
+// says which words it looks for. Serving rules read typed fields only (fathom's extension fields,
+// scenarios/measured-format-fathom.md, given by a case or its source's supplement).
 #include "models/llm/model_spec.h"
 #include "scenarios/measured_case.h"
 

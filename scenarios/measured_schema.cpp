@@ -113,7 +113,9 @@ const std::vector<Field>& case_fields() {
                           leaves({"engine", "engine_version", "backend", "tp", "pp", "dp", "ep", "batching",
                                   "max_num_seqs", "max_num_batched_tokens", "max_model_len", "chunked_prefill",
                                   "prefix_cache", "num_scheduler_steps", "torch_compile", "cuda_graphs",
-                                  "gpu_memory_fraction", "kv_cache_free_memory_fraction"});
+                                  "gpu_memory_fraction", "kv_cache_free_memory_fraction",
+                                  // fathom's extension (scenarios/measured-format-fathom.md)
+                                  "moe_dispatcher", "two_batch_overlap", "packaging"});
                  auto w = leaves({"arrival", "request_rate", "concurrency", "num_requests", "batch_size", "input_len",
                                   "output_len", "dataset", "mlperf_scenario"});
                  w.push_back({"shared_prefix", leaves({"groups", "prompts_per_group", "prefix_len"})});
@@ -283,6 +285,17 @@ std::vector<std::string> configuration_fields() {
     std::vector<std::string> out;
     all_config_leaves(case_fields(), "", out);
     return out;
+}
+
+const std::vector<std::string>& serving_extension_choices(const std::string& field) {
+    // moe_dispatcher: deepep_auto is SGLang's --deepep-mode auto (normal kernels for prefill
+    // batches, low-latency ones for decode batches).
+    static const std::vector<std::string> dispatchers = {"alltoall", "deepep", "deepep_low_latency", "deepep_auto"};
+    static const std::vector<std::string> packaging = {"nim"};
+    static const std::vector<std::string> none;
+    if (field == "moe_dispatcher") return dispatchers;
+    if (field == "packaging") return packaging;
+    return none;
 }
 
 }  // namespace fathom::scenarios

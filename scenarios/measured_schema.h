@@ -35,4 +35,8 @@ std::vector<std::string> not_read_fields(const YAML::Node& c, const std::set<std
 // Every configuration field the format defines, by dotted path.
 std::vector<std::string> configuration_fields();
 
+// fathom's extension of the format (scenarios/measured-format-fathom.md): the vocabulary of one of
+// the serving fields it adds with a fixed vocabulary (moe_dispatcher, packaging).
+const std::vector<std::string>& serving_extension_choices(const std::string& field);
+
 }  // namespace fathom::scenarios

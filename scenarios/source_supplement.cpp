@@ -6,26 +6,65 @@
 #include "sim/error.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
+#include <algorithm>
 #include <set>
 
 namespace fathom::scenarios {
 
 namespace {
 
-// The training fields an artifact may supply (measured-format v1 names), and how each is read.
-enum class FieldType { PositiveInt, Bool, Schedule };
+// The fields an artifact may supply, per section (measured-format v1 names, and the serving fields
+// of fathom's extension, scenarios/measured-format-fathom.md), and how each is read.
+enum class FieldType { PositiveInt, Bool, Schedule, Choice };
 struct SuppliedField {
     const char* name;
     FieldType type;
+    std::vector<std::string> choices = {};  // FieldType::Choice
 };
-constexpr SuppliedField kFields[] = {
-    {"micro_batch_size", FieldType::PositiveInt}, {"vp", FieldType::PositiveInt},
-    {"pp_schedule", FieldType::Schedule},         {"dp_comm_overlap", FieldType::Bool},
-    {"tp_comm_overlap", FieldType::Bool},         {"pp_comm_overlap", FieldType::Bool},
-};
+const std::vector<SuppliedField>& supplied_fields(const std::string& section) {
+    static const std::vector<SuppliedField> training = {
+        {"micro_batch_size", FieldType::PositiveInt}, {"vp", FieldType::PositiveInt},
+        {"pp_schedule", FieldType::Schedule},         {"dp_comm_overlap", FieldType::Bool},
+        {"tp_comm_overlap", FieldType::Bool},         {"pp_comm_overlap", FieldType::Bool},
+    };
+    static const std::vector<SuppliedField> serving = {
+        {"moe_dispatcher", FieldType::Choice, serving_extension_choices("moe_dispatcher")},
+        {"two_batch_overlap", FieldType::Bool},
+        {"packaging", FieldType::Choice, serving_extension_choices("packaging")},
+    };
+    return section == "training" ? training : serving;
+}
+
+YAML::Node parse_field(const Node& t, const SuppliedField& f) {
+    switch (f.type) {
+        case FieldType::PositiveInt: {
+            const int64_t v = t.integer(f.name);
+            if (v <= 0) t.fail(f.name, "must be a positive integer");
+            return YAML::Node(v);
+        }
+        case FieldType::Bool: return YAML::Node(t.boolean(f.name));
+        case FieldType::Schedule: {
+            const std::string s = t.str(f.name);
+            if (!workloads::schedule_registry().find(s))
+                t.fail(f.name,
+                       "unknown pipeline schedule '" + s + "'; valid: " + workloads::schedule_registry().names());
+            return YAML::Node(s);
+        }
+        case FieldType::Choice: {
+            const std::string s = t.str(f.name);
+            if (std::find(f.choices.begin(), f.choices.end(), s) == f.choices.end()) {
+                std::string valid;
+                for (const auto& c : f.choices) valid += (valid.empty() ? "" : ", ") + c;
+                t.fail(f.name, "unknown value '" + s + "'; valid: " + valid);
+            }
+            return YAML::Node(s);
+        }
+    }
+    return {};
+}
 
 SourceSupplement::Run parse_run(const Node& r) {
-    r.allow_only({"model", "training", "what"});
+    r.allow_only({"model", "training", "serving", "what"});
     SourceSupplement::Run run;
     const Node m = r.child("model");
     m.allow_only({"layers", "hidden"});
@@ -34,32 +73,16 @@ SourceSupplement::Run parse_run(const Node& r) {
     if (run.layers <= 0) m.fail("layers", "must be a positive integer");
     if (run.hidden <= 0) m.fail("hidden", "must be a positive integer");
     run.what = r.str("what");
-    const Node t = r.child("training");
-    if (!t.is_map() || t.keys().empty()) r.fail("training", "expected a mapping of training fields");
+    if (r.has("training") == r.has("serving")) r.fail("", "a run supplies either training or serving fields");
+    run.section = r.has("training") ? "training" : "serving";
+    const Node t = r.child(run.section);
+    if (!t.is_map() || t.keys().empty()) r.fail(run.section, "expected a mapping of " + run.section + " fields");
     std::vector<std::string> names;
-    for (const auto& f : kFields) names.emplace_back(f.name);
+    for (const auto& f : supplied_fields(run.section)) names.emplace_back(f.name);
     t.allow_only(names);
-    run.training = YAML::Node(YAML::NodeType::Map);
-    for (const auto& f : kFields) {
-        if (!t.has(f.name)) continue;
-        switch (f.type) {
-            case FieldType::PositiveInt: {
-                const int64_t v = t.integer(f.name);
-                if (v <= 0) t.fail(f.name, "must be a positive integer");
-                run.training[f.name] = v;
-                break;
-            }
-            case FieldType::Bool: run.training[f.name] = t.boolean(f.name); break;
-            case FieldType::Schedule: {
-                const std::string s = t.str(f.name);
-                if (!workloads::schedule_registry().find(s))
-                    t.fail(f.name,
-                           "unknown pipeline schedule '" + s + "'; valid: " + workloads::schedule_registry().names());
-                run.training[f.name] = s;
-                break;
-            }
-        }
-    }
+    run.fields = YAML::Node(YAML::NodeType::Map);
+    for (const auto& f : supplied_fields(run.section))
+        if (t.has(f.name)) run.fields[f.name] = parse_field(t, f);
     return run;
 }
 
@@ -75,7 +98,7 @@ SourceSupplement parse_supplement(const Node& n, const std::string& file) {
     const Node a = n.child("applies_to");
     a.allow_only({"cites", "table"});
     s.cites = a.str("cites");
-    s.table = a.str("table");
+    if (a.has("table")) s.table = a.str("table");
     if (s.cites.empty()) a.fail("cites", "must not be empty");
     for (const Node& r : n.child("runs").items()) {
         SourceSupplement::Run run = parse_run(r);
@@ -101,8 +124,8 @@ std::vector<SourceSupplement> load_source_supplements(const std::string& dir) {
 
 YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSupplement>& supplements,
                            std::vector<std::string>& assumptions, NodeArena* arena) {
-    const YAML::Node src = c["source"], model = c["model"], training = c["training"];
-    if (!src || !src.IsMap() || !model || !model.IsMap() || !training || !training.IsMap()) return c;
+    const YAML::Node src = c["source"], model = c["model"];
+    if (!src || !src.IsMap() || !model || !model.IsMap()) return c;
     auto field = [](const YAML::Node& n, const char* k) {
         return n[k] && n[k].IsScalar() ? n[k].Scalar() : std::string();
     };
@@ -117,9 +140,11 @@ YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSuppleme
     }
     for (const auto& s : supplements) {
         const bool cited = title.find(s.cites) != std::string::npos || url.find(s.cites) != std::string::npos;
-        if (!cited || table != s.table) continue;
+        if (!cited || (!s.table.empty() && table != s.table)) continue;
         for (const auto& run : s.runs) {
             if (run.layers != layers || run.hidden != hidden) continue;
+            const YAML::Node section = c[run.section];
+            if (!section || !section.IsMap()) continue;
             // Fields the recorder inferred rather than read (measured-format `assumed`): the
             // source's own statement outranks them.
             std::set<std::string> inferred;
@@ -127,18 +152,18 @@ YAML::Node supplement_case(const YAML::Node& c, const std::vector<SourceSuppleme
                 for (const auto& a : c["assumed"])
                     if (a.IsScalar()) inferred.insert(a.Scalar());
             YAML::Node out = c;  // a handle: with_field below copies what it changes
-            for (const auto& kv : run.training) {
-                const std::string key = kv.first.Scalar(), path = "training." + key;
+            for (const auto& kv : run.fields) {
+                const std::string key = kv.first.Scalar(), path = run.section + "." + key;
                 const bool was_inferred = inferred.count(path) > 0;
-                if (training[key] && text(training[key]) == text(kv.second)) continue;
-                if (training[key] && !was_inferred) {
-                    assumptions.push_back(path + " = " + text(training[key]) + " as the case states; " + s.id + " (" +
+                if (section[key] && text(section[key]) == text(kv.second)) continue;
+                if (section[key] && !was_inferred) {
+                    assumptions.push_back(path + " = " + text(section[key]) + " as the case states; " + s.id + " (" +
                                           run.what + ") has " + text(kv.second));
                     continue;
                 }
                 const std::string replaced =
-                    training[key] ? "; the case's " + text(training[key]) + " was the recorder's assumption"
-                                  : std::string();
+                    section[key] ? "; the case's " + text(section[key]) + " was the recorder's assumption"
+                                 : std::string();
                 out.reset(with_field(out, path, kv.second, arena));
                 assumptions.push_back(path + " = " + text(kv.second) + " (" + s.id + ": " + run.what + replaced + ")");
             }

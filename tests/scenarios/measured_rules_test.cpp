@@ -207,33 +207,41 @@ TEST_CASE("serving rules, each alone", "[scenarios][compare][rules]") {
         };
     };
     const std::vector<RuleCase<D>> cases = {
-        {"nim-profile", "{serving: {software: NVIDIA NIM 1.8 (fp8 TP2 profile)}}", [](D& d) { d.engine = "other"; },
-         true,
+        {"nim-profile", "{serving: {packaging: nim}}", [](D& d) { d.engine = "other"; }, true,
          [](const D& d) {
              CHECK(d.nim);
              CHECK(d.preset->id == "tensorrt-llm");
          }},
         {"nim-profile",
-         "{serving: {software: NVIDIA NIM 1.8}}",
+         "{serving: {packaging: nim}}",
          [](D& d) {
              d.engine = "vllm";
              d.preset = d.catalog.engine_for("vllm");
          },
          false,
          {}},
-        // A decode pool runs DeepEP's low-latency kernels (SGLang deepep_mode auto), in both pools.
-        {"deepep-dispatch", "{serving: {software: SGLang with DeepEP and two-batch overlap}}", ep(72, "decode"), true,
+        // A decode pool runs DeepEP's low-latency kernels (deepep_auto: SGLang deepep_mode auto), in
+        // both pools; a prefill pool the normal ones; a stated mode is run as stated.
+        {"deepep-dispatch", "{serving: {moe_dispatcher: deepep_auto}}", ep(72, "decode"), true,
          [](const D& d) {
              CHECK(doc_value(d.doc, "serving.disaggregation.decode.dispatcher") == "deepep_ll");
              CHECK(doc_value(d.doc, "serving.disaggregation.prefill.dispatcher") == "deepep_ll");
          }},
-        {"deepep-dispatch", "{serving: {software: SGLang with DeepEP}}", ep(1), false, {}},
-        {"alltoall-dispatch", "{serving: {software: SGLang}}", ep(8), true,
+        {"deepep-dispatch", "{serving: {moe_dispatcher: deepep_auto}}", ep(32, "prefill"), true,
+         [](const D& d) { CHECK(doc_value(d.doc, "serving.disaggregation.prefill.dispatcher") == "deepep"); }},
+        {"deepep-dispatch", "{serving: {moe_dispatcher: deepep_low_latency}}", ep(8), true,
+         [](const D& d) { CHECK(doc_value(d.doc, "serving.dispatcher") == "deepep_ll"); }},
+        {"deepep-dispatch", "{serving: {moe_dispatcher: deepep_auto}}", ep(1), false, {}},
+        {"deepep-dispatch", "{serving: {moe_dispatcher: alltoall}}", ep(8), false, {}},
+        // The words of the free-text software description are not read (measured-format.md).
+        {"deepep-dispatch", "{serving: {software: SGLang with DeepEP}}", ep(8), false, {}},
+        {"alltoall-dispatch", "{serving: {software: SGLang with DeepEP}}", ep(8), true,
          [](const D& d) { CHECK(said(d.assumptions, "token dispatcher alltoall")); }},
-        {"alltoall-dispatch", "{serving: {software: SGLang with DeepEP}}", ep(8), false, {}},
-        {"two-batch-overlap", "{serving: {software: SGLang with DeepEP and two-batch overlap}}", ep(32), true,
+        {"alltoall-dispatch", "{serving: {moe_dispatcher: alltoall}}", ep(8), false, {}},
+        {"two-batch-overlap", "{serving: {two_batch_overlap: true}}", ep(32), true,
          [](const D& d) { CHECK(doc_value(d.doc, "serving.two_batch_overlap") == "true"); }},
-        {"two-batch-overlap", "{serving: {software: SGLang with DeepEP}}", ep(32), false, {}},
+        {"two-batch-overlap", "{serving: {two_batch_overlap: false}}", ep(32), false, {}},
+        {"two-batch-overlap", "{serving: {software: SGLang with two-batch overlap}}", ep(32), false, {}},
         // 256 experts over ep 72: 32 copies more make 288 = 72 x 4.
         {"eplb-redundant-experts", "{serving: {}}", ep(72), true,
          [](const D& d) {

@@ -115,7 +115,7 @@ TEST_CASE("the SC21 artifact's runs: one per Table 1 model, virtual stages from 
     // virtual stage: vp 3; 76B: 60 over 4, 5 a virtual stage: vp 3.
     auto run = [&](int64_t layers) {
         for (const auto& r : it->runs)
-            if (r.layers == layers) return r.training;
+            if (r.layers == layers) return r.fields;
         FAIL("no run with " << layers << " layers");
         return YAML::Node();
     };
@@ -124,6 +124,25 @@ TEST_CASE("the SC21 artifact's runs: one per Table 1 model, virtual stages from 
     CHECK(run(60)["vp"].as<int>() == 3);
     CHECK(run(40)["micro_batch_size"].as<int>() == 8);
     CHECK(run(128)["pp_schedule"].as<std::string>() == "1f1b");
+}
+
+TEST_CASE("the LMSYS DeepSeek blog's supplement types the MoE dispatch and overlap its cases state in prose",
+          "[scenarios]") {
+    // The decode case's software text names DeepEP low-latency dispatch and two-batch overlap;
+    // compare reads neither from it, only the typed fields the supplement (keyed by the blog's
+    // title, any of its tables) writes: deepep_auto, whose decode pool runs the low-latency kernels.
+    const auto r = compare(frozen("srv-sglang-dsv3-decode-ep72-72xh100-bs256-2000"), "supplement_dsv3.yaml");
+    CHECK(stated(r, "serving.moe_dispatcher = deepep_auto (lmsys-2025-05-deepseek-96xh100"));
+    CHECK(stated(r, "serving.two_batch_overlap = true (lmsys-2025-05-deepseek-96xh100"));
+    CHECK(stated(r, "DeepEP low-latency dispatch"));
+    CHECK(stated(r, "two-batch overlap"));
+    // Without the supplement's fields the same case runs the all-to-all dispatcher and says so.
+    YAML::Node other = YAML::Clone(frozen("srv-sglang-dsv3-decode-ep72-72xh100-bs256-2000"));
+    other["source"]["title"] = "another blog";
+    const auto plain = compare(other, "supplement_dsv3_other.yaml");
+    CHECK(stated(plain, "token dispatcher alltoall (the case states none)"));
+    CHECK_FALSE(stated(plain, "two-batch overlap"));
+    CHECK(plain.predicted != r.predicted);
 }
 
 TEST_CASE("a malformed source supplement is an input error naming its file, line and key", "[scenarios][bad-input]") {
@@ -151,6 +170,13 @@ TEST_CASE("a malformed source supplement is an input error naming its file, line
         {"kind: source-supplement\nid: t\nsource: \"a script\"\napplies_to: {cites: \"1\", table: \"T\"}\nruns: []\n",
          "id", "file name", 2},
         {"kind: stack\nid: s\n", "kind", "source-supplement", 1},
+        {good_head + "  - model: {layers: 2, hidden: 8}\n    serving: {moe_dispatcher: deepep_fast}\n    what: x\n",
+         "runs[0].serving.moe_dispatcher", "unknown value 'deepep_fast'; valid: alltoall, deepep", 7},
+        {good_head + "  - model: {layers: 2, hidden: 8}\n    serving: {tp: 8}\n    what: x\n", "runs[0].serving.tp",
+         "unknown key", 7},
+        {good_head + "  - model: {layers: 2, hidden: 8}\n    training: {vp: 2}\n    serving: {packaging: nim}\n"
+                     "    what: x\n",
+         "runs[0]", "either training or serving", 6},
     };
     for (const auto& b : bad) {
         fs::remove_all(dir);

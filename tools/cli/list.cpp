@@ -65,13 +65,13 @@ void print_sources() {
     for (const auto& s : scenarios::load_source_supplements(scenarios::data_dir() + "/scenarios/sources")) {
         std::vector<std::string> fields;
         for (const auto& r : s.runs)
-            for (const auto& kv : r.training)
-                if (std::find(fields.begin(), fields.end(), kv.first.Scalar()) == fields.end())
-                    fields.push_back(kv.first.Scalar());
+            for (const auto& kv : r.fields)
+                if (std::find(fields.begin(), fields.end(), r.section + "." + kv.first.Scalar()) == fields.end())
+                    fields.push_back(r.section + "." + kv.first.Scalar());
         std::string keys;
-        for (const auto& f : fields) keys += (keys.empty() ? "training." : ", training.") + f;
+        for (const auto& f : fields) keys += (keys.empty() ? "" : ", ") + f;
         std::printf("  %-24s %s\n  %-24s cases citing \"%s\", %s: %zu runs (%s)\n", s.id.c_str(), s.name.c_str(), "",
-                    s.cites.c_str(), s.table.c_str(), s.runs.size(), keys.c_str());
+                    s.cites.c_str(), s.table.empty() ? "any table" : s.table.c_str(), s.runs.size(), keys.c_str());
     }
 }
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Check measured-case files in fathom's extension of measured-format v1.
+
+usage: tools/check_measured_fathom.py [--strict] FILE.yaml ...
+
+The shared checker (../shared/reference/check_measured.py, read-only) with the fields that
+scenarios/measured-format-fathom.md adds. Exit 0 when every file passes, 1 otherwise, 2 on usage.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARED = os.path.join(HERE, '..', '..', 'shared', 'reference')
+
+# scenarios/measured-format-fathom.md, "Added serving fields" (the same vocabularies as
+# scenarios/measured_schema.cpp serving_extension_choices).
+SERVING_EXTENSION = {
+    'moe_dispatcher': {'alltoall', 'deepep', 'deepep_low_latency', 'deepep_auto'},
+    'two_batch_overlap': 'bool',
+    'packaging': {'nim'},
+}
+
+
+def main(argv):
+    sys.path.insert(0, os.environ.get('FATHOM_SHARED_REFERENCE', SHARED))
+    try:
+        import check_measured
+    except ImportError:
+        print('check_measured_fathom: the shared checker (../shared/reference/check_measured.py) is missing',
+              file=sys.stderr)
+        return 2
+    check_measured.SERVING.update(SERVING_EXTENSION)
+    return check_measured.main(argv)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
