@@ -3,6 +3,8 @@
 #include "sim/error.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 namespace fathom::plans {
 namespace {
@@ -30,10 +32,52 @@ void StackPreset::apply(workloads::serving::ServingPlan& plan) const {
 
 const StackPreset& Catalog::engine(const std::string& id) const { return lookup(engines_, id, "serving engine"); }
 
-const StackPreset* Catalog::engine_for(const std::string& engine) const {
-    for (const auto& [id, s] : engines_)
-        if (id == engine || std::find(s.frameworks.begin(), s.frameworks.end(), engine) != s.frameworks.end())
-            return &s;
+namespace {
+
+// A version as its dotted numbers ("~1.0" and "v0.6.1" read as 1.0 and 0.6.1); none without digits.
+std::optional<std::vector<int>> parse_version(const std::string& text) {
+    size_t i = 0;
+    while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i]))) ++i;  // "~1.0", "v0.6.1"
+    if (i == text.size()) return std::nullopt;
+    std::vector<int> parts;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+        int v = 0;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && v < 100000)
+            v = v * 10 + (text[i++] - '0');
+        parts.push_back(v);
+        if (i + 1 < text.size() && text[i] == '.' && std::isdigit(static_cast<unsigned char>(text[i + 1]))) ++i;
+        else break;
+    }
+    return parts;
+}
+
+int compare_versions(const std::vector<int>& a, const std::vector<int>& b) {
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+        const int x = i < a.size() ? a[i] : 0, y = i < b.size() ? b[i] : 0;
+        if (x != y) return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+std::optional<int> compare_engine_versions(const std::string& a, const std::string& b) {
+    const auto x = parse_version(a), y = parse_version(b);
+    if (!x || !y) return std::nullopt;
+    return compare_versions(*x, *y);
+}
+
+const StackPreset* Catalog::engine_for(const std::string& engine, const std::string& version) const {
+    const auto v = parse_version(version);
+    for (const auto& [id, s] : engines_) {
+        if (id != engine && std::find(s.frameworks.begin(), s.frameworks.end(), engine) == s.frameworks.end()) continue;
+        if (!v) {
+            if (s.versions_before.empty()) return &s;
+            continue;
+        }
+        const auto from = parse_version(s.versions_from), before = parse_version(s.versions_before);
+        if ((!from || compare_versions(*v, *from) >= 0) && (!before || compare_versions(*v, *before) < 0)) return &s;
+    }
     return nullptr;
 }
 

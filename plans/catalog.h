@@ -8,6 +8,7 @@
 #include "plans/keys.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,19 @@ struct StackPreset {
     std::string name;
     std::vector<std::string> frameworks;  // measured-format framework (or serving engine) names it stands for
     std::vector<Setting> settings;
+    // Serving engines: the engine versions the preset stands for, [from, before) (dotted numbers as
+    // engine_version gives them; empty: unbounded), and where that range comes from.
+    std::string versions_from, versions_before, versions_source;
 
     // Applies every setting to `plan` (a plan with its defaults, before the scenario's own keys).
     void apply(workloads::TrainingPlan& plan) const;
     // Serving engines: sets serving keys (the scenario's own keys are read afterwards).
     void apply(workloads::serving::ServingPlan& plan) const;
 };
+
+// Engine versions as their dotted numbers ("~1.0" and "v0.6.1" read as 1.0 and 0.6.1): -1, 0 or 1
+// as `a` is older than, the same as or newer than `b`; nullopt when either has no digits.
+std::optional<int> compare_engine_versions(const std::string& a, const std::string& b);
 
 class Catalog {
 public:
@@ -44,8 +52,10 @@ public:
     const models::ModelSpec& model(const std::string& id) const;
     const StackPreset& stack(const std::string& id) const;
     const StackPreset& engine(const std::string& id) const;
-    // The engine preset standing for a measured-format engine name, or null.
-    const StackPreset* engine_for(const std::string& engine) const;
+    // The engine preset standing for a measured-format engine name, or null: the one whose versions
+    // hold `version`, or (no version, or one that is not a dotted number) the newest, whose range
+    // has no upper end; null also when no preset of the engine holds that version.
+    const StackPreset* engine_for(const std::string& engine, const std::string& version = "") const;
     // The preset standing for a measured-format framework name, or null.
     const StackPreset* stack_for_framework(const std::string& framework) const;
 

@@ -88,6 +88,11 @@ void add_engine_keys(std::vector<SK>& k) {
     k.push_back({Decl("serving.dtype", KeyType::Choice, "weight and GEMM dtype (fp8: fp8 weights and GEMMs)")
                      .choices(plan_dtype_choices()),
                  member<&ServingPlan::kernels, &models::KernelStack::gemm_dtype>()});
+    k.push_back({Decl("serving.gqa_kv_sharing", KeyType::Boolean,
+                      "decode attention reads each KV head once for its group of query heads (XQA, FlashInfer, "
+                      "FlashAttention); false: once per query head (TensorRT-LLM's masked MHA before 0.7.1)")
+                     .by_default("true"),
+                 member<&ServingPlan::kernels, &models::KernelStack::gqa_shared_kv>()});
     // The cache's dtype is also the one attention kernels read.
     k.push_back(
         {Decl("serving.kv_dtype", KeyType::Choice, "KV-cache dtype").choices(plan_dtype_choices()),

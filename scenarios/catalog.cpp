@@ -3,6 +3,7 @@
 #include "scenarios/schema.h"
 #include "sim/error.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -192,12 +193,24 @@ hardware::SsdSpec parse_ssd(const Node& n) {
 template <typename Plan>
 plans::StackPreset parse_preset(const Node& n, const std::vector<plans::Key<Plan>>& keys, const char* names_key,
                                 const char* what) {
-    n.allow_only({"kind", "id", "name", names_key, "settings"});
+    n.allow_only({"kind", "id", "name", names_key, "versions", "settings"});
     plans::StackPreset p;
     p.id = n.str("id");
     p.name = n.str("name");
     if (auto f = n.find(names_key))
         for (const auto& item : f->items()) p.frameworks.push_back(item.scalar());
+    if (auto v = n.find("versions")) {
+        // The engine versions the preset stands for: [from, before), with the source of the bounds.
+        v->allow_only({"from", "before", "source"});
+        if (v->has("from")) p.versions_from = v->str("from");
+        if (v->has("before")) p.versions_before = v->str("before");
+        p.versions_source = v->str("source");
+        if (p.versions_source.empty()) v->fail("source", "empty source");
+        if (p.versions_from.empty() && p.versions_before.empty()) v->fail("", "expected from, before or both");
+        for (const std::string* b : {&p.versions_from, &p.versions_before})
+            if (!b->empty() && !std::isdigit(static_cast<unsigned char>((*b)[0])))
+                v->fail(b == &p.versions_from ? "from" : "before", "expected a dotted version number (0.8)");
+    }
     const Node settings = n.child("settings");
     for (const std::string& key : settings.keys()) {
         const plans::KeyInfo* info = nullptr;

@@ -247,12 +247,75 @@ const std::vector<ServingRule>& serving_rule_table() {
         // concurrency 100 on it decodes ~85 sequences at once (920 tokens/s x 93 ms ITL), each holding
         // over 5000 tokens, which needs ~70 GB of fp8 KV cache but ~139 GB in bf16, more than the
         // ~89 GB that 2 x 80 GB leave beside 70 GB of fp8 weights.
+        // TensorRT-LLM fp8 engines as NVIDIA builds them for its published benchmarks quantize the
+        // KV cache to fp8 too: docs/source/performance.md (0.6.1) builds every H100 FP8 engine with
+        // `--enable_fp8 --fp8_kv_cache` ("To run the benchmarks below on A100, you will need to
+        // remove the --enable_fp8 --fp8_kv_cache options"); later checkpoints come from Model
+        // Optimizer, whose --kv_cache_qformat defaults to fp8 (the NIM rule below).
+        {"trt-fp8-kv-cache", SS::Precision,
+         [](const SD& d) {
+             return d.engine == "tensorrt-llm" && !d.c.has("precision.kv_cache") &&
+                    d.c.peek("precision.dtype") == "fp8";
+         },
+         [](SD& d) {
+             d.doc.set("serving.kv_dtype", std::string("fp8"), "precision.dtype");
+             d.assumptions.push_back(
+                 "fp8 KV cache (TensorRT-LLM fp8 engines: --fp8_kv_cache in NVIDIA's benchmark "
+                 "builds, Model Optimizer's fp8 kv_cache_qformat default)");
+         }},
         {"nim-fp8-kv-cache", SS::Precision,
          [](const SD& d) { return d.nim && !d.c.has("precision.kv_cache") && d.c.peek("precision.dtype") == "fp8"; },
          [](SD& d) {
              d.doc.set("serving.kv_dtype", std::string("fp8"), "precision.dtype");
              d.assumptions.push_back(
                  "fp8 KV cache (NIM fp8 profiles: Model Optimizer's fp8 checkpoints quantize it by default)");
+         }},
+        // A static batch on TensorRT-LLM's GptSession (gptSessionBenchmark, the 0.5-0.9 batch
+        // benchmark): the session allocates its KV cache for the whole batch at its longest
+        // sequence in setup (docs/source/gpt_runtime.md, "GptSession": buffers for maxBatchSize x
+        // maxBeamWidth x maxSequenceLength), not a share of free memory as the paged pool of the
+        // batch manager does; a batch that does not fit fails to run, so the published ones fit.
+        {"trt-static-session-kv", SS::Batching,
+         [](const SD& d) {
+             return d.engine == "tensorrt-llm" && d.c.peek("serving.batching") == "static" &&
+                    !d.c.has("serving.kv_cache_free_memory_fraction") && !d.c.has("serving.gpu_memory_fraction");
+         },
+         [](SD& d) {
+             d.c.at("serving.batching");
+             d.doc.set("serving.gpu_memory_utilization", std::string("1.0"), "serving.batching");
+             d.doc.set("serving.memory_fraction_of", std::string("free"), "serving.batching");
+             d.assumptions.push_back("static batch on GptSession: KV cache sized for the batch, up to all free memory");
+         }},
+        // TensorRT-LLM before 0.7.1 decodes GQA models with MMHA (each key/value head read once per
+        // query head) unless its XQA kernel can run: XQA is opt-in from 0.6 (NVIDIA's published runs
+        // enabled it, docs/source/performance.md of 0.6.1) and takes an fp8 KV cache only from 0.7.1
+        // (release notes 0.7.1); workloads/engines/tensorrt-llm-0.7.yaml has the sources.
+        {"trt-mmha-gqa", SS::Precision,
+         [](const SD& d) {
+             if (d.engine != "tensorrt-llm" || !d.c.has("serving.engine_version")) return false;
+             const std::string v = d.c.peek("serving.engine_version");
+             const auto vs_071 = plans::compare_engine_versions(v, "0.7.1");
+             const auto vs_06 = plans::compare_engine_versions(v, "0.6");
+             const std::string kv_heads = d.c.peek("model.kv_heads");  // GQA: fewer KV heads than heads
+             if (!vs_071 || *vs_071 >= 0 || kv_heads.empty() || kv_heads == d.c.peek("model.heads")) return false;
+             return *vs_06 < 0 || std::get<std::string>(d.planned("serving.kv_dtype")) == "fp8";
+         },
+         [](SD& d) {
+             d.c.at("serving.engine_version");
+             d.doc.set("serving.gqa_kv_sharing", false, "serving.engine_version");
+             d.assumptions.push_back("decode attention without GQA sharing (TensorRT-LLM " +
+                                     d.c.text("serving.engine_version") + " MMHA: no XQA for this KV cache)");
+         }},
+        // vLLM V0 without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048)
+        // (vllm-0.6.3 vllm/config.py SchedulerConfig), so that a whole prompt fits one step.
+        {"vllm-v0-token-budget", SS::Batching,
+         [](const SD& d) {
+             return d.preset && d.preset->id == "vllm-v0" && !d.c.has("serving.max_num_batched_tokens");
+         },
+         [](SD& d) {
+             const int64_t budget = std::max<int64_t>(std::get<int64_t>(d.planned("serving.max_model_len")), 2048);
+             d.doc.set("serving.max_num_batched_tokens", budget, "serving.engine_version");
+             d.assumptions.push_back("vLLM V0 token budget max(max_model_len, 2048) = " + std::to_string(budget));
          }},
         // vLLM with chunked prefill off schedules prefill-first iterations (its V0 default).
         {"vllm-no-chunked-prefill", SS::Batching,

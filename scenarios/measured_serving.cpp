@@ -40,9 +40,16 @@ void check_workload(const Case& c, const std::string& measured_pool) {
                           ") the case does not give"};
 }
 
+// The engine's preset for the version the case states (workloads/engines/: one per range of
+// versions whose defaults differ), else its newest.
 void translate_engine(ServingDraft& d, Translation& t) {
     d.engine = d.c.text("serving.engine", "other");
     d.preset = d.catalog.engine_for(d.engine);
+    if (d.preset && d.c.has("serving.engine_version")) {
+        const std::string version = d.c.text("serving.engine_version");
+        if (const plans::StackPreset* p = d.catalog.engine_for(d.engine, version)) d.preset = p;
+        else d.assumptions.push_back("engine_version " + version + " has no preset of its own: " + d.preset->id);
+    }
     run_rules(d, ServingStep::Engine);
     if (d.preset) d.doc.set("serving.engine", d.preset->id, "serving.engine");
     else d.assumptions.push_back("engine '" + d.engine + "' has no preset: fathom's defaults");
@@ -110,8 +117,18 @@ void translate_batching(ServingDraft& d) {
     if (c.has("serving.max_num_seqs")) d.doc.take(c, "serving.max_num_seqs", "serving.max_num_seqs");
     if (c.has("serving.max_num_batched_tokens"))
         d.doc.take(c, "serving.max_num_batched_tokens", "serving.max_num_batched_tokens");
-    if (c.has("serving.gpu_memory_fraction"))
+    // The KV pool's share: of the device (vLLM gpu_memory_utilization, SGLang mem_fraction_static)
+    // or of the memory left after the weights (TensorRT-LLM kv_cache_free_gpu_mem_fraction).
+    if (c.has("serving.gpu_memory_fraction") && c.has("serving.kv_cache_free_memory_fraction"))
+        throw Unsupported{"both gpu_memory_fraction and kv_cache_free_memory_fraction: the KV pool is one share"};
+    if (c.has("serving.gpu_memory_fraction")) {
         d.doc.take(c, "serving.gpu_memory_fraction", "serving.gpu_memory_utilization");
+        d.doc.set("serving.memory_fraction_of", std::string("device"), "serving.gpu_memory_fraction");
+    }
+    if (c.has("serving.kv_cache_free_memory_fraction")) {
+        d.doc.take(c, "serving.kv_cache_free_memory_fraction", "serving.gpu_memory_utilization");
+        d.doc.set("serving.memory_fraction_of", std::string("free"), "serving.kv_cache_free_memory_fraction");
+    }
     if (c.has("serving.prefix_cache")) d.doc.take(c, "serving.prefix_cache", "serving.prefix_caching");
     run_rules(d, ServingStep::Batching);
 }
@@ -219,8 +236,9 @@ Translation translate_serving(const Case& c, const plans::EvaluationContext& ctx
     translate_engine(d, t);
     translate_pool(d, c.count("cluster.gpus"));
     translate_precision(d, t);
+    const int64_t in_len = translate_lengths(d);  // max_model_len first: the batching rules read it
     translate_batching(d);
-    translate_arrivals(d, t, translate_lengths(d));
+    translate_arrivals(d, t, in_len);
     t.cannot_run = [](const std::vector<plans::Violation>& v) { return "the plan cannot run: " + plans::describe(v); };
     t.scenarios.push_back(CaseScenario{d.doc, {}, 0});
     return t;

@@ -208,6 +208,7 @@ void attention(LayerProgram& p, const LayerInputs& in, int64_t q_heads, int64_t 
     a.head_dim = dh;
     a.causal = true;
     a.kernel = in.kernels.attention_kernel;
+    a.kv_read_per_query_head = !in.kernels.gqa_shared_kv;
     a.slices = in.batch.slices;
     std::optional<CommStep> ulysses_out;
     if (in.shard.cp > 1) ulysses_out = context_parallel_exchange(p, in, a, q_heads, kv_heads, dh);

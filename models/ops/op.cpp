@@ -51,7 +51,11 @@ OpDesc attention_op(bool backward, const AttentionShape& s, Dtype dtype) {
         const double kv = s.latent_kv_dim > 0
                               ? static_cast<double>(x.count * x.kv_len * s.latent_kv_dim) * e
                               : 2.0 * static_cast<double>(x.count * s.kv_heads * x.kv_len * s.head_dim) * e;
-        op.bytes += backward ? 3 * q + 2 * kv + q : 2 * q + kv;
+        // A decode kernel without GQA sharing streams each key/value head once per query head.
+        const double reads = s.kv_read_per_query_head && x.q_len == 1 && s.kv_heads > 0 && s.latent_kv_dim == 0
+                                 ? static_cast<double>(s.heads) / static_cast<double>(s.kv_heads)
+                                 : 1.0;
+        op.bytes += backward ? 3 * q + 2 * kv + q : 2 * q + kv * reads;
     }
     return op;
 }

@@ -123,6 +123,9 @@ struct AttentionShape {
     // > 0: keys and values are one latent tensor of this many elements per token, shared by all
     // heads (absorbed MLA): attention reads it once per key instead of 2 x kv_heads x head_dim.
     int64_t latent_kv_dim = 0;
+    // Decode slices (q_len 1) read each key/value head once per query head of its group rather than
+    // once per group (a kernel without GQA sharing: KernelStack::gqa_shared_kv false).
+    bool kv_read_per_query_head = false;
 };
 
 struct OpDesc {

@@ -138,6 +138,11 @@ struct KernelStack {
     // MoE dispatch carries fp8 rows (each 128 values with a float scale) under an fp8 recipe and
     // the combine bf16, as DeepSeek's inference does with DeepEP; false: both bf16.
     bool fp8_dispatch = false;
+    // Decode attention under grouped-query attention: true, each key/value head is read once for
+    // its group of query heads (XQA, FlashInfer, FlashAttention); false, once per query head
+    // (TensorRT-LLM's masked multi-head attention kernel before 0.7.1, which did not share a
+    // group's keys and values: the 0.7.1 release notes list "MMHA optimization for MQA and GQA").
+    bool gqa_shared_kv = true;
 };
 
 struct LayerInputs {

@@ -256,6 +256,86 @@ TEST_CASE("serving rules, each alone", "[scenarios][compare][rules]") {
          [](const D& d) { CHECK(doc_value(d.doc, "serving.kv_dtype") == "fp8"); }},
         {"nim-fp8-kv-cache", "{precision: {dtype: fp8, kv_cache: bf16}}", [](D& d) { d.nim = true; }, false, {}},
         {"nim-fp8-kv-cache", "{precision: {dtype: fp8}}", {}, false, {}},
+        {"trt-fp8-kv-cache", "{precision: {dtype: fp8}}", [](D& d) { d.engine = "tensorrt-llm"; }, true,
+         [](const D& d) { CHECK(doc_value(d.doc, "serving.kv_dtype") == "fp8"); }},
+        {"trt-fp8-kv-cache",
+         "{precision: {dtype: fp8, kv_cache: fp16}}",
+         [](D& d) { d.engine = "tensorrt-llm"; },
+         false,
+         {}},
+        {"trt-fp8-kv-cache", "{precision: {dtype: fp16}}", [](D& d) { d.engine = "tensorrt-llm"; }, false, {}},
+        {"trt-fp8-kv-cache", "{precision: {dtype: fp8}}", [](D& d) { d.engine = "vllm"; }, false, {}},
+        // GptSession sizes its KV cache for the batch: all free memory, not 85-90% of it.
+        {"trt-static-session-kv", "{serving: {batching: static}}", [](D& d) { d.engine = "tensorrt-llm"; }, true,
+         [](const D& d) {
+             CHECK(std::stod(doc_value(d.doc, "serving.gpu_memory_utilization")) == 1.0);
+             CHECK(doc_value(d.doc, "serving.memory_fraction_of") == "free");
+         }},
+        {"trt-static-session-kv",
+         "{serving: {batching: continuous}}",
+         [](D& d) { d.engine = "tensorrt-llm"; },
+         false,
+         {}},
+        {"trt-static-session-kv",
+         "{serving: {batching: static, kv_cache_free_memory_fraction: 0.8}}",
+         [](D& d) { d.engine = "tensorrt-llm"; },
+         false,
+         {}},
+        // Llama 2 70B (64 heads, 8 KV heads): 0.5 has no XQA at all; 0.6.1 runs XQA only for an fp16
+        // KV cache (fp8 from 0.7.1); MHA models have no groups to share.
+        {"trt-mmha-gqa", "{serving: {engine_version: 0.5.0}, model: {heads: 64, kv_heads: 8}}",
+         [](D& d) { d.engine = "tensorrt-llm"; }, true,
+         [](const D& d) { CHECK(doc_value(d.doc, "serving.gqa_kv_sharing") == "false"); }},
+        {"trt-mmha-gqa",
+         "{serving: {engine_version: 0.6.1}, model: {heads: 64, kv_heads: 8}}",
+         [](D& d) {
+             d.engine = "tensorrt-llm";
+             d.doc.set("serving.kv_dtype", std::string("fp8"));
+         },
+         true,
+         {}},
+        {"trt-mmha-gqa",
+         "{serving: {engine_version: 0.6.1}, model: {heads: 64, kv_heads: 8}}",
+         [](D& d) { d.engine = "tensorrt-llm"; },
+         false,
+         {}},
+        {"trt-mmha-gqa",
+         "{serving: {engine_version: 0.7.1}, model: {heads: 64, kv_heads: 8}}",
+         [](D& d) {
+             d.engine = "tensorrt-llm";
+             d.doc.set("serving.kv_dtype", std::string("fp8"));
+         },
+         false,
+         {}},
+        {"trt-mmha-gqa",
+         "{serving: {engine_version: 0.5.0}, model: {heads: 40, kv_heads: 40}}",
+         [](D& d) { d.engine = "tensorrt-llm"; },
+         false,
+         {}},
+        {"trt-mmha-gqa", "{model: {heads: 64, kv_heads: 8}}", [](D& d) { d.engine = "tensorrt-llm"; }, false, {}},
+        // vLLM V0 without chunked prefill: budget max(max_model_len, 2048).
+        {"vllm-v0-token-budget", "{serving: {}}",
+         [](D& d) {
+             d.engine = "vllm";
+             d.preset = d.catalog.engine_for("vllm", "0.6.3");
+             d.doc.set("serving.max_model_len", int64_t{4096});
+         },
+         true, [](const D& d) { CHECK(doc_value(d.doc, "serving.max_num_batched_tokens") == "4096"); }},
+        {"vllm-v0-token-budget", "{serving: {}}",
+         [](D& d) {
+             d.engine = "vllm";
+             d.preset = d.catalog.engine_for("vllm", "0.6.3");
+             d.doc.set("serving.max_model_len", int64_t{1024});
+         },
+         true, [](const D& d) { CHECK(doc_value(d.doc, "serving.max_num_batched_tokens") == "2048"); }},
+        {"vllm-v0-token-budget",
+         "{serving: {}}",
+         [](D& d) {
+             d.engine = "vllm";
+             d.preset = d.catalog.engine_for("vllm");
+         },
+         false,
+         {}},
         {"vllm-no-chunked-prefill", "{serving: {chunked_prefill: false}}", [](D& d) { d.engine = "vllm"; }, true,
          [](const D& d) { CHECK(doc_value(d.doc, "serving.policy") == "vllm"); }},
         {"vllm-no-chunked-prefill",
@@ -266,4 +346,27 @@ TEST_CASE("serving rules, each alone", "[scenarios][compare][rules]") {
     };
     for (const auto& t : cases) run_rule_case(t, serving_rules());
     for (const auto& r : serving_rules()) CHECK(tested().count(r.name) == 1);
+}
+
+TEST_CASE("an engine's preset is the one for the case's version: vLLM V0 before 0.8, TensorRT-LLM before 0.8",
+          "[scenarios]") {
+    const auto& cat = testing::source_catalog();
+    REQUIRE(cat.engine_for("vllm") != nullptr);
+    CHECK(cat.engine_for("vllm")->id == "vllm");  // no version: the newest
+    CHECK(cat.engine_for("vllm", "0.6.3")->id == "vllm-v0");
+    CHECK(cat.engine_for("vllm", "v0.7.3")->id == "vllm-v0");
+    CHECK(cat.engine_for("vllm", "0.8")->id == "vllm");
+    CHECK(cat.engine_for("vllm", "0.15.1")->id == "vllm");  // 15 > 8, not "15" < "8"
+    CHECK(cat.engine_for("vllm", "latest")->id == "vllm");  // no digits: the newest
+    CHECK(cat.engine_for("tensorrt-llm", "0.5.0")->id == "tensorrt-llm-0.7");
+    CHECK(cat.engine_for("tensorrt-llm", "~1.0")->id == "tensorrt-llm");
+    CHECK(cat.engine_for("sglang", "0.4.6")->id == "sglang");
+    CHECK(cat.engine_for("tgi", "2.0") == nullptr);
+    // Each engine's presets cover its versions once: one newest, no two holding the same version.
+    for (const char* engine : {"vllm", "tensorrt-llm", "sglang"})
+        for (const char* v : {"0.1", "0.5.0", "0.6.1", "0.7.9", "0.8.0", "1.2.0", "9.0"})
+            CHECK(cat.engine_for(engine, v) != nullptr);
+    CHECK(plans::compare_engine_versions("0.7", "0.7.0") == 0);
+    CHECK(plans::compare_engine_versions("0.10.1", "0.9.2") == 1);
+    CHECK_FALSE(plans::compare_engine_versions("dev", "0.7").has_value());
 }

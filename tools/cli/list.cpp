@@ -55,7 +55,11 @@ void print_presets(const char* title, const Presets& presets) {
         std::string keys;
         for (const auto& setting : x.settings)
             keys += (keys.empty() ? "" : ", ") + setting.key + "=" + plans::format_value(setting.value);
-        std::printf("  %-18s %s\n  %-18s %s\n", id.c_str(), x.name.c_str(), "", keys.c_str());
+        std::string versions;
+        if (!x.versions_from.empty() || !x.versions_before.empty())
+            versions = " [versions " + (x.versions_from.empty() ? std::string("any") : x.versions_from) + " to " +
+                       (x.versions_before.empty() ? std::string("newest") : "before " + x.versions_before) + "]";
+        std::printf("  %-18s %s%s\n  %-18s %s\n", id.c_str(), x.name.c_str(), versions.c_str(), "", keys.c_str());
     }
 }
 
