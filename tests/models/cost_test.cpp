@@ -198,3 +198,23 @@ TEST_CASE("a GEMM's bytes are counted in double, whatever its shape", "[models][
     CHECK(op.bytes == Approx(2 * (m * k + k * n) + 2 * m * n));
     CHECK(op.flops == Approx(2 * m * n * k));
 }
+
+TEST_CASE("a decode kernel without GQA sharing reads each key/value head once per query head", "[models][cost]") {
+    // One sequence decoding (q_len 1) over 1000 keys, 8 query heads sharing 2 KV heads of 128,
+    // fp8 KV: the keys and values are 2 x 2 x 1000 x 128 x 1 B = 512,000 B, the query and output
+    // 2 x 8 x 128 = 2,048 B. TensorRT-LLM's MMHA before 0.7.1 streams each KV head once per query
+    // head of its group (4 of them): 4 x 512,000 + 2,048 B.
+    AttentionShape s;
+    s.heads = 8;
+    s.kv_heads = 2;
+    s.head_dim = 128;
+    s.slices = {SequenceSlice{1, 1, 1000}};
+    CHECK(attention_op(false, s, fathom::hardware::Dtype::fp8).bytes == 512000.0 + 2048.0);
+    s.kv_read_per_query_head = true;
+    CHECK(attention_op(false, s, fathom::hardware::Dtype::fp8).bytes == 4 * 512000.0 + 2048.0);
+    // Prefill slices (q_len > 1) run the context kernel, which shares them: unchanged.
+    s.slices = {SequenceSlice{1, 1000, 1000}};
+    const double prefill = attention_op(false, s, fathom::hardware::Dtype::fp8).bytes;
+    s.kv_read_per_query_head = false;
+    CHECK(attention_op(false, s, fathom::hardware::Dtype::fp8).bytes == prefill);
+}
