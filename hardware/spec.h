@@ -54,7 +54,7 @@ struct AcceleratorSpec {
     std::string name;
     std::string vendor;
     std::map<Dtype, double> peak_flops;  // dense, FLOP/s
-    double memory_capacity = 0;          // bytes
+    double memory_capacity = 0;          // bytes the runtime reports as the total (what frameworks size against)
     double memory_bandwidth = 0;         // bytes/s
     int compute_units = 0;               // SMs / CUs / cube cores
     double l2_cache = 0;                 // bytes

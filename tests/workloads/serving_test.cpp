@@ -406,9 +406,11 @@ TEST_CASE("a serving run is a deterministic function of the scenario and seed", 
 }
 
 TEST_CASE("KV capacity follows vLLM's memory accounting", "[serving]") {
-    // Llama 3 8B bf16 on an 80 GB H100 at 0.9 utilization: 72 GB usable, 16.06 GB of weights
-    // (8.03B parameters x 2 bytes), a KV token of 131072 bytes (32 layers x 2 x 8 heads x 128 x 2):
-    // about (72 - 16.06 - activations - runtime) / 131072 B = ~400k tokens.
+    // Llama 3 8B bf16 on an H100 80GB at 0.9 utilization. The device's total is what the driver
+    // reports, 85,017,493,504 B (79.18 GiB; vLLM's own log on an H100, PR #10511: "total_gpu_memory
+    // 79.22GiB ... the current vLLM instance can use 71.29GiB"): 76.52 GB usable, 16.06 GB of
+    // weights (8.03B parameters x 2 bytes), a KV token of 131072 bytes (32 layers x 2 x 8 heads x
+    // 128 x 2): (76.52 - 16.06 - activations) / 131072 B = ~450k tokens.
     const auto& cat = testing::source_catalog();
     PoolLayout pool;
     pool.accelerator = cat.accelerator("h100-sxm-80gb");
@@ -417,7 +419,8 @@ TEST_CASE("KV capacity follows vLLM's memory accounting", "[serving]") {
     CHECK(m.weight_bytes == Approx(16.06e9).epsilon(0.01));
     CHECK(m.kv_bytes_per_token == 131072);
     const double tokens = static_cast<double>(m.kv_blocks) * 16;
-    CHECK(tokens == Approx((72e9 - m.weight_bytes - m.activation_bytes) / 131072).epsilon(0.001));
+    CHECK(m.usable_bytes == Approx(71.29 * 1024 * 1024 * 1024).epsilon(0.001));
+    CHECK(tokens == Approx((0.9 * 85017493504.0 - m.weight_bytes - m.activation_bytes) / 131072).epsilon(0.001));
 }
 
 TEST_CASE("per-class SLOs: each request is held to its class's targets", "[serving]") {
@@ -461,8 +464,8 @@ TEST_CASE("per-class SLOs: each request is held to its class's targets", "[servi
 TEST_CASE("KV capacity as TensorRT-LLM sizes it: a share of the memory free after loading", "[serving]") {
     // Same model and device as above with memory_fraction_of: free. TensorRT-LLM gives the KV cache
     // free_gpu_memory_fraction (0.9) of what is left once weights and activations are loaded:
-    // (80 GB - 16.06 GB - activations) x 0.9 = ~57.5 GB less 0.9 x activations, more than vLLM's
-    // 72 GB - 16.06 GB - activations = ~55.9 GB less the activations.
+    // (85.02 GB - 16.06 GB - activations) x 0.9 = ~62.1 GB less 0.9 x activations, more than vLLM's
+    // 76.52 GB - 16.06 GB - activations = ~60.5 GB less the activations.
     const auto& cat = testing::source_catalog();
     PoolLayout pool;
     pool.accelerator = cat.accelerator("h100-sxm-80gb");
@@ -471,7 +474,7 @@ TEST_CASE("KV capacity as TensorRT-LLM sizes it: a share of the memory free afte
     const ReplicaMemory m =
         replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, kv, BatchingSettings{}, EngineSettings{});
     const double tokens = static_cast<double>(m.kv_blocks) * 16;
-    CHECK(tokens == Approx((80e9 - m.weight_bytes - m.activation_bytes) * 0.9 / 131072).epsilon(0.001));
+    CHECK(tokens == Approx((85017493504.0 - m.weight_bytes - m.activation_bytes) * 0.9 / 131072).epsilon(0.001));
     const ReplicaMemory v = replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, KvSettings{},
                                            BatchingSettings{}, EngineSettings{});
     CHECK(m.kv_blocks > v.kv_blocks);
