@@ -92,6 +92,13 @@ struct ScaleUpSpec {
     // The collective library's pipeline fill (see pipeline_fill() in hardware/collectives), calibrated.
     double fill_fraction = 0;  // fill time / bandwidth time while chunks grow with the message
     double fill_max = 0;       // bus bytes: the fill once chunks reach their largest size
+    // Serving engines' own peer-memory all-reduce (vLLM, SGLang and TensorRT-LLM custom all-reduce
+    // kernels over NVLink peer mappings, hardware/collectives/peer_allreduce.cpp), calibrated: time =
+    // latency + rank_latency x ranks + bus bytes / bandwidth, for messages up to max_bytes. 0: none.
+    double peer_allreduce_latency = 0;       // s
+    double peer_allreduce_rank_latency = 0;  // s per rank
+    double peer_allreduce_bandwidth = 0;     // achievable bus bytes/s
+    double peer_allreduce_max_bytes = 0;     // largest message the engines send through it
 };
 
 struct NicSpec {
@@ -156,6 +163,9 @@ struct ClusterSpec {
     NetworkBackend network = NetworkBackend::Analytical;
     PcieSpec pcie;
     std::optional<SsdSpec> ssd;
+    // The serving engine's peer-memory all-reduce may run single-node all-reduces (set from the
+    // serving plan's serving.custom_allreduce; training collectives are NCCL's).
+    bool peer_allreduce = false;
 
     int gpus() const { return nodes * gpus_per_node; }
     // Scale-out bandwidth available to one GPU, bytes/s per direction, before efficiency.

@@ -60,7 +60,9 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
         pool_costs[i] = costs.back().get();
         out.cost_model = costs.size() == 1 || kind == out.cost_model ? kind : CostModelKind::Mixed;
     }
-    const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);
+    hardware::ClusterSpec net = context.with_network(cluster);
+    net.peer_allreduce = plan.engine.custom_allreduce;
+    const auto network = hardware::make_network(net, context.collective_algorithm);
     std::unique_ptr<RequestSource> source = plan.traffic.trace.empty()
                                                 ? make_synthetic_source(plan.traffic.synthetic, seed)
                                                 : open_trace(plan.traffic.trace);

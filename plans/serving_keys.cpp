@@ -76,6 +76,11 @@ void add_engine_keys(std::vector<SK>& k) {
                       "run each iteration as two halves, one's expert all-to-all beside the other's compute (SGLang "
                       "--enable-two-batch-overlap)"),
                  member<&ServingPlan::engine, &EngineSettings::two_batch_overlap>()});
+    k.push_back({Decl("serving.custom_allreduce", KeyType::Boolean,
+                      "single-node tensor-parallel all-reduces run the engine's peer-memory kernel (vLLM/SGLang/"
+                      "TensorRT-LLM custom all-reduce) where the fabric has one calibrated and it is faster than "
+                      "NCCL's; false: NCCL's algorithms only"),
+                 member<&ServingPlan::engine, &EngineSettings::custom_allreduce>()});
     k.push_back({Decl("serving.expert_load", KeyType::Number,
                       "MoE under ep > 1: the busiest GPU's routed tokens over the mean (1: balanced, as EPLB aims for)")
                      .range(1, 64),

@@ -133,7 +133,8 @@ hardware::ScaleUpSpec parse_fabric(const Node& n) {
     if (n.has("nvls")) f.nvls = n.sourced_bool("nvls");
     const Node c = n.child("calibration");
     c.allow_only({"busbw_efficiency", "nvls_busbw_efficiency", "nvls_latency", "pipeline_fill_fraction",
-                  "pipeline_fill_max", "step_latency"});
+                  "pipeline_fill_max", "step_latency", "peer_allreduce_latency", "peer_allreduce_rank_latency",
+                  "peer_allreduce_bandwidth", "peer_allreduce_max_bytes"});
     f.busbw_efficiency = c.sourced_number("busbw_efficiency");
     if (c.has("nvls_busbw_efficiency")) {
         f.nvls_busbw_efficiency = c.sourced_number("nvls_busbw_efficiency");
@@ -144,6 +145,13 @@ hardware::ScaleUpSpec parse_fabric(const Node& n) {
         c.fail("pipeline_fill_fraction", "expected a number from 0 to 10 (fill time over bandwidth time)");
     f.fill_max = c.sourced_quantity("pipeline_fill_max", Dimension::Bytes);
     f.step_latency = c.sourced_quantity("step_latency", Dimension::Time);
+    if (c.has("peer_allreduce_bandwidth")) {  // all four together
+        f.peer_allreduce_latency = c.sourced_quantity("peer_allreduce_latency", Dimension::Time);
+        f.peer_allreduce_rank_latency = c.sourced_quantity("peer_allreduce_rank_latency", Dimension::Time);
+        f.peer_allreduce_bandwidth = c.sourced_quantity("peer_allreduce_bandwidth", Dimension::Bandwidth);
+        f.peer_allreduce_max_bytes = c.sourced_quantity("peer_allreduce_max_bytes", Dimension::Bytes);
+        if (f.peer_allreduce_bandwidth <= 0) c.fail("peer_allreduce_bandwidth", "must be positive");
+    }
     return f;
 }
 

@@ -177,24 +177,42 @@ double price_collective(const Case& c, const Evaluated& e, hardware::Collective 
     if (ranks < 2) throw Unsupported{"a collective of one rank"};
     if (ranks > e.scenario.cluster.gpus()) throw Unsupported{"more ranks than GPUs"};
     const std::string algorithm = c.text("benchmark.algorithm", "default");
+    const std::string impl = c.text("benchmark.implementation");
     std::string forced;
     if (algorithm == "ring" || algorithm == "tree" || algorithm == "nvls") forced = algorithm;
     else if (algorithm != "default") throw Unsupported{"collective algorithm '" + algorithm + "' is not modelled"};
-    const auto network = hardware::make_network(e.context.with_network(e.scenario.cluster), forced);
+    hardware::ClusterSpec cluster = e.context.with_network(e.scenario.cluster);
+    // A serving engine's own all-reduce kernel (vLLM, SGLang, TensorRT-LLM custom all-reduce):
+    // fathom's `peer` algorithm, with the fabric's calibrated constants.
+    const bool custom = impl == "custom-allreduce";
+    if (custom) {
+        if (op != hardware::Collective::AllReduce) throw Unsupported{"a custom all-reduce kernel of another op"};
+        if (cluster.scale_up.peer_allreduce_bandwidth <= 0)
+            throw Unsupported{"no custom all-reduce calibrated for fabric " + cluster.scale_up.id};
+        cluster.peer_allreduce = true;
+        forced = "peer";
+    }
+    const auto network = hardware::make_network(cluster, forced);
     hardware::CommGroup group;
     group.size = ranks;
-    const std::string impl = c.text("benchmark.implementation");
     if (op == hardware::Collective::AllToAll && c.has("benchmark.tokens")) {
         // The MoE all-to-alls are priced as their dispatch (a combine would be read as its own phase).
         if (c.peek("benchmark.phase") == "dispatch") c.at("benchmark.phase");
         if (impl.rfind("deepep-low-latency", 0) == 0) return price_low_latency(c, *network, group, out);
         return price_deepep_normal(c, e, *network, group, out);
     }
-    expect_metric(c, "busbw_gb_per_s", "a collective");
+    const std::string metric = c.text("metric");
+    if (metric != "busbw_gb_per_s" && metric != "latency_us")
+        throw Unsupported{"metric '" + metric + "' of a collective"};
     if (!c.has("benchmark.size_bytes")) throw Unsupported{"collective without size_bytes"};
     const double size = c.number("benchmark.size_bytes");
-    const double t = network->collective(op, size, group).seconds;
-    if (impl != "nccl-tests" && !impl.empty()) out.assumptions.push_back("'" + impl + "' timed like nccl-tests");
+    const hardware::CollectiveCost cost = network->collective(op, size, group);
+    if (custom && cost.algorithm != "peer")
+        throw Unsupported{"a message above the custom all-reduce's size limit (NCCL's then)"};
+    const double t = cost.seconds;
+    if (impl != "nccl-tests" && !impl.empty() && !custom)
+        out.assumptions.push_back("'" + impl + "' timed like nccl-tests");
+    if (metric == "latency_us") return t * 1e6;
     return size / t * hardware::bus_factor(op, static_cast<double>(ranks)) / 1e9;
 }
 

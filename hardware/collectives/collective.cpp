@@ -78,6 +78,10 @@ const CollectiveRegistry& collective_registry() {
         r.add("nvls", "NVLink SHARP in-switch reduction inside one node (all-reduce)", &make_nvls);
         r.add("pairwise", "all-to-all as simultaneous pairwise exchanges", &make_pairwise);
         r.add("direct", "point-to-point send/recv over the best link", &make_direct);
+        r.add("peer",
+              "serving engines' custom all-reduce inside one node: each GPU reads its peers' buffers over "
+              "NVLink (one-shot / two-shot kernels of vLLM, SGLang, TensorRT-LLM)",
+              &make_peer_allreduce);
         return r;
     }();
     return registry;

@@ -52,6 +52,9 @@ struct CollectiveContext {
     double nvls_latency = 0;    // seconds, NVLS start-up beyond the launch
     double fill_fraction = 0;   // pipeline fill / bandwidth time while chunks grow with the message
     double fill_max = 0;        // bus bytes: the fill once chunks reach their largest size
+    // The serving engine's peer-memory all-reduce (ScaleUpSpec::peer_allreduce_*), when the network
+    // serves an engine that has one; peer_bandwidth 0: not available.
+    double peer_latency = 0, peer_rank_latency = 0, peer_bandwidth = 0, peer_max_bytes = 0;
 };
 
 // One flow of a collective's steady state, between members of the group (indices 0..ranks-1,
@@ -90,7 +93,7 @@ public:
 using CollectiveFactory = std::unique_ptr<CollectiveAlgorithm> (*)();
 using CollectiveRegistry = sim::Registry<CollectiveFactory>;
 
-// The built-in algorithms: ring, tree, hierarchical, nvls, pairwise, direct.
+// The built-in algorithms: ring, tree, hierarchical, nvls, pairwise, direct, peer.
 const CollectiveRegistry& collective_registry();
 
 // Factories, one per algorithm file.
@@ -100,6 +103,7 @@ std::unique_ptr<CollectiveAlgorithm> make_hierarchical();
 std::unique_ptr<CollectiveAlgorithm> make_nvls();
 std::unique_ptr<CollectiveAlgorithm> make_pairwise();
 std::unique_ptr<CollectiveAlgorithm> make_direct();
+std::unique_ptr<CollectiveAlgorithm> make_peer_allreduce();
 
 // Bandwidth of the slowest hop of a ring that visits `ranks_per_node` GPUs in each of `nodes`
 // nodes: inside a node the scale-up bandwidth; between nodes each GPU's NIC share, and the ring's

@@ -112,6 +112,12 @@ private:
         // groups that span nodes.
         ctx.fill_fraction = su.fill_fraction;
         ctx.fill_max = su.fill_max;
+        if (cluster_.peer_allreduce && su.peer_allreduce_bandwidth > 0) {
+            ctx.peer_latency = su.peer_allreduce_latency;
+            ctx.peer_rank_latency = su.peer_allreduce_rank_latency;
+            ctx.peer_bandwidth = su.peer_allreduce_bandwidth;
+            ctx.peer_max_bytes = su.peer_allreduce_max_bytes;
+        }
 
         double inter_bw = cluster_.nic_bandwidth_per_gpu() * cluster_.nic.efficiency;
         double hops = 1;  // one leaf (or rail) switch

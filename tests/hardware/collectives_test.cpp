@@ -386,3 +386,30 @@ TEST_CASE("groups with an offset or explicit members: layouts and global ranks",
         CHECK(sibling_groups(CommGroup::of({3, 42}), 128).size() == 1);
     }
 }
+
+TEST_CASE("a serving engine's peer all-reduce: latency + rank latency x n + bus bytes / its bandwidth, one node",
+          "[hardware][collectives]") {
+    // The test fabric with nvlink4-nvswitch's fitted custom all-reduce: 2.85 us + 0.379 us x n +
+    // 2(n-1)/n S / 229.6 GB/s, up to 8 MiB. 8 ranks, 1 MiB: 2.85 + 3.032 + 1.75 x 1048576 / 229.6e9
+    // = 5.882 + 7.992 = 13.87 us, where the ring takes 5 + 14 x 2 + 1.75 x 1 MiB / 360 GB/s = 38.1 us.
+    ClusterSpec c = test_cluster();
+    c.scale_up.peer_allreduce_latency = 2.85e-6;
+    c.scale_up.peer_allreduce_rank_latency = 0.379e-6;
+    c.scale_up.peer_allreduce_bandwidth = 229.6e9;
+    c.scale_up.peer_allreduce_max_bytes = 8.0 * 1024 * 1024;
+    const CommGroup tp{8, 1};
+    const double S = 1048576;
+    // Training (no engine kernel): NCCL's algorithms only.
+    CHECK(make_analytical_network(c, "")->collective(Collective::AllReduce, S, tp).algorithm != "peer");
+    c.peer_allreduce = true;
+    const auto net = make_analytical_network(c, "");
+    const CollectiveCost p = net->collective(Collective::AllReduce, S, tp);
+    CHECK(p.algorithm == "peer");
+    CHECK(p.seconds == Approx(2.85e-6 + 8 * 0.379e-6 + 1.75 * S / 229.6e9).epsilon(1e-12));
+    CHECK(p.seconds == Approx(13.87e-6).epsilon(1e-3));
+    // Above the size limit the engines hand the all-reduce to NCCL.
+    CHECK(net->collective(Collective::AllReduce, 16.0 * 1024 * 1024, tp).algorithm != "peer");
+    // Across nodes (16 ranks over 2 nodes) it does not apply; nor to other collectives.
+    CHECK(net->collective(Collective::AllReduce, S, CommGroup{16, 1}).algorithm != "peer");
+    CHECK(net->collective(Collective::AllGather, S, tp).algorithm != "peer");
+}

@@ -53,6 +53,10 @@ struct EngineSettings {
     // batch runs as two halves, one half's expert all-to-all beside the other half's compute, so a
     // MoE layer takes max(compute, communication) of the two halves instead of their sum.
     bool two_batch_overlap = false;
+    // The engine's own peer-memory all-reduce for single-node tensor-parallel all-reduces up to the
+    // fabric's size limit (vLLM, SGLang, TensorRT-LLM custom all-reduce; hardware/collectives/
+    // peer_allreduce.cpp), where the fabric has one calibrated; false: NCCL's algorithms only.
+    bool custom_allreduce = false;
 };
 
 struct BatchingSettings {
