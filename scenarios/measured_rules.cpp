@@ -205,14 +205,24 @@ const std::vector<ServingRule>& serving_rule_table() {
         // the low-latency ones for decode batches (deepep_auto).
         {"deepep-dispatch", SS::Experts, [](const SD& d) { return expert_parallel(d) && deepep(d); },
          [](SD& d) {
+             // deepep_auto: each pool's batches choose; a pool measured alone makes both pools its
+             // kind (the other one only feeds it), a whole system runs each pool its own.
              const std::string mode = dispatcher(d);
-             const bool low_latency =
-                 mode == "deepep_low_latency" || (mode == "deepep_auto" && d.measured_pool == "decode");
-             for (const std::string& pool : d.pools())
+             const std::string suffix = mode == "deepep_auto" ? " (SGLang deepep_mode auto)" : "";
+             std::string said;
+             for (const std::string& pool : d.pools()) {
+                 const bool decode_pool =
+                     d.measured_pool == "both" ? pool == "serving.disaggregation.decode" : d.measured_pool == "decode";
+                 const bool low_latency = mode == "deepep_low_latency" || (mode == "deepep_auto" && decode_pool);
+                 const std::string kind = low_latency ? "low-latency" : "normal";
                  d.doc.set(pool + ".dispatcher", std::string(low_latency ? "deepep_ll" : "deepep"),
                            "serving.moe_dispatcher");
-             d.assumptions.push_back(std::string("DeepEP ") + (low_latency ? "low-latency" : "normal") + " dispatch" +
-                                     (mode == "deepep_auto" ? " (SGLang deepep_mode auto)" : ""));
+                 if (d.measured_pool == "both")
+                     said +=
+                         (said.empty() ? "" : ", ") + kind + " in the " + pool.substr(pool.rfind('.') + 1) + " pool";
+                 else said = kind;
+             }
+             d.assumptions.push_back("DeepEP " + said + " dispatch" + suffix);
          }},
         {"alltoall-dispatch", SS::Experts, [](const SD& d) { return expert_parallel(d) && dispatcher(d).empty(); },
          [](SD& d) { d.assumptions.push_back("token dispatcher alltoall (the case states none)"); }},

@@ -16,26 +16,30 @@ namespace {
 using workloads::serving::Percentiles;
 using workloads::serving::ServingPlan;
 
-// What the case cannot be compared as: a whole disaggregated system, a replayed trace, lengths
-// from a dataset the file does not hold, or a case whose notes say so.
+// What the case cannot be compared as: a replayed trace, lengths from a dataset the file does not
+// hold, a disaggregated pool whose layout is not given, or a case whose notes say so.
 void check_expressible(const Case& c, std::string& measured_pool) {
     for (const auto& note : c.raw()["notes"])
         if (note.IsScalar() &&
             note.Scalar().find("cannot be reproduced from its typed configuration") != std::string::npos)
             throw Unsupported{"its notes say it cannot be reproduced from its typed configuration"};
     if (c.has("serving.disaggregation")) {
-        measured_pool = c.text("serving.disaggregation.measured", "both");
-        if (measured_pool != "prefill" && measured_pool != "decode")
-            throw Unsupported{"disaggregated cases measured as a whole system are not compared yet"};
-        if (!c.has("serving.disaggregation." + measured_pool))
+        measured_pool = c.choice("serving.disaggregation.measured", {"prefill", "decode", "both"}, "both");
+        if (measured_pool == "both") {  // the whole system: both pools' layouts are needed
+            for (const char* pool : {"prefill", "decode"})
+                if (!c.has(std::string("serving.disaggregation.") + pool))
+                    throw Unsupported{std::string("the ") + pool + " pool's layout is not given"};
+        } else if (!c.has("serving.disaggregation." + measured_pool)) {
             throw Unsupported{"the measured pool's layout is not given"};
+        }
     }
 }
 
 void check_workload(const Case& c, const std::string& measured_pool) {
     if (c.text("serving.workload.arrival") == "trace")
         throw Unsupported{"trace-driven cases are not replayed (the trace is not in the file)"};
-    if (!c.has("serving.workload.input_len") || (!c.has("serving.workload.output_len") && measured_pool.empty()))
+    const bool needs_output = measured_pool.empty() || measured_pool == "both";
+    if (!c.has("serving.workload.input_len") || (!c.has("serving.workload.output_len") && needs_output))
         throw Unsupported{"request lengths come from a dataset (" + c.text("serving.workload.dataset", "unnamed") +
                           ") the case does not give"};
 }
@@ -60,8 +64,38 @@ void translate_engine(ServingDraft& d, Translation& t) {
 // of whose pools then run it): tp x pp per replica, dp replicas (all of the pool's GPUs when dp is
 // omitted), and ep. With ep > tp the dp ranks are the data-parallel attention ranks of one engine
 // whose MoE layers are expert-parallel over ep GPUs (measured-format.md `serving.dp`).
+// A whole disaggregated system: each pool its own layout from its block (replicas: dp x instances,
+// or the pool's GPUs over tp x pp), the requests through both.
+void translate_system_pools(ServingDraft& d) {
+    const Case& c = d.c;
+    for (const char* name : {"prefill", "decode"}) {
+        const std::string where = std::string("serving.disaggregation.") + name, pool = where;
+        const int64_t gpus = c.count(where + ".gpus");
+        if (!c.has(where + ".tp")) throw Unsupported{std::string("the ") + name + " pool's tensor-parallel degree"};
+        const int64_t tp = c.integer(where + ".tp", "serving.tp");
+        const int64_t pp = c.has(where + ".pp") ? c.integer(where + ".pp", "serving.pp") : 1;
+        const int64_t instances = c.has(where + ".instances") ? c.count(where + ".instances") : 1;
+        const int64_t replicas = c.has(where + ".dp") ? instances * c.integer(where + ".dp", "serving.replicas")
+                                                      : std::max<int64_t>(1, gpus / (tp * pp));
+        int64_t ep = c.has(where + ".ep") ? c.integer(where + ".ep", "serving.ep") : 1;
+        if (ep > 1 && ep == tp) ep = 1;  // experts inside each replica's TP group
+        d.doc.set(pool + ".tp", tp, where + ".tp");
+        d.doc.set(pool + ".pp", pp, where + ".pp");
+        d.doc.set(pool + ".replicas", replicas, c.has(where + ".dp") ? where + ".dp" : where + ".gpus");
+        d.doc.set(pool + ".ep", ep, where + ".ep");
+        d.ep = std::max(d.ep, ep);
+        if (std::string(name) == "decode") d.replicas = replicas;
+    }
+    d.assumptions.push_back("the whole disaggregated system: prefill and decode pools as the case gives them");
+    if (d.ep > 1) {
+        if (!d.model.moe.enabled()) throw Unsupported{"ep > 1 on a dense model"};
+        run_rules(d, ServingStep::Experts);
+    }
+}
+
 void translate_pool(ServingDraft& d, int64_t cluster_gpus) {
     const Case& c = d.c;
+    if (d.measured_pool == "both") return translate_system_pools(d);
     const std::string where = d.measured_pool.empty() ? "serving" : "serving.disaggregation." + d.measured_pool;
     const int64_t gpus = d.measured_pool.empty() || !c.has(where + ".gpus") ? cluster_gpus : c.count(where + ".gpus");
     if (!c.has(where + ".tp")) throw Unsupported{"the case does not give the tensor-parallel degree"};
@@ -167,6 +201,7 @@ int64_t translate_lengths(ServingDraft& d) {
 void translate_static_batch(ServingDraft& d, int64_t in_len) {
     const Case& c = d.c;
     if (!c.has("serving.workload.batch_size")) throw Unsupported{"a static batch without its size"};
+    if (d.measured_pool == "both") throw Unsupported{"a static batch through a whole disaggregated system"};
     int64_t b = c.count("serving.workload.batch_size"), requests = 0;
     d.doc.set("traffic.arrival", std::string("offline"), "serving.workload.arrival");
     if (!d.measured_pool.empty() || d.ep > 1) {
@@ -262,6 +297,8 @@ double serving_metric(const Case& c, const Evaluated& e, CompareResult& out) {
                                                                                : p.replica;
     const std::string metric = c.text("metric"), statistic = c.text("statistic", "single"),
                       scope = c.text("scope", "system");
+    if (scope == "per_replica" && p.decode && isolate == workloads::serving::PoolIsolation::None)
+        throw Unsupported{"a per-replica figure of a whole disaggregated system"};
     const double per = scope == "per_gpu" ? p.gpus() : scope == "per_replica" ? pool.replicas : 1;
     // Static batches: throughput over the time the batches ran (all requests arrive at 0).
     if (metric == "output_tokens_per_s") return r.output_tokens_per_s / per;

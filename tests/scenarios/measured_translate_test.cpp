@@ -154,3 +154,49 @@ TEST_CASE("every configuration field of the format is read or listed as not mode
         }
     }
 }
+
+TEST_CASE("a disaggregated system measured as a whole runs both pools as the case lays them out",
+          "[scenarios][compare]") {
+    // Llama 3 8B, one prefill and one decode H100 (1P1D), Poisson arrivals at 1 request/s of 2000
+    // prompt and 100 output tokens. Neither pool is near saturation (a 2000-token prefill takes
+    // ~50 ms, a decode step at batch ~1 ~7 ms), so the system's output rate is the arrival rate x the
+    // output length: 100 tokens/s, within the run's edge effects (10%).
+    const YAML::Node c = YAML::Load(R"(
+id: pd-whole-system
+kind: serving
+source: {type: page, url: https://example.org, title: a test}
+trust: low
+completeness: partial
+hardware: {accelerator: h100-sxm-80gb}
+cluster: {gpus: 2, nodes: 1, gpus_per_node: 8, intra_node: {fabric: nvlink4-nvswitch}}
+model: {name: Llama 3 8B, architecture: dense, layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336,
+        vocab: 128256, activation: swiglu, norm: rmsnorm, position_embedding: rope}
+serving:
+  engine: vllm
+  disaggregation:
+    measured: both
+    prefill: {gpus: 1, tp: 1}
+    decode: {gpus: 1, tp: 1}
+  workload: {arrival: poisson, request_rate: 1, num_requests: 300, input_len: 2000, output_len: 100}
+precision: {dtype: bf16}
+metric: output_tokens_per_s
+value: 100
+unit: tokens/s
+statistic: single
+scope: system
+)");
+    const auto r = compare_one(c, "pd_whole_system.yaml");
+    REQUIRE(r.size() == 1);
+    INFO(r[0].reason);
+    REQUIRE(r[0].ok());
+    CHECK(listed(r[0].assumptions, "the whole disaggregated system: prefill and decode pools as the case gives them"));
+    CHECK(r[0].predicted == Approx(100).epsilon(0.1));
+    // A per-replica figure has no one replica to divide by; a static batch is not run through both.
+    YAML::Node per_replica = YAML::Clone(c);
+    per_replica["scope"] = "per_replica";
+    CHECK_FALSE(compare_one(per_replica, "pd_whole_system_replica.yaml")[0].ok());
+    YAML::Node no_decode = YAML::Clone(c);
+    no_decode["serving"]["disaggregation"].remove("decode");
+    CHECK(compare_one(no_decode, "pd_whole_system_half.yaml")[0].reason.find("decode pool's layout") !=
+          std::string::npos);
+}
