@@ -12,6 +12,8 @@ double dtype_bytes(Dtype d) {
         case Dtype::fp16: return 2;
         case Dtype::fp32:
         case Dtype::tf32: return 4;
+        // 4 bits and NVFP4's fp8 scale per 16 values (MXFP4's per 32 would be 0.53125): the larger.
+        case Dtype::fp4: return 0.5625;
     }
     return 2;
 }

@@ -12,14 +12,17 @@
 
 namespace fathom::hardware {
 
-enum class Dtype { fp32, tf32, bf16, fp16, fp8, int8 };
+// fp4: 4-bit floating point with a block scale (NVIDIA NVFP4: one fp8 scale per 16 values;
+// AMD/OCP MXFP4: one 8-bit scale per 32), stored as dtype_bytes(fp4) = 0.5625 bytes a value.
+enum class Dtype { fp32, tf32, bf16, fp16, fp8, int8, fp4 };
 constexpr auto enum_names(Dtype) {
     return sim::name_table<Dtype>({{Dtype::fp32, "fp32"},
                                    {Dtype::tf32, "tf32"},
                                    {Dtype::bf16, "bf16"},
                                    {Dtype::fp16, "fp16"},
                                    {Dtype::fp8, "fp8"},
-                                   {Dtype::int8, "int8"}});
+                                   {Dtype::int8, "int8"},
+                                   {Dtype::fp4, "fp4"}});
 }
 // Bytes per element (fp8/int8 = 1, bf16/fp16 = 2, fp32/tf32 = 4).
 double dtype_bytes(Dtype d);

@@ -91,7 +91,7 @@ void add_engine_keys(std::vector<SK>& k) {
                      .by_default("none (fathom's defaults)"),
                  member<&ServingPlan::engine, &EngineSettings::preset>()});
     k.push_back({Decl("serving.dtype", KeyType::Choice, "weight and GEMM dtype (fp8: fp8 weights and GEMMs)")
-                     .choices(plan_dtype_choices()),
+                     .choices(serving_dtype_choices()),
                  member<&ServingPlan::kernels, &models::KernelStack::gemm_dtype>()});
     k.push_back({Decl("serving.gqa_kv_sharing", KeyType::Boolean,
                       "decode attention reads each KV head once for its group of query heads (XQA, FlashInfer, "
@@ -100,7 +100,7 @@ void add_engine_keys(std::vector<SK>& k) {
                  member<&ServingPlan::kernels, &models::KernelStack::gqa_shared_kv>()});
     // The cache's dtype is also the one attention kernels read.
     k.push_back(
-        {Decl("serving.kv_dtype", KeyType::Choice, "KV-cache dtype").choices(plan_dtype_choices()),
+        {Decl("serving.kv_dtype", KeyType::Choice, "KV-cache dtype").choices(serving_dtype_choices()),
          [](ServingPlan& p, const KeyValue& v) { p.kv.dtype = p.kernels.kv_dtype = sim::parse<Dtype>(to_str(v)); },
          member<&ServingPlan::kv, &KvSettings::dtype>().get});
     k.push_back({Decl("serving.policy", KeyType::Choice, "batching policy (`fathom list policies`)")

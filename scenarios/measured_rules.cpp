@@ -257,15 +257,16 @@ const std::vector<ServingRule>& serving_rule_table() {
         // concurrency 100 on it decodes ~85 sequences at once (920 tokens/s x 93 ms ITL), each holding
         // over 5000 tokens, which needs ~70 GB of fp8 KV cache but ~139 GB in bf16, more than the
         // ~89 GB that 2 x 80 GB leave beside 70 GB of fp8 weights.
-        // TensorRT-LLM fp8 engines as NVIDIA builds them for its published benchmarks quantize the
-        // KV cache to fp8 too: docs/source/performance.md (0.6.1) builds every H100 FP8 engine with
+        // TensorRT-LLM fp8 (and fp4) engines as NVIDIA builds them for its published benchmarks
+        // quantize the KV cache to fp8 too: docs/source/performance.md (0.6.1) builds every H100 FP8 engine with
         // `--enable_fp8 --fp8_kv_cache` ("To run the benchmarks below on A100, you will need to
         // remove the --enable_fp8 --fp8_kv_cache options"); later checkpoints come from Model
-        // Optimizer, whose --kv_cache_qformat defaults to fp8 (the NIM rule below).
+        // Optimizer, whose --kv_cache_qformat defaults to fp8 for fp8 and nvfp4 checkpoints alike
+        // (the NIM rule below).
         {"trt-fp8-kv-cache", SS::Precision,
          [](const SD& d) {
-             return d.engine == "tensorrt-llm" && !d.c.has("precision.kv_cache") &&
-                    d.c.peek("precision.dtype") == "fp8";
+             const std::string dtype = d.c.peek("precision.dtype");
+             return d.engine == "tensorrt-llm" && !d.c.has("precision.kv_cache") && (dtype == "fp8" || dtype == "fp4");
          },
          [](SD& d) {
              d.doc.set("serving.kv_dtype", std::string("fp8"), "precision.dtype");
@@ -274,7 +275,10 @@ const std::vector<ServingRule>& serving_rule_table() {
                  "builds, Model Optimizer's fp8 kv_cache_qformat default)");
          }},
         {"nim-fp8-kv-cache", SS::Precision,
-         [](const SD& d) { return d.nim && !d.c.has("precision.kv_cache") && d.c.peek("precision.dtype") == "fp8"; },
+         [](const SD& d) {
+             const std::string dtype = d.c.peek("precision.dtype");
+             return d.nim && !d.c.has("precision.kv_cache") && (dtype == "fp8" || dtype == "fp4");
+         },
          [](SD& d) {
              d.doc.set("serving.kv_dtype", std::string("fp8"), "precision.dtype");
              d.assumptions.push_back(

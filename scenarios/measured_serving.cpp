@@ -124,23 +124,30 @@ void translate_pool(ServingDraft& d, int64_t cluster_gpus) {
     }
 }
 
-// GEMM and KV-cache dtypes: fp16 GEMMs are priced as bf16 ones (same width and tensor rate), a
-// one-byte KV cache (fp8, int8) as fp8, any other as bf16.
+// GEMM and KV-cache dtypes: fp16 GEMMs are priced as bf16 ones (same width and tensor rate), fp4
+// (NVFP4, MXFP4) as fp4; a one-byte KV cache (fp8, int8) as fp8, a 4-bit one (fp4) as fp4, any
+// other as bf16. int4 (weight-only AWQ/GPTQ) and int8 GEMMs are not modelled.
 void translate_precision(ServingDraft& d, Translation& t) {
     const Case& c = d.c;
     const std::string dtype =
         c.choice("precision.dtype", {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"}, "bf16");
-    d.doc.set("serving.dtype", std::string(dtype == "fp8" ? "fp8" : "bf16"), "precision.dtype");
-    if (dtype == "fp16") t.fill_ins.push_back("fp16 GEMMs priced as bf16 ones (same width and tensor-core rate)");
-    if (dtype != "fp8" && dtype != "bf16" && dtype != "fp16")
+    if (dtype != "fp8" && dtype != "bf16" && dtype != "fp16" && dtype != "fp4")
         throw Unsupported{"precision '" + dtype + "' is not modelled"};
+    d.doc.set("serving.dtype", std::string(dtype == "fp16" ? "bf16" : dtype), "precision.dtype");
+    if (dtype == "fp16") t.fill_ins.push_back("fp16 GEMMs priced as bf16 ones (same width and tensor-core rate)");
+    if (dtype == "fp4") {
+        const auto& acc = d.catalog.accelerator(std::get<std::string>(d.doc.value("cluster.accelerator")));
+        if (!acc.peak_flops.count(hardware::Dtype::fp4))
+            t.fill_ins.push_back("fp4 on " + acc.id +
+                                 ", which has no fp4 tensor rate: 4-bit weights at its 16-bit rate");
+    }
     if (c.has("precision.kv_cache")) {
         const std::string kv =
             c.choice("precision.kv_cache", {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"}, "bf16");
-        const bool one_byte = kv == "fp8" || kv == "int8";
-        d.doc.set("serving.kv_dtype", std::string(one_byte ? "fp8" : "bf16"), "precision.kv_cache");
-        if (kv != "fp8" && kv != "bf16")
-            t.fill_ins.push_back("a " + kv + " KV cache priced as " + (one_byte ? "fp8" : "bf16"));
+        const bool one_byte = kv == "fp8" || kv == "int8", four_bit = kv == "fp4" || kv == "int4";
+        d.doc.set("serving.kv_dtype", std::string(four_bit ? "fp4" : one_byte ? "fp8" : "bf16"), "precision.kv_cache");
+        if (kv != "fp8" && kv != "bf16" && kv != "fp4")
+            t.fill_ins.push_back("a " + kv + " KV cache priced as " + (four_bit ? "fp4" : one_byte ? "fp8" : "bf16"));
     }
     run_rules(d, ServingStep::Precision);
 }

@@ -148,6 +148,8 @@ void check_each_search_choice_round_trips() {
 TEST_CASE("every choice key's choices come from its enum's table, a stated subset or a registry", "[plans][keys]") {
     using hardware::Dtype;
     const auto dtypes = sim::choices<Dtype>({Dtype::bf16, Dtype::fp16, Dtype::fp8});
+    // Serving adds fp4 (NVFP4 / MXFP4 weights, GEMMs and KV cache; plans/key_decl.h).
+    const auto serving_dtypes = sim::choices<Dtype>({Dtype::bf16, Dtype::fp16, Dtype::fp8, Dtype::fp4});
     const auto dispatchers = sim::choices<models::MoeDispatcher>();
     std::vector<std::string> schedules = {"auto"};
     for (const auto& e : workloads::schedule_registry().entries()) schedules.push_back(e.name);
@@ -178,8 +180,8 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"serving.disaggregation.prefill.dispatcher", dispatchers},
         {"serving.disaggregation.decode.dispatcher", dispatchers},
         {"serving.disaggregation.isolate", sim::choices<workloads::serving::PoolIsolation>()},
-        {"serving.dtype", dtypes},
-        {"serving.kv_dtype", dtypes},
+        {"serving.dtype", serving_dtypes},
+        {"serving.kv_dtype", serving_dtypes},
         {"serving.policy", registry_names(workloads::serving::policy_registry())},
         {"serving.memory_fraction_of", {"device", "free"}},  // a flag, named
         {"serving.preemption", sim::choices<workloads::serving::Preemption>()},

@@ -405,24 +405,6 @@ TEST_CASE("a serving run is a deterministic function of the scenario and seed", 
     CHECK(c.ttft_s.mean != a.ttft_s.mean);
 }
 
-TEST_CASE("KV capacity follows vLLM's memory accounting", "[serving]") {
-    // Llama 3 8B bf16 on an H100 80GB at 0.9 utilization. The device's total is what the driver
-    // reports, 85,017,493,504 B (79.18 GiB; vLLM's own log on an H100, PR #10511: "total_gpu_memory
-    // 79.22GiB ... the current vLLM instance can use 71.29GiB"): 76.52 GB usable, 16.06 GB of
-    // weights (8.03B parameters x 2 bytes), a KV token of 131072 bytes (32 layers x 2 x 8 heads x
-    // 128 x 2): (76.52 - 16.06 - activations) / 131072 B = ~450k tokens.
-    const auto& cat = testing::source_catalog();
-    PoolLayout pool;
-    pool.accelerator = cat.accelerator("h100-sxm-80gb");
-    const ReplicaMemory m = replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, KvSettings{},
-                                           BatchingSettings{}, EngineSettings{});
-    CHECK(m.weight_bytes == Approx(16.06e9).epsilon(0.01));
-    CHECK(m.kv_bytes_per_token == 131072);
-    const double tokens = static_cast<double>(m.kv_blocks) * 16;
-    CHECK(m.usable_bytes == Approx(71.29 * 1024 * 1024 * 1024).epsilon(0.001));
-    CHECK(tokens == Approx((0.9 * 85017493504.0 - m.weight_bytes - m.activation_bytes) / 131072).epsilon(0.001));
-}
-
 TEST_CASE("per-class SLOs: each request is held to its class's targets", "[serving]") {
     // A trace of 40 requests: rows 0, 2, 4, ... of class "tight", rows 1, 5, 9, ... "loose" and
     // rows 3, 7, 11, ... without a class (held to the scenario's default SLO). "tight" asks for a TTFT of 1 us, which
@@ -459,25 +441,6 @@ TEST_CASE("per-class SLOs: each request is held to its class's targets", "[servi
     CHECK(r.slo_classes[3].slo_tpot_s == Approx(1e-3));
     for (const auto& rec : r.records)
         CHECK(rec.slo_met == (r.slo_class_names[static_cast<size_t>(rec.slo_class)] != "tight"));
-}
-
-TEST_CASE("KV capacity as TensorRT-LLM sizes it: a share of the memory free after loading", "[serving]") {
-    // Same model and device as above with memory_fraction_of: free. TensorRT-LLM gives the KV cache
-    // free_gpu_memory_fraction (0.9) of what is left once weights and activations are loaded:
-    // (85.02 GB - 16.06 GB - activations) x 0.9 = ~62.1 GB less 0.9 x activations, more than vLLM's
-    // 76.52 GB - 16.06 GB - activations = ~60.5 GB less the activations.
-    const auto& cat = testing::source_catalog();
-    PoolLayout pool;
-    pool.accelerator = cat.accelerator("h100-sxm-80gb");
-    KvSettings kv;
-    kv.fraction_of_free = true;
-    const ReplicaMemory m =
-        replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, kv, BatchingSettings{}, EngineSettings{});
-    const double tokens = static_cast<double>(m.kv_blocks) * 16;
-    CHECK(tokens == Approx((85017493504.0 - m.weight_bytes - m.activation_bytes) * 0.9 / 131072).epsilon(0.001));
-    const ReplicaMemory v = replica_memory(cat.model("llama3-8b"), pool, models::KernelStack{}, KvSettings{},
-                                           BatchingSettings{}, EngineSettings{});
-    CHECK(m.kv_blocks > v.kv_blocks);
 }
 
 TEST_CASE("reserving prompt + output at admission never preempts (GUARANTEED_NO_EVICT)", "[serving]") {

@@ -22,8 +22,10 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     ReplicaMemory r;
     const double tp = pool.tp;
     const int pp = pool.pp;
-    const double wbytes = hardware::dtype_bytes(kernels.gemm_dtype == hardware::Dtype::fp8 ? hardware::Dtype::fp8
-                                                                                           : hardware::Dtype::bf16);
+    // Quantized weights (fp8, fp4 with its block scales) at their width, 16-bit ones at two bytes.
+    const hardware::Dtype wd = kernels.gemm_dtype;
+    const double wbytes =
+        hardware::dtype_bytes(wd == hardware::Dtype::fp8 || wd == hardware::Dtype::fp4 ? wd : hardware::Dtype::bf16);
     // The fullest stage: the first stage gets the remainder layers and the embedding; the last the
     // output layer (kept in bf16). With one stage, both.
     const int64_t layers0 = (m.layers + pp - 1) / pp;
