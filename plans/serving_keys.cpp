@@ -76,6 +76,12 @@ void add_engine_keys(std::vector<SK>& k) {
                       "run each iteration as two halves, one's expert all-to-all beside the other's compute (SGLang "
                       "--enable-two-batch-overlap)"),
                  member<&ServingPlan::engine, &EngineSettings::two_batch_overlap>()});
+    k.push_back({Decl("serving.num_scheduler_steps", KeyType::Integer,
+                      "multi-step scheduling (vLLM V0 --num-scheduler-steps): decode-only batches run this many "
+                      "iterations per scheduling round, admitting nothing until it ends, with the engine's CPU time "
+                      "per iteration paid once a round")
+                     .range(1, 64),
+                 member<&ServingPlan::engine, &EngineSettings::scheduler_steps>()});
     k.push_back({Decl("serving.custom_allreduce", KeyType::Boolean,
                       "single-node tensor-parallel all-reduces run the engine's peer-memory kernel (vLLM/SGLang/"
                       "TensorRT-LLM custom all-reduce) where the fabric has one calibrated and it is faster than "

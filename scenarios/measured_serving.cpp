@@ -171,6 +171,8 @@ void translate_batching(ServingDraft& d) {
         d.doc.set("serving.memory_fraction_of", std::string("free"), "serving.kv_cache_free_memory_fraction");
     }
     if (c.has("serving.prefix_cache")) d.doc.take(c, "serving.prefix_cache", "serving.prefix_caching");
+    if (c.has("serving.num_scheduler_steps"))
+        d.doc.take(c, "serving.num_scheduler_steps", "serving.num_scheduler_steps");
     run_rules(d, ServingStep::Batching);
 }
 

@@ -46,7 +46,8 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
       place_(place),
       state_(place.id, in.plan.batching, in.plan.kv, mem.kv_blocks, mem.block_bytes),
       coster_(in.model, pool, in.plan.kernels, in.plan.engine, cost, in.network, in.plan.expert_load),
-      policy_(policy_registry().get(in.plan.batching.policy).factory(in.plan.batching)),
+      policy_(make_multi_step(policy_registry().get(in.plan.batching.policy).factory(in.plan.batching),
+                              in.plan.batching.policy == "static" ? 1 : in.plan.engine.scheduler_steps)),
       stage_free_s_(static_cast<size_t>(pool.pp), 0.0),
       slots_(static_cast<size_t>(pool.pp)),
       pcie_bandwidth_(in.cluster.pcie.achievable_bandwidth()) {

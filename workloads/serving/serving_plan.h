@@ -57,6 +57,9 @@ struct EngineSettings {
     // fabric's size limit (vLLM, SGLang, TensorRT-LLM custom all-reduce; hardware/collectives/
     // peer_allreduce.cpp), where the fabric has one calibrated; false: NCCL's algorithms only.
     bool custom_allreduce = false;
+    // Multi-step scheduling (vLLM V0 --num-scheduler-steps): decode-only batches run this many
+    // iterations per scheduling round, the CPU time per iteration paid once a round.
+    int64_t scheduler_steps = 1;
 };
 
 struct BatchingSettings {

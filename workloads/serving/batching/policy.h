@@ -67,6 +67,9 @@ std::unique_ptr<BatchingPolicy> make_vllm_policy(const BatchingSettings&);
 std::unique_ptr<BatchingPolicy> make_sarathi_policy(const BatchingSettings&);
 std::unique_ptr<BatchingPolicy> make_splitfuse_policy(const BatchingSettings&);
 std::unique_ptr<BatchingPolicy> make_past_future_policy(const BatchingSettings&);
+// Multi-step scheduling over `base` (batching/multi_step.cpp): a decode-only batch runs `steps`
+// iterations before the policy is asked again; `steps` <= 1 returns `base` itself.
+std::unique_ptr<BatchingPolicy> make_multi_step(std::unique_ptr<BatchingPolicy> base, int64_t steps);
 
 // Building blocks the token-budget policies share (batching/policy.cpp).
 // Every running decode (admission order) joins with one token, growing its KV by a block when it
