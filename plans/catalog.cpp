@@ -31,6 +31,7 @@ void StackPreset::apply(workloads::serving::ServingPlan& plan) const {
 }
 
 const StackPreset& Catalog::engine(const std::string& id) const { return lookup(engines_, id, "serving engine"); }
+const DatasetSpec& Catalog::dataset(const std::string& id) const { return lookup(datasets_, id, "dataset"); }
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "plans/keys.h"
+#include "workloads/lengths/length_distribution.h"
 
 #include <map>
 #include <optional>
@@ -42,6 +43,14 @@ struct StackPreset {
 // as `a` is older than, the same as or newer than `b`; nullopt when either has no digits.
 std::optional<int> compare_engine_versions(const std::string& a, const std::string& b);
 
+// A serving benchmark dataset as request lengths (workloads/datasets/<id>.yaml): the empirical
+// distributions of its prompt and output tokens, drawn independently, with the table they come from.
+struct DatasetSpec {
+    std::string id, name, source;
+    int64_t requests = 0;  // rows of the table the distributions were made from
+    workloads::LengthDistribution prompt, output;
+};
+
 class Catalog {
 public:
     const hardware::AcceleratorSpec& accelerator(const std::string& id) const;
@@ -52,6 +61,7 @@ public:
     const models::ModelSpec& model(const std::string& id) const;
     const StackPreset& stack(const std::string& id) const;
     const StackPreset& engine(const std::string& id) const;
+    const DatasetSpec& dataset(const std::string& id) const;
     // The engine preset standing for a measured-format engine name, or null: the one whose versions
     // hold `version`, or (no version, or one that is not a dotted number) the newest, whose range
     // has no upper end; null also when no preset of the engine holds that version.
@@ -67,6 +77,7 @@ public:
     std::map<std::string, models::ModelSpec>& models() { return models_; }
     std::map<std::string, StackPreset>& stacks() { return stacks_; }
     std::map<std::string, StackPreset>& engines() { return engines_; }
+    std::map<std::string, DatasetSpec>& datasets() { return datasets_; }
     const std::map<std::string, hardware::AcceleratorSpec>& accelerators() const { return accelerators_; }
     const std::map<std::string, hardware::ScaleUpSpec>& fabrics() const { return fabrics_; }
     const std::map<std::string, hardware::NicSpec>& nics() const { return nics_; }
@@ -75,6 +86,7 @@ public:
     const std::map<std::string, models::ModelSpec>& models() const { return models_; }
     const std::map<std::string, StackPreset>& stacks() const { return stacks_; }
     const std::map<std::string, StackPreset>& engines() const { return engines_; }
+    const std::map<std::string, DatasetSpec>& datasets() const { return datasets_; }
 
 private:
     std::map<std::string, hardware::AcceleratorSpec> accelerators_;
@@ -85,6 +97,7 @@ private:
     std::map<std::string, models::ModelSpec> models_;
     std::map<std::string, StackPreset> stacks_;
     std::map<std::string, StackPreset> engines_;
+    std::map<std::string, DatasetSpec> datasets_;
 };
 
 }  // namespace fathom::plans

@@ -232,6 +232,11 @@ void add_traffic_keys(std::vector<SK>& k) {
                       "output_tokens and optional prefix_group, prefix_tokens, session, session_tokens, slo_class")
                      .by_default("none"),
                  member<&ServingPlan::traffic, &TrafficPlan::trace>()});
+    k.push_back({Decl("traffic.dataset", KeyType::Text,
+                      "prompt and output lengths from a benchmark dataset of the catalog (workloads/datasets/, "
+                      "`fathom list datasets`); traffic.prompt or traffic.output given as well replaces that one")
+                     .by_default("none"),
+                 member<&ServingPlan::traffic, &TrafficPlan::dataset>()});
     add_length_keys<&ServingPlan::traffic, &TrafficPlan::synthetic, &SyntheticTraffic::prompt>(k, "traffic.prompt");
     add_length_keys<&ServingPlan::traffic, &TrafficPlan::synthetic, &SyntheticTraffic::output>(k, "traffic.output");
     k.push_back({Decl("traffic.shared_prefix.groups", KeyType::Integer, "distinct shared prefixes").range(1).required(),

@@ -1,5 +1,6 @@
 #include "scenarios/catalog.h"
 
+#include "scenarios/scenario.h"
 #include "scenarios/schema.h"
 #include "sim/error.h"
 
@@ -303,6 +304,18 @@ std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
     });
     load_dir(fs::path(root) / "workloads" / "engines", "serving-engine", c->engines(), [](const Node& n) {
         return parse_preset(n, plans::serving_plan_keys(), "engines", "not a serving key (serving.*)");
+    });
+    load_dir(fs::path(root) / "workloads" / "datasets", "dataset", c->datasets(), [](const Node& n) {
+        n.allow_only({"kind", "id", "name", "source", "requests", "prompt", "output"});
+        plans::DatasetSpec d;
+        d.id = n.str("id");
+        d.name = n.str("name");
+        d.source = n.str("source");
+        if (d.source.empty()) n.fail("source", "empty source");
+        d.requests = n.integer("requests");
+        if (d.requests < 1) n.fail("requests", "must be a positive integer");
+        read_dataset_lengths(n, d.prompt, d.output);
+        return d;
     });
     return c;
 }

@@ -35,9 +35,17 @@ void check_expressible(const Case& c, std::string& measured_pool) {
     }
 }
 
-void check_workload(const Case& c, const std::string& measured_pool) {
+void check_workload(const Case& c, const plans::Catalog& catalog, const std::string& measured_pool) {
     if (c.text("serving.workload.arrival") == "trace")
         throw Unsupported{"trace-driven cases are not replayed (the trace is not in the file)"};
+    // A named benchmark dataset without fixed lengths: its lengths from the catalog's table.
+    const std::string dataset = c.peek("serving.workload.dataset");
+    if (!c.has("serving.workload.input_len") && !dataset.empty() && dataset != "synthetic" && dataset != "other") {
+        if (!catalog.datasets().count(dataset))
+            throw Unsupported{"request lengths come from the " + dataset +
+                              " dataset, which has no length table in workloads/datasets/ yet"};
+        return;
+    }
     const bool needs_output = measured_pool.empty() || measured_pool == "both";
     if (!c.has("serving.workload.input_len") || (!c.has("serving.workload.output_len") && needs_output))
         throw Unsupported{"request lengths come from a dataset (" + c.text("serving.workload.dataset", "unnamed") +
@@ -180,6 +188,20 @@ void translate_batching(ServingDraft& d) {
 // token, a decode pool's throughput at a context of input_len barely depends on how long it runs.
 int64_t translate_lengths(ServingDraft& d) {
     const Case& c = d.c;
+    if (!c.has("serving.workload.input_len")) {  // a catalog dataset (check_workload): its lengths
+        const std::string dataset = c.text("serving.workload.dataset");
+        const plans::DatasetSpec& ds = d.catalog.dataset(dataset);
+        d.doc.set("traffic.dataset", dataset, "serving.workload.dataset");
+        d.assumptions.push_back("prompt and output lengths from the " + dataset +
+                                " table (workloads/datasets/), drawn independently");
+        const int64_t longest = ds.prompt.bins.empty() || ds.output.bins.empty()
+                                    ? 0
+                                    : *std::max_element(ds.prompt.bins.begin(), ds.prompt.bins.end()) +
+                                          *std::max_element(ds.output.bins.begin(), ds.output.bins.end());
+        if (c.has("serving.max_model_len")) d.doc.take(c, "serving.max_model_len", "serving.max_model_len");
+        else if (longest > 0) d.doc.set("serving.max_model_len", longest, "serving.workload.dataset");
+        return static_cast<int64_t>(ds.prompt.expected() + 0.5);
+    }
     const int64_t in_len = c.count("serving.workload.input_len");
     int64_t out_len = 100;
     if (c.has("serving.workload.output_len")) {
@@ -273,7 +295,7 @@ Translation translate_serving(const Case& c, const plans::EvaluationContext& ctx
     d.doc.section_origin("traffic", "serving.workload");
     d.model = translate_model(c, d.doc, t.assumptions, t.fill_ins);
     const std::string accelerator = translate_accelerator(c, d.catalog, d.doc, t.assumptions);
-    check_workload(c, d.measured_pool);
+    check_workload(c, d.catalog, d.measured_pool);
     std::vector<std::string> nic;  // the NIC matters (and is said) only between nodes
     if (translate_cluster(c, d.catalog, accelerator, d.doc, nic, t.fill_ins) > 1)
         t.fill_ins.insert(t.fill_ins.end(), nic.begin(), nic.end());

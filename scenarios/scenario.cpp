@@ -189,7 +189,7 @@ void read_lengths(const Node& tr, ServingPlan& p, KeySet& given) {
     for (const char* which : {"prompt", "output"}) {
         const std::string prefix = std::string("traffic.") + which;
         workloads::LengthDistribution& dist = which[0] == 'p' ? p.traffic.synthetic.prompt : p.traffic.synthetic.output;
-        const bool needed = p.traffic.trace.empty();
+        const bool needed = p.traffic.trace.empty() && p.traffic.dataset.empty();
         if (!tr.has(which)) {
             if (needed) tr.fail("", std::string("missing required key '") + which + "'");
             continue;
@@ -207,13 +207,37 @@ void read_lengths(const Node& tr, ServingPlan& p, KeySet& given) {
     }
 }
 
+}  // namespace
+
+void read_dataset_lengths(const Node& n, workloads::LengthDistribution& prompt, workloads::LengthDistribution& output) {
+    ServingPlan p;
+    KeySet given;
+    p.traffic.trace = "(dataset)";  // both are checked below, neither may default
+    for (const char* which : {"prompt", "output"})
+        if (!n.has(which)) n.fail("", std::string("missing required key '") + which + "'");
+    read_lengths(n, p, given);
+    prompt = p.traffic.synthetic.prompt;
+    output = p.traffic.synthetic.output;
+}
+
+namespace {
+
 // The `traffic` section: arrivals, lengths, shared prefixes, sessions, or a trace file (relative
 // to the scenario file).
-void read_traffic(const Node& root, ServingPlan& p, KeySet& given) {
+void read_traffic(const Node& root, const plans::Catalog& cat, ServingPlan& p, KeySet& given) {
     const auto& keys = plans::serving_plan_keys();
     const Node tr = root.child("traffic");
     check_section_keys(tr, "traffic", {"prompt", "output", "shared_prefix", "sessions"});
     read_section(tr, "traffic", keys, p, &given);
+    if (!p.traffic.dataset.empty()) {  // the dataset's lengths first; prompt or output given replace them
+        try {
+            const plans::DatasetSpec& d = cat.dataset(p.traffic.dataset);
+            p.traffic.synthetic.prompt = d.prompt;
+            p.traffic.synthetic.output = d.output;
+        } catch (const sim::InputError& e) {
+            tr.fail("dataset", e.bare_message());
+        }
+    }
     read_lengths(tr, p, given);
     for (const char* sub : {"shared_prefix", "sessions"})
         if (auto n = tr.find(sub)) {
@@ -270,7 +294,7 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
     ServingPlan p;
     KeySet given;
     read_serving_section(root, cat, p, given);
-    read_traffic(root, p, given);
+    read_traffic(root, cat, p, given);
     read_slo_and_capacity(root, p, given);
     // Derived defaults and the pools' accelerators.
     if (!p.disaggregated() && !given.count("serving.replicas")) {

@@ -17,6 +17,9 @@ namespace fathom::scenarios {
 // `overrides` are "dotted.key=value" strings (the CLI's --set), applied before validation.
 plans::Scenario load_scenario(const std::string& path, const plans::Catalog& catalog,
                               const std::vector<std::string>& overrides = {});
+// A dataset file's (workloads/datasets/) prompt and output lengths, read as a scenario's
+// traffic.prompt and traffic.output are (both required).
+void read_dataset_lengths(const Node& n, workloads::LengthDistribution& prompt, workloads::LengthDistribution& output);
 plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog);
 // The same, but an impossible plan (plans/constraints.h) comes back in `violations` instead of as an
 // InputError: for front ends that report such a plan as an answer (`fathom compare`'s unsupported

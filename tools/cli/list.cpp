@@ -100,6 +100,14 @@ const std::vector<Category>& categories() {
         {"stacks", [](C c) { print_presets("software-stack presets (scenario key `stack`)", c.stacks()); }},
         {"engines", [](C c) { print_presets("serving-engine presets (scenario key `serving.engine`)", c.engines()); }},
         {"sources", [](C) { print_sources(); }},
+        {"datasets",
+         [](C c) {
+             std::cout << "serving datasets (traffic.dataset: prompt and output lengths, drawn independently):\n";
+             for (const auto& [id, d] : c.datasets())
+                 std::printf("  %-22s %s: %lld requests, prompt mean %.0f, output mean %.0f tokens\n  %-22s %s\n",
+                             id.c_str(), d.name.c_str(), static_cast<long long>(d.requests), d.prompt.expected(),
+                             d.output.expected(), "", d.source.c_str());
+         }},
         {"policies",
          [](C) { print_registry("batching policies (serving.policy)", workloads::serving::policy_registry()); }},
         {"routers", [](C) { print_registry("routers (serving.router)", workloads::serving::router_registry()); }},

@@ -93,6 +93,7 @@ struct TrafficPlan {
     ArrivalMode mode = ArrivalMode::Open;
     SyntheticTraffic synthetic;
     std::string trace;            // a trace file replaces the generator when set
+    std::string dataset;          // the catalog dataset the prompt and output lengths came from ("": none)
     int64_t concurrency = 0;      // closed loop: clients
     double think_time_s = 0;      // closed loop: pause between a reply and the next request
     int64_t warmup_requests = 0;  // requests excluded from the aggregates (their load counts)
