@@ -114,24 +114,36 @@ TEST_CASE("serving predictions match the published measurements", "[scenarios][c
     CHECK(p90 <= 0.20);
 }
 
-TEST_CASE("fathom's own measured file: the custom all-reduce times the peer kernel was fitted to",
-          "[scenarios][compare]") {
+TEST_CASE(
+    "fathom's own measured file: the custom all-reduce times the peer kernel was fitted to, and held-out "
+    "TensorRT-LLM 0.6.1 rows",
+    "[scenarios][compare]") {
     // scenarios/measured-fathom.yaml: SGLang's 18 H100 custom all-reduce times (PR #2904, tp 2/4/8,
     // 2 KiB-4 MiB). The nvlink4-nvswitch peer_allreduce_* constants are one relative least-squares
     // fit to them (median |error| 7.9%, max 20.9%, in-sample): every case is simulated as the peer
-    // kernel and the fit's errors hold.
+    // kernel and the fit's errors hold. And the ten rows of TensorRT-LLM's 0.6.1 performance table
+    // that the shared file does not hold (LLaMA 7B/70B, H100 fp8 and A100 fp16), fitted on by
+    // nothing: all simulated, median |error| 8.9% when added (pinned at 10%); the worst, A100 70B
+    // TP4 at 240 x 128/2048, +61.5%.
     const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-fathom.yaml",
                                                      testing::source_context());
-    REQUIRE(results.size() == 18);
-    std::vector<double> errs;
+    std::vector<double> fitted, held_out;
     for (const auto& r : results) {
         INFO(r.id << " measured " << r.measured << " predicted " << r.predicted);
         REQUIRE(r.ok());
-        CHECK(std::fabs(r.error) < 0.22);
-        errs.push_back(std::fabs(r.error));
+        if (r.kind == "microbench") {
+            CHECK(std::fabs(r.error) < 0.22);
+            fitted.push_back(std::fabs(r.error));
+        } else {
+            held_out.push_back(std::fabs(r.error));
+        }
     }
-    std::sort(errs.begin(), errs.end());
-    CHECK(0.5 * (errs[8] + errs[9]) < 0.09);
+    REQUIRE(fitted.size() == 18);
+    REQUIRE(held_out.size() == 10);
+    std::sort(fitted.begin(), fitted.end());
+    std::sort(held_out.begin(), held_out.end());
+    CHECK(0.5 * (fitted[8] + fitted[9]) < 0.09);
+    CHECK(0.5 * (held_out[4] + held_out[5]) < 0.10);
 }
 
 TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in the sources' units",
