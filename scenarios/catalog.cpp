@@ -315,6 +315,9 @@ std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
         d.requests = n.integer("requests");
         if (d.requests < 1) n.fail("requests", "must be a positive integer");
         read_dataset_lengths(n, d.prompt, d.output);
+        // A dataset is an empirical table: its lengths are histograms (tools/datasets/).
+        if (d.prompt.kind != workloads::LengthKind::Histogram) n.fail("prompt", "expected distribution: histogram");
+        if (d.output.kind != workloads::LengthKind::Histogram) n.fail("output", "expected distribution: histogram");
         return d;
     });
     return c;

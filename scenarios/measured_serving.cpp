@@ -68,63 +68,71 @@ void translate_engine(ServingDraft& d, Translation& t) {
     t.stack = d.preset ? d.preset->id : "defaults";
 }
 
-// The measured pool's layout (`serving` itself, or the measured pool of `serving.disaggregation`, both
-// of whose pools then run it): tp x pp per replica, dp replicas (all of the pool's GPUs when dp is
-// omitted), and ep. With ep > tp the dp ranks are the data-parallel attention ranks of one engine
-// whose MoE layers are expert-parallel over ep GPUs (measured-format.md `serving.dp`).
-// A whole disaggregated system: each pool its own layout from its block (replicas: dp x instances,
-// or the pool's GPUs over tp x pp), the requests through both.
-void translate_system_pools(ServingDraft& d) {
-    const Case& c = d.c;
-    for (const char* name : {"prefill", "decode"}) {
-        const std::string where = std::string("serving.disaggregation.") + name, pool = where;
-        const int64_t gpus = c.count(where + ".gpus");
-        if (!c.has(where + ".tp")) throw Unsupported{std::string("the ") + name + " pool's tensor-parallel degree"};
-        const int64_t tp = c.integer(where + ".tp", "serving.tp");
-        const int64_t pp = c.has(where + ".pp") ? c.integer(where + ".pp", "serving.pp") : 1;
-        const int64_t instances = c.has(where + ".instances") ? c.count(where + ".instances") : 1;
-        const int64_t replicas = c.has(where + ".dp") ? instances * c.integer(where + ".dp", "serving.replicas")
-                                                      : std::max<int64_t>(1, gpus / (tp * pp));
-        int64_t ep = c.has(where + ".ep") ? c.integer(where + ".ep", "serving.ep") : 1;
-        if (ep > 1 && ep == tp) ep = 1;  // experts inside each replica's TP group
-        d.doc.set(pool + ".tp", tp, where + ".tp");
-        d.doc.set(pool + ".pp", pp, where + ".pp");
-        d.doc.set(pool + ".replicas", replicas, c.has(where + ".dp") ? where + ".dp" : where + ".gpus");
-        d.doc.set(pool + ".ep", ep, where + ".ep");
-        d.ep = std::max(d.ep, ep);
-        if (std::string(name) == "decode") d.replicas = replicas;
-    }
-    d.assumptions.push_back("the whole disaggregated system: prefill and decode pools as the case gives them");
-    if (d.ep > 1) {
-        if (!d.model.moe.enabled()) throw Unsupported{"ep > 1 on a dense model"};
-        run_rules(d, ServingStep::Experts);
-    }
-}
+// One pool's layout as a block of the case gives it (`serving` itself or a disaggregated pool):
+// tp x pp per replica, replicas from dp (x instances) or the pool's GPUs over tp x pp, and ep (ep =
+// tp: the experts split over each replica's TP group, as the engine's fused MoE does). With ep > tp
+// the dp ranks are the data-parallel attention ranks of one engine whose MoE layers are
+// expert-parallel over ep GPUs (measured-format.md `serving.dp`).
+struct PoolShape {
+    int64_t tp = 1, pp = 1, replicas = 1, ep = 1;
+    std::string replicas_from;  // the case's field the replica count came from
+};
 
-void translate_pool(ServingDraft& d, int64_t cluster_gpus) {
+PoolShape read_pool_shape(ServingDraft& d, const std::string& where, int64_t gpus) {
     const Case& c = d.c;
-    if (d.measured_pool == "both") return translate_system_pools(d);
-    const std::string where = d.measured_pool.empty() ? "serving" : "serving.disaggregation." + d.measured_pool;
-    const int64_t gpus = d.measured_pool.empty() || !c.has(where + ".gpus") ? cluster_gpus : c.count(where + ".gpus");
-    if (!c.has(where + ".tp")) throw Unsupported{"the case does not give the tensor-parallel degree"};
-    const int64_t tp = c.integer(where + ".tp", "serving.tp");
-    const int64_t pp = c.has(where + ".pp") ? c.integer(where + ".pp", "serving.pp") : 1;
-    d.replicas =
-        c.has(where + ".dp") ? c.integer(where + ".dp", "serving.replicas") : std::max<int64_t>(1, gpus / (tp * pp));
-    d.ep = c.has(where + ".ep") ? c.integer(where + ".ep", "serving.ep") : 1;
-    if (d.ep > 1 && d.ep == tp) {
-        d.ep = 1;  // experts inside each replica's TP group: split over it as the engine's fused MoE does
+    PoolShape s;
+    if (!c.has(where + ".tp")) throw Unsupported{"the case does not give the tensor-parallel degree of " + where};
+    s.tp = c.integer(where + ".tp", "serving.tp");
+    s.pp = c.has(where + ".pp") ? c.integer(where + ".pp", "serving.pp") : 1;
+    const int64_t instances = c.has(where + ".instances") ? c.count(where + ".instances") : 1;
+    if (c.has(where + ".dp")) {
+        s.replicas = instances * c.integer(where + ".dp", "serving.replicas");
+        s.replicas_from = where + ".dp";
+    } else {
+        s.replicas = std::max<int64_t>(1, gpus / (s.tp * s.pp));
+        s.replicas_from = c.has(where + ".gpus") ? where + ".gpus" : "cluster.gpus";
+    }
+    s.ep = c.has(where + ".ep") ? c.integer(where + ".ep", "serving.ep") : 1;
+    if (s.ep > 1 && s.ep == s.tp) {
+        s.ep = 1;
         d.assumptions.push_back("ep = tp: experts split over each replica's tensor-parallel group");
     }
-    if (!d.measured_pool.empty()) {
-        d.doc.set("serving.disaggregation.isolate", d.measured_pool, "serving.disaggregation.measured");
-        d.assumptions.push_back("the " + d.measured_pool + " pool measured alone, the other one unlimited");
-    }
-    for (const std::string& pool : d.pools()) {
-        d.doc.set(pool + ".tp", tp, where + ".tp");
-        d.doc.set(pool + ".pp", pp, where + ".pp");
-        d.doc.set(pool + ".replicas", d.replicas, c.has(where + ".dp") ? where + ".dp" : "cluster.gpus");
-        d.doc.set(pool + ".ep", d.ep, where + ".ep");
+    return s;
+}
+
+void set_pool(ServingDraft& d, const std::string& pool, const PoolShape& s, const std::string& where) {
+    d.doc.set(pool + ".tp", s.tp, where + ".tp");
+    d.doc.set(pool + ".pp", s.pp, where + ".pp");
+    d.doc.set(pool + ".replicas", s.replicas, s.replicas_from);
+    d.doc.set(pool + ".ep", s.ep, where + ".ep");
+}
+
+// The layout: `serving` itself; or a disaggregated pool measured alone, whose layout both pools then
+// run; or a whole disaggregated system, each pool as its block gives it and the requests through
+// both.
+void translate_pool(ServingDraft& d, int64_t cluster_gpus) {
+    const Case& c = d.c;
+    if (d.measured_pool == "both") {
+        for (const char* name : {"prefill", "decode"}) {
+            const std::string where = std::string("serving.disaggregation.") + name;
+            const PoolShape s = read_pool_shape(d, where, c.count(where + ".gpus"));
+            set_pool(d, where, s, where);
+            d.ep = std::max(d.ep, s.ep);
+            if (where == "serving.disaggregation.decode") d.replicas = s.replicas;
+        }
+        d.assumptions.push_back("the whole disaggregated system: prefill and decode pools as the case gives them");
+    } else {
+        const std::string where = d.measured_pool.empty() ? "serving" : "serving.disaggregation." + d.measured_pool;
+        const int64_t gpus =
+            d.measured_pool.empty() || !c.has(where + ".gpus") ? cluster_gpus : c.count(where + ".gpus");
+        const PoolShape s = read_pool_shape(d, where, gpus);
+        d.replicas = s.replicas;
+        d.ep = s.ep;
+        if (!d.measured_pool.empty()) {
+            d.doc.set("serving.disaggregation.isolate", d.measured_pool, "serving.disaggregation.measured");
+            d.assumptions.push_back("the " + d.measured_pool + " pool measured alone, the other one unlimited");
+        }
+        for (const std::string& pool : d.pools()) set_pool(d, pool, s, where);
     }
     if (d.ep > 1) {
         if (!d.model.moe.enabled()) throw Unsupported{"ep > 1 on a dense model"};
@@ -194,12 +202,11 @@ int64_t translate_lengths(ServingDraft& d) {
         d.doc.set("traffic.dataset", dataset, "serving.workload.dataset");
         d.assumptions.push_back("prompt and output lengths from the " + dataset +
                                 " table (workloads/datasets/), drawn independently");
-        const int64_t longest = ds.prompt.bins.empty() || ds.output.bins.empty()
-                                    ? 0
-                                    : *std::max_element(ds.prompt.bins.begin(), ds.prompt.bins.end()) +
-                                          *std::max_element(ds.output.bins.begin(), ds.output.bins.end());
+        // The longest request the histograms can draw (the catalog's datasets are histograms).
+        const int64_t longest = *std::max_element(ds.prompt.bins.begin(), ds.prompt.bins.end()) +
+                                *std::max_element(ds.output.bins.begin(), ds.output.bins.end());
         if (c.has("serving.max_model_len")) d.doc.take(c, "serving.max_model_len", "serving.max_model_len");
-        else if (longest > 0) d.doc.set("serving.max_model_len", longest, "serving.workload.dataset");
+        else d.doc.set("serving.max_model_len", longest, "serving.workload.dataset");
         return static_cast<int64_t>(ds.prompt.expected() + 0.5);
     }
     const int64_t in_len = c.count("serving.workload.input_len");

@@ -184,12 +184,12 @@ void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPl
     }
 }
 
-// traffic.prompt and traffic.output: an integer (a fixed length) or a length distribution's keys.
-void read_lengths(const Node& tr, ServingPlan& p, KeySet& given) {
+// traffic.prompt and traffic.output: an integer (a fixed length) or a length distribution's keys;
+// `needed`: an absent one is an error.
+void read_lengths(const Node& tr, ServingPlan& p, KeySet& given, bool needed) {
     for (const char* which : {"prompt", "output"}) {
         const std::string prefix = std::string("traffic.") + which;
         workloads::LengthDistribution& dist = which[0] == 'p' ? p.traffic.synthetic.prompt : p.traffic.synthetic.output;
-        const bool needed = p.traffic.trace.empty() && p.traffic.dataset.empty();
         if (!tr.has(which)) {
             if (needed) tr.fail("", std::string("missing required key '") + which + "'");
             continue;
@@ -212,10 +212,7 @@ void read_lengths(const Node& tr, ServingPlan& p, KeySet& given) {
 void read_dataset_lengths(const Node& n, workloads::LengthDistribution& prompt, workloads::LengthDistribution& output) {
     ServingPlan p;
     KeySet given;
-    p.traffic.trace = "(dataset)";  // both are checked below, neither may default
-    for (const char* which : {"prompt", "output"})
-        if (!n.has(which)) n.fail("", std::string("missing required key '") + which + "'");
-    read_lengths(n, p, given);
+    read_lengths(n, p, given, true);
     prompt = p.traffic.synthetic.prompt;
     output = p.traffic.synthetic.output;
 }
@@ -238,7 +235,8 @@ void read_traffic(const Node& root, const plans::Catalog& cat, ServingPlan& p, K
             tr.fail("dataset", e.bare_message());
         }
     }
-    read_lengths(tr, p, given);
+    // Lengths may be left to a trace file or a dataset.
+    read_lengths(tr, p, given, p.traffic.trace.empty() && p.traffic.dataset.empty());
     for (const char* sub : {"shared_prefix", "sessions"})
         if (auto n = tr.find(sub)) {
             check_section_keys(*n, std::string("traffic.") + sub);

@@ -10,16 +10,13 @@ Prints, on a 0.02 grid, the median |error| of the GH100 serving entries for each
 value with the smallest one (the objective the constant was first fitted with), then each case's
 error when the value is refitted without that case. Requires PyYAML.
 """
-import json
 import os
-import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
-SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import catalog_fit
+
 GH100 = ["h100-sxm-80gb", "h800-sxm-80gb", "h200-sxm-141gb"]
 GRID = [round(0.60 + 0.02 * i, 2) for i in range(21)]
 
@@ -34,21 +31,12 @@ def main():
     gh100 = {c["id"] for c in cases if c.get("kind") == "serving" and (c.get("hardware") or {}).get("accelerator") in GH100}
     errors = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for d in ("hardware/catalog", "hardware/calibration", "models/catalog", "workloads/stacks", "workloads/engines",
-                  "scenarios/sources"):
-            if os.path.isdir(os.path.join(SRC, d)):
-                shutil.copytree(os.path.join(SRC, d), os.path.join(tmp, d))
-        acc_dir = os.path.join(tmp, "hardware/catalog/accelerators")
+        catalog_fit.copy_catalogs(tmp)
         for x in GRID:
             for a in GH100:
-                p = os.path.join(acc_dir, a + ".yaml")
-                s = re.sub(r"(  serving_clock: \{value: )[0-9.]+", r"\g<1>%s" % x, open(p).read())
-                open(p, "w").write(s)
-            out = os.path.join(tmp, "c.json")
-            subprocess.run([fathom, "compare", measured, "--other-metrics", "--json", out], check=True,
-                           capture_output=True, env=dict(os.environ, FATHOM_DATA_DIR=tmp))
-            errors[x] = {r["id"]: r["error"] for r in json.load(open(out))
-                         if r["status"] == "ok" and r["id"].split("#")[0] in gh100}
+                catalog_fit.set_constant(tmp, a, "serving_clock", x)
+            results = catalog_fit.compare(fathom, measured, tmp, os.path.join(tmp, "c.json"), "--other-metrics")
+            errors[x] = {r["id"]: r["error"] for r in results if r["status"] == "ok" and r["id"].split("#")[0] in gh100}
     ids = list(errors[GRID[0]])
     med = lambda x, keep: statistics.median(abs(errors[x][c]) for c in keep)
     for x in GRID:

@@ -13,18 +13,15 @@ only; B200 has no dense case in the file, so it is fitted on its mixture-of-expe
 structural gaps then land in its constant, which the closing note of the fit must say).
 Requires PyYAML.
 """
-import json
 import os
-import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
 import yaml
 
-SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import catalog_fit
+
 H100 = ["h100-sxm-80gb", "h800-sxm-80gb", "h200-sxm-141gb"]
 GRID = [round(0.45 + 0.01 * i, 2) for i in range(44)]
 
@@ -43,17 +40,8 @@ def main():
     # Devices fitted on their MoE cases too: those with no dense training case in the file.
     moe_fitted = {"b200"}
     with tempfile.TemporaryDirectory() as tmp:
-        for d in ("hardware/catalog", "hardware/calibration", "models/catalog", "workloads/stacks", "workloads/engines",
-                  "scenarios/sources"):
-            if os.path.isdir(os.path.join(SRC, d)):
-                shutil.copytree(os.path.join(SRC, d), os.path.join(tmp, d))
-        acc_dir = os.path.join(tmp, "hardware/catalog/accelerators")
-
-        def set_clock(acc, value):
-            p = os.path.join(acc_dir, acc + ".yaml")
-            s = re.sub(r"(  sustained_clock: \{value: )[0-9.]+", r"\g<1>%s" % value, open(p).read())
-            open(p, "w").write(s)
-
+        catalog_fit.copy_catalogs(tmp)
+        set_clock = lambda acc, value: catalog_fit.set_constant(tmp, acc, "sustained_clock", value)
         errors = {}
         for x in GRID:  # each device's errors depend only on its own constant
             for a in H100:
@@ -61,13 +49,11 @@ def main():
             set_clock("h100-sxm-96gb-hbm2e", round(x * 0.844, 4))
             set_clock("a100-sxm-80gb", x)
             set_clock("b200", x)
-            out = os.path.join(tmp, "c.json")
-            subprocess.run([fathom, "compare", measured, "--json", out], check=True, capture_output=True,
-                           env=dict(os.environ, FATHOM_DATA_DIR=tmp))
+            results = catalog_fit.compare(fathom, measured, tmp, os.path.join(tmp, "c.json"))
             # Training cases only, each error as a throughput error (a step time's sign flips:
             # predicted / measured time t gives throughput error 1/t - 1).
             errors[x] = {r["id"]: (1.0 / (1.0 + r["error"]) - 1.0 if r["metric"] == "step_time_s" else r["error"])
-                         for r in json.load(open(out))
+                         for r in results
                          if r["status"] == "ok" and r["kind"] == "training" and group(r["id"]) is not None
                          and (r["id"] not in moe or group(r["id"]) in moe_fitted)}
     ids = list(errors[GRID[0]])

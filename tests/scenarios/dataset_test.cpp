@@ -1,13 +1,13 @@
 // Serving datasets of the catalog (workloads/datasets/, traffic.dataset): their length tables, a
 // scenario drawing from one, an explicit length replacing the dataset's, bad names and files, and a
 // measured case naming one.
-#include "plans/evaluate.h"
 #include "scenarios/measured.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/measured_fixture.h"
-#include "workloads/serving/traffic/traffic.h"
+#include "tests/support/serving_fixture.h"
+#include "tests/support/traffic_fixture.h"
 
 #include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
@@ -17,19 +17,9 @@
 
 using namespace fathom;
 
+using testing::serve;
+
 namespace {
-
-plans::Scenario scenario(const std::string& yaml) {
-    return scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "dataset.yaml"), testing::source_catalog());
-}
-
-workloads::serving::ServingReport serve(const plans::Scenario& s) {
-    plans::EvaluateOptions o;
-    o.keep_records = true;
-    const plans::Outcome out = plans::evaluate(s, testing::source_context(), o);
-    REQUIRE(out.ok());
-    return *out.serving();
-}
 
 const std::string kBase =
     "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, "
@@ -60,30 +50,31 @@ TEST_CASE("traffic.dataset draws prompts and outputs from the dataset; a length 
     auto means = [](const plans::Scenario& s) {
         const auto& plan = std::get<ServingPlan>(s.plan);
         auto source = workloads::serving::make_synthetic_source(plan.traffic.synthetic, 1);
-        double prompt = 0, output = 0, n = 0;
-        while (auto r = source->next()) {
-            prompt += static_cast<double>(r->prompt_tokens);
-            output += static_cast<double>(r->output_tokens);
-            ++n;
+        const auto requests = testing::all(*source);
+        double prompt = 0, output = 0;
+        for (const auto& r : requests) {
+            prompt += static_cast<double>(r.prompt_tokens);
+            output += static_cast<double>(r.output_tokens);
         }
+        const auto n = static_cast<double>(requests.size());
         return std::make_pair(prompt / n, output / n);
     };
-    const auto drawn = means(scenario(kBase + traffic + "}\n"));
+    const auto drawn = means(testing::serving_scenario(kBase + traffic + "}\n"));
     CHECK(drawn.first == Approx(2048.6).epsilon(0.01));
     CHECK(drawn.second == Approx(26.7).epsilon(0.01));
-    const auto fixed = means(scenario(kBase + traffic + ", output: 100}\n"));
+    const auto fixed = means(testing::serving_scenario(kBase + traffic + ", output: 100}\n"));
     CHECK(fixed.second == 100);
     CHECK(fixed.first == drawn.first);  // the prompts are the same draws (their own stream)
     // And a short run of it serves every request.
-    const auto r =
-        serve(scenario(kBase + "traffic: {arrival: offline, num_requests: 200, dataset: azure-code-2023}\n"));
+    const auto r = serve(testing::serving_scenario(
+        kBase + "traffic: {arrival: offline, num_requests: 200, dataset: azure-code-2023}\n"));
     CHECK(r.requests == 200);
 }
 
 TEST_CASE("an unknown dataset, or a dataset file without a length, is an input error naming the key",
           "[scenarios][bad-input]") {
     try {
-        scenario(kBase + "traffic: {arrival: offline, num_requests: 10,\n  dataset: sharegpt}\n");
+        testing::serving_scenario(kBase + "traffic: {arrival: offline, num_requests: 10,\n  dataset: sharegpt}\n");
         FAIL("accepted");
     } catch (const sim::InputError& e) {
         CHECK(e.key() == "traffic.dataset");

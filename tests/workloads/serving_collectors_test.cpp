@@ -2,6 +2,7 @@
 // figure against its closed form, from hand-emitted events and from a run whose iterations are
 // priced by the same IterationCoster.
 #include "tests/support/fixtures.h"
+#include "tests/support/serving_fixture.h"
 #include "workloads/metrics/serving_load.h"
 #include "workloads/metrics/serving_requests.h"
 #include "workloads/serving/iteration_cost.h"
@@ -62,10 +63,6 @@ void emit_two_requests(ServingSignals& sig) {
     token(b, ms(30));
     token(b, ms(40));
     sig.finished.emit(b, ms(40));
-}
-
-plans::Scenario scenario(const std::string& yaml) {
-    return scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "test.yaml"), testing::source_catalog());
 }
 
 }  // namespace
@@ -163,7 +160,7 @@ TEST_CASE("two requests on one replica: TTFT is the prefill iteration, TPOT the 
     // computed tokens + 1: 513, then 514). Each request's tokens come at c_p, c_p + c_1 and
     // c_p + c_1 + c_2, the costs of those three shapes; so TTFT = c_p, TPOT = (c_1 + c_2) / 2, the
     // gaps are c_1 and c_2, E2E = c_p + c_1 + c_2 (up to the picosecond of the event times).
-    const plans::Scenario s = scenario(
+    const plans::Scenario s = testing::serving_scenario(
         "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
         "serving: {tp: 1}\ntraffic: {arrival: offline, num_requests: 2, prompt: 512, output: 3}\n");
     const ServingPlan& plan = *s.serving();
@@ -202,7 +199,7 @@ TEST_CASE("serving timeline: an iteration span per batch, a KV counter at each b
     // prefill tokens add up to 20 x 100, their decodes to 20 x 7 (the first token comes with the
     // prefill); each replica's counters sit at its spans' ends, the last one at 0 blocks (all
     // released).
-    const plans::Scenario s = scenario(
+    const plans::Scenario s = testing::serving_scenario(
         "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 2}\n"
         "serving: {tp: 1}\ntraffic: {arrival: offline, num_requests: 20, prompt: 100, output: 8}\n");
     std::ostringstream trace;

@@ -5,6 +5,7 @@
 #include "models/llm/moe_layer.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/serving_fixture.h"
 #include "workloads/replay/program_cost.h"
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/serving_memory.h"
@@ -17,18 +18,9 @@
 using namespace fathom;
 using namespace fathom::workloads::serving;
 
+using testing::serve;
+
 namespace {
-
-plans::Scenario scenario(const std::string& yaml) {
-    return scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "test.yaml"), testing::source_catalog());
-}
-
-ServingReport serve(const plans::Scenario& s) {
-    const plans::Outcome out = plans::evaluate(s, testing::source_context(), {});
-    INFO(plans::describe(out.violations));
-    REQUIRE(out.ok());
-    return *out.serving();
-}
 
 // DeepSeek-V3 as the prefill or decode pool of 32 H100s (4 nodes), one data-parallel attention
 // rank per GPU, experts over all 32; `pool` and `traffic` complete the scenario.
@@ -190,8 +182,9 @@ TEST_CASE("a decode pool measured alone: a static batch decodes from its first s
     // decoding 3 tokens: every rank runs exactly 3 iterations of 2 decodes (at 1,001, 1,002 and
     // 1,003 keys), so the pool emits 64 x 3 tokens in the time of those three iterations, and no
     // prompt token is computed.
-    const auto s = scenario(dsv3_pool("decode", "{tp: 1, replicas: 32, ep: 32, dispatcher: deepep_ll}",
-                                      "  arrival: offline\n  num_requests: 64\n  prompt: 1000\n  output: 3\n"));
+    const auto s =
+        testing::serving_scenario(dsv3_pool("decode", "{tp: 1, replicas: 32, ep: 32, dispatcher: deepep_ll}",
+                                            "  arrival: offline\n  num_requests: 64\n  prompt: 1000\n  output: 3\n"));
     const ServingReport r = serve(s);
     CHECK(r.gpus == 32);
     CHECK(r.iterations == 3 * 32);
@@ -213,8 +206,9 @@ TEST_CASE("a decode pool measured alone: a static batch decodes from its first s
 }
 
 TEST_CASE("a prefill pool measured alone: requests end with their first token", "[serving][disaggregation]") {
-    const auto s = scenario(dsv3_pool("prefill", "{tp: 1, replicas: 32, ep: 32, dispatcher: deepep}",
-                                      "  arrival: offline\n  num_requests: 32\n  prompt: 2048\n  output: 50\n"));
+    const auto s =
+        testing::serving_scenario(dsv3_pool("prefill", "{tp: 1, replicas: 32, ep: 32, dispatcher: deepep}",
+                                            "  arrival: offline\n  num_requests: 32\n  prompt: 2048\n  output: 50\n"));
     const ServingReport r = serve(s);
     CHECK(r.gpus == 32);
     CHECK(r.iterations == 32);                                    // one prompt per rank, one iteration each
@@ -225,7 +219,8 @@ TEST_CASE("expert-parallel serving plans are checked, naming the key", "[serving
     // The scenario loader checks the plan: the error names the file, line and key (exit 2).
     const auto error = [](const std::string& pool) -> std::string {
         try {
-            scenario(dsv3_pool("prefill", pool, "  arrival: offline\n  num_requests: 8\n  prompt: 100\n  output: 2\n"));
+            testing::serving_scenario(
+                dsv3_pool("prefill", pool, "  arrival: offline\n  num_requests: 8\n  prompt: 100\n  output: 2\n"));
         } catch (const sim::InputError& e) {
             return e.what();
         }

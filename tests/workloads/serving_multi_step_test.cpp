@@ -2,6 +2,7 @@
 // the engine's CPU time per iteration is paid once per round of decode steps, and a decode round
 // runs to its end before the policy is asked again.
 #include "tests/support/fixtures.h"
+#include "tests/support/serving_fixture.h"
 #include "workloads/serving/iteration_cost.h"
 
 #include <catch2/catch.hpp>
@@ -9,20 +10,9 @@
 using namespace fathom;
 using namespace fathom::workloads::serving;
 
-namespace {
+using testing::serve;
 
-plans::Scenario scenario(const std::string& yaml) {
-    return scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "test.yaml"), testing::source_catalog());
-}
-
-ServingReport serve(const plans::Scenario& s) {
-    const plans::Outcome out = plans::evaluate(s, testing::source_context(), plans::EvaluateOptions{});
-    INFO(plans::describe(out.violations));
-    REQUIRE(out.ok());
-    return *out.serving();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("multi-step scheduling pays the engine's CPU time once per round of decode steps", "[serving]") {
     // 20 us per running sequence (vLLM V0's synchronous CPU work): a decode step of 256 sequences
@@ -60,8 +50,8 @@ TEST_CASE("multi-step scheduling: a decode batch's time per token falls by the C
         "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
         "serving:\n  tp: 1\n  policy: vllm\n  per_sequence_overhead: 20 us\n  iteration_overhead: 0 s\n";
     const std::string traffic = "traffic: {arrival: offline, num_requests: 64, prompt: 512, output: 256}\n";
-    const ServingReport one = serve(scenario(base + traffic));
-    const ServingReport eight = serve(scenario(base + "  num_scheduler_steps: 8\n" + traffic));
+    const ServingReport one = serve(testing::serving_scenario(base + traffic));
+    const ServingReport eight = serve(testing::serving_scenario(base + "  num_scheduler_steps: 8\n" + traffic));
     REQUIRE(one.requests == 64);
     REQUIRE(eight.requests == 64);
     CHECK(one.tpot_s.mean - eight.tpot_s.mean == Approx(0.875 * 20e-6 * 64).epsilon(0.15));

@@ -1,6 +1,7 @@
 // Serving: iteration costs, the KV cache, queueing closed forms, Little's law, and the behaviours
 // each batching policy and layout exists for.
 #include "tests/support/fixtures.h"
+#include "tests/support/serving_fixture.h"
 #include "tests/support/traffic_fixture.h"
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/kv_cache.h"
@@ -14,20 +15,9 @@
 using namespace fathom;
 using namespace fathom::workloads::serving;
 
+using testing::serve;
+
 namespace {
-
-plans::Scenario scenario(const std::string& yaml) {
-    return scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "test.yaml"), testing::source_catalog());
-}
-
-ServingReport serve(const plans::Scenario& s, bool records = false) {
-    plans::EvaluateOptions o;
-    o.keep_records = records;
-    const plans::Outcome out = plans::evaluate(s, testing::source_context(), o);
-    INFO(plans::describe(out.violations));
-    REQUIRE(out.ok());
-    return *out.serving();
-}
 
 // Llama 3 8B on one H100, one replica; `extra` adds or overrides serving/traffic lines.
 std::string one_gpu(const std::string& serving, const std::string& traffic) {
@@ -218,7 +208,7 @@ TEST_CASE("shared-prefix attention: throughput barely falls with the prefix leng
     // step costs fathom does not model (their PyTorch implementation's launch and Python time); the
     // bounds below are fathom's own derivation, the speedups the paper's direction.
     auto run = [](bool hydragen, int prefix) {
-        return serve(scenario(
+        return serve(testing::serving_scenario(
             "kind: serving\nmodel: codellama-13b\ncluster: {accelerator: a100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
             "serving:\n  tp: 8\n  max_num_seqs: 1024\n  max_num_batched_tokens: 16384\n  max_model_len: 16640\n"
             "  prefix_caching: true\n  shared_prefix_attention: " +
@@ -266,15 +256,15 @@ TEST_CASE("batch size 1 with deterministic service: M/D/1 mean wait (Pollaczek-K
     // duration D. With Poisson arrivals at rate lambda and rho = lambda D, the mean wait in queue
     // is W_q = rho D / (2 (1 - rho)).
     const std::string serving = "  max_num_seqs: 1\n  iteration_overhead: 0 s\n";
-    const plans::Scenario probe =
-        scenario(one_gpu(serving, "  arrival: offline\n  num_requests: 4\n  prompt: 512\n  output: 1\n"));
+    const plans::Scenario probe = testing::serving_scenario(
+        one_gpu(serving, "  arrival: offline\n  num_requests: 4\n  prompt: 512\n  output: 1\n"));
     const double d = serve(probe).ttft_service_s.mean;
     REQUIRE(d > 0);
     const double rho = 0.6, lambda = rho / d;
     char traffic[200];
     std::snprintf(traffic, sizeof traffic,
                   "  arrival: poisson\n  rate: %.9g\n  num_requests: 100000\n  prompt: 512\n  output: 1\n", lambda);
-    const ServingReport r = serve(scenario(one_gpu(serving, traffic)));
+    const ServingReport r = serve(testing::serving_scenario(one_gpu(serving, traffic)));
     CHECK(r.ttft_service_s.max == Approx(d).epsilon(1e-9));  // deterministic service
     const double wq = rho * d / (2 * (1 - rho));
     CHECK(r.queue_s.mean == Approx(wq).epsilon(0.03));
@@ -293,15 +283,15 @@ TEST_CASE("batch size 1 with exponential service: M/M/1 mean wait", "[serving]")
     const std::string serving = "  max_num_seqs: 1\n";
     const std::string lengths =
         "  prompt: 8\n  output: {distribution: histogram, bins: " + bins + "], weights: " + weights + "]}\n";
-    const ServingReport probe =
-        serve(scenario(one_gpu(serving, "  arrival: offline\n  num_requests: 2000\n" + lengths)), true);
+    const ServingReport probe = serve(
+        testing::serving_scenario(one_gpu(serving, "  arrival: offline\n  num_requests: 2000\n" + lengths)), true);
     double es = 0;
     for (const auto& rec : probe.records) es += rec.e2e_s - rec.queue_s;
     es /= static_cast<double>(probe.records.size());
     const double rho = 0.5, lambda = rho / es;
     char rate[120];
     std::snprintf(rate, sizeof rate, "  arrival: poisson\n  rate: %.9g\n  num_requests: 200000\n", lambda);
-    const ServingReport r = serve(scenario(one_gpu(serving, rate + lengths)), true);
+    const ServingReport r = serve(testing::serving_scenario(one_gpu(serving, rate + lengths)), true);
     double s1 = 0, s2 = 0;
     for (const auto& rec : r.records) {
         const double s = rec.e2e_s - rec.queue_s;
@@ -321,7 +311,7 @@ TEST_CASE("Little's law holds: requests in the system = throughput x mean latenc
     // The simulator integrates the number of requests in the system over time; Little's law says
     // its mean equals the completion rate times the mean time in the system, for any policy.
     for (const char* policy : {"sarathi", "vllm", "orca", "static", "splitfuse", "past-future"}) {
-        const ServingReport r = serve(scenario(
+        const ServingReport r = serve(testing::serving_scenario(
             "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 2}\n"
             "serving: {tp: 1, policy: " +
             std::string(policy) +
@@ -341,9 +331,9 @@ TEST_CASE("Sarathi-Serve keeps the p99 inter-token gap below vLLM's on long prom
     // whole 8k-token prefill (a long gap). Sarathi-Serve caps an iteration at 512 tokens, so a
     // decode waits at most one chunk.
     auto run = [](const char* policy) {
-        return serve(
-            scenario(one_gpu("  policy: " + std::string(policy) + "\n  max_num_batched_tokens: 512\n",
-                             "  arrival: poisson\n  rate: 1.5\n  num_requests: 300\n  prompt: 8000\n  output: 128\n")));
+        return serve(testing::serving_scenario(
+            one_gpu("  policy: " + std::string(policy) + "\n  max_num_batched_tokens: 512\n",
+                    "  arrival: poisson\n  rate: 1.5\n  num_requests: 300\n  prompt: 8000\n  output: 128\n")));
     };
     const ServingReport sarathi = run("sarathi"), vllm = run("vllm");
     CHECK(sarathi.itl_s.p99 < 0.8 * vllm.itl_s.p99);
@@ -353,9 +343,10 @@ TEST_CASE("prefix caching raises throughput on a shared-prefix workload", "[serv
     // 4 system prompts of 3000 tokens shared by 600 requests of 100 unique tokens: with the prefix
     // cached, a request prefills ~100 tokens instead of ~3100.
     auto run = [](bool cache) {
-        return serve(scenario(one_gpu(std::string("  prefix_caching: ") + (cache ? "true" : "false") + "\n",
-                                      "  arrival: offline\n  num_requests: 600\n  prompt: 100\n  output: 32\n"
-                                      "  shared_prefix: {groups: 4, tokens: 3000}\n")));
+        return serve(
+            testing::serving_scenario(one_gpu(std::string("  prefix_caching: ") + (cache ? "true" : "false") + "\n",
+                                              "  arrival: offline\n  num_requests: 600\n  prompt: 100\n  output: 32\n"
+                                              "  shared_prefix: {groups: 4, tokens: 3000}\n")));
     };
     const ServingReport on = run(true), off = run(false);
     CHECK(on.prefix_hit_rate > 0.9);
@@ -368,10 +359,10 @@ TEST_CASE("under KV oversubscription requests are preempted and still finish wit
     // grow to 1536 tokens each: decodes run out of blocks and the newest sequences are preempted
     // (recomputed, or swapped to host memory), yet each request ends with exactly its output.
     for (const char* mode : {"recompute", "swap"}) {
-        const ServingReport r =
-            serve(scenario(one_gpu(std::string("  gpu_memory_utilization: 0.25\n  preemption: ") + mode + "\n",
-                                   "  arrival: offline\n  num_requests: 64\n  prompt: 1024\n  output: 512\n")),
-                  true);
+        const ServingReport r = serve(testing::serving_scenario(one_gpu(
+                                          std::string("  gpu_memory_utilization: 0.25\n  preemption: ") + mode + "\n",
+                                          "  arrival: offline\n  num_requests: 64\n  prompt: 1024\n  output: 512\n")),
+                                      true);
         INFO(mode);
         CHECK(r.preemptions > 0);
         REQUIRE(r.records.size() == 64);
@@ -385,11 +376,13 @@ TEST_CASE("disaggregation lowers p99 TPOT against the aggregated layout on the s
     const std::string head =
         "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n";
     const std::string traffic = "traffic: {arrival: poisson, rate: 12, num_requests: 800, prompt: 6000, output: 64}\n";
-    const ServingReport agg = serve(scenario(head + "serving: {tp: 1, max_num_batched_tokens: 2048}\n" + traffic));
-    const ServingReport dis = serve(scenario(head +
-                                             "serving:\n  max_num_batched_tokens: 2048\n  disaggregation:\n"
-                                             "    prefill: {tp: 1, replicas: 4}\n    decode: {tp: 1, replicas: 4}\n" +
-                                             traffic));
+    const ServingReport agg =
+        serve(testing::serving_scenario(head + "serving: {tp: 1, max_num_batched_tokens: 2048}\n" + traffic));
+    const ServingReport dis =
+        serve(testing::serving_scenario(head +
+                                        "serving:\n  max_num_batched_tokens: 2048\n  disaggregation:\n"
+                                        "    prefill: {tp: 1, replicas: 4}\n    decode: {tp: 1, replicas: 4}\n" +
+                                        traffic));
     CHECK(dis.kv_transfer_s.mean > 0);
     CHECK(dis.tpot_s.p99 < agg.tpot_s.p99);
 }
@@ -398,10 +391,10 @@ TEST_CASE("a serving run is a deterministic function of the scenario and seed", 
     const std::string base = one_gpu("  policy: sarathi\n",
                                      "  arrival: poisson\n  rate: 4\n  num_requests: 300\n"
                                      "  prompt: {distribution: normal, mean: 800, stddev: 300}\n  output: 100\n");
-    const ServingReport a = serve(scenario(base)), b = serve(scenario(base));
+    const ServingReport a = serve(testing::serving_scenario(base)), b = serve(testing::serving_scenario(base));
     CHECK(a.ttft_s.mean == b.ttft_s.mean);
     CHECK(a.itl_s.p99 == b.itl_s.p99);
-    const ServingReport c = serve(scenario("seed: 2\n" + base));
+    const ServingReport c = serve(testing::serving_scenario("seed: 2\n" + base));
     CHECK(c.ttft_s.mean != a.ttft_s.mean);
 }
 
@@ -421,7 +414,7 @@ TEST_CASE("per-class SLOs: each request is held to its class's targets", "[servi
         trace +
         "}\n"
         "slo:\n  ttft: 10 s\n  classes:\n    tight: {ttft: 1 us}\n    loose: {}\n    unused: {tpot: 1 ms}\n";
-    const ServingReport r = serve(scenario(yaml), true);
+    const ServingReport r = serve(testing::serving_scenario(yaml), true);
     REQUIRE(r.requests == 40);
     CHECK(r.slo_attainment == Approx(0.5));
     CHECK(r.goodput_requests_per_s == Approx(20.0 / r.duration_s));
@@ -448,10 +441,11 @@ TEST_CASE("reserving prompt + output at admission never preempts (GUARANTEED_NO_
     // only when blocks for all its 1024 + 512 tokens are free, so a running sequence never runs
     // out of KV: no preemption, every request finishes with its 512 tokens, and fewer run at once.
     const auto run = [](bool reserve) {
-        return serve(scenario(one_gpu(std::string("  gpu_memory_utilization: 0.25\n  reserve_output: ") +
-                                          (reserve ? "true" : "false") + "\n",
-                                      "  arrival: offline\n  num_requests: 64\n  prompt: 1024\n  output: 512\n")),
-                     true);
+        return serve(
+            testing::serving_scenario(one_gpu(
+                std::string("  gpu_memory_utilization: 0.25\n  reserve_output: ") + (reserve ? "true" : "false") + "\n",
+                "  arrival: offline\n  num_requests: 64\n  prompt: 1024\n  output: 512\n")),
+            true);
     };
     const ServingReport r = run(true), on_demand = run(false);
     CHECK(r.preemptions == 0);

@@ -214,11 +214,11 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         double t = layer * (layers_per_stage_[static_cast<size_t>(s)] - moe) + moe_layer * moe;
         if (s == 0) {
             // Multi-step scheduling: a decode-only iteration shares its round's CPU time.
-            const double rounds =
+            const double share =
                 shape.prefills.empty() ? 1.0 / static_cast<double>(std::max<int64_t>(1, engine_.scheduler_steps)) : 1.0;
-            t += embedding + rounds * (engine_.iteration_overhead_s +
-                                       engine_.per_sequence_overhead_s *
-                                           static_cast<double>(std::max(shape.sequences, shape.samples)));
+            t += embedding + share * (engine_.iteration_overhead_s +
+                                      engine_.per_sequence_overhead_s *
+                                          static_cast<double>(std::max(shape.sequences, shape.samples)));
         }
         if (s == pp - 1) t += head;
         c.stage_s.push_back(t);
