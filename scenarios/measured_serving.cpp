@@ -59,7 +59,10 @@ void translate_engine(ServingDraft& d, Translation& t) {
     d.preset = d.catalog.engine_for(d.engine);
     if (d.preset && d.c.has("serving.engine_version")) {
         const std::string version = d.c.text("serving.engine_version");
-        if (const plans::StackPreset* p = d.catalog.engine_for(d.engine, version)) d.preset = p;
+        const plans::StackPreset* p = d.catalog.engine_for(d.engine, version);
+        if (!plans::compare_engine_versions(version, "0"))  // no digits: the newest, and said so
+            d.assumptions.push_back("engine_version '" + version + "' is not a version number: " + d.preset->id);
+        else if (p) d.preset = p;
         else d.assumptions.push_back("engine_version " + version + " has no preset of its own: " + d.preset->id);
     }
     run_rules(d, ServingStep::Engine);

@@ -201,3 +201,15 @@ scope: system
     CHECK(compare_one(no_decode, "pd_whole_system_half.yaml")[0].reason.find("decode pool's layout") !=
           std::string::npos);
 }
+
+TEST_CASE("an engine_version picks its preset; one that is not a version number is said, never silent",
+          "[scenarios][compare]") {
+    YAML::Node c = YAML::Clone(frozen_case("srv-vllm0151-qwen2-5-7b-instruct-tp1-roleplay-1-1-exp64"));
+    REQUIRE(c);
+    c["serving"]["engine_version"] = "0.6.3";
+    CHECK(one(c, "engine_version_v0.yaml").stack == "vllm-v0");
+    c["serving"]["engine_version"] = "nightly";
+    const auto r = one(c, "engine_version_nightly.yaml");
+    CHECK(r.stack == "vllm");
+    CHECK(listed(r.assumptions, "engine_version 'nightly' is not a version number: vllm"));
+}
