@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The calibration campaign on a GPU machine (CUDA toolkit, CMake, PyTorch; no fathom dependencies).
-#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|sustained|step|all]
+#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|all]
 # kernels: fathom_calibrate (GEMMs, memory-bound kernels, copies, launch) and attention.py
 #          (flash attention forward/backward, GQA) -> OUT_DIR/measurements.csv, metadata.json,
 #          measurements.csv.fa2.csv
@@ -15,9 +15,11 @@
 #          compiled: step time and peak memory) -> OUT_DIR/train_step.csv; grouped_gemm.py ->
 #          OUT_DIR/grouped_gemm.csv; moe_layers_fp8.py (the MoE layers with FP8 experts, forward and
 #          decode) -> OUT_DIR/moe_layers_fp8.csv; one log, OUT_DIR/step.log.
+# overlap: overlap.py (compute slowdown beside a communication-shaped copy kernel of 8-132 CTAs)
+#          -> OUT_DIR/overlap.csv, overlap.log (about a minute).
 # Each part takes about 4-5 minutes on an H100; logs go to OUT_DIR/*.log.
 set -uo pipefail
-out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|sustained|step|all]}
+out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
@@ -41,6 +43,9 @@ fi
 if [[ $what == sustained || $what == all ]]; then
   secs=${SUSTAINED_SECONDS:-60}
   timeout $((7 * secs)) python3 "$here/sustained.py" "$out/sustained.csv" --seconds "$secs" 2>&1 | tee "$out/sustained.log" | tail -8
+fi
+if [[ $what == overlap || $what == all ]]; then
+  timeout 150 python3 "$here/overlap.py" "$out/overlap.csv" 2>&1 | tee "$out/overlap.log" | tail -5
 fi
 if [[ $what == step || $what == all ]]; then
   timeout 170 python3 "$here/train_step.py" "$out/train_step.csv" 2>&1 | tee "$out/step.log" | tail -8
