@@ -72,6 +72,15 @@ constexpr auto enum_names(MoeDispatcher) {
                                            {MoeDispatcher::DeepEpLowLatency, "deepep_ll"}});
 }
 
+// Streaming multiprocessors a dispatcher's kernels hold while they run: what compute beside them
+// (two-batch overlap) loses. DeepEP's normal (prefill) kernels run on Buffer.num_sms = 20 SMs by
+// default (deepseek-ai/DeepEP deep_ep/buffer.py; DeepSeek-V3 technical report sec. 3.2.2: "only 20
+// SMs" suffice for its all-to-all); its low-latency kernels receive through a hook that holds no SM
+// while compute runs (DeepEP README, "hook-based communication-computation overlapping ... does
+// not occupy any SM resource"). NCCL's all-to-all also takes channels, but no engine overlaps it
+// with two-batch overlap: 0 (not modelled).
+constexpr int dispatcher_sms(MoeDispatcher d) { return d == MoeDispatcher::DeepEp ? 20 : 0; }
+
 struct Sharding {
     int tp = 1;
     bool sequence_parallel = false;  // norms, dropouts and residuals see 1/tp of the tokens

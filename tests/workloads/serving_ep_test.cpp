@@ -119,12 +119,20 @@ TEST_CASE("DeepEP's modes move the sizes their own figures count", "[serving][ep
     CHECK(models::moe_dispatch_bytes(m, in) == Approx(128 * remote * 7392.0 * 64.0 / 56.0));
 }
 
-TEST_CASE("two-batch overlap: a layer takes max(compute, communication) of the two halves", "[serving][ep]") {
-    // 64 decodes of DeepSeek-V3 at 1,000 keys on one rank of ep 32 (4 nodes, DeepEP low latency).
-    // Under two-batch overlap the halves are 32 decodes each and identical, so each MoE layer
-    // takes 2 max(C_half, M_half); without it C + M of the whole batch. The dense (first three)
-    // layers have no collectives (tp 1): 2 C_half. The iteration adds the same embedding, head
-    // and engine terms either way, so their difference is exactly the layers' difference.
+namespace {
+
+// 64 decodes of DeepSeek-V3 at 1,000 keys on one rank of ep 32 (4 nodes) with `dispatcher`, with
+// and without two-batch overlap. The halves are 32 decodes each and identical, so under overlap each
+// MoE layer takes max(2 M_half, 2 C_half + f 2 M_half), f the dispatcher's share of the SMs;
+// without it C + M of the whole batch. The dense (first three) layers have no collectives (tp 1):
+// 2 C_half. The iteration adds the same embedding, head and engine terms either way, so
+// serial - overlapped is exactly the layers' difference, returned with that difference priced
+// here from the programs the coster builds.
+struct OverlapCheck {
+    double serial, overlapped, expected_difference;
+};
+
+OverlapCheck two_batch_overlap_check(models::MoeDispatcher dispatcher, double sm_share) {
     const auto& m = testing::source_catalog().model("deepseek-v3");
     const hardware::ClusterSpec cluster = testing::h100_cluster(8, 4);
     const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Serving);
@@ -132,7 +140,7 @@ TEST_CASE("two-batch overlap: a layer takes max(compute, communication) of the t
     PoolLayout pool;
     pool.accelerator = cluster.accelerator;
     pool.ep = pool.replicas = 32;
-    pool.dispatcher = models::MoeDispatcher::DeepEpLowLatency;
+    pool.dispatcher = dispatcher;
     models::KernelStack fp8;
     fp8.gemm_dtype = hardware::Dtype::fp8;
     EngineSettings plain, tbo;
@@ -141,9 +149,7 @@ TEST_CASE("two-batch overlap: a layer takes max(compute, communication) of the t
     IterationShape shape;
     shape.decodes = shape.samples = shape.sequences = 64;
     shape.decode_kv = 64 * 1000;
-    const double serial = a.exact(shape).total(), overlapped = b.exact(shape).total();
 
-    // The per-layer terms, priced here from the programs the coster builds.
     workloads::ParallelLayout layout;
     layout.ep = layout.dp = 32;
     workloads::ProgramCoster pc(*cost, *net, layout);
@@ -154,7 +160,7 @@ TEST_CASE("two-batch overlap: a layer takes max(compute, communication) of the t
         in.shard.ep = 32;
         in.shard.ep_ranks_per_node = 8;
         in.shard.ep_nodes = 4;
-        in.shard.dispatcher = models::MoeDispatcher::DeepEpLowLatency;
+        in.shard.dispatcher = dispatcher;
         in.batch.slices.push_back({decodes, 1, 1000});
         return in;
     };
@@ -168,13 +174,34 @@ TEST_CASE("two-batch overlap: a layer takes max(compute, communication) of the t
     const workloads::PassCost dense_whole = pc.cost(models::dense_layer_forward(m, inputs(64)));
     const workloads::PassCost dense_half = pc.cost(models::dense_layer_forward(m, inputs(32)));
     REQUIRE(comm(half) > 0);
-    const double moe_diff = (whole.compute + comm(whole)) - 2 * std::max(half.compute, comm(half));
+    const double overlapped_moe = std::max(2 * comm(half), 2 * half.compute + sm_share * 2 * comm(half));
+    const double moe_diff = (whole.compute + comm(whole)) - overlapped_moe;
     const double dense_diff = dense_whole.compute - 2 * dense_half.compute;
-    CHECK(serial - overlapped == Approx(58 * moe_diff + 3 * dense_diff).epsilon(1e-9));
+    return {a.exact(shape).total(), b.exact(shape).total(), 58 * moe_diff + 3 * dense_diff};
+}
+
+}  // namespace
+
+TEST_CASE("two-batch overlap: a layer takes max(compute, communication) of the two halves", "[serving][ep]") {
+    // DeepEP's low-latency kernels hold no SM while compute runs: f = 0.
+    const OverlapCheck c = two_batch_overlap_check(models::MoeDispatcher::DeepEpLowLatency, 0.0);
+    CHECK(c.serial - c.overlapped == Approx(c.expected_difference).epsilon(1e-9));
     // At 64 decodes per GPU the halves read every weight twice, and that costs more than the
     // all-to-alls they hide: two-batch overlap is slower here (SGLang's blog measures its gain at
     // 256 tokens per GPU and more).
-    CHECK(overlapped > serial);
+    CHECK(c.overlapped > c.serial);
+}
+
+TEST_CASE("two-batch overlap: compute beside DeepEP's normal kernels runs on the SMs they leave", "[serving][ep]") {
+    // DeepEP's normal kernels hold Buffer.num_sms = 20 of the H100's 132 SMs while they run:
+    // f = 20 / 132 = 0.1515, the layer max(M, C + f M).
+    const OverlapCheck c = two_batch_overlap_check(models::MoeDispatcher::DeepEp, 20.0 / 132.0);
+    CHECK(c.serial - c.overlapped == Approx(c.expected_difference).epsilon(1e-9));
+    // The halves' compute outlasts their communication here, so the SMs' share shows: the same
+    // layers priced with f = 0 would be shorter by 58 f 2 M_half.
+    const OverlapCheck free = two_batch_overlap_check(models::MoeDispatcher::DeepEp, 0.0);
+    CHECK(free.expected_difference > c.expected_difference);
+    CHECK(c.serial - c.overlapped != Approx(free.expected_difference).epsilon(1e-3));
 }
 
 TEST_CASE("a decode pool measured alone: a static batch decodes from its first step", "[serving][disaggregation]") {

@@ -181,8 +181,17 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
     };
     // A layer kind's time over the iteration's batch: compute, then its collectives in series; under
     // two-batch overlap the two halves' compute on one stream and their collectives on the other,
-    // each half's communication beside the other's compute: max of the two sums.
+    // each half's communication beside the other's compute. While a dispatcher kernel holding a
+    // share f of the SMs runs (time M in all), compute C progresses at 1 - f of its rate, so the
+    // layer takes max(M, C + f M): M when the compute fits in what the communication leaves, else
+    // the compute plus the SM time the communication took from it. The SMs' share is the measured
+    // mechanism (hardware/calibration/README.md, "Compute beside communication": a 16-32-CTA copy
+    // beside a GEMM slows it 19-29%); the bandwidth the communication loses beside compute (its
+    // "slower than unit test" times in SGLang's prefill profile) is not modelled.
     const bool tbo = engine_.two_batch_overlap && in.batch.shared_prefix.empty() && in.batch.tokens() > 1;
+    const double units = pool_.accelerator.compute_units;
+    const double comm_share =
+        units > 0 && in.shard.ep > 1 ? std::min(1.0, models::dispatcher_sms(in.shard.dispatcher) / units) : 0.0;
     std::pair<models::LayerInputs, models::LayerInputs> halves{in, in};
     if (tbo) {
         auto [a, b] = split_batch(in.batch);
@@ -192,7 +201,8 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
     auto layer_seconds = [&](models::LayerProgram (*build)(const models::ModelSpec&, const models::LayerInputs&)) {
         if (!tbo) return pass_seconds(coster_.cost(build(model_, in)));
         const PassCost a = coster_.cost(build(model_, halves.first)), b = coster_.cost(build(model_, halves.second));
-        return std::max(a.compute + b.compute, comm_seconds(a) + comm_seconds(b));
+        const double comm = comm_seconds(a) + comm_seconds(b);
+        return std::max(comm, a.compute + b.compute + comm_share * comm);
     };
     const double layer = model_.moe_layers() < model_.layers ? layer_seconds(&models::dense_layer_forward) : 0.0;
     const double moe_layer = model_.moe_layers() > 0 ? layer_seconds(&models::moe_layer_forward) : 0.0;
