@@ -47,15 +47,19 @@ double price_gemm(const Case& c, const Evaluated& e, CompareResult& out) {
     expect_metric(c, "gemm_tflops", "a GEMM");
     if (c.peek("flops_convention") == "gemm_2mnk") c.at("flops_convention");
     const auto m = c.count("benchmark.M"), n = c.count("benchmark.N"), k = c.count("benchmark.K");
+    // A grouped GEMM (fathom's extension, benchmark.groups): `groups` GEMMs of M rows each over
+    // their own weights, one kernel, priced as the MoE layer prices its expert GEMMs (one batched
+    // GEMM of that many groups); the source's TFLOP/s counts 2 M N K per group.
+    const int64_t groups = c.has("benchmark.groups") ? c.count("benchmark.groups") : 1;
     const hardware::Dtype d = case_dtype(c.text("benchmark.dtype", "bf16"));
     const hardware::AcceleratorSpec& a = e.scenario.cluster.accelerator;
     if (!a.has(d)) throw Unsupported{"accelerator has no " + std::string(sim::name(d)) + " tensor cores"};
     plans::CostModelKind kind{};
     const auto cost = plans::cost_model_for(a, e.context, kind, models::Load::Kernel);
-    const models::OpDesc g = models::gemm_op("gemm", m, n, k, d);
+    const models::OpDesc g = models::gemm_op("gemm", m, n, k, d, groups);
     if (c.has("benchmark.shape_sweep") && c.flag("benchmark.shape_sweep"))
         out.assumptions.push_back("best of a shape sweep: priced at the best shape the source names");
-    return 2.0 * m * static_cast<double>(n) * k / cost->seconds(g) / 1e12;
+    return 2.0 * static_cast<double>(groups) * m * static_cast<double>(n) * k / cost->seconds(g) / 1e12;
 }
 
 double price_attention(const Case& c, const Evaluated& e, CompareResult& out) {

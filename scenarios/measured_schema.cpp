@@ -128,22 +128,14 @@ const std::vector<Field>& case_fields() {
                                {"kv_transfer", leaves({"link", "library"}) + info({"description"})}}});
                  return s;
              }()},
-            {"benchmark", info({"tool", "software", "env", "description"}) + leaves({"op",          "implementation",
-                                                                                     "library",     "library_version",
-                                                                                     "dtype",       "out_dtype",
-                                                                                     "fp8_format",  "M",
-                                                                                     "N",           "K",
-                                                                                     "shape_sweep", "size_bytes",
-                                                                                     "ranks",       "algorithm",
-                                                                                     "reduce_op",   "in_place",
-                                                                                     "iters",       "warmup",
-                                                                                     "copy",        "copy_method",
-                                                                                     "phase",       "tokens",
-                                                                                     "hidden",      "top_k",
-                                                                                     "batch",       "seq_len",
-                                                                                     "heads",       "kv_heads",
-                                                                                     "head_dim",    "causal",
-                                                                                     "paged_kv",    "kv_block_size"})},
+            {"benchmark",
+             info({"tool", "software", "env", "description"}) +
+                 leaves({"op", "implementation", "library", "library_version", "dtype", "out_dtype", "fp8_format", "M",
+                         "N", "K", "shape_sweep", "size_bytes", "ranks", "algorithm", "reduce_op", "in_place", "iters",
+                         "warmup", "copy", "copy_method", "phase", "tokens", "hidden", "top_k", "batch", "seq_len",
+                         "heads", "kv_heads", "head_dim", "causal", "paged_kv", "kv_block_size",
+                         // fathom's extension
+                         "groups"})},
             {"precision", leaves({"dtype", "fp8_recipe", "fp8_format", "weights", "activations", "kv_cache"}) +
                               info({"description"})},
             {"other_metrics", {}, true},

@@ -115,8 +115,8 @@ TEST_CASE("serving predictions match the published measurements", "[scenarios][c
 }
 
 TEST_CASE(
-    "fathom's own measured file: the custom all-reduce times the peer kernel was fitted to, and held-out "
-    "TensorRT-LLM 0.6.1 rows",
+    "fathom's own measured file: the custom all-reduce times the peer kernel was fitted to, held-out "
+    "TensorRT-LLM 0.6.1 rows and DeepGEMM's kernel tables",
     "[scenarios][compare]") {
     // scenarios/measured-fathom.yaml: SGLang's 18 H100 custom all-reduce times (PR #2904, tp 2/4/8,
     // 2 KiB-4 MiB). The nvlink4-nvswitch peer_allreduce_* constants are one relative least-squares
@@ -124,14 +124,29 @@ TEST_CASE(
     // kernel and the fit's errors hold. And the ten rows of TensorRT-LLM's 0.6.1 performance table
     // that the shared file does not hold (LLaMA 7B/70B, H100 fp8 and A100 fp16), fitted on by
     // nothing: all simulated, median |error| 8.9% when added (pinned at 10%); the worst, A100 70B
-    // TP4 at 240 x 128/2048, +61.5%.
+    // TP4 at 240 x 128/2048, +61.5%. And the 24 rows of DeepGEMM's README (a6d97a1, H800) that
+    // the shared file does not hold: 14 dense fp8 GEMMs and 10 grouped ones (benchmark.groups,
+    // priced as the MoE layer prices its expert GEMMs: one batched GEMM). Fitted on by nothing;
+    // their errors are the kernel-class gaps the serving-fidelity issue names, pinned as they
+    // stand (`fathom compare scenarios/measured-fathom.yaml`): small-M GEMMs too slow (cuBLAS
+    // split-K and DeepGEMM's narrow tiles fill the SMs, fathom's tiles do not: 128 x 2112 x 7168
+    // -61%), small-K ones too fast (DeepGEMM's per-128-K scale promotion costs more per tile than
+    // cuBLASLt's fixed cost the catalog's fp8 K-fill describes: 4096 x 32768 x 512 +69%), grouped
+    // masked GEMMs at 256-512 rows a group +18..+32% (M = 1024, one group, -0.5%: the grouped
+    // kernel at few rows runs below the dense rate fathom gives it).
     const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-fathom.yaml",
                                                      testing::source_context());
-    std::vector<double> fitted, held_out;
+    std::vector<double> fitted, held_out, deepgemm;
     for (const auto& r : results) {
         INFO(r.id << " measured " << r.measured << " predicted " << r.predicted);
         REQUIRE(r.ok());
-        if (r.kind == "microbench") {
+        if (r.id.rfind("mb-deepgemm-", 0) == 0) {
+            deepgemm.push_back(std::fabs(r.error));
+            if (r.id == "mb-deepgemm-h800-fp8-masked-1x1024x4096x7168") CHECK(std::fabs(r.error) < 0.02);
+            if (r.id.rfind("mb-deepgemm-h800-fp8-masked-4x256", 0) == 0) CHECK((r.error > 0.20 && r.error < 0.35));
+            if (r.id == "mb-deepgemm-h800-fp8-128x2112x7168") CHECK(r.error == Approx(-0.61).margin(0.02));
+            if (r.id == "mb-deepgemm-h800-fp8-4096x32768x512") CHECK(r.error == Approx(0.693).margin(0.02));
+        } else if (r.kind == "microbench") {
             CHECK(std::fabs(r.error) < 0.22);
             fitted.push_back(std::fabs(r.error));
         } else {
@@ -140,6 +155,9 @@ TEST_CASE(
     }
     REQUIRE(fitted.size() == 18);
     REQUIRE(held_out.size() == 10);
+    REQUIRE(deepgemm.size() == 24);
+    std::sort(deepgemm.begin(), deepgemm.end());
+    CHECK(0.5 * (deepgemm[11] + deepgemm[12]) < 0.19);  // 18.7% when added
     std::sort(fitted.begin(), fitted.end());
     std::sort(held_out.begin(), held_out.end());
     CHECK(0.5 * (fitted[8] + fitted[9]) < 0.09);
