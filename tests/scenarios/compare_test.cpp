@@ -108,8 +108,10 @@ TEST_CASE("serving predictions match the published measurements", "[scenarios][c
     // cache (the NIM 1.8 concurrency sweep: -37% -> -16% at saturation); 9.4% with engine presets
     // by version and TensorRT-LLM 0.5-0.7's fp8 KV cache, GptSession KV sizing and MMHA decode
     // attention (the H200 launch blog's cases: -42..+67% -> -6..+19%); 9.1% with the device's memory in
-    // GiB; 8.3% with the engines' custom all-reduce. Issue 34 asks for a median of 8% and a p90 of
-    // 20% (45% before those; 19.2% now): pinned where they stand.
+    // GiB; 8.3% with the engines' custom all-reduce; 8.2% since a closed loop's rate counts the
+    // warm-up round's work inside the measurement window (the NIM sweep at 100-250 clients:
+    // -10.7..-14.7% -> -9.1..-9.5%, flat as measured). Issue 34 asks for a median of 8% and a p90
+    // of 20% (45% before those; 19.2% now): pinned where they stand.
     CHECK(median <= 0.10);
     CHECK(p90 <= 0.20);
 }

@@ -107,7 +107,11 @@ TEST_CASE("request collector: latencies of two requests in closed form", "[servi
 }
 
 TEST_CASE("request collector: warm-up requests are not measured", "[serving][metrics]") {
-    // With one warm-up request only B counts: its window runs from its own arrival (2 ms) to 40 ms.
+    // With one warm-up request only B's latencies count: its window runs from its own arrival
+    // (2 ms) to 40 ms. The rates count what the engine delivered in that window, A's part
+    // included: A was prefilled in it (first token at 10 ms: its 100 prompt tokens and that token),
+    // sampled 2 more tokens there and finished there. Requests 2 / 38 ms, prompt tokens
+    // (50 + 100) / 38 ms, output tokens (2 + 3) / 38 ms.
     ServingSignals sig;
     const SloSettings slo;
     const std::vector<std::string> classes{"default"};
@@ -119,7 +123,29 @@ TEST_CASE("request collector: warm-up requests are not measured", "[serving][met
     CHECK(r.ttft_s.mean == Approx(0.028));
     CHECK(r.itl_s.mean == Approx(0.010));  // A's gaps are warm-up
     CHECK(r.duration_s == Approx(0.038));
+    CHECK(r.requests_per_s == Approx(2 / 0.038));
+    CHECK(r.input_tokens_per_s == Approx(150 / 0.038));
+    CHECK(r.output_tokens_per_s == Approx(5 / 0.038));
     CHECK(r.records.empty());  // not asked for
+}
+
+TEST_CASE("a closed loop's measured rate is concurrency x output / latency (Little's law)", "[serving][metrics]") {
+    // 32 clients on one H100 (Llama 3 8B) served 8 at a time, each client sending its next request
+    // when the last completes: 6 rounds, the first a warm-up. In a closed loop at steady state
+    // requests complete at concurrency / mean end-to-end latency (Little's law), so output tokens
+    // per second are 32 x 128 / e2e. The measurement window opens at the first measured arrival,
+    // when 24 warm-up requests still wait for a slot: counting only the measured requests' tokens
+    // over it read the rate 24 / (160 + 24) = 13% low. The window's edges (the loop filling and
+    // the last round draining) keep it within a few percent, not exact.
+    const ServingReport r = testing::serve(testing::serving_scenario(
+        "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
+        "serving:\n  tp: 1\n  max_num_seqs: 8\ntraffic:\n  arrival: concurrency\n  concurrency: 32\n  num_requests: "
+        "192\n"
+        "  warmup_requests: 32\n  prompt: 512\n  output: 128\n"));
+    REQUIRE(r.requests == 160);
+    const double little = 32.0 * 128.0 / r.e2e_s.mean;
+    INFO("output tokens/s " << r.output_tokens_per_s << ", 32 x 128 / e2e " << little);
+    CHECK(r.output_tokens_per_s == Approx(little).epsilon(0.04));
 }
 
 TEST_CASE("load collectors: KV use over time, batch sizes, requests in the system", "[serving][metrics]") {

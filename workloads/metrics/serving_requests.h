@@ -42,6 +42,7 @@ private:
     void next_tokens(const serving::TokensEvent& e);
     void note_gap(int64_t id, double gap);  // records: the longest gap of each request
     void finished(const serving::Sequence& s, sim::Time now);
+    void warmup_finished(const serving::Sequence& s, sim::Time now);
     void record(const serving::Sequence& s, double t, double ttft, double tpot, bool met);
     ClassStats& class_stats(int32_t index);  // creates the stats of every class named so far
     const serving::SloClass* listed(const std::string& name) const;
@@ -58,6 +59,8 @@ private:
     std::vector<serving::RequestRecord> records_;
     double first_arrival_ = -1, last_finish_ = 0;
     int64_t measured_ = 0, met_ = 0, prompt_tokens_ = 0, output_tokens_ = 0, hit_tokens_ = 0, preemptions_ = 0;
+    // Warm-up requests' work inside the measurement window (rates only; latencies leave them out).
+    int64_t warmup_finished_ = 0, warmup_prompt_ = 0, warmup_output_ = 0;
 };
 
 }  // namespace fathom::workloads
