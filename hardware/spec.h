@@ -38,10 +38,15 @@ struct AcceleratorCalibration {
     double attention_mla_decode_efficiency = 0;  // absorbed MLA decode (FlashMLA) TFLOP/s / bf16 peak
                                                  // (0: attention_fwd_efficiency)
     double memory_efficiency = 0;                // achieved HBM bandwidth / peak for streaming kernels
-    double sustained_clock = 1;                  // tensor throughput under sustained training load
-                                                 // (power/thermal clock reduction) / short-kernel throughput
-    double serving_clock = 0;                    // the same under serving load (decode iterations are
-                                                 // memory-bound and draw less power); 0: sustained_clock
+    // DeepGEMM's fp8 kernels (models::GemmKernel::DeepGemm), where calibrated: TFLOP/s / fp8 peak
+    // at full waves and long K, and the K at which its per-tile fixed cost halves that (0: no
+    // DeepGEMM class on this device; such GEMMs are priced as the vendor library's).
+    double deepgemm_efficiency = 0;
+    double deepgemm_k_half = 0;
+    double sustained_clock = 1;  // tensor throughput under sustained training load
+                                 // (power/thermal clock reduction) / short-kernel throughput
+    double serving_clock = 0;    // the same under serving load (decode iterations are
+                                 // memory-bound and draw less power); 0: sustained_clock
     double clock_for_serving() const { return serving_clock > 0 ? serving_clock : sustained_clock; }
     int gemm_tile_m = 128;  // output tile of the dominant GEMM kernels
     int gemm_tile_n = 128;

@@ -79,7 +79,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "gemm_k_half_fp8",
                   "attention_fwd_efficiency", "attention_bwd_efficiency", "attention_seq_half",
                   "attention_fa2_relative", "memory_efficiency", "sustained_clock", "serving_clock",
-                  "attention_mla_decode_efficiency"});
+                  "attention_mla_decode_efficiency", "deepgemm_efficiency", "deepgemm_k_half"});
     const Node ge = c.child("gemm_efficiency");
     for (const auto& k : ge.keys()) {
         const auto d = sim::lookup<hardware::Dtype>(k);
@@ -103,6 +103,13 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
         a.calibration.attention_mla_decode_efficiency = c.sourced_number("attention_mla_decode_efficiency");
         if (!(a.calibration.attention_mla_decode_efficiency > 0 && a.calibration.attention_mla_decode_efficiency <= 1))
             c.fail("attention_mla_decode_efficiency", "attention_mla_decode_efficiency must be in (0, 1]");
+    }
+    if (c.has("deepgemm_efficiency") || c.has("deepgemm_k_half")) {
+        a.calibration.deepgemm_efficiency = c.sourced_number("deepgemm_efficiency");
+        a.calibration.deepgemm_k_half = c.sourced_number("deepgemm_k_half");
+        if (!(a.calibration.deepgemm_efficiency > 0 && a.calibration.deepgemm_efficiency <= 1))
+            c.fail("deepgemm_efficiency", "deepgemm_efficiency must be in (0, 1]");
+        if (!(a.calibration.deepgemm_k_half > 0)) c.fail("deepgemm_k_half", "deepgemm_k_half must be positive");
     }
     a.calibration.memory_efficiency = c.sourced_number("memory_efficiency");
     a.calibration.sustained_clock = c.sourced_number("sustained_clock");

@@ -56,7 +56,14 @@ double price_gemm(const Case& c, const Evaluated& e, CompareResult& out) {
     if (!a.has(d)) throw Unsupported{"accelerator has no " + std::string(sim::name(d)) + " tensor cores"};
     plans::CostModelKind kind{};
     const auto cost = plans::cost_model_for(a, e.context, kind, models::Load::Kernel);
-    const models::OpDesc g = models::gemm_op("gemm", m, n, k, d, groups);
+    models::OpDesc g = models::gemm_op("gemm", m, n, k, d, groups);
+    // DeepGEMM's own kernels (deepseek-ai/DeepGEMM): their class where the device calibrates it.
+    if (c.peek("benchmark.implementation") == "deepgemm") {
+        c.at("benchmark.implementation");
+        g.gemm_kernel = models::GemmKernel::DeepGemm;
+        if (!(a.calibration.deepgemm_efficiency > 0))
+            out.assumptions.push_back("no DeepGEMM class calibrated for this device: priced as the vendor library's");
+    }
     if (c.has("benchmark.shape_sweep") && c.flag("benchmark.shape_sweep"))
         out.assumptions.push_back("best of a shape sweep: priced at the best shape the source names");
     return 2.0 * static_cast<double>(groups) * m * static_cast<double>(n) * k / cost->seconds(g) / 1e12;

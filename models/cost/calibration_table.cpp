@@ -274,6 +274,8 @@ double TableCost::seconds(const OpDesc& op) const {
         }
         return std::max(longest, t - static_cast<double>(parts.size() - 1) * acc_.launch_overhead);
     }
+    // The tables measure the vendor library's GEMMs; DeepGEMM's are priced by their own class.
+    if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::DeepGemm) return roofline_->seconds(op);
     const CalibrationGroup* g = group_in_range(op);
     return g ? table_seconds(*g, op) : roofline_->seconds(op);
 }

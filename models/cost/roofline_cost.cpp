@@ -1,4 +1,5 @@
 #include "models/cost/cost_model.h"
+#include "models/cost/deepgemm_cost.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,7 +35,11 @@ public:
         const double bw = acc_.memory_bandwidth * acc_.calibration.memory_efficiency;
         const double mem_time = op.bytes / bw;
         switch (op.kind) {
-            case OpKind::Gemm: return std::max(gemm_compute(op), mem_time) + acc_.launch_overhead;
+            case OpKind::Gemm:
+                if (op.gemm_kernel == GemmKernel::DeepGemm && op.dtype == Dtype::fp8 &&
+                    acc_.calibration.deepgemm_efficiency > 0)
+                    return deepgemm_seconds(op, acc_, clock_) + acc_.launch_overhead;
+                return std::max(gemm_compute(op), mem_time) + acc_.launch_overhead;
             case OpKind::AttentionFwd:
             case OpKind::AttentionBwd: {
                 const auto& c = acc_.calibration;

@@ -128,6 +128,12 @@ struct AttentionShape {
     bool kv_read_per_query_head = false;
 };
 
+// The kernel library a GEMM runs in. Library: the vendor's (cuBLASLt, hipBLASLt, CUTLASS via the
+// framework), priced by the catalog's gemm_efficiency with stream-K. DeepGemm: DeepSeek's fp8
+// kernels (deepseek-ai/DeepGEMM: 1x128 / 128x128 block-scaled, persistent, no split-K), dense and
+// grouped, where the device has that class calibrated (deepgemm_efficiency); else the library's.
+enum class GemmKernel : uint8_t { Library, DeepGemm };
+
 struct OpDesc {
     OpKind kind = OpKind::MemoryBound;
     OpRole role = OpRole::Other;
@@ -139,6 +145,7 @@ struct OpDesc {
     double flops = 0;     // useful FLOPs
     double bytes = 0;     // bytes read + written in device memory (ideal, once each)
     bool frozen = false;  // GEMM: its weight is not trained (LoRA's base weights): no weight gradient
+    GemmKernel gemm_kernel = GemmKernel::Library;  // GEMM: the kernel library it runs in
 };
 
 // Constructors computing flops and bytes from the shape.

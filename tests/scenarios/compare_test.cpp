@@ -129,13 +129,11 @@ TEST_CASE(
     // TP4 at 240 x 128/2048, +61.5%. And the 24 rows of DeepGEMM's README (a6d97a1, H800) that
     // the shared file does not hold: 14 dense fp8 GEMMs and 10 grouped ones (benchmark.groups,
     // priced as the MoE layer prices its expert GEMMs: one batched GEMM). Fitted on by nothing;
-    // their errors are the kernel-class gaps the serving-fidelity issue names, pinned as they
-    // stand (`fathom compare scenarios/measured-fathom.yaml`): small-M GEMMs too slow (cuBLAS
-    // split-K and DeepGEMM's narrow tiles fill the SMs, fathom's tiles do not: 128 x 2112 x 7168
-    // -61%), small-K ones too fast (DeepGEMM's per-128-K scale promotion costs more per tile than
-    // cuBLASLt's fixed cost the catalog's fp8 K-fill describes: 4096 x 32768 x 512 +69%), grouped
-    // masked GEMMs at 256-512 rows a group +18..+32% (M = 1024, one group, -0.5%: the grouped
-    // kernel at few rows runs below the dense rate fathom gives it).
+    // They and the shared file's four rows are what the GH100 DeepGEMM class was fitted to
+    // (deepgemm_efficiency 0.745, deepgemm_k_half 700, tools/fit_deepgemm.py; in-sample): priced
+    // with its launcher's tile choice, median |error| 2.4% over the 28 rows, worst 64 x 7168 x 2048
+    // -31%, leave-one-out median 3.1%. Before the class (the vendor library's pricing) they were at
+    // 18.7%: small-M too slow (128 x 2112 x 7168 -61%), small-K too fast (4096 x 32768 x 512 +69%).
     const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-fathom.yaml",
                                                      testing::source_context());
     std::vector<double> fitted, held_out, deepgemm;
@@ -144,10 +142,7 @@ TEST_CASE(
         REQUIRE(r.ok());
         if (r.id.rfind("mb-deepgemm-", 0) == 0) {
             deepgemm.push_back(std::fabs(r.error));
-            if (r.id == "mb-deepgemm-h800-fp8-masked-1x1024x4096x7168") CHECK(std::fabs(r.error) < 0.02);
-            if (r.id.rfind("mb-deepgemm-h800-fp8-masked-4x256", 0) == 0) CHECK((r.error > 0.20 && r.error < 0.35));
-            if (r.id == "mb-deepgemm-h800-fp8-128x2112x7168") CHECK(r.error == Approx(-0.61).margin(0.02));
-            if (r.id == "mb-deepgemm-h800-fp8-4096x32768x512") CHECK(r.error == Approx(0.693).margin(0.02));
+            CHECK(std::fabs(r.error) < 0.32);
         } else if (r.kind == "microbench") {
             CHECK(std::fabs(r.error) < 0.22);
             fitted.push_back(std::fabs(r.error));
@@ -159,7 +154,7 @@ TEST_CASE(
     REQUIRE(held_out.size() == 10);
     REQUIRE(deepgemm.size() == 24);
     std::sort(deepgemm.begin(), deepgemm.end());
-    CHECK(0.5 * (deepgemm[11] + deepgemm[12]) < 0.19);  // 18.7% when added
+    CHECK(0.5 * (deepgemm[11] + deepgemm[12]) < 0.06);  // 4.8% over these 24
     std::sort(fitted.begin(), fitted.end());
     std::sort(held_out.begin(), held_out.end());
     CHECK(0.5 * (fitted[8] + fitted[9]) < 0.09);
@@ -178,8 +173,9 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
     //     to 16 GiB on 8 H100, the sizes the NVLS start-up and pipeline fill were fitted to, within
     //     0.2%); 248 nodes of H200 at 512 MiB within 7% (-5.9%: the source's "approximate,
     //     occasionally below 300" user report, with the pipeline fill an estimate across nodes);
-    //   - DeepSeek's small-M fp8 GEMMs (DeepGEMM, M = 64, 128) are too slow (-41%, -22%) and the
-    //     K = 1536 one too fast (+35%);
+    //   - DeepSeek's fp8 GEMMs (DeepGEMM) in their own kernel class, fitted on its README table
+    //     (these four rows among 28): within 2% (they were -42%, -23%, +2% and +25% as the vendor
+    //     library's);
     //   - FA3 forward is predicted 12-28% slow (one efficiency for every head dim);
     //   - DeepEP normal dispatch: intra-node +21%, inter-node within 1% under the stated accounting;
     //   - a host-to-device copy-engine copy over PCIe Gen5: the link entry's efficiency source
@@ -204,6 +200,7 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
         if (r.metric == "busbw_gb_per_s") CHECK(e < (r.id == "mb-allreduce-248x8xh200-512m" ? 0.07 : 0.03));
         if (r.id.rfind("mb-nccl-allreduce-8xh100-", 0) == 0) CHECK(e < 0.002);
         if (r.id == "mb-deepep-h800-internode-ep32-dispatch") CHECK(e < 0.02);
+        if (r.id.rfind("mb-deepgemm-", 0) == 0) CHECK(e < 0.02);
         if (r.id == "mb-deepep-h800-intranode-ep8-dispatch") CHECK(r.error == Approx(0.212).margin(0.02));
         // Attention at the cuDNN rates of the project's own H100 campaign (hardware/calibration):
         // FlashAttention-3's head-dim-128 forward within 6%; at head dim 256 FA3 (756 TFLOP/s) is
