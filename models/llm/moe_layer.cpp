@@ -115,12 +115,16 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     const bool gather = etp > 1 && in.shard.sequence_parallel;
     if (gather) tp_comm(p, in, Collective::AllGather, Collective::ReduceScatter, gathered);
     if (fp8) p.compute(memory_op("fp8_cast_expert_fc1", rows * hd * 3, OpRole::Fp8Cast, kUnaryKernel));
-    p.compute(gemm_op("expert_fc1", rows_per_expert, gated ? 2 * width : width, h, gd, active, OpRole::ExpertUp));
+    OpDesc fc1 = gemm_op("expert_fc1", rows_per_expert, gated ? 2 * width : width, h, gd, active, OpRole::ExpertUp);
+    fc1.gemm_kernel = in.kernels.expert_gemm_kernel;
+    p.compute(fc1);
     const double act_elems = rows * static_cast<double>(width);
     p.compute(elementwise(std::string("expert_") + sim::name(m.activation), act_elems, gated ? 2 : 1, 1,
                           OpRole::Activation, gated ? "swiglu" : "gelu"));
     if (fp8) p.compute(memory_op("fp8_cast_expert_fc2", act_elems * 3, OpRole::Fp8Cast, kUnaryKernel));
-    p.compute(gemm_op("expert_fc2", rows_per_expert, h, width, gd, active, OpRole::ExpertDown));
+    OpDesc fc2 = gemm_op("expert_fc2", rows_per_expert, h, width, gd, active, OpRole::ExpertDown);
+    fc2.gemm_kernel = in.kernels.expert_gemm_kernel;
+    p.compute(fc2);
     if (gather) tp_comm(p, in, Collective::ReduceScatter, Collective::AllGather, gathered);
     if (in.shard.ep > 1) p.comm(a2a);  // combine (backward: the gradients' dispatch)
     // Unpermute: read the k outputs of each token and its routing weights, write the weighted sum.

@@ -147,6 +147,10 @@ struct KernelStack {
     // MoE dispatch carries fp8 rows (each 128 values with a float scale) under an fp8 recipe and
     // the combine bf16, as DeepSeek's inference does with DeepEP; false: both bf16.
     bool fp8_dispatch = false;
+    // The kernel library of the experts' grouped GEMMs (the serving engines' DeepEP paths run
+    // DeepGEMM's grouped fp8 kernels: contiguous layout after normal dispatch, masked after
+    // low-latency dispatch).
+    GemmKernel expert_gemm_kernel = GemmKernel::Library;
     // Decode attention under grouped-query attention: true, each key/value head is read once for
     // its group of query heads (XQA, FlashInfer, FlashAttention); false, once per query head
     // (TensorRT-LLM's masked multi-head attention kernel before 0.7.1, which did not share a

@@ -121,6 +121,17 @@ TEST_CASE("the MoE layer program: dispatch, grouped experts, combine", "[models]
     CHECK(sum_flops(skewed, models::OpRole::ExpertUp) == Approx(1.5 * sum_flops(fwd, models::OpRole::ExpertUp)));
     // Backward: the all-to-alls come back as all-to-alls (the gradients travel the same way).
     CHECK(comms(models::backward_program(fwd), GroupKind::ep).size() == 2);
+    // The experts' grouped GEMMs run in the stack's expert kernel library; every other GEMM in the
+    // vendor's.
+    in.kernels.expert_gemm_kernel = models::GemmKernel::DeepGemm;
+    int deepgemm = 0;
+    for (const auto& op : models::moe_layer_forward(m, in).ops()) {
+        if (op.kind != models::OpKind::Gemm) continue;
+        const bool expert = op.role == models::OpRole::ExpertUp || op.role == models::OpRole::ExpertDown;
+        CHECK((op.gemm_kernel == models::GemmKernel::DeepGemm) == expert);
+        deepgemm += expert ? 1 : 0;
+    }
+    CHECK(deepgemm == 2);
 }
 
 TEST_CASE("expert-TP gathers are not GEMM-fused TP boundaries", "[models][moe][tp]") {

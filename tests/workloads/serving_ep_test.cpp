@@ -157,6 +157,7 @@ OverlapCheck two_batch_overlap_check(models::MoeDispatcher dispatcher, double sm
         models::LayerInputs in;
         in.kernels = fp8;
         in.kernels.mla_absorb = in.kernels.fp8_dispatch = true;
+        in.kernels.expert_gemm_kernel = models::GemmKernel::DeepGemm;  // DeepEP's engines run DeepGEMM
         in.shard.ep = 32;
         in.shard.ep_ranks_per_node = 8;
         in.shard.ep_nodes = 4;

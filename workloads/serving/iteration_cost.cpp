@@ -131,6 +131,11 @@ IterationCoster::IterationCoster(const models::ModelSpec& model, const PoolLayou
         layout_.ep = pool.ep;
         layout_.dp = pool.ep;
         kernels_.fp8_dispatch = true;
+        // With DeepEP the engines run the experts in DeepGEMM's grouped fp8 kernels (SGLang: the
+        // contiguous layout after normal dispatch, the masked one after low-latency dispatch; LMSYS
+        // blog 2025-05-05, "DeepGEMM integrates smoothly with the dispatch modes of DeepEP").
+        if (pool.dispatcher != models::MoeDispatcher::AllToAll)
+            kernels_.expert_gemm_kernel = models::GemmKernel::DeepGemm;
     }
 }
 
