@@ -1,5 +1,7 @@
 #include "models/cost/deepgemm_cost.h"
 
+#include "sim/error.h"
+
 #include <cmath>
 
 namespace fathom::models {
@@ -16,6 +18,7 @@ double DeepGemmTiles::wave_fill() const {
 }
 
 DeepGemmTiles deepgemm_tiles(int64_t m, int64_t n, int64_t groups, int sms) {
+    FATHOM_CHECK(m > 0 && n > 0 && groups > 0 && sms > 0, "a DeepGEMM shape and SM count");
     DeepGemmTiles best;
     best.sms = sms;
     const int block_m = m <= 64 ? 64 : 128;

@@ -37,7 +37,7 @@ public:
         switch (op.kind) {
             case OpKind::Gemm:
                 if (op.gemm_kernel == GemmKernel::DeepGemm && op.dtype == Dtype::fp8 &&
-                    acc_.calibration.deepgemm_efficiency > 0)
+                    acc_.calibration.deepgemm_efficiency > 0 && acc_.compute_units > 0)
                     return deepgemm_seconds(op, acc_, clock_) + acc_.launch_overhead;
                 return std::max(gemm_compute(op), mem_time) + acc_.launch_overhead;
             case OpKind::AttentionFwd:

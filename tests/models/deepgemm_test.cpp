@@ -99,4 +99,8 @@ TEST_CASE("a DeepGEMM GEMM on a device without the class is the library's", "[mo
     bf.gemm_kernel = GemmKernel::DeepGemm;
     CHECK(with->seconds(bf) == library);
     CHECK(with->seconds(dg) != plain->seconds(dg));
+    // A device that states no SM count cannot place DeepGEMM's tiles: the library's pricing.
+    AcceleratorSpec unknown = device(true);
+    unknown.compute_units = 0;
+    CHECK(make_roofline_cost(unknown)->seconds(dg) > 0);
 }
