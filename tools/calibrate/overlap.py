@@ -3,7 +3,7 @@
 the same GPU: the mechanism behind part of the gap between a step's summed kernel times and the
 measured step when collectives overlap compute (NCCL's kernels take SMs and memory bandwidth).
 
-    overlap.py OUT.csv
+    overlap.py OUT.csv [--ce]
 
 The interferer is a persistent copy kernel (Triton) with a fixed number of CTAs of 512 threads,
 as NCCL runs one CTA of NCCL_NTHREADS=512 per channel (ring/tree on Hopper: 16-32 channels; NVLS
@@ -19,6 +19,11 @@ For each (compute, CTAs) pair, two runs on two streams started together:
             moved per second while compute ran, against its bandwidth alone.
 Columns: compute, ctas, compute_alone_us, compute_overlap_us, slowdown, copy_alone_gbs,
 copy_overlap_gbs, note. Bytes count read + write. About a minute on an H100.
+
+--ce: the interferer is a plain device-to-device copy of the same buffer (Tensor.copy_, which
+PyTorch issues as cudaMemcpyAsync DeviceToDevice), reported with ctas 0. Whether the driver runs a
+same-device copy on the copy engines or on SMs is not visible here; on an H100 it moved 3.0 TB/s
+alone and slowed compute as much as the copy kernel on all 132 SMs (1.49-1.82).
 """
 import csv
 import sys
@@ -48,6 +53,17 @@ def interferer(ctas):
 
     def fn():
         copy_kernel[(ctas,)](src, dst, n, BLOCK=BLOCK, NPROG=ctas, num_warps=16)
+
+    return fn, 2.0 * n * 4
+
+
+def ce_interferer():
+    n = (1 << 30) // 4
+    src = torch.randn(n, device="cuda", dtype=torch.float32)
+    dst = torch.empty_like(src)
+
+    def fn():
+        dst.copy_(src, non_blocking=True)
 
     return fn, 2.0 * n * 4
 
@@ -115,6 +131,7 @@ def together(fn_a, calls_a, fn_b, calls_b, sa, sb):
 
 def main():
     out = sys.argv[1]
+    ce = "--ce" in sys.argv[2:]
     sa, sb = torch.cuda.Stream(), torch.cuda.Stream()
     comp = computes()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -123,8 +140,8 @@ def main():
         w = csv.writer(f)
         w.writerow(["compute", "ctas", "compute_alone_us", "compute_overlap_us", "slowdown", "copy_alone_gbs",
                     "copy_overlap_gbs", "note"])
-        for ctas in (8, 16, 32, 64, sms):
-            cp, cp_bytes = interferer(ctas)
+        for ctas in ((0,) if ce else (8, 16, 32, 64, sms)):
+            cp, cp_bytes = ce_interferer() if ce else interferer(ctas)
             cp_us = alone_us(cp, 5, sb)
             for name, fn in comp.items():
                 try:
