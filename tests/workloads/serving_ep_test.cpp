@@ -9,6 +9,7 @@
 #include "workloads/replay/program_cost.h"
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/serving_memory.h"
+#include "workloads/serving/two_batch_overlap.h"
 
 #include <catch2/catch.hpp>
 
@@ -122,12 +123,14 @@ TEST_CASE("DeepEP's modes move the sizes their own figures count", "[serving][ep
 namespace {
 
 // 64 decodes of DeepSeek-V3 at 1,000 keys on one rank of ep 32 (4 nodes) with `dispatcher`, with
-// and without two-batch overlap. The halves are 32 decodes each and identical, so under overlap each
-// MoE layer takes max(2 M_half, 2 C_half + f 2 M_half), f the dispatcher's share of the SMs;
-// without it C + M of the whole batch. The dense (first three) layers have no collectives (tp 1):
-// 2 C_half. The iteration adds the same embedding, head and engine terms either way, so
-// serial - overlapped is exactly the layers' difference, returned with that difference priced
-// here from the programs the coster builds.
+// and without two-batch overlap. The halves are 32 decodes each and identical. Under overlap each
+// MoE layer takes, with DeepEP's normal kernels, max(2 M_half, 2 C_half + f 2 M_half), f the
+// dispatcher's share of the SMs; with its low-latency kernels DeepSeek's decode schedule,
+// 2 [max(S + A0, D) + M + max(A1, C)] of the half's stages (SHARED, ATTN-0, dispatch, MLP, ATTN-1,
+// combine); without overlap C + M of the whole batch. The dense (first three) layers have no
+// collectives (tp 1): 2 C_half. The iteration adds the same embedding, head and engine terms either
+// way, so serial - overlapped is exactly the layers' difference, returned with that difference
+// priced here from the programs the coster builds.
 struct OverlapCheck {
     double serial, overlapped, expected_difference;
 };
@@ -175,7 +178,13 @@ OverlapCheck two_batch_overlap_check(models::MoeDispatcher dispatcher, double sm
     const workloads::PassCost dense_whole = pc.cost(models::dense_layer_forward(m, inputs(64)));
     const workloads::PassCost dense_half = pc.cost(models::dense_layer_forward(m, inputs(32)));
     REQUIRE(comm(half) > 0);
-    const double overlapped_moe = std::max(2 * comm(half), 2 * half.compute + sm_share * 2 * comm(half));
+    double overlapped_moe = std::max(2 * comm(half), 2 * half.compute + sm_share * 2 * comm(half));
+    if (dispatcher == models::MoeDispatcher::DeepEpLowLatency) {
+        const MicroBatchStages st = moe_stages(models::moe_layer_forward(m, inputs(32)), pc);
+        REQUIRE(st.compute() == Approx(half.compute).epsilon(1e-12));
+        REQUIRE(st.dispatch + st.combine == Approx(comm(half)).epsilon(1e-12));
+        overlapped_moe = 2 * (std::max(st.shared + st.attn0, st.dispatch) + st.mlp + std::max(st.attn1, st.combine));
+    }
     const double moe_diff = (whole.compute + comm(whole)) - overlapped_moe;
     const double dense_diff = dense_whole.compute - 2 * dense_half.compute;
     return {a.exact(shape).total(), b.exact(shape).total(), 58 * moe_diff + 3 * dense_diff};
@@ -183,8 +192,72 @@ OverlapCheck two_batch_overlap_check(models::MoeDispatcher dispatcher, double sm
 
 }  // namespace
 
+TEST_CASE("two-batch overlap: DeepSeek's decode schedule, stage by stage", "[serving][ep]") {
+    // Hand-made stages (ms). Compute-bound: A0 0.1, A1 0.3, M 0.2, S 0.05, D 0.1, C 0.2 each:
+    // max(0.15, 0.1) + 0.2 + max(0.3, 0.2) = 0.65 per micro-batch, 1.3 in all = the compute, every
+    // transfer hidden. Communication-bound: D 0.3, C 0.6: max(0.15, 0.3) + 0.2 + max(0.3, 0.6) =
+    // 1.1 per micro-batch, 2.2 in all, where one stream each would take max(1.3, 1.8) = 1.8: the
+    // routed experts (M) never overlap a transfer. Unequal halves pair a's transfers with b's
+    // stages: a's dispatch 0.4 beside S_a + A0_b = 0.05 + 0.2, a's combine 0.1 beside A1_b 0.5.
+    MicroBatchStages x;
+    x.attn0 = 0.1, x.attn1 = 0.3, x.mlp = 0.2, x.shared = 0.05, x.dispatch = 0.1, x.combine = 0.2;
+    CHECK(decode_overlap_seconds(x, x) == Approx(1.3));
+    MicroBatchStages y = x;
+    y.dispatch = 0.3, y.combine = 0.6;
+    CHECK(decode_overlap_seconds(y, y) == Approx(2.2));
+    CHECK(stream_overlap_seconds(2 * y.compute(), 2 * (y.dispatch + y.combine), 0) == Approx(1.8));
+    MicroBatchStages a = x, b = x;
+    a.dispatch = 0.4, a.combine = 0.1;
+    b.attn0 = 0.2, b.attn1 = 0.5;
+    // max(0.05 + 0.2, 0.4) + 0.2 + max(0.5, 0.1) + max(0.05 + 0.1, 0.1) + 0.2 + max(0.3, 0.2)
+    CHECK(decode_overlap_seconds(a, b) == Approx(0.4 + 0.2 + 0.5 + 0.15 + 0.2 + 0.3));
+    // Collectives of other groups run in series.
+    a.other = 0.07;
+    CHECK(decode_overlap_seconds(a, b) == Approx(1.75 + 0.07));
+}
+
+TEST_CASE("two-batch overlap: the layer's stages and the coster's prices", "[serving][ep]") {
+    // DeepSeek-V3's MoE layer program for 32 decodes cut into the schedule's stages: ATTN-0 is what
+    // precedes the core attention (it has the norm and the latent projections), ATTN-1 starts at it,
+    // MLP holds the routed experts, SHARED the shared experts; stage sums equal the pass's compute
+    // and its two expert all-to-alls.
+    const auto& m = testing::source_catalog().model("deepseek-v3");
+    const hardware::ClusterSpec cluster = testing::h100_cluster(8, 4);
+    const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Serving);
+    const auto net = hardware::make_analytical_network(cluster);
+    workloads::ParallelLayout layout;
+    layout.ep = layout.dp = 32;
+    workloads::ProgramCoster pc(*cost, *net, layout);
+    models::LayerInputs in;
+    in.kernels.gemm_dtype = hardware::Dtype::fp8;
+    in.kernels.mla_absorb = in.kernels.fp8_dispatch = true;
+    in.shard.ep = 32;
+    in.shard.ep_ranks_per_node = 8;
+    in.shard.ep_nodes = 4;
+    in.shard.dispatcher = models::MoeDispatcher::DeepEpLowLatency;
+    in.batch.slices.push_back({32, 1, 1000});
+    const models::LayerProgram p = models::moe_layer_forward(m, in);
+    const MicroBatchStages st = moe_stages(p, pc);
+    double attention = 0, experts = 0;
+    for (const auto& op : p.ops()) {
+        if (op.role == models::OpRole::Attention) attention += pc.seconds(op);
+        if (op.role == models::OpRole::ExpertUp || op.role == models::OpRole::ExpertDown) experts += pc.seconds(op);
+    }
+    CHECK(st.attn0 > 0);
+    CHECK(st.attn1 >= attention);
+    CHECK(st.mlp >= experts);
+    CHECK(st.shared > 0);
+    CHECK(st.other == 0);
+    const workloads::PassCost whole = pc.cost(p);
+    CHECK(st.compute() == Approx(whole.compute).epsilon(1e-12));
+    double comm = 0;
+    for (size_t g = 0; g < whole.lead.size(); ++g) comm += whole.lead[g] + whole.trail[g];
+    CHECK(st.dispatch + st.combine == Approx(comm).epsilon(1e-12));
+    CHECK(st.combine > st.dispatch);  // bf16 rows back, fp8 rows out
+}
+
 TEST_CASE("two-batch overlap: a layer takes max(compute, communication) of the two halves", "[serving][ep]") {
-    // DeepEP's low-latency kernels hold no SM while compute runs: f = 0.
+    // DeepEP's low-latency kernels hold no SM while compute runs: f = 0; the decode schedule.
     const OverlapCheck c = two_batch_overlap_check(models::MoeDispatcher::DeepEpLowLatency, 0.0);
     CHECK(c.serial - c.overlapped == Approx(c.expected_difference).epsilon(1e-9));
     // At 64 decodes per GPU the halves read every weight twice, and that costs more than the

@@ -3,6 +3,7 @@
 #include "models/llm/dense_layer.h"
 #include "models/llm/moe_layer.h"
 #include "sim/error.h"
+#include "workloads/serving/two_batch_overlap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -185,14 +186,13 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         return c.compute + comm_seconds(c);  // no overlap: an inference engine waits for each collective
     };
     // A layer kind's time over the iteration's batch: compute, then its collectives in series; under
-    // two-batch overlap the two halves' compute on one stream and their collectives on the other,
-    // each half's communication beside the other's compute. While a dispatcher kernel holding a
-    // share f of the SMs runs (time M in all), compute C progresses at 1 - f of its rate, so the
-    // layer takes max(M, C + f M): M when the compute fits in what the communication leaves, else
-    // the compute plus the SM time the communication took from it. The SMs' share is the measured
-    // mechanism (hardware/calibration/README.md, "Compute beside communication": a 16-32-CTA copy
-    // beside a GEMM slows it 19-29%); the bandwidth the communication loses beside compute (its
-    // "slower than unit test" times in SGLang's prefill profile) is not modelled.
+    // two-batch overlap (two_batch_overlap.h) the two halves' stages by the dispatcher's schedule:
+    // DeepEP low-latency's decode schedule stage by stage; otherwise the halves' compute on one
+    // stream and their collectives on the other, a dispatcher holding a share f of the SMs slowing
+    // the compute beside it, max(M, C + f M). The SMs' share is the measured mechanism
+    // (hardware/calibration/README.md, "Compute beside communication": a 16-32-CTA copy beside a
+    // GEMM slows it 19-29%); the bandwidth the communication loses beside compute (its "slower
+    // than unit test" times in SGLang's prefill profile) is not modelled.
     const bool tbo = engine_.two_batch_overlap && in.batch.shared_prefix.empty() && in.batch.tokens() > 1;
     const double units = pool_.accelerator.compute_units;
     const double comm_share =
@@ -203,11 +203,14 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         halves.first.batch = std::move(a);
         halves.second.batch = std::move(b);
     }
+    const bool staged = in.shard.ep > 1 && in.shard.dispatcher == models::MoeDispatcher::DeepEpLowLatency;
     auto layer_seconds = [&](models::LayerProgram (*build)(const models::ModelSpec&, const models::LayerInputs&)) {
         if (!tbo) return pass_seconds(coster_.cost(build(model_, in)));
-        const PassCost a = coster_.cost(build(model_, halves.first)), b = coster_.cost(build(model_, halves.second));
-        const double comm = comm_seconds(a) + comm_seconds(b);
-        return std::max(comm, a.compute + b.compute + comm_share * comm);
+        const models::LayerProgram pa = build(model_, halves.first), pb = build(model_, halves.second);
+        if (staged && build == &models::moe_layer_forward)
+            return decode_overlap_seconds(moe_stages(pa, coster_), moe_stages(pb, coster_));
+        const PassCost a = coster_.cost(pa), b = coster_.cost(pb);
+        return stream_overlap_seconds(a.compute + b.compute, comm_seconds(a) + comm_seconds(b), comm_share);
     };
     const double layer = model_.moe_layers() < model_.layers ? layer_seconds(&models::dense_layer_forward) : 0.0;
     const double moe_layer = model_.moe_layers() > 0 ? layer_seconds(&models::moe_layer_forward) : 0.0;
