@@ -123,11 +123,12 @@ TEST_CASE("DeepEP's modes move the sizes their own figures count", "[serving][ep
 namespace {
 
 // 64 decodes of DeepSeek-V3 at 1,000 keys on one rank of ep 32 (4 nodes) with `dispatcher`, with
-// and without two-batch overlap. The halves are 32 decodes each and identical. Under overlap each
-// MoE layer takes, with DeepEP's normal kernels, max(2 M_half, 2 C_half + f 2 M_half), f the
-// dispatcher's share of the SMs; with its low-latency kernels DeepSeek's decode schedule,
-// 2 [max(S + A0, D) + M + max(A1, C)] of the half's stages (SHARED, ATTN-0, dispatch, MLP, ATTN-1,
-// combine); without overlap C + M of the whole batch. The dense (first three) layers have no
+// and without two-batch overlap. The halves are 32 decodes each and identical, with stages SHARED,
+// ATTN-0, ATTN-1 (A = both), dispatch D, MLP, combine C. Under overlap each MoE layer takes, with
+// DeepEP's normal kernels, DeepSeek's prefill schedule: max(C, A + S + f C) + max(D, A + f D) +
+// max(D, M + f D) + max(C, M + S + f C), f the dispatcher's share of the SMs; with its low-latency
+// kernels its decode schedule, 2 [max(S + A0, D) + M + max(A1, C)]; without overlap the whole
+// batch's compute + its transfers. The dense (first three) layers have no
 // collectives (tp 1): 2 C_half. The iteration adds the same embedding, head and engine terms either
 // way, so serial - overlapped is exactly the layers' difference, returned with that difference
 // priced here from the programs the coster builds.
@@ -179,11 +180,15 @@ OverlapCheck two_batch_overlap_check(models::MoeDispatcher dispatcher, double sm
     const workloads::PassCost dense_half = pc.cost(models::dense_layer_forward(m, inputs(32)));
     REQUIRE(comm(half) > 0);
     double overlapped_moe = std::max(2 * comm(half), 2 * half.compute + sm_share * 2 * comm(half));
-    if (dispatcher == models::MoeDispatcher::DeepEpLowLatency) {
-        const MicroBatchStages st = moe_stages(models::moe_layer_forward(m, inputs(32)), pc);
-        REQUIRE(st.compute() == Approx(half.compute).epsilon(1e-12));
-        REQUIRE(st.dispatch + st.combine == Approx(comm(half)).epsilon(1e-12));
+    const MicroBatchStages st = moe_stages(models::moe_layer_forward(m, inputs(32)), pc);
+    REQUIRE(st.compute() == Approx(half.compute).epsilon(1e-12));
+    REQUIRE(st.dispatch + st.combine == Approx(comm(half)).epsilon(1e-12));
+    if (dispatcher == models::MoeDispatcher::DeepEpLowLatency)
         overlapped_moe = 2 * (std::max(st.shared + st.attn0, st.dispatch) + st.mlp + std::max(st.attn1, st.combine));
+    if (dispatcher == models::MoeDispatcher::DeepEp) {
+        const double f = sm_share, attn = st.attn0 + st.attn1, d = st.dispatch, c = st.combine;
+        overlapped_moe = std::max(c, attn + st.shared + f * c) + std::max(d, attn + f * d) +
+                         std::max(d, st.mlp + f * d) + std::max(c, st.mlp + st.shared + f * c);
     }
     const double moe_diff = (whole.compute + comm(whole)) - overlapped_moe;
     const double dense_diff = dense_whole.compute - 2 * dense_half.compute;
@@ -214,6 +219,22 @@ TEST_CASE("two-batch overlap: DeepSeek's decode schedule, stage by stage", "[ser
     // Collectives of other groups run in series.
     a.other = 0.07;
     CHECK(decode_overlap_seconds(a, b) == Approx(1.75 + 0.07));
+}
+
+TEST_CASE("two-batch overlap: DeepSeek's prefill schedule, stage by stage", "[serving][ep]") {
+    // Stages (ms) A = ATTN-0 + ATTN-1 = 0.3, M 0.4, S 0.1, D 0.2, C 0.5, f = 0.2: stage(X, T) =
+    // max(T, X + 0.2 T). stage(0.3 + 0.1, 0.5) = max(0.5, 0.5) = 0.5; stage(0.3, 0.2) = 0.34;
+    // stage(0.4, 0.2) = 0.44; stage(0.4 + 0.1, 0.5) = 0.6. In all 1.88, where one stream each gives
+    // max(1.4, 1.6 + 0.28) = 1.88 too (every transfer paired with enough compute); with C 0.9 the
+    // first and last stages become transfer-bound: 0.9 + 0.34 + 0.44 + 0.9 = 2.58, against
+    // max(2.2, 1.6 + 0.44) = 2.2 for two streams.
+    MicroBatchStages x;
+    x.attn0 = 0.1, x.attn1 = 0.2, x.mlp = 0.4, x.shared = 0.1, x.dispatch = 0.2, x.combine = 0.5;
+    CHECK(prefill_overlap_seconds(x, x, 0.2) == Approx(1.88));
+    CHECK(stream_overlap_seconds(2 * x.compute(), 2 * (x.dispatch + x.combine), 0.2) == Approx(1.88));
+    x.combine = 0.9;
+    CHECK(prefill_overlap_seconds(x, x, 0.2) == Approx(2.58));
+    CHECK(stream_overlap_seconds(2 * x.compute(), 2 * (x.dispatch + x.combine), 0.2) == Approx(2.2));
 }
 
 TEST_CASE("two-batch overlap: the layer's stages and the coster's prices", "[serving][ep]") {
@@ -268,7 +289,7 @@ TEST_CASE("two-batch overlap: a layer takes max(compute, communication) of the t
 
 TEST_CASE("two-batch overlap: compute beside DeepEP's normal kernels runs on the SMs they leave", "[serving][ep]") {
     // DeepEP's normal kernels hold Buffer.num_sms = 20 of the H100's 132 SMs while they run:
-    // f = 20 / 132 = 0.1515, the layer max(M, C + f M).
+    // f = 20 / 132 = 0.1515, each stage max(T, X + f T).
     const OverlapCheck c = two_batch_overlap_check(models::MoeDispatcher::DeepEp, 20.0 / 132.0);
     CHECK(c.serial - c.overlapped == Approx(c.expected_difference).epsilon(1e-9));
     // The halves' compute outlasts their communication here, so the SMs' share shows: the same

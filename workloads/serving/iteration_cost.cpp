@@ -187,9 +187,10 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
     };
     // A layer kind's time over the iteration's batch: compute, then its collectives in series; under
     // two-batch overlap (two_batch_overlap.h) the two halves' stages by the dispatcher's schedule:
-    // DeepEP low-latency's decode schedule stage by stage; otherwise the halves' compute on one
-    // stream and their collectives on the other, a dispatcher holding a share f of the SMs slowing
-    // the compute beside it, max(M, C + f M). The SMs' share is the measured mechanism
+    // DeepSeek's decode schedule for DeepEP's low-latency kernels, its prefill schedule for the
+    // normal ones (each stage's compute slowed by the SMs the kernels hold while they run, f);
+    // otherwise the halves' compute on one stream and their collectives on the other,
+    // max(M, C + f M). The SMs' share is the measured mechanism
     // (hardware/calibration/README.md, "Compute beside communication": a 16-32-CTA copy beside a
     // GEMM slows it 19-29%); the bandwidth the communication loses beside compute (its "slower
     // than unit test" times in SGLang's prefill profile) is not modelled.
@@ -204,11 +205,14 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         halves.second.batch = std::move(b);
     }
     const bool staged = in.shard.ep > 1 && in.shard.dispatcher == models::MoeDispatcher::DeepEpLowLatency;
+    const bool prefill_staged = in.shard.ep > 1 && in.shard.dispatcher == models::MoeDispatcher::DeepEp;
     auto layer_seconds = [&](models::LayerProgram (*build)(const models::ModelSpec&, const models::LayerInputs&)) {
         if (!tbo) return pass_seconds(coster_.cost(build(model_, in)));
         const models::LayerProgram pa = build(model_, halves.first), pb = build(model_, halves.second);
         if (staged && build == &models::moe_layer_forward)
             return decode_overlap_seconds(moe_stages(pa, coster_), moe_stages(pb, coster_));
+        if (prefill_staged && build == &models::moe_layer_forward)
+            return prefill_overlap_seconds(moe_stages(pa, coster_), moe_stages(pb, coster_), comm_share);
         const PassCost a = coster_.cost(pa), b = coster_.cost(pb);
         return stream_overlap_seconds(a.compute + b.compute, comm_seconds(a) + comm_seconds(b), comm_share);
     };

@@ -33,6 +33,13 @@ double decode_overlap_seconds(const MicroBatchStages& a, const MicroBatchStages&
            std::max(b.shared + a.attn0, b.dispatch) + b.mlp + std::max(a.attn1, b.combine) + a.other + b.other;
 }
 
+double prefill_overlap_seconds(const MicroBatchStages& a, const MicroBatchStages& b, double sm_share) {
+    auto stage = [&](double compute, double transfer) { return stream_overlap_seconds(compute, transfer, sm_share); };
+    const double attn_a = a.attn0 + a.attn1, attn_b = b.attn0 + b.attn1;
+    return stage(attn_b + a.shared, a.combine) + stage(attn_a, b.dispatch) + stage(b.mlp, a.dispatch) +
+           stage(a.mlp + b.shared, b.combine) + a.other + b.other;
+}
+
 double stream_overlap_seconds(double compute, double comm, double sm_share) {
     return std::max(comm, compute + sm_share * comm);
 }

@@ -27,7 +27,14 @@ MicroBatchStages moe_stages(const models::LayerProgram& program, ProgramCoster& 
 // plus collectives of other groups in series. The routed experts never overlap a transfer.
 double decode_overlap_seconds(const MicroBatchStages& a, const MicroBatchStages& b);
 
-// DeepEP normal kernels (prefill) and others: the two micro-batches' compute C on one stream and
+// DeepEP normal kernels (prefill): DeepSeek's prefill schedule (deepseek-ai/profile-data README,
+// prefill figure), each stage a stretch of compute X beside one transfer T, X slowed by the SMs the
+// kernels hold while T runs, max(T, X + f T):
+//   stage(A_b + S_a, C_a) + stage(A_a, D_b) + stage(M_b, D_a) + stage(M_a + S_b, C_b),
+// A = ATTN-0 + ATTN-1 (attention and the routing gate), plus collectives of other groups in series.
+double prefill_overlap_seconds(const MicroBatchStages& a, const MicroBatchStages& b, double sm_share);
+
+// Others: the two micro-batches' compute C on one stream and
 // their transfers M on the other, a dispatcher that holds a share f of the SMs slowing the compute
 // beside it: max(M, C + f M).
 double stream_overlap_seconds(double compute, double comm, double sm_share);
