@@ -153,7 +153,8 @@ double price_low_latency(const Case& c, const hardware::NetworkModel& network, h
     const bool fp8 = c.text("benchmark.dtype", "bf16") == "fp8";
     const double row = fp8 ? hidden + hidden / 128.0 * 4.0 : hidden * 2.0;
     out.assumptions.push_back("DeepEP low-latency accounting: every (token, expert) pair travels");
-    return network.collective(hardware::Collective::AllToAll, tokens * k * row, group).seconds * 1e6;
+    const double efficiency = models::dispatcher_efficiency(models::MoeDispatcher::DeepEpLowLatency);
+    return network.collective(hardware::Collective::AllToAll, tokens * k * row, group).seconds / efficiency * 1e6;
 }
 
 // DeepEP's normal kernels: the bytes its test counts over the bottleneck link / kernel time.

@@ -107,6 +107,7 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     a2a.bytes = moe_dispatch_bytes(m, in);
     a2a.group = GroupKind::ep;
     a2a.microbatch_overlap = true;
+    a2a.efficiency = dispatcher_efficiency(in.shard.dispatcher);
     if (in.shard.ep > 1) p.comm(a2a);  // dispatch (backward: the gradients' combine)
     a2a.bytes = moe_combine_bytes(m, in);
     const double gathered = rows * hd * kAct;

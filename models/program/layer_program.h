@@ -80,6 +80,11 @@ constexpr auto enum_names(MoeDispatcher) {
 // not occupy any SM resource"). NCCL's all-to-all also takes channels, but no engine overlaps it
 // with two-batch overlap: 0 (not modelled).
 constexpr int dispatcher_sms(MoeDispatcher d) { return d == MoeDispatcher::DeepEp ? 20 : 0; }
+// The share of the all-to-all time fathom's network prices for a dispatcher's bytes that its
+// kernels reach. DeepEP's low-latency kernels: 0.90, the median of DeepEP's own table (docs/
+// legacy.md at 0297fc80, H800 + CX7 400 Gb/s, 128 tokens, top-8, EP 16-256 dispatch and combine:
+// 10 rows, fathom 4-22% fast, median 10.4%; the shared file's three and fathom's six); the others: 1.
+constexpr double dispatcher_efficiency(MoeDispatcher d) { return d == MoeDispatcher::DeepEpLowLatency ? 0.90 : 1.0; }
 
 struct Sharding {
     int tp = 1;
@@ -199,6 +204,9 @@ struct CommStep {
     // compute can hide (the MoE token dispatcher's all-to-all under `ep_overlap`: DualPipe,
     // 1F1B-overlap); the pricing hides it only where the plan runs such a schedule.
     bool microbatch_overlap = false;
+    // The share of the network model's time for this collective that the kernel moving it reaches
+    // (1: the collective as priced); the transfer takes its priced time / efficiency.
+    double efficiency = 1;
 };
 
 struct ProgramStep {

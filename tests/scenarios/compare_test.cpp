@@ -136,11 +136,16 @@ TEST_CASE(
     // 18.7%: small-M too slow (128 x 2112 x 7168 -61%), small-K too fast (4096 x 32768 x 512 +69%).
     const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-fathom.yaml",
                                                      testing::source_context());
-    std::vector<double> fitted, held_out, deepgemm;
+    std::vector<double> fitted, held_out, deepgemm, deepep;
     for (const auto& r : results) {
         INFO(r.id << " measured " << r.measured << " predicted " << r.predicted);
         REQUIRE(r.ok());
-        if (r.id.rfind("mb-deepgemm-", 0) == 0) {
+        if (r.id.rfind("mb-deepep-", 0) == 0) {
+            // DeepEP's low-latency table at EP 16, 32 and 128 (the shared file holds 8, 64 and 256):
+            // within 14% with the kernels' 0.90 efficiency fitted on all ten inter-node rows.
+            deepep.push_back(std::fabs(r.error));
+            CHECK(std::fabs(r.error) < 0.14);
+        } else if (r.id.rfind("mb-deepgemm-", 0) == 0) {
             deepgemm.push_back(std::fabs(r.error));
             CHECK(std::fabs(r.error) < 0.32);
         } else if (r.kind == "microbench") {
@@ -153,6 +158,7 @@ TEST_CASE(
     REQUIRE(fitted.size() == 18);
     REQUIRE(held_out.size() == 10);
     REQUIRE(deepgemm.size() == 24);
+    REQUIRE(deepep.size() == 6);
     std::sort(deepgemm.begin(), deepgemm.end());
     CHECK(0.5 * (deepgemm[11] + deepgemm[12]) < 0.06);  // 4.8% over these 24
     std::sort(fitted.begin(), fitted.end());
@@ -183,9 +189,10 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
     //   - a copy between two H100s over NVLink (p2pBandwidthLatencyTest, 40 MB, bidirectional
     //     749 GB/s): -6.4%, the pipeline's send-recv at NCCL's ring efficiency (0.816 of 450 GB/s a
     //     direction, plus a launch) where the copy engine reaches 0.83-0.84;
-    //   - DeepEP low-latency dispatch (every token-expert pair, the serving replay's deepep_ll):
-    //     inter-node ep 64 -9% (latency slightly too short), intra-node ep 8 -41% (DeepEP's V1
-    //     low-latency kernels do not reach NVLink rates on one node).
+    //   - DeepEP low-latency dispatch (every token-expert pair, the serving replay's deepep_ll, at
+    //     the kernels' 0.90 of the priced all-to-all fitted on DeepEP's table): inter-node ep 64
+    //     +1%, intra-node ep 8 -34% (DeepEP's V1 low-latency kernels do not reach NVLink rates on
+    //     one node).
     const auto results = scenarios::compare_measured(
         std::string(FATHOM_SOURCE_DIR) + "/tests/data/measured_microbench_frozen.yaml", testing::source_context());
     int simulated = 0;
@@ -208,7 +215,7 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
         if (r.id.rfind("mb-fa3-h100-fwd-hd128", 0) == 0) CHECK(e < 0.06);
         if (r.id.rfind("mb-fa3-h100-fwd-hd256", 0) == 0) CHECK((r.error > -0.25 && r.error < -0.10));
         if (r.id == "mb-deepep-h800-lowlat-ep64-dispatch") CHECK(e < 0.11);
-        if (r.id == "mb-deepep-h800-lowlat-ep8-dispatch") CHECK(r.error == Approx(-0.405).margin(0.02));
+        if (r.id == "mb-deepep-h800-lowlat-ep8-dispatch") CHECK(r.error == Approx(-0.339).margin(0.02));
         if (r.id == "mb-p2p-h100-nvlink") CHECK(r.error == Approx(-0.064).margin(0.01));
         // The copy engine's host-to-device rate is the PCIe Gen5 entry's efficiency source.
         if (r.id == "mb-pcie-h2d-h100-ce") CHECK(e < 0.01);

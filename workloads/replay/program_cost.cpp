@@ -109,7 +109,7 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         CommMoves* moves = moves_ ? &c.moves[g] : nullptr;
         if (s.comm.awaited) c.exposed_at[g] = Placement::Awaited;
         if (s.comm.microbatch_overlap && ep_overlap_) c.exposed_at[g] = Placement::Overlapped;
-        const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group);
+        const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group) / s.comm.efficiency;
         const CommPart part = computed ? CommPart::Trail : CommPart::Lead;
         auto& lumps = computed ? c.trail : c.lead;
         if (s.comm.attention_steps > 0) {
