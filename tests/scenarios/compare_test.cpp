@@ -156,7 +156,10 @@ TEST_CASE(
         }
     }
     REQUIRE(fitted.size() == 18);
-    REQUIRE(held_out.size() == 10);
+    // And SGLang's DeepSeek-V3 decode without two-batch overlap (the LMSYS blog's TBO ablation:
+    // 22,310 tokens/s per node with it, a 25.5% speedup, so 17,777 without, derived): -3.6% when
+    // added, where the shared case with overlap is +10.8% (fathom's overlap gains 44%, the run 25.5%).
+    REQUIRE(held_out.size() == 11);
     REQUIRE(deepgemm.size() == 24);
     REQUIRE(deepep.size() == 6);
     std::sort(deepgemm.begin(), deepgemm.end());
@@ -164,7 +167,7 @@ TEST_CASE(
     std::sort(fitted.begin(), fitted.end());
     std::sort(held_out.begin(), held_out.end());
     CHECK(0.5 * (fitted[8] + fitted[9]) < 0.09);
-    CHECK(0.5 * (held_out[4] + held_out[5]) < 0.10);
+    CHECK(held_out[5] < 0.10);  // the median of 11: 8.9%
 }
 
 TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in the sources' units",
