@@ -67,6 +67,11 @@ std::vector<Flow> ring_flows(const GroupLayout& layout, double per_rank, bool cl
     return out;
 }
 
+std::vector<Flow> allreduce_flows_at(const CollectiveContext& ctx, double bytes, double bandwidth) {
+    return ring_flows(ctx.layout,
+                      bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes * ctx.intra.bandwidth / bandwidth);
+}
+
 const CollectiveRegistry& collective_registry() {
     static const CollectiveRegistry registry = [] {
         CollectiveRegistry r("collective algorithm");

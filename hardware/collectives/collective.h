@@ -129,6 +129,10 @@ double pipeline_fill(double bus_bytes, double bandwidth, const CollectiveContext
 // ranks_per_node channels, channel c visiting each node's members from local index c on, so that
 // each channel leaves every node by a different rail. `closed` false: a chain (broadcast).
 std::vector<Flow> ring_flows(const GroupLayout& layout, double per_rank, bool closed = true);
+// An all-reduce of `bytes` that runs at `bandwidth` a rank (NVLS in the switch, a serving engine's
+// peer kernel) as ring-shaped traffic on the intra-node links: its bus bytes scaled by
+// intra.bandwidth / bandwidth, so that those links (sized for rings) take the algorithm's time.
+std::vector<Flow> allreduce_flows_at(const CollectiveContext& ctx, double bytes, double bandwidth);
 // All members of each node exchanging `per_rank` bytes among themselves (spread over the peers).
 void append_node_flows(std::vector<Flow>& out, const GroupLayout& layout, double per_rank);
 

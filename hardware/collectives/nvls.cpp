@@ -27,11 +27,9 @@ public:
         return ctx.launch + ctx.nvls_latency +
                pipeline_fill(bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes, ctx.nvls_bandwidth, ctx);
     }
-    // The in-switch reduction as ring-shaped traffic on the GPU-switch links, its bytes scaled by
-    // intra.bandwidth / nvls_bandwidth so that those links (sized for rings) take the NVLS time.
+    // The in-switch reduction as ring-shaped traffic on the GPU-switch links.
     std::vector<Flow> flows(Collective, double bytes, const CollectiveContext& ctx) const override {
-        return ring_flows(ctx.layout, bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes *
-                                          ctx.intra.bandwidth / ctx.nvls_bandwidth);
+        return allreduce_flows_at(ctx, bytes, ctx.nvls_bandwidth);
     }
 };
 

@@ -34,8 +34,7 @@ public:
         return ctx.peer_latency + ctx.peer_rank_latency * ctx.layout.ranks;
     }
     std::vector<Flow> flows(Collective, double bytes, const CollectiveContext& ctx) const override {
-        return ring_flows(ctx.layout, bus_factor(Collective::AllReduce, ctx.layout.ranks) * bytes *
-                                          ctx.intra.bandwidth / ctx.peer_bandwidth);
+        return allreduce_flows_at(ctx, bytes, ctx.peer_bandwidth);
     }
 };
 

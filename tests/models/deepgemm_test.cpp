@@ -100,7 +100,7 @@ TEST_CASE("a DeepGEMM GEMM on a device without the class is the library's", "[mo
     CHECK(with->seconds(bf) == library);
     CHECK(with->seconds(dg) != plain->seconds(dg));
     // A device that states no SM count cannot place DeepGEMM's tiles: the library's pricing.
-    AcceleratorSpec unknown = device(true);
-    unknown.compute_units = 0;
-    CHECK(make_roofline_cost(unknown)->seconds(dg) > 0);
+    AcceleratorSpec unknown = device(true), unknown_library = device(false);
+    unknown.compute_units = unknown_library.compute_units = 0;
+    CHECK(make_roofline_cost(unknown)->seconds(dg) == make_roofline_cost(unknown_library)->seconds(dg));
 }

@@ -85,6 +85,10 @@ bool attention_role(models::OpRole r) {
 
 }  // namespace
 
+double ProgramCoster::transfer(const models::CommStep& step) const {
+    return step.collective ? collective(*step.collective, step.bytes, step.group) / step.efficiency : 0.0;
+}
+
 PassCost ProgramCoster::cost(const models::LayerProgram& program) {
     PassCost c;
     bool computed = false;
@@ -109,7 +113,7 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         CommMoves* moves = moves_ ? &c.moves[g] : nullptr;
         if (s.comm.awaited) c.exposed_at[g] = Placement::Awaited;
         if (s.comm.microbatch_overlap && ep_overlap_) c.exposed_at[g] = Placement::Overlapped;
-        const double t = collective(*s.comm.collective, s.comm.bytes, s.comm.group) / s.comm.efficiency;
+        const double t = transfer(s.comm);
         const CommPart part = computed ? CommPart::Trail : CommPart::Lead;
         auto& lumps = computed ? c.trail : c.lead;
         if (s.comm.attention_steps > 0) {

@@ -119,6 +119,8 @@ public:
     double seconds(const models::OpDesc& op);
     // One collective of `bytes` on the rank's group of `kind` (0 for a group of one).
     double collective(hardware::Collective op, double bytes, models::GroupKind kind) const;
+    // One comm step's transfer: its collective at the step's kernel efficiency (0 without one).
+    double transfer(const models::CommStep& step) const;
     // Where the rank's group of `kind` sits (nodes, ranks per node).
     hardware::GroupLayout group_layout(models::GroupKind kind) const { return network_.layout(layout_.group(kind)); }
     // Multiplies the time of every fused-attention op (forward and backward): packed documents

@@ -204,15 +204,15 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         halves.first.batch = std::move(a);
         halves.second.batch = std::move(b);
     }
-    const bool staged = in.shard.ep > 1 && in.shard.dispatcher == models::MoeDispatcher::DeepEpLowLatency;
-    const bool prefill_staged = in.shard.ep > 1 && in.shard.dispatcher == models::MoeDispatcher::DeepEp;
     auto layer_seconds = [&](models::LayerProgram (*build)(const models::ModelSpec&, const models::LayerInputs&)) {
         if (!tbo) return pass_seconds(coster_.cost(build(model_, in)));
         const models::LayerProgram pa = build(model_, halves.first), pb = build(model_, halves.second);
-        if (staged && build == &models::moe_layer_forward)
-            return decode_overlap_seconds(moe_stages(pa, coster_), moe_stages(pb, coster_));
-        if (prefill_staged && build == &models::moe_layer_forward)
-            return prefill_overlap_seconds(moe_stages(pa, coster_), moe_stages(pb, coster_), comm_share);
+        if (build == &models::moe_layer_forward && in.shard.ep > 1) {
+            if (in.shard.dispatcher == models::MoeDispatcher::DeepEpLowLatency)
+                return decode_overlap_seconds(moe_stages(pa, coster_), moe_stages(pb, coster_));
+            if (in.shard.dispatcher == models::MoeDispatcher::DeepEp)
+                return prefill_overlap_seconds(moe_stages(pa, coster_), moe_stages(pb, coster_), comm_share);
+        }
         const PassCost a = coster_.cost(pa), b = coster_.cost(pb);
         return stream_overlap_seconds(a.compute + b.compute, comm_seconds(a) + comm_seconds(b), comm_share);
     };

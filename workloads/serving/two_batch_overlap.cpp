@@ -11,8 +11,7 @@ MicroBatchStages moe_stages(const models::LayerProgram& program, ProgramCoster& 
     for (const models::ProgramStep& step : program.steps) {
         if (step.kind == models::ProgramStep::Kind::Comm) {
             if (!step.comm.collective) continue;
-            const double t =
-                coster.collective(*step.comm.collective, step.comm.bytes, step.comm.group) / step.comm.efficiency;
+            const double t = coster.transfer(step.comm);
             if (step.comm.group == models::GroupKind::ep && transfers < 2)
                 (transfers++ == 0 ? s.dispatch : s.combine) += t;
             else s.other += t;

@@ -34,9 +34,8 @@ double decode_overlap_seconds(const MicroBatchStages& a, const MicroBatchStages&
 // A = ATTN-0 + ATTN-1 (attention and the routing gate), plus collectives of other groups in series.
 double prefill_overlap_seconds(const MicroBatchStages& a, const MicroBatchStages& b, double sm_share);
 
-// Others: the two micro-batches' compute C on one stream and
-// their transfers M on the other, a dispatcher that holds a share f of the SMs slowing the compute
-// beside it: max(M, C + f M).
+// Other dispatchers: the two micro-batches' compute C on one stream and their transfers M on the
+// other, a dispatcher holding a share f of the SMs slowing the compute beside it: max(M, C + f M).
 double stream_overlap_seconds(double compute, double comm, double sm_share);
 
 }  // namespace fathom::workloads::serving
