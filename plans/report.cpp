@@ -120,6 +120,8 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     s.add("weight_bytes_per_gpu", r.weight_bytes_per_gpu);
     s.add("batch_size_mean", r.batch_size_mean);
     s.add("batch_tokens_mean", r.batch_tokens_mean);
+    s.add("batch_decodes_mean", r.batch_decodes_mean);
+    s.add("iteration_s_mean", r.iteration_s_mean);
     s.add("iterations", r.iterations);
     s.add("events", static_cast<int64_t>(r.events));
     s.add("cost_cache_entries", r.cost_cache_entries);

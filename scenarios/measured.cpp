@@ -121,6 +121,7 @@ void predict(const Case& c, const CaseKind& kind, const Translation& t, const pl
     out.assumptions.insert(out.assumptions.end(), d.assumptions.begin(), d.assumptions.end());
     out.step_time_s = d.step_time_s;
     out.stages = d.stages;
+    out.run_summary = d.run_summary;
     out.peak_memory_bytes = d.peak_memory_bytes;
     out.memory_capacity_bytes = d.memory_capacity_bytes;
     out.out_of_memory = d.out_of_memory;

@@ -55,6 +55,8 @@ struct CompareResult {
     std::string range_key;
     std::vector<int> range_values;
     double range_low = 0, range_high = 0;
+    // Serving cases: what the run did, for `--case` (iterations, batch, KV pool), one line each.
+    std::vector<std::string> run_summary;
     // Training cases: the plan that ran (fill-ins applied) and its per-stage breakdown.
     std::string plan;
     std::vector<workloads::StageReport> stages;

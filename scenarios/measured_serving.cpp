@@ -9,6 +9,7 @@
 #include "scenarios/measured_rules.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace fathom::scenarios::measured {
 namespace {
@@ -329,6 +330,22 @@ double pick(const Percentiles& p, const std::string& statistic) {
     return p.mean;  // mean, single (one aggregate figure)
 }
 
+// What the run did, as `fathom run` reports it: where a serving prediction's time went.
+std::vector<std::string> run_summary(const workloads::serving::ServingReport& r) {
+    char line[3][256];
+    std::snprintf(line[0], sizeof line[0],
+                  "%lld iterations of %.3f ms on average: %.1f sequences, %.0f tokens (%.1f decodes) each",
+                  static_cast<long long>(r.iterations), 1e3 * r.iteration_s_mean, r.batch_size_mean,
+                  r.batch_tokens_mean, r.batch_decodes_mean);
+    std::snprintf(line[1], sizeof line[1],
+                  "KV pool %.0f tokens per replica, %.1f%% used on average, %.1f%% at most; %lld preemptions",
+                  r.kv_tokens_per_replica, 100 * r.kv_utilization_mean, 100 * r.kv_utilization_max,
+                  static_cast<long long>(r.preemptions));
+    std::snprintf(line[2], sizeof line[2], "%.1f requests in the system on average; weights %.2f GiB per GPU",
+                  r.mean_in_system, r.weight_bytes_per_gpu / (1024.0 * 1024.0 * 1024.0));
+    return {line[0], line[1], line[2]};
+}
+
 double serving_metric(const Case& c, const Evaluated& e, CompareResult& out) {
     const workloads::serving::ServingReport& r = *e.outcome->serving();
     const ServingPlan& p = std::get<ServingPlan>(e.scenario.plan);
@@ -341,6 +358,7 @@ double serving_metric(const Case& c, const Evaluated& e, CompareResult& out) {
     if (scope == "per_replica" && p.decode && isolate == workloads::serving::PoolIsolation::None)
         throw Unsupported{"a per-replica figure of a whole disaggregated system"};
     const double per = scope == "per_gpu" ? p.gpus() : scope == "per_replica" ? pool.replicas : 1;
+    out.run_summary = run_summary(r);
     // Static batches: throughput over the time the batches ran (all requests arrive at 0).
     if (metric == "output_tokens_per_s") return r.output_tokens_per_s / per;
     if (metric == "total_tokens_per_s") return r.total_tokens_per_s / per;

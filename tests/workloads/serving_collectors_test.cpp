@@ -151,9 +151,9 @@ TEST_CASE("a closed loop's measured rate is concurrency x output / latency (Litt
 TEST_CASE("load collectors: KV use over time, batch sizes, requests in the system", "[serving][metrics]") {
     // Replica 0 (100 blocks) references 50 blocks from 0 to 1 s and 100 from 1 s to the end at 2 s:
     // a mean of (50 + 100) / 2 / 100 = 0.75, a peak of 1. Replica 1 (200 blocks) stays idle: the
-    // mean over replicas is (0.75 + 0) / 2. Two batches of 3 and 5 decodes: 4 sequences and tokens
-    // each on average. Requests in the system: 1 over [0, 2 ms], 2 over [2, 20], 1 over [20, 40]:
-    // (2 + 36 + 20) / 40 = 1.45.
+    // mean over replicas is (0.75 + 0) / 2. Two batches of 3 and 5 decodes: 4 sequences, tokens and
+    // decodes each on average; they run over [0, 10 ms] and [10, 40 ms]: 20 ms each on average. Requests in the system:
+    // 1 over [0, 2 ms], 2 over [2, 20], 1 over [20, 40]: (2 + 36 + 20) / 40 = 1.45.
     ServingSignals sig;
     ReplicaUsageCollector usage(sig, {100, 200});
     RequestsInSystemCollector load(sig);
@@ -163,7 +163,9 @@ TEST_CASE("load collectors: KV use over time, batch sizes, requests in the syste
     for (int64_t n : {3, 5}) {
         IterationShape shape;
         shape.decodes = shape.samples = shape.sequences = n;
-        sig.iteration.emit({0, 0, sim::Time::zero(), sim::Time::zero(), batch, shape});
+        const sim::Time start = sim::Time::from_us(n == 3 ? 0 : 10000),
+                        end = sim::Time::from_us(n == 3 ? 10000 : 40000);
+        sig.iteration.emit({0, 0, start, end, batch, shape});
     }
     emit_two_requests(sig);
     ServingReport r;
@@ -174,6 +176,8 @@ TEST_CASE("load collectors: KV use over time, batch sizes, requests in the syste
     CHECK(r.iterations == 2);
     CHECK(r.batch_size_mean == Approx(4));
     CHECK(r.batch_tokens_mean == Approx(4));
+    CHECK(r.batch_decodes_mean == Approx(4));
+    CHECK(r.iteration_s_mean == Approx(0.020));
     CHECK(r.mean_in_system == Approx(1.45));
     CHECK(r.all_requests == 2);
     CHECK(r.all_duration_s == Approx(0.040));
@@ -211,6 +215,8 @@ TEST_CASE("two requests on one replica: TTFT is the prefill iteration, TPOT the 
     REQUIRE(r.requests == 2);
     CHECK(r.iterations == 3);
     CHECK(r.batch_size_mean == Approx(2));
+    CHECK(r.batch_decodes_mean == Approx(4.0 / 3.0));                       // 0, 2, 2 decodes
+    CHECK(r.iteration_s_mean == Approx((cp + c1 + c2) / 3).epsilon(1e-9));  // back to back
     CHECK(r.ttft_s.mean == Approx(cp).epsilon(1e-9));
     CHECK(r.ttft_s.max == Approx(cp).epsilon(1e-9));
     CHECK(r.tpot_s.mean == Approx((c1 + c2) / 2).epsilon(1e-9));

@@ -38,6 +38,7 @@ void print_case_details(const std::vector<CompareResult>& results) {
         for (const auto& s : r.assumptions) std::printf("  assumption   %s\n", s.c_str());
         for (const auto& s : r.fill_ins) std::printf("  fill-in      %s\n", s.c_str());
         if (!r.not_modelled.empty()) std::printf("  not modelled %s\n", joined(r.not_modelled).c_str());
+        for (const auto& s : r.run_summary) std::printf("  run          %s\n", s.c_str());
         if (r.stages.empty()) continue;
         std::printf("  step time    %.4f s\n", r.step_time_s);
         print_stage_table(r.stages, plans::comm_kinds_of(r.stages), "  ");

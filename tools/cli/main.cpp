@@ -236,8 +236,11 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     std::printf("\nKV cache        %lld blocks (%.0f tokens) per replica, %.1f %% used on average, %.1f %% at most\n",
                 static_cast<long long>(r.kv_blocks_per_replica), r.kv_tokens_per_replica, 100 * r.kv_utilization_mean,
                 100 * r.kv_utilization_max);
-    std::printf("batches         %.1f sequences, %.0f tokens per iteration on average; %lld preemptions\n",
-                r.batch_size_mean, r.batch_tokens_mean, static_cast<long long>(r.preemptions));
+    std::printf(
+        "batches         %.1f sequences, %.0f tokens (%.1f decodes) per iteration on average, %.3f ms each; "
+        "%lld preemptions\n",
+        r.batch_size_mean, r.batch_tokens_mean, r.batch_decodes_mean, 1e3 * r.iteration_s_mean,
+        static_cast<long long>(r.preemptions));
     if (p.kv.prefix_caching) std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
     std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n",
                 static_cast<long long>(r.iterations), static_cast<unsigned long long>(r.events),

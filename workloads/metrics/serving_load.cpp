@@ -10,6 +10,8 @@ ReplicaUsageCollector::ReplicaUsageCollector(serving::ServingSignals& signals, s
         ++iterations_;
         sequences_ += e.shape.sequences;
         tokens_ += e.shape.tokens();
+        decodes_ += e.shape.decodes;
+        busy_s_ += e.end.seconds() - e.start.seconds();
     });
     signals.kv_use.connect([this](const serving::KvUseEvent& e) { kv_use(e); });
 }
@@ -38,6 +40,8 @@ void ReplicaUsageCollector::report(serving::ServingReport& rep, sim::Time end_ti
     rep.iterations = iterations_;
     rep.batch_size_mean = its > 0 ? static_cast<double>(sequences_) / its : 0;
     rep.batch_tokens_mean = its > 0 ? static_cast<double>(tokens_) / its : 0;
+    rep.batch_decodes_mean = its > 0 ? static_cast<double>(decodes_) / its : 0;
+    rep.iteration_s_mean = its > 0 ? busy_s_ / its : 0;
 }
 
 RequestsInSystemCollector::RequestsInSystemCollector(serving::ServingSignals& signals) {

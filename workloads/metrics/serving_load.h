@@ -23,8 +23,8 @@ public:
     ReplicaUsageCollector(const ReplicaUsageCollector&) = delete;  // the signals refer to it
     ReplicaUsageCollector& operator=(const ReplicaUsageCollector&) = delete;
 
-    // Fills kv_utilization_mean and _max, iterations, batch_size_mean and batch_tokens_mean of a run
-    // that ended at `end`.
+    // Fills kv_utilization_mean and _max, iterations, batch_size_mean, batch_tokens_mean,
+    // batch_decodes_mean and iteration_s_mean of a run that ended at `end`.
     void report(serving::ServingReport& rep, sim::Time end) const;
 
 private:
@@ -35,7 +35,8 @@ private:
     void kv_use(const serving::KvUseEvent& e);
 
     std::vector<Replica> replicas_;
-    int64_t iterations_ = 0, sequences_ = 0, tokens_ = 0;
+    int64_t iterations_ = 0, sequences_ = 0, tokens_ = 0, decodes_ = 0;
+    double busy_s_ = 0;  // sum of the iterations' durations
 };
 
 class RequestsInSystemCollector {
