@@ -1,6 +1,7 @@
 // The generic parts of the training replay, each against a hand derivation: schedules that run the
 // weight gradients apart (BackwardInput / BackwardWeight passes), schedules with their own
-// virtual-stage mapping (V shape), the pure memory estimate, and the stream-busy collector.
+// virtual-stage mapping (V shape), the pure memory estimate, the stream-busy collector, and a pass
+// ending in a blocking collective holding the compute stream.
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/memory/activation_memory.h"
@@ -9,6 +10,7 @@
 #include "tests/support/fixtures.h"
 #include "tests/support/pipeline_fixture.h"
 #include "workloads/metrics/stream_busy.h"
+#include "workloads/replay/pass_chain.h"
 #include "workloads/training/stage_map.h"
 #include "workloads/training/step_costs.h"
 #include "workloads/training/training_memory.h"
@@ -16,7 +18,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -285,4 +289,46 @@ TEST_CASE("blocking pipeline sends put one send on the critical path of a two-st
     INFO("overlapped " << overlapped.step_time_s << " s, blocking " << blocking.step_time_s << " s, send " << send
                        << " s");
     CHECK(blocking.step_time_s - overlapped.step_time_s == Approx(send).epsilon(1e-6));
+}
+
+TEST_CASE("a pass ending in a blocking collective holds the compute stream until it ends", "[workloads][replay]") {
+    // One device, two passes in schedule order. Pass A computes 3 us, then a blocking TP collective
+    // of 2 us follows its compute (Placement::After: the framework waits for it, a synchronous
+    // torch.distributed call). Pass B, independent of A, computes 1 us. The compute stream is in
+    // order and the framework's stream waits for A's collective, so B runs in [5, 6] us, not
+    // beside the collective in [3, 4]. A collective running beside the chain (overlap) does not hold
+    // it: B then runs in [3, 4].
+    for (const bool overlapped : {false, true}) {
+        sim::Simulator sim;
+        sim::TaskGraph g(sim);
+        const workloads::StageStreams streams = workloads::add_stage_streams(g, "stage 0", {models::GroupKind::tp});
+        const std::vector<uint32_t> names = {g.intern("compute"), g.intern("tp")};
+        workloads::TaskStyle style;
+        style.compute_tag = 0;
+        style.comm_tag[static_cast<size_t>(models::GroupKind::tp)] = 1;
+        style.names = &names;
+        const workloads::CommMoves none;
+        workloads::PassChain a(g, streams, style, std::nullopt, nullptr);
+        const sim::TaskId ca = a.add_compute(3e-6, 0, 0);
+        a.chain(ca);
+        const sim::TaskId ta = a.add_comm(models::GroupKind::tp, 2e-6, none, workloads::kAllParts, 0, 0);
+        if (overlapped) {
+            g.add_dependency(ca, ta);
+            a.overlap(models::GroupKind::tp);
+        } else {
+            a.follow(ca, ta);
+        }
+        const sim::TaskId end_a = a.finish(0);
+        workloads::PassChain b(g, streams, style, std::nullopt, nullptr);
+        const sim::TaskId cb = b.add_compute(1e-6, 1, 0);
+        b.chain(cb);
+        const sim::TaskId end_b = b.finish(1);
+        g.start();
+        sim.run();
+        const double start_b = g.start_time(cb).us(), end = std::max(g.end_time(end_a).us(), g.end_time(end_b).us());
+        INFO((overlapped ? "overlapped" : "blocking")
+             << ": B starts at " << start_b << " us, the passes end at " << end << " us");
+        CHECK(start_b == Approx(overlapped ? 3.0 : 5.0));
+        CHECK(end == Approx(overlapped ? 5.0 : 6.0));
+    }
 }

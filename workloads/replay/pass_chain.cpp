@@ -35,12 +35,14 @@ void PassChain::chain(sim::TaskId t) {
     if (last_) graph_.add_dependency(*last_, t);
     else if (input_) graph_.add_dependency(*input_, t);
     last_ = t;
+    last_is_comm_ = graph_.record(t).stream != streams_.compute;
 }
 
 void PassChain::follow(sim::TaskId compute, sim::TaskId t) {
     graph_.add_dependency(compute, t);
     if (last_ && *last_ != compute) graph_.add_dependency(*last_, t);
     last_ = t;
+    last_is_comm_ = true;
 }
 
 void PassChain::segment(const PassCost& c, int label_a, int label_b) {
@@ -57,6 +59,15 @@ void PassChain::segment(const PassCost& c, int label_a, int label_b) {
 sim::TaskId PassChain::finish(int label_a) {
     FATHOM_CHECK(last_.has_value(), "a pass ended without tasks");
     sim::TaskId end = *last_;
+    // A pass ending in a blocking collective: the framework's compute stream waits for it (a
+    // synchronous collective makes the issuing stream wait for its end, torch.distributed's
+    // work.wait()), so the compute of the pass issued next cannot run beside it; a zero-length task
+    // on the in-order compute stream.
+    if (last_is_comm_) {
+        const sim::TaskId wait = add_compute(0.0, label_a, -1);
+        graph_.add_dependency(end, wait);
+        end = wait;
+    }
     for (size_t g = 0; g < overlapped_.size(); ++g) {
         if (!overlapped_[g]) continue;
         // A zero-length join: it moves nothing, so the timer never sees it.
