@@ -56,6 +56,9 @@ void check_features(std::vector<Violation>& v, const models::ModelSpec& m, const
         add(v, "training.lora_rank", "LoRA on mixture-of-experts models (adapters on the experts) is not modelled yet");
     if (t.recompute_mla_up_proj && !m.mla.enabled())
         add(v, "training.recompute_mla_up_proj", "the model has no latent attention (model.mla) to up-project");
+    if (t.recompute_num_layers > 0 && t.recompute != workloads::Recompute::Full)
+        add(v, "training.recompute_num_layers",
+            "counts the layers of full recomputation: set training.recompute: full");
 }
 
 // Expert parallelism and routing: on a dense model none, on a MoE model degrees that divide.

@@ -66,6 +66,12 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
                   "activation recomputation: selective (norms, activation function), full (whole layers)")
                  .choices_of<Recompute>(),
              member<&P::training, &TrainingSettings::recompute>()},
+            {Decl("training.recompute_num_layers", KeyType::Integer,
+                  "with recompute: full, recompute only the first N layers of each piece of the model (Megatron-Core "
+                  "--recompute-method block --recompute-num-layers N); the others keep their activations")
+                 .range(0)
+                 .by_default("0: every layer"),
+             member<&P::training, &TrainingSettings::recompute_num_layers>()},
             {Decl("training.schedule", KeyType::Choice, "pipeline schedule (`fathom list schedules`)")
                  .choices(registry_names(workloads::schedule_registry()))
                  .by_default(workloads::kDefaultScheduleRule),

@@ -79,31 +79,14 @@ const std::vector<Field>& case_fields() {
              }()},
             {"training",
              [] {
-                 auto t = info({"software"}) + leaves({"framework",
-                                                       "framework_version",
-                                                       "tp",
-                                                       "pp",
-                                                       "cp",
-                                                       "vp",
-                                                       "dp",
-                                                       "ep",
-                                                       "etp",
-                                                       "sequence_parallel",
-                                                       "zero_stage",
-                                                       "fsdp",
-                                                       "reshard_after_forward",
-                                                       "micro_batch_size",
-                                                       "batch_per_dp_rank",
-                                                       "global_batch_size",
-                                                       "grad_accum",
-                                                       "recompute",
-                                                       "cpu_offload",
-                                                       "pp_schedule",
-                                                       "tp_comm_overlap",
-                                                       "dp_comm_overlap",
-                                                       "pp_comm_overlap",
-                                                       "torch_compile",
-                                                       "flash_attention"});
+                 auto t = info({"software"}) +
+                          leaves({"framework", "framework_version", "tp", "pp", "cp", "vp", "dp", "ep", "etp",
+                                  "sequence_parallel", "zero_stage", "fsdp", "reshard_after_forward",
+                                  "micro_batch_size", "batch_per_dp_rank", "global_batch_size", "grad_accum",
+                                  "recompute", "cpu_offload", "pp_schedule", "tp_comm_overlap", "dp_comm_overlap",
+                                  "pp_comm_overlap", "torch_compile", "flash_attention",
+                                  // fathom's extension (scenarios/measured-format-fathom.md)
+                                  "recompute_num_layers"});
                  t.push_back({"lora", leaves({"rank", "alpha"})});
                  return t;
              }()},

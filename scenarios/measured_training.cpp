@@ -128,6 +128,8 @@ void translate_experts(TrainingDraft& d) {
 void translate_kernels(TrainingDraft& d) {
     const Case& c = d.c;
     if (c.has("training.recompute")) d.doc.take(c, "training.recompute", "training.recompute");
+    if (c.has("training.recompute_num_layers"))
+        d.doc.take(c, "training.recompute_num_layers", "training.recompute_num_layers");
     d.fit.recompute = !c.has("training.recompute");
     d.fit.grad_dtype = true;  // the format has no field for the main-gradient dtype
     const std::string dt =

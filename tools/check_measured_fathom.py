@@ -19,6 +19,8 @@ SERVING_EXTENSION = {
     'two_batch_overlap': 'bool',
     'packaging': {'nim'},
 }
+# scenarios/measured-format-fathom.md, "Added training fields".
+TRAINING_EXTENSION = {'recompute_num_layers': 'int'}
 # scenarios/measured-format-fathom.md, "Added benchmark fields".
 BENCHMARK_EXTENSION = {'groups': 'int'}
 # scenarios/measured-format-fathom.md, "Added serving.workload.dataset values": the catalog's
@@ -36,6 +38,7 @@ def main(argv):
               file=sys.stderr)
         return 2
     check_measured.SERVING.update(SERVING_EXTENSION)
+    check_measured.TRAINING.update(TRAINING_EXTENSION)
     check_measured.BENCHMARK.update(BENCHMARK_EXTENSION)
     check_measured.DATASETS.update(DATASETS)  # the set SERVING's workload.dataset refers to
     return check_measured.main(argv)

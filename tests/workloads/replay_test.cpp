@@ -1,10 +1,11 @@
 // The generic parts of the training replay, each against a hand derivation: schedules that run the
 // weight gradients apart (BackwardInput / BackwardWeight passes), schedules with their own
-// virtual-stage mapping (V shape), the pure memory estimate, the stream-busy collector, and a pass
-// ending in a blocking collective holding the compute stream.
+// virtual-stage mapping (V shape), the pure memory estimate, the stream-busy collector, a pass
+// ending in a blocking collective holding the compute stream, and block recomputation.
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
 #include "models/memory/activation_memory.h"
+#include "plans/constraints.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
 #include "tests/support/fixtures.h"
@@ -331,4 +332,43 @@ TEST_CASE("a pass ending in a blocking collective holds the compute stream until
         CHECK(start_b == Approx(overlapped ? 3.0 : 5.0));
         CHECK(end == Approx(overlapped ? 5.0 : 6.0));
     }
+}
+
+TEST_CASE("block recomputation recomputes the first N layers of a piece and keeps the others' activations",
+          "[workloads][replay][memory]") {
+    // One stage of 8 layers (pp 1, tp 1, dp 1, 8 micro-batches, communication ~0), recompute full
+    // with recompute_num_layers N (Megatron-Core --recompute-method block): each micro-batch's
+    // backward recomputes the forward of N layers, so the step is N x m x f longer than without
+    // recomputation (f one layer's forward compute, m = 8 micro-batches); N = 8 is full
+    // recomputation. Memory: N layers keep their inputs, 8 - N their whole activations.
+    const auto model = testing::pipeline_model();
+    auto cluster = testing::pipeline_cluster();
+    cluster.gpus_per_node = 1;
+    workloads::TrainingPlan p = testing::pipeline_plan(1, "1f1b");
+    p.layout.pp = 1;
+    const auto none = testing::predict(model, cluster, p);
+    p.training.recompute = workloads::Recompute::Full;
+    const auto full = testing::predict(model, cluster, p);
+    p.training.recompute_num_layers = 3;
+    const auto three = testing::predict(model, cluster, p);
+    const Bed bed(1);
+    const double f = bed.costs(p).dense.pass[workloads::pass_index(PassKind::Forward)].compute;
+    INFO("none " << none.step_time_s << " s, 3 layers " << three.step_time_s << " s, full " << full.step_time_s
+                 << " s, f " << f << " s");
+    CHECK(three.step_time_s - none.step_time_s == Approx(3 * 8 * f).epsilon(1e-6));
+    CHECK(full.step_time_s - none.step_time_s == Approx(8 * 8 * f).epsilon(1e-6));
+    p.training.recompute_num_layers = 8;
+    CHECK(testing::predict(model, cluster, p).step_time_s == Approx(full.step_time_s).epsilon(1e-12));
+
+    models::LayerInputs in;
+    in.batch = models::TokenBatch::uniform(4, 2048, 2048);
+    p.training.recompute_num_layers = 3;
+    const auto mem = workloads::estimate_training_memory(model, cluster, p).stages[0].memory;
+    CHECK(mem.activations ==
+          Approx(3 * models::layer_input_bytes(model, in) + 5 * models::layer_activation_bytes(model, in)));
+    // It counts the layers of full recomputation: with selective recomputation it is an error.
+    p.training.recompute = workloads::Recompute::Selective;
+    const auto bad = plans::check_training_plan(model, cluster, p);
+    REQUIRE_FALSE(bad.empty());
+    CHECK(bad.front().key == "training.recompute_num_layers");
 }

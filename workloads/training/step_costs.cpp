@@ -113,15 +113,25 @@ StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, 
     StepCosts c;
 
     const int lora = p.training.lora_rank;
-    if (m.moe_layers() < m.layers) {  // a model whose every layer is MoE has no dense MLP to price
-        const models::LayerProgram fwd = models::dense_layer_forward(m, in);
-        c.dense = cost_layer(m, lora > 0 ? models::with_lora(fwd, lora) : fwd, p, coster,
-                             layer_rank_params(m, p.layout, false), 0.0);
-    }
-    if (m.moe_layers() > 0) {
-        const models::LayerProgram block = models::moe_block_forward(m, in);
-        c.moe = cost_layer(m, models::moe_layer_forward(m, in), p, coster, layer_rank_params(m, p.layout, true),
-                           layer_rank_expert_params(m, p.layout, true), p.training.recompute_moe ? &block : nullptr);
+    auto cost_layers = [&](const TrainingPlan& q, LayerCost& dense, LayerCost& moe) {
+        if (m.moe_layers() < m.layers) {  // a model whose every layer is MoE has no dense MLP to price
+            const models::LayerProgram fwd = models::dense_layer_forward(m, in);
+            dense = cost_layer(m, lora > 0 ? models::with_lora(fwd, lora) : fwd, q, coster,
+                               layer_rank_params(m, p.layout, false), 0.0);
+        }
+        if (m.moe_layers() > 0) {
+            const models::LayerProgram block = models::moe_block_forward(m, in);
+            moe = cost_layer(m, models::moe_layer_forward(m, in), q, coster, layer_rank_params(m, p.layout, true),
+                             layer_rank_expert_params(m, p.layout, true), q.training.recompute_moe ? &block : nullptr);
+        }
+    };
+    cost_layers(p, c.dense, c.moe);
+    if (p.training.recompute == Recompute::Full && p.training.recompute_num_layers > 0) {
+        TrainingPlan kept = p;  // the layers past the first N of a piece: no recomputation
+        kept.training.recompute = Recompute::None;
+        c.dense_kept.emplace();
+        c.moe_kept.emplace();
+        cost_layers(kept, *c.dense_kept, *c.moe_kept);
     }
 
     // Under LoRA the embedding and output layer are frozen: no weight gradients.

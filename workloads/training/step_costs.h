@@ -32,7 +32,14 @@ struct LayerCost {
 struct StepCosts {
     LayerCost dense;
     LayerCost moe;  // the mixture-of-experts layers (model.moe); unused for a dense model
-    const LayerCost& layer(bool moe_layer) const { return moe_layer ? moe : dense; }
+    // Under full recomputation of only some layers (training.recompute_num_layers), the layers that
+    // keep their activations: priced without recomputation. Unset otherwise.
+    std::optional<LayerCost> dense_kept, moe_kept;
+    // A layer of the kind, `recomputed` or not (the layers the plan does not recompute).
+    const LayerCost& layer(bool moe_layer, bool recomputed = true) const {
+        const auto& kept = moe_layer ? moe_kept : dense_kept;
+        return !recomputed && kept ? *kept : moe_layer ? moe : dense;
+    }
     // The embedding segment of the first virtual stage (forward: before its layers; backward:
     // after) and the head segment of the last (forward: after its layers; backward: before), per
     // pass kind; none where the pass has no such work.

@@ -16,6 +16,8 @@ struct LayerBytes {
     double mla_up = 0;      // recomputed MLA up-projections: Q, K, V back for one layer at a time
     double kept_dense = 0;  // activations a dense layer keeps
     double kept_moe = 0;    // ... and a MoE layer
+    // Under full recomputation of the first N layers of a piece only: what the others keep.
+    double kept_dense_unrecomputed = 0, kept_moe_unrecomputed = 0;
     double full_layer = 0;  // the largest layer's full activations (full recomputation brings them back)
     double gathered = 0;    // the largest layer's parameters on this rank (ZeRO-3 gathers them)
     double tokens = 0;      // tokens of one micro-batch on this rank
@@ -41,6 +43,8 @@ LayerBytes layer_bytes(const models::ModelSpec& m, const TrainingPlan& p, const 
     };
     b.kept_dense = kept(false);
     b.kept_moe = has_moe ? kept(true) : 0.0;
+    b.kept_dense_unrecomputed = models::layer_activation_bytes(m, in, false) - b.mla_up;
+    b.kept_moe_unrecomputed = has_moe ? models::layer_activation_bytes(m, in, true) - b.mla_up : 0.0;
     b.full_layer =
         std::max(models::layer_activation_bytes(m, in), has_moe ? models::layer_activation_bytes(m, in, true) : 0.0);
     b.gathered =
@@ -105,7 +109,13 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         double stage_kept = 0;
         for (int c = 0; c < map.chunks(); ++c) {
             const int v = map.virtual_stage(st, c);
-            for (int i = 0; i < map.layers(v); ++i) stage_kept += map.is_moe(v, i) ? b.kept_moe : b.kept_dense;
+            for (int i = 0; i < map.layers(v); ++i) {
+                // Block recomputation (training.recompute_num_layers N): the first N layers of a piece.
+                const int n = p.training.recompute_num_layers;
+                const bool recomputed = p.training.recompute != Recompute::Full || n == 0 || i < n;
+                stage_kept += map.is_moe(v, i) ? (recomputed ? b.kept_moe : b.kept_moe_unrecomputed)
+                                               : (recomputed ? b.kept_dense : b.kept_dense_unrecomputed);
+            }
         }
         mi.activation_per_microbatch = stage_kept / p.layout.vp;
         mi.in_flight = sm.peak_in_flight;

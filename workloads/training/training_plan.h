@@ -45,6 +45,10 @@ struct TrainingSettings {
     int global_batch = 1;  // sequences per optimizer step
     int zero_stage = 0;    // 1: optimizer states, 2: + gradients, 3: + parameters (FSDP)
     Recompute recompute = Recompute::None;
+    // Under full recomputation, only the first N layers of each piece of the model are recomputed
+    // (Megatron-Core --recompute-method block --recompute-num-layers N); the others keep their
+    // activations. 0: every layer.
+    int recompute_num_layers = 0;
     std::string schedule = "1f1b";  // pipeline schedule (workloads/training/schedules/)
     // Layers of each piece of the model (pp x vp / routes entries, in model order; a schedule with
     // several routes, DualPipe, repeats the pieces per route); empty = an even split.
@@ -127,7 +131,8 @@ struct TrainingPlan {
     int microbatches() const { return training.global_batch / (layout.dp * training.micro_batch); }
     // Plans are equal when everything that can change a prediction is equal.
     bool operator==(const TrainingPlan& o) const {
-        return layout.tie() == o.layout.tie() && training.tie() == o.training.tie() && stack.tie() == o.stack.tie();
+        return layout.tie() == o.layout.tie() && training.tie() == o.training.tie() &&
+               training.recompute_num_layers == o.training.recompute_num_layers && stack.tie() == o.stack.tie();
     }
     bool operator!=(const TrainingPlan& o) const { return !(*this == o); }
     // Stable across runs and platforms (sim/stable_hash.h); equal plans hash alike.
