@@ -26,6 +26,12 @@ def set_constant(tmp, accelerator, key, value):
     open(p, "w").write(s)
 
 
+def get_constant(accelerator, key):
+    """The value of `key` in the accelerator's calibration block in the repository's catalog."""
+    p = os.path.join(SRC, "hardware/catalog/accelerators", accelerator + ".yaml")
+    return float(re.search(r"  %s: \{value: ([0-9.]+)" % key, open(p).read()).group(1))
+
+
 def compare(fathom, measured, tmp, out, *extra):
     """`fathom compare MEASURED --json OUT` on the catalogs under `tmp`; returns the parsed results."""
     import json
