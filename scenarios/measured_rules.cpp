@@ -113,10 +113,11 @@ const std::vector<TrainingRule>& training_rule_table() {
                  "token dispatcher deepep (the software's custom cross-node all-to-all: once per "
                  "node over IB, then NVLink, as DeepEP)");
          }},
-        // "EP all-to-all overlap" (and not "no EP all-to-all overlap").
+        // "EP all-to-all overlap" (and not "no EP all-to-all overlap"), unless the case states it typed
+        // (fathom's extension training.ep_comm_overlap).
         {"software-ep-overlap", TS::Experts,
          [](const TD& d) {
-             return moe(d) && mentions(d.software(), "ep all-to-all overlap") &&
+             return moe(d) && !d.c.has("training.ep_comm_overlap") && mentions(d.software(), "ep all-to-all overlap") &&
                     !mentions(d.software(), "no ep all-to-all overlap");
          },
          [](TD& d) {

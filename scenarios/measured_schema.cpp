@@ -86,7 +86,7 @@ const std::vector<Field>& case_fields() {
                                   "recompute", "cpu_offload", "pp_schedule", "tp_comm_overlap", "dp_comm_overlap",
                                   "pp_comm_overlap", "torch_compile", "flash_attention",
                                   // fathom's extension (scenarios/measured-format-fathom.md)
-                                  "recompute_num_layers"});
+                                  "recompute_num_layers", "ep_comm_overlap"});
                  t.push_back({"lora", leaves({"rank", "alpha"})});
                  return t;
              }()},

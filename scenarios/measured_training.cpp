@@ -137,7 +137,9 @@ void translate_kernels(TrainingDraft& d) {
     if (dt != "bf16" && dt != "fp16" && dt != "fp8")
         throw Unsupported{"training GEMMs in " + dt + " are not simulated"};
     d.doc.set("stack.dtype", dt, "precision.dtype");
-    for (const char* f : {"tp_comm_overlap", "dp_comm_overlap", "pp_comm_overlap"})
+    // ep_comm_overlap: fathom's extension (scenarios/measured-format-fathom.md); a stated value replaces
+    // what the rules read from the software description.
+    for (const char* f : {"tp_comm_overlap", "dp_comm_overlap", "pp_comm_overlap", "ep_comm_overlap"})
         if (c.has(std::string("training.") + f)) d.doc.take(c, std::string("training.") + f, std::string("stack.") + f);
     if (c.has("training.flash_attention")) d.doc.take(c, "training.flash_attention", "stack.flash_attention");
     else if (!d.planned_bool("stack.flash_attention"))

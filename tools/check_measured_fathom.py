@@ -20,7 +20,7 @@ SERVING_EXTENSION = {
     'packaging': {'nim'},
 }
 # scenarios/measured-format-fathom.md, "Added training fields".
-TRAINING_EXTENSION = {'recompute_num_layers': 'int'}
+TRAINING_EXTENSION = {'recompute_num_layers': 'int', 'ep_comm_overlap': 'bool'}
 # scenarios/measured-format-fathom.md, "Added benchmark fields".
 BENCHMARK_EXTENSION = {'groups': 'int'}
 # scenarios/measured-format-fathom.md, "Added serving.workload.dataset values": the catalog's

@@ -166,10 +166,13 @@ TEST_CASE(
     // (-9.1%) and 3.1 405B (+10.2%), the two dense B200 cases the B200 sustained clock is fitted on
     // (0.71: their median signed error at 0; in-sample); on DGX-H100 Llama 3 8B with Megatron FSDP
     // and block recomputation of 5 of 32 layers (-15.3%; -31.3% while every layer was recomputed),
-    // 70B (-10.9%) and 3.1 405B on 1024 GPUs (+3.6%), held out of the H100 fit. Median 10.2%.
-    REQUIRE(training.size() == 5);
+    // 70B (-10.9%) and 3.1 405B on 1024 GPUs (+3.6%), held out of the H100 fit.
+    // And the Model Zoo's Qwen3-235B row with Megatron-Core's batch-level EP all-to-all overlap
+    // (17.6 s; 19.7 s without, the shared case at -2.4%): -14.8% when added, the overlap priced as
+    // hiding every all-to-all (22% faster where the run gained 10.7%), the gap issue 35 names.
+    REQUIRE(training.size() == 6);
     std::sort(training.begin(), training.end());
-    CHECK(training[2] < 0.11);
+    CHECK(0.5 * (training[2] + training[3]) < 0.11);  // 10.5%
     CHECK(training.back() < 0.16);
     REQUIRE(deepgemm.size() == 24);
     REQUIRE(deepep.size() == 6);

@@ -181,6 +181,12 @@ TEST_CASE("training rules, each alone", "[scenarios][compare][rules]") {
          moe("other"),
          false,
          {}},
+        // A case that states it typed (fathom's extension training.ep_comm_overlap) is not read from prose.
+        {"software-ep-overlap",
+         "{training: {software: 'Megatron-Core 0.14, EP all-to-all overlap', ep_comm_overlap: false}}",
+         moe("other"),
+         false,
+         {}},
         {"software-cross-entropy-fusion", "{training: {software: 'Primus, TE cross-entropy loss fusion'}}", fw("other"),
          true, [](const D& d) { CHECK(doc_value(d.doc, "stack.cross_entropy_fusion") == "true"); }},
         {"software-cross-entropy-fusion", "{training: {software: Megatron-LM}}", fw("other"), false, {}},
