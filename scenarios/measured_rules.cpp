@@ -79,6 +79,21 @@ const std::vector<TrainingRule>& training_rule_table() {
              d.doc.set("parallel.etp", tp, "training.tp");
              d.assumptions.push_back("etp = tp = " + std::to_string(tp) + " (Megatron-Core default)");
          }},
+        // A framework without a preset: sequence parallelism with tensor parallelism, as current
+        // Megatron-Core recipes (NeMo, Megatron-Bridge, the MoE Model Zoo) and torchtitan run it;
+        // without it the activations are several times larger, which makes false OOM verdicts
+        // and recomputation fill-ins (issue 35).
+        {"default-sequence-parallel", TS::Experts,
+         [](const TD& d) {
+             return !d.preset && d.planned_int("parallel.tp") > 1 && !d.c.has("training.sequence_parallel");
+         },
+         [](TD& d) {
+             d.doc.set("parallel.sequence_parallel", true, "training.tp");
+             d.assumptions.push_back(
+                 "sequence parallelism with tensor parallelism (not stated; no stack preset for "
+                 "framework '" +
+                 d.framework + "')");
+         }},
         // Megatron-Core requires sequence parallelism for MoE with tp > 1.
         {"moe-sequence-parallel", TS::Experts,
          [](const TD& d) {

@@ -154,6 +154,34 @@ TEST_CASE("training rules, each alone", "[scenarios][compare][rules]") {
          },
          false,
          {}},
+        // No preset (d.preset stays null): tp 4 gets sequence parallelism; a stated value, tp 1 or a
+        // preset does not.
+        {"default-sequence-parallel", "{training: {tp: 4}}",
+         [](D& d) {
+             d.framework = "other";
+             d.doc.set("parallel.tp", int64_t{4});
+         },
+         true,
+         [](const D& d) {
+             CHECK(doc_value(d.doc, "parallel.sequence_parallel") == "true");
+             CHECK(said(d.assumptions,
+                        "sequence parallelism with tensor parallelism (not stated; no stack preset "
+                        "for framework 'other')"));
+         }},
+        {"default-sequence-parallel",
+         "{training: {tp: 4, sequence_parallel: false}}",
+         [](D& d) { d.doc.set("parallel.tp", int64_t{4}); },
+         false,
+         {}},
+        {"default-sequence-parallel", "{training: {tp: 1}}", fw("other"), false, {}},
+        {"default-sequence-parallel",
+         "{training: {tp: 4}}",
+         [](D& d) {
+             d.preset = &d.catalog.stack("megatron-lm");
+             d.doc.set("parallel.tp", int64_t{4});
+         },
+         false,
+         {}},
         {"moe-sequence-parallel", "{training: {tp: 2}}",
          [](D& d) {
              d.model = moe_model();
