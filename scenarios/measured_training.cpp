@@ -147,7 +147,21 @@ void translate_kernels(TrainingDraft& d) {
     run_rules(d, TrainingStep::Kernels);
 }
 
-// One scenario at `vp`: uneven pipeline splits give the first (layers mod stages) pieces one more
+// Megatron-Core's pipeline split with the embedding and the loss each counted as a layer
+// (--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split): when the
+// layers fall 2 short of an even split, the first and the last piece hold one layer fewer. Megatron
+// stacks of 2025 on (the MoE Model Zoo's Qwen3-235B config sets both for its 94 layers).
+std::vector<int64_t> embedding_loss_split(const TrainingDraft& d, int64_t layers, int64_t pieces, int routes) {
+    const bool megatron = d.preset && (d.preset->id == "megatron-lm" || d.preset->id == "megatron-bridge");
+    if (!megatron || routes != 1 || pieces < 2 || (layers + 2) % pieces != 0 || (layers + 2) / pieces < 2) return {};
+    std::vector<int64_t> split(static_cast<size_t>(pieces), (layers + 2) / pieces);
+    --split.front();
+    --split.back();
+    return split;
+}
+
+// One scenario at `vp`: uneven pipeline splits count the embedding and the loss as layers where
+// that evens them (embedding_loss_split), else give the first (layers mod stages) pieces one more
 // layer (a bidirectional schedule keeps a copy of the model per route).
 CaseScenario at_vp(const TrainingDraft& d, int vp) {
     CaseScenario s{d.doc.copy(), {}, vp};
@@ -155,13 +169,22 @@ CaseScenario at_vp(const TrainingDraft& d, int vp) {
     const std::string sched = std::get<std::string>(s.doc.value("training.schedule"));
     const int64_t pp = d.planned_int("parallel.pp"),
                   v = s.doc.has("parallel.vp") ? std::get<int64_t>(s.doc.value("parallel.vp")) : 1;
-    const int64_t stages = pp * v / workloads::schedule_registry().get(sched).factory()->routes();
+    const int routes = workloads::schedule_registry().get(sched).factory()->routes();
+    const int64_t stages = pp * v / routes;
     const int64_t layers = d.model.layers;
     if (stages > 0 && layers % stages != 0) {
-        std::vector<int64_t> split;
-        for (int64_t i = 0; i < stages; ++i) split.push_back(layers / stages + (i < layers % stages ? 1 : 0));
+        std::vector<int64_t> split = embedding_loss_split(d, layers, stages, routes);
+        if (!split.empty()) {
+            s.notes.push_back("uneven pipeline split of " + std::to_string(layers) +
+                              " layers with the embedding and the loss each counted as a layer (Megatron-Core "
+                              "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split): " +
+                              std::to_string(split.front()) + ", " + std::to_string(split[1]) + " x " +
+                              std::to_string(stages - 2) + ", " + std::to_string(split.back()));
+        } else {
+            for (int64_t i = 0; i < stages; ++i) split.push_back(layers / stages + (i < layers % stages ? 1 : 0));
+            s.notes.push_back("uneven pipeline split of " + std::to_string(layers) + " layers");
+        }
         s.doc.set_list("training.layers_per_stage", split, "training.pp");
-        s.notes.push_back("uneven pipeline split of " + std::to_string(layers) + " layers");
     }
     return s;
 }

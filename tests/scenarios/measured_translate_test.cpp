@@ -1,6 +1,7 @@
 // compare's translators (scenarios/measured_kinds.h): the one cluster reader's fabric and NIC from
 // the hardware catalogs, errors in translated values named by the case's own field and line, and
-// every configuration field of measured-format v1 either read or listed as not modelled.
+// every configuration field of measured-format v1 either read or listed as not modelled, and a
+// Megatron pipeline split counting the embedding and the loss as layers.
 #include "scenarios/measured.h"
 #include "scenarios/measured_schema.h"
 #include "sim/error.h"
@@ -212,4 +213,29 @@ TEST_CASE("an engine_version picks its preset; one that is not a version number 
     const auto r = one(c, "engine_version_nightly.yaml");
     CHECK(r.stack == "vllm");
     CHECK(listed(r.assumptions, "engine_version 'nightly' is not a version number: vllm"));
+}
+
+TEST_CASE("a Megatron pipeline split two layers short of even counts the embedding and the loss as layers",
+          "[scenarios][compare]") {
+    // The Model Zoo's Qwen3-235B: 94 layers over pp 8 x vp 4 = 32 pieces. Its config sets
+    // --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split: 96 slots,
+    // 3 per piece, the first piece (stage 0) and the last (stage 7) one layer short: stages of 11,
+    // 12 x 6, 11 layers. Without a Megatron-Core preset the first 30 pieces take the extra layer:
+    // 12 x 6, 11, 11.
+    YAML::Node c = frozen_case("trn-mzoo-qwen3-235b-h100-256-pp8ep32");
+    const auto r = one(c, "split.yaml");
+    REQUIRE(r.stages.size() == 8);
+    CHECK(r.stages[0].layers == 11);
+    CHECK(r.stages[1].layers == 12);
+    CHECK(r.stages[7].layers == 11);
+    CHECK(std::any_of(r.assumptions.begin(), r.assumptions.end(), [](const std::string& a) {
+        return a.find("embedding and the loss each counted as a layer") != std::string::npos &&
+               a.find("2, 3 x 30, 2") != std::string::npos;
+    }));
+    c["training"]["framework"] = "nemo";
+    const auto n = one(c, "split_nemo.yaml");
+    REQUIRE(n.stages.size() == 8);
+    CHECK(n.stages[0].layers == 12);
+    CHECK(n.stages[6].layers == 11);
+    CHECK(n.stages[7].layers == 11);
 }
