@@ -35,14 +35,12 @@ void PassChain::chain(sim::TaskId t) {
     if (last_) graph_.add_dependency(*last_, t);
     else if (input_) graph_.add_dependency(*input_, t);
     last_ = t;
-    last_is_comm_ = graph_.record(t).stream != streams_.compute;
 }
 
 void PassChain::follow(sim::TaskId compute, sim::TaskId t) {
     graph_.add_dependency(compute, t);
     if (last_ && *last_ != compute) graph_.add_dependency(*last_, t);
     last_ = t;
-    last_is_comm_ = true;
 }
 
 void PassChain::segment(const PassCost& c, int label_a, int label_b) {
@@ -63,7 +61,7 @@ sim::TaskId PassChain::finish(int label_a) {
     // synchronous collective makes the issuing stream wait for its end, torch.distributed's
     // work.wait()), so the compute of the pass issued next cannot run beside it; a zero-length task
     // on the in-order compute stream.
-    if (last_is_comm_) {
+    if (graph_.record(end).stream != streams_.compute) {
         const sim::TaskId wait = add_compute(0.0, label_a, -1);
         graph_.add_dependency(end, wait);
         end = wait;

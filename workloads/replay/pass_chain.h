@@ -88,7 +88,6 @@ private:
     std::optional<sim::TaskId> input_;
     std::vector<CommTask>* carried_;
     std::optional<sim::TaskId> last_;
-    bool last_is_comm_ = false;  // the last link is a blocking collective
     std::array<bool, models::kGroupKinds> overlapped_{};
 };
 

@@ -238,9 +238,7 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
     std::vector<sim::TaskId> gathers(static_cast<size_t>(n), 0), computes(static_cast<size_t>(n), 0);
     for (int i = 0; i < n; ++i) {
         const int layer = forward ? i : n - 1 - i;
-        // Block recomputation (training.recompute_num_layers N): the first N layers of the piece.
-        const int recomputed_layers = plan_.training.recompute_num_layers;
-        const LayerCost& lc = costs_.layer(map_.is_moe(v, layer), recomputed_layers == 0 || layer < recomputed_layers);
+        const LayerCost& lc = costs_.layer(map_.is_moe(v, layer), plan_.training.layer_recomputed(layer));
         const PassCost& c = lc.pass[pass_index(slot.pass)];
         // ZeRO-3: gather this layer's parameters, prefetched one layer ahead: it may start once the
         // layer two back has finished computing, and it is issued before the previous layer's

@@ -110,9 +110,7 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         for (int c = 0; c < map.chunks(); ++c) {
             const int v = map.virtual_stage(st, c);
             for (int i = 0; i < map.layers(v); ++i) {
-                // Block recomputation (training.recompute_num_layers N): the first N layers of a piece.
-                const int n = p.training.recompute_num_layers;
-                const bool recomputed = p.training.recompute != Recompute::Full || n == 0 || i < n;
+                const bool recomputed = p.training.layer_recomputed(i);
                 stage_kept += map.is_moe(v, i) ? (recomputed ? b.kept_moe : b.kept_moe_unrecomputed)
                                                : (recomputed ? b.kept_dense : b.kept_dense_unrecomputed);
             }

@@ -49,6 +49,11 @@ struct TrainingSettings {
     // (Megatron-Core --recompute-method block --recompute-num-layers N); the others keep their
     // activations. 0: every layer.
     int recompute_num_layers = 0;
+    // Whether layer `index` of a piece (model order) is recomputed as `recompute` says (selective,
+    // full), or, under block recomputation, keeps its activations.
+    bool layer_recomputed(int index) const {
+        return recompute != Recompute::Full || recompute_num_layers == 0 || index < recompute_num_layers;
+    }
     std::string schedule = "1f1b";  // pipeline schedule (workloads/training/schedules/)
     // Layers of each piece of the model (pp x vp / routes entries, in model order; a schedule with
     // several routes, DualPipe, repeats the pieces per route); empty = an even split.
