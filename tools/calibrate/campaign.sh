@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The calibration campaign on a GPU machine (CUDA toolkit, CMake, PyTorch; no fathom dependencies).
-#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|all]
+#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|host|all]
 # kernels: fathom_calibrate (GEMMs, memory-bound kernels, copies, launch) and attention.py
 #          (flash attention forward/backward, GQA) -> OUT_DIR/measurements.csv, metadata.json,
 #          measurements.csv.fa2.csv
@@ -15,11 +15,13 @@
 #          compiled: step time and peak memory) -> OUT_DIR/train_step.csv; grouped_gemm.py ->
 #          OUT_DIR/grouped_gemm.csv; moe_layers_fp8.py (the MoE layers with FP8 experts, forward and
 #          decode) -> OUT_DIR/moe_layers_fp8.csv; one log, OUT_DIR/step.log.
+# host:    host_overhead.py (host time of eager PyTorch ops and training layers, and of a host
+#          synchronisation and per-expert launches in MoE layers) -> OUT_DIR/host_overhead.csv (a minute).
 # overlap: overlap.py (compute slowdown beside a communication-shaped copy kernel of 8-132 CTAs)
 #          -> OUT_DIR/overlap.csv, overlap.log (about a minute).
 # Each part takes about 4-5 minutes on an H100; logs go to OUT_DIR/*.log.
 set -uo pipefail
-out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|all]}
+out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|host|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
@@ -51,5 +53,9 @@ if [[ $what == step || $what == all ]]; then
   timeout 170 python3 "$here/train_step.py" "$out/train_step.csv" 2>&1 | tee "$out/step.log" | tail -8
   timeout 120 python3 "$here/grouped_gemm.py" "$out/grouped_gemm.csv" 2>&1 | tee -a "$out/step.log" | tail -4
   timeout 90 python3 "$here/moe_layers_fp8.py" "$out/moe_layers_fp8.csv" 2>&1 | tee -a "$out/step.log" | tail -8
+fi
+if [[ $what == host || $what == all ]]; then
+  lscpu > "$out/lscpu.txt" 2>&1
+  timeout 300 python3 "$here/host_overhead.py" "$out/host_overhead.csv" 2>&1 | tee "$out/host_overhead.log" | tail -5
 fi
 wc -l "$out"/*.csv
