@@ -2,6 +2,9 @@
 
 #include "sim/error.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace fathom::hardware {
 
 double dtype_bytes(Dtype d) {
@@ -16,6 +19,14 @@ double dtype_bytes(Dtype d) {
         case Dtype::fp4: return 0.5625;
     }
     return 2;
+}
+
+double AcceleratorCalibration::grouped_relative(Dtype d, double rows) const {
+    const auto c = grouped_gemm_relative.find(d), h = grouped_gemm_rows_scale.find(d);
+    if (c == grouped_gemm_relative.end() || h == grouped_gemm_rows_scale.end() || !(rows > 0)) return 1.0;
+    // Below 128 rows (one tile of the grouped kernels, the fewest measured) the curve holds its
+    // value there: a GEMM of fewer rows pads its tile.
+    return c->second * -std::expm1(-std::max(rows, 128.0) / h->second);
 }
 
 double AcceleratorSpec::peak(Dtype d) const {

@@ -43,6 +43,12 @@ struct AcceleratorCalibration {
     // DeepGEMM class on this device; such GEMMs are priced as the vendor library's).
     double deepgemm_efficiency = 0;
     double deepgemm_k_half = 0;
+    // Grouped (expert) GEMMs, where measured: throughput relative to the dense GEMM of the same
+    // FLOPs, per dtype, as c (1 - exp(-max(rows, 128) / h)) with rows the rows each expert
+    // receives, c the ceiling (grouped_gemm_relative) and h the fill scale
+    // (grouped_gemm_rows_scale); a dtype without a curve is priced as the dense GEMM.
+    std::map<Dtype, double> grouped_gemm_relative, grouped_gemm_rows_scale;
+    double grouped_relative(Dtype d, double rows) const;
     double sustained_clock = 1;  // tensor throughput under sustained training load
                                  // (power/thermal clock reduction) / short-kernel throughput
     double serving_clock = 0;    // the same under serving load (decode iterations are

@@ -46,6 +46,26 @@ std::string sourced_id(const Node& n, const std::string& key) {
     return c.str("value");
 }
 
+// The grouped-GEMM curve (AcceleratorCalibration::grouped_relative): two dtype maps with the same
+// dtypes, a ceiling in (0, 1] and a positive fill scale (rows) each.
+void parse_grouped_gemm(const Node& c, hardware::AcceleratorCalibration& cal) {
+    if (!c.has("grouped_gemm_relative") && !c.has("grouped_gemm_rows_scale")) return;
+    const Node rel = c.child("grouped_gemm_relative"), scale = c.child("grouped_gemm_rows_scale");
+    for (const auto& k : rel.keys()) {
+        const auto d = sim::lookup<hardware::Dtype>(k);
+        if (!d) rel.fail(k, "unknown dtype '" + k + "'");
+        const double v = rel.sourced_number(k);
+        if (!(v > 0 && v <= 1)) rel.fail(k, "grouped_gemm_relative must be in (0, 1]");
+        if (!scale.has(k)) scale.fail(k, "grouped_gemm_rows_scale has no " + k + " entry for grouped_gemm_relative's");
+        const double h = scale.sourced_number(k);
+        if (!(h > 0)) scale.fail(k, "grouped_gemm_rows_scale must be positive");
+        cal.grouped_gemm_relative[*d] = v;
+        cal.grouped_gemm_rows_scale[*d] = h;
+    }
+    for (const auto& k : scale.keys())
+        if (!rel.has(k)) rel.fail(k, "grouped_gemm_relative has no " + k + " entry for grouped_gemm_rows_scale's");
+}
+
 hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     n.allow_only({"kind", "id", "name", "vendor", "peak_dense", "memory_capacity", "memory_bandwidth", "compute_units",
                   "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "scale_out_nic", "calibration",
@@ -79,7 +99,8 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "gemm_k_half_fp8",
                   "attention_fwd_efficiency", "attention_bwd_efficiency", "attention_seq_half",
                   "attention_fa2_relative", "memory_efficiency", "sustained_clock", "serving_clock",
-                  "attention_mla_decode_efficiency", "deepgemm_efficiency", "deepgemm_k_half"});
+                  "attention_mla_decode_efficiency", "deepgemm_efficiency", "deepgemm_k_half", "grouped_gemm_relative",
+                  "grouped_gemm_rows_scale"});
     const Node ge = c.child("gemm_efficiency");
     for (const auto& k : ge.keys()) {
         const auto d = sim::lookup<hardware::Dtype>(k);
@@ -111,6 +132,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
             c.fail("deepgemm_efficiency", "deepgemm_efficiency must be in (0, 1]");
         if (!(a.calibration.deepgemm_k_half > 0)) c.fail("deepgemm_k_half", "deepgemm_k_half must be positive");
     }
+    parse_grouped_gemm(c, a.calibration);
     a.calibration.memory_efficiency = c.sourced_number("memory_efficiency");
     a.calibration.sustained_clock = c.sourced_number("sustained_clock");
     if (a.calibration.sustained_clock <= 0 || a.calibration.sustained_clock > 1)

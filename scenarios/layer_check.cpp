@@ -91,6 +91,7 @@ LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m,
     in.batch = models::TokenBatch::uniform(m.batch, m.q_len, m.kv_len);
     in.kernels.fused_elementwise = m.fused_elementwise;  // eager PyTorch, or torch.compile's fusions
     in.kernels.attention_kernel = models::AttentionKernel::Fa3;
+    in.kernels.expert_gemm_kernel = models::GemmKernel::Grouped;  // moe_layers.py: torch._grouped_mm
     const bool moe = model.moe.num_experts > 0;
     const models::LayerProgram fwd =
         moe ? models::moe_layer_forward(model, in) : models::dense_layer_forward(model, in);

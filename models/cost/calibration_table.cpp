@@ -276,6 +276,14 @@ double TableCost::seconds(const OpDesc& op) const {
     }
     // The tables measure the vendor library's GEMMs; DeepGEMM's are priced by their own class.
     if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::DeepGemm) return roofline_->seconds(op);
+    // A grouped GEMM: the table's dense GEMM of its rows, slowed as the roofline slows it (the
+    // grouped-kernel curve divides the compute time only: a decode's expert GEMMs stay bound by
+    // their weights' bytes).
+    if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::Grouped) {
+        OpDesc dense = op;
+        dense.gemm_kernel = GemmKernel::Library;
+        return seconds(dense) * roofline_->seconds(op) / roofline_->seconds(dense);
+    }
     const CalibrationGroup* g = group_in_range(op);
     return g ? table_seconds(*g, op) : roofline_->seconds(op);
 }

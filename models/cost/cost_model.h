@@ -40,6 +40,9 @@ enum class Load { Kernel, Sustained, Serving };
 // The tensor clock factor of an accelerator under a load.
 double load_clock(const hardware::AcceleratorSpec& accelerator, Load load);
 
+// A grouped GEMM's throughput relative to the dense GEMM of its rows on `acc` (1 for other ops and
+// where the catalog has no curve): AcceleratorCalibration::grouped_relative at the op's rows.
+double grouped_relative(const OpDesc& op, const hardware::AcceleratorSpec& acc);
 // Fraction of the compute units a GEMM keeps busy with the catalog tile: tiles / units when there
 // are fewer tiles than units, else 1 (stream-K balances the last wave).
 double gemm_quantization(const OpDesc& op, const hardware::AcceleratorSpec& acc);

@@ -39,7 +39,7 @@ public:
                 if (op.gemm_kernel == GemmKernel::DeepGemm && op.dtype == Dtype::fp8 &&
                     acc_.calibration.deepgemm_efficiency > 0 && acc_.compute_units > 0)
                     return deepgemm_seconds(op, acc_, clock_) + acc_.launch_overhead;
-                return std::max(gemm_compute(op), mem_time) + acc_.launch_overhead;
+                return std::max(gemm_compute(op) / grouped_relative(op, acc_), mem_time) + acc_.launch_overhead;
             case OpKind::AttentionFwd:
             case OpKind::AttentionBwd: {
                 const auto& c = acc_.calibration;
@@ -105,6 +105,11 @@ private:
 };
 
 }  // namespace
+
+double grouped_relative(const OpDesc& op, const hardware::AcceleratorSpec& acc) {
+    if (op.kind != OpKind::Gemm || op.gemm_kernel != GemmKernel::Grouped) return 1.0;
+    return acc.calibration.grouped_relative(op.dtype, static_cast<double>(op.group_rows > 0 ? op.group_rows : op.m));
+}
 
 double gemm_quantization(const OpDesc& op, const hardware::AcceleratorSpec& acc) {
     const double units = acc.compute_units;

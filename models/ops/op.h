@@ -132,7 +132,11 @@ struct AttentionShape {
 // framework), priced by the catalog's gemm_efficiency with stream-K. DeepGemm: DeepSeek's fp8
 // kernels (deepseek-ai/DeepGEMM: 1x128 / 128x128 block-scaled, persistent, no split-K), dense and
 // grouped, where the device has that class calibrated (deepgemm_efficiency); else the library's.
-enum class GemmKernel : uint8_t { Library, DeepGemm };
+// The kernel class a GEMM runs in: the vendor library's dense GEMM; DeepGEMM's fp8 kernels; or a
+// grouped GEMM over the experts of a rank (one launch over every expert's rows: Megatron-Core's
+// TEGroupedLinear and grouped_gemm, torchtitan's torch._grouped_mm), priced as the dense GEMM of the
+// same rows times the device's grouped-kernel curve (AcceleratorCalibration::grouped_relative).
+enum class GemmKernel : uint8_t { Library, DeepGemm, Grouped };
 
 struct OpDesc {
     OpKind kind = OpKind::MemoryBound;
@@ -146,6 +150,9 @@ struct OpDesc {
     double bytes = 0;     // bytes read + written in device memory (ideal, once each)
     bool frozen = false;  // GEMM: its weight is not trained (LoRA's base weights): no weight gradient
     GemmKernel gemm_kernel = GemmKernel::Library;  // GEMM: the kernel library it runs in
+    // Grouped GEMM: the rows each group (expert) holds, where they are not its M (the weight
+    // gradient's K); 0: M.
+    int64_t group_rows = 0;
 };
 
 // Constructors computing flops and bytes from the shape.

@@ -94,11 +94,21 @@ LayerProgram backward_program(const LayerProgram& forward) {
         const OpDesc& f = it->op;
         if (f.role == OpRole::Embedding) continue;
         switch (f.kind) {
-            case OpKind::Gemm:
-                out.compute(gemm_op(f.name + "_dgrad", f.m, f.k, f.n, f.dtype, f.batch, f.role), GradKind::Input);
+            case OpKind::Gemm: {
+                // Both gradients run in the forward's kernel class; a grouped GEMM's groups keep their
+                // rows (the weight gradient's K).
+                auto same_kernel = [&f](OpDesc g) {
+                    g.gemm_kernel = f.gemm_kernel;
+                    g.group_rows = f.group_rows > 0 ? f.group_rows : f.m;
+                    return g;
+                };
+                out.compute(same_kernel(gemm_op(f.name + "_dgrad", f.m, f.k, f.n, f.dtype, f.batch, f.role)),
+                            GradKind::Input);
                 if (!f.frozen)
-                    out.compute(gemm_op(f.name + "_wgrad", f.k, f.n, f.m, f.dtype, f.batch, f.role), GradKind::Weight);
+                    out.compute(same_kernel(gemm_op(f.name + "_wgrad", f.k, f.n, f.m, f.dtype, f.batch, f.role)),
+                                GradKind::Weight);
                 break;
+            }
             case OpKind::AttentionFwd: out.compute(attention_op(true, f.attn, f.dtype), GradKind::Input); break;
             case OpKind::MemoryBound:
                 out.compute(memory_op(f.name + "_bwd", 2 * f.bytes, f.role, f.kernel, f.n), GradKind::Input);

@@ -69,9 +69,10 @@ TEST_CASE("training predictions match the published measurements", "[scenarios][
     CHECK(n >= 25);
     CHECK(median <= 0.052);
     // Issue 7 asks for p90 < 10%; not reached yet (closing notes). This pins where it stands, the
-    // fourth-largest error (Qwen3-235B 128k CP8, -18.9%; the Megatron 2021 18.4B row's -12.5% left
-    // the top five with the SC21 artifact's micro-batch), so that a regression shows.
-    CHECK(p90 <= 0.19);
+    // fourth-largest error (Qwen3-235B 128k CP8, -19.5%: -18.9% until the measured grouped-GEMM
+    // curve slowed its experts, which moved seven other MoE cases closer; the Megatron 2021 18.4B
+    // row's -12.5% left the top five with the SC21 artifact's micro-batch), so that a regression shows.
+    CHECK(p90 <= 0.196);
 }
 
 TEST_CASE("serving predictions match the published measurements", "[scenarios][compare][serving]") {

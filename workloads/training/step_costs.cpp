@@ -20,6 +20,10 @@ models::LayerInputs microbatch_inputs(const models::ModelSpec& m, const Training
     in.batch =
         models::TokenBatch::uniform(p.training.micro_batch, p.training.seq_len / p.layout.cp, p.training.seq_len);
     in.kernels = p.stack.kernels;
+    // Training stacks run a rank's experts as one grouped GEMM (Megatron-Core's TEGroupedLinear and
+    // grouped_gemm, torchtitan's torch._grouped_mm), not as dense GEMMs of each expert's rows.
+    if (in.kernels.expert_gemm_kernel == models::GemmKernel::Library)
+        in.kernels.expert_gemm_kernel = models::GemmKernel::Grouped;
     in.routing.busiest_rank_load = busiest_rank_load(m, p.layout.ep, p.training.moe_routing);
     return in;
 }
