@@ -5,6 +5,7 @@
 // read-only by every evaluation (plans/context.h).
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
+#include "plans/intervals.h"
 #include "plans/keys.h"
 #include "workloads/lengths/length_distribution.h"
 
@@ -87,6 +88,9 @@ public:
     const std::map<std::string, StackPreset>& stacks() const { return stacks_; }
     const std::map<std::string, StackPreset>& engines() const { return engines_; }
     const std::map<std::string, DatasetSpec>& datasets() const { return datasets_; }
+    // The validation bands (scenarios/intervals.yaml; empty where the data directory has none).
+    const IntervalTable& intervals() const { return intervals_; }
+    IntervalTable& intervals() { return intervals_; }
 
 private:
     std::map<std::string, hardware::AcceleratorSpec> accelerators_;
@@ -98,6 +102,7 @@ private:
     std::map<std::string, StackPreset> stacks_;
     std::map<std::string, StackPreset> engines_;
     std::map<std::string, DatasetSpec> datasets_;
+    IntervalTable intervals_;
 };
 
 }  // namespace fathom::plans

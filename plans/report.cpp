@@ -186,7 +186,42 @@ const FieldValue* Record::find(const std::string& name) const {
     return nullptr;
 }
 
-Report make_report(const Scenario& scenario, const Outcome& outcome) {
+std::vector<BandedMetric> banded_metrics(const Scenario& scenario, const Outcome& outcome) {
+    std::vector<BandedMetric> out;
+    if (const auto* r = outcome.training()) {
+        if (r->out_of_memory) return out;
+        const std::string regime = training_regime(scenario.model);
+        out.push_back({"step_time_s", r->step_time_s, regime});
+        out.push_back({"tokens_per_s_per_gpu", r->tokens_per_s_per_gpu, regime});
+    }
+    if (const auto* r = outcome.serving()) {
+        out.push_back({"output_tokens_per_s", r->output_tokens_per_s, serving_regime("output_tokens_per_s")});
+        out.push_back({"ttft_ms.p50", r->ttft_s.p50 * 1e3, serving_regime("ttft_ms")});
+        out.push_back({"ttft_ms.p90", r->ttft_s.p90 * 1e3, serving_regime("ttft_ms")});
+        out.push_back({"tpot_ms.p50", r->tpot_s.p50 * 1e3, serving_regime("tpot_ms")});
+        out.push_back({"e2e_latency_s.p50", r->e2e_s.p50, serving_regime("e2e_latency_s")});
+    }
+    return out;
+}
+
+namespace {
+
+void add_intervals(Record& s, const Scenario& scenario, const Outcome& outcome, const IntervalTable& bands) {
+    std::vector<std::string> notes;
+    for (const BandedMetric& m : banded_metrics(scenario, outcome)) {
+        const auto i = interval_of(bands, m.regime, m.value, scenario.cluster.accelerator.id);
+        if (!i) continue;
+        s.add("interval_90." + m.key + ".low", i->low);
+        s.add("interval_90." + m.key + ".high", i->high);
+        const std::string note = m.regime + ": " + i->note;
+        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+    }
+    if (!notes.empty()) s.add("interval_90.notes", notes);
+}
+
+}  // namespace
+
+Report make_report(const Scenario& scenario, const Outcome& outcome, const IntervalTable* bands) {
     Report rep;
     Record& s = rep.summary;
     s.add("scenario", scenario.name);
@@ -213,6 +248,7 @@ Report make_report(const Scenario& scenario, const Outcome& outcome) {
     }
     if (const auto* r = outcome.training()) add_training(rep, outcome, *r);
     if (const auto* r = outcome.serving()) add_serving(rep, outcome, *r);
+    if (bands && !bands->empty()) add_intervals(s, scenario, outcome, *bands);
     return rep;
 }
 

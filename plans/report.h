@@ -4,6 +4,7 @@
 // names are the `fathom run --json` keys documented in the README; a dotted name ("memory_bytes.total")
 // is one column, which JSON writers nest.
 #include "plans/evaluate.h"
+#include "plans/intervals.h"
 
 #include <cstdint>
 #include <string>
@@ -36,7 +37,17 @@ void add_comm_columns(Record& x, const workloads::StageReport& st, const std::ve
 std::vector<models::GroupKind> comm_kinds_of(const std::vector<workloads::StageReport>& stages);
 
 // The scenario's identity (scenario, kind, model, accelerator, gpus, stack, plan_hash) followed by
-// the workload's metrics, or by `violations` when the plan cannot run.
-Report make_report(const Scenario& scenario, const Outcome& outcome);
+// the workload's metrics, or by `violations` when the plan cannot run. With validation bands
+// (plans/intervals.h), the headline metrics' 90% intervals: interval_90.<metric>.{low, high} and
+// interval_90.notes (the regime, its cases, any widening).
+Report make_report(const Scenario& scenario, const Outcome& outcome, const IntervalTable* bands = nullptr);
+
+// The headline metrics of an outcome with their regimes: (metric key, value, regime).
+struct BandedMetric {
+    std::string key;
+    double value = 0;
+    std::string regime;
+};
+std::vector<BandedMetric> banded_metrics(const Scenario& scenario, const Outcome& outcome);
 
 }  // namespace fathom::plans

@@ -111,7 +111,7 @@ py::dict run(const Loaded& l, bool requests, bool trace) {
         opt.keep_records = requests;
         if (trace) opt.trace = &events;
         outcome = plans::evaluate(l.scenario, l.context, opt);
-        rep = plans::make_report(l.scenario, outcome);
+        rep = plans::make_report(l.scenario, outcome, &l.context.catalog->intervals());
     }
     py::dict d = report_dict(rep);
     if (trace) d["trace_json"] = py::str(events.str());

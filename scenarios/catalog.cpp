@@ -1,5 +1,6 @@
 #include "scenarios/catalog.h"
 
+#include "scenarios/intervals_io.h"
 #include "scenarios/scenario.h"
 #include "scenarios/schema.h"
 #include "sim/error.h"
@@ -349,6 +350,8 @@ std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
         if (d.output.kind != workloads::LengthKind::Histogram) n.fail("output", "expected distribution: histogram");
         return d;
     });
+    const fs::path intervals = fs::path(root) / "scenarios" / "intervals.yaml";
+    if (fs::is_regular_file(intervals)) c->intervals() = read_intervals(intervals.string());
     return c;
 }
 

@@ -72,6 +72,7 @@ Run run_scenario(const Case& c, const CaseKind& kind, const Translation& t, cons
             if (!o->ok()) throw Unsupported{t.cannot_run(o->violations)};
         }
         r.value = kind.metric(c, Evaluated{sc, o ? &*o : nullptr, ctx}, r.details);
+        r.details.accelerator = sc.cluster.accelerator.id;
     } catch (const CaseError&) {
         throw;
     } catch (const sim::InputError& e) {
@@ -119,6 +120,7 @@ void predict(const Case& c, const CaseKind& kind, const Translation& t, const pl
     out.assumptions.insert(out.assumptions.end(), run.notes.begin(), run.notes.end());
     const CompareResult& d = run.details;
     out.assumptions.insert(out.assumptions.end(), d.assumptions.begin(), d.assumptions.end());
+    out.accelerator = d.accelerator;
     out.step_time_s = d.step_time_s;
     out.stages = d.stages;
     out.run_summary = d.run_summary;

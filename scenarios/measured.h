@@ -44,7 +44,8 @@ struct CompareResult {
     // The configuration fields the case states (dotted paths, measured_schema.h) that no translator
     // read: stated by the source, not modelled.
     std::vector<std::string> not_modelled;
-    std::string stack;  // the stack preset used ("defaults": none for this framework)
+    std::string stack;        // the stack preset used ("defaults": none for this framework)
+    std::string accelerator;  // the accelerator the case ran on (its catalog id)
     double step_time_s = 0;
     double peak_memory_bytes = 0;
     double memory_capacity_bytes = 0;

@@ -4,8 +4,12 @@
 set -euo pipefail
 fathom=$(realpath "$1")
 cd "$(dirname "$0")/../.."
+# The validation bands first: every run's --json carries its intervals.
+if [[ -f ../shared/reference/measured.yaml ]]; then
+  "$fathom" compare ../shared/reference/measured.yaml --other-metrics --intervals scenarios/intervals.yaml >/dev/null
+fi
 for f in scenarios/examples/*.yaml; do
   "$fathom" run "$f" --json "tests/golden/run/$(basename "$f" .yaml).json" >/dev/null
 done
 "$fathom" compare tests/data/measured_frozen.yaml --other-metrics --json tests/golden/compare.json >/dev/null
-git status --short tests/golden
+git status --short tests/golden scenarios/intervals.yaml

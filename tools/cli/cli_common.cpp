@@ -130,4 +130,32 @@ std::string records_csv(const std::vector<plans::Record>& rows, const std::vecto
     return out;
 }
 
+void print_intervals(const plans::Scenario& s, const plans::Outcome& o, const plans::IntervalTable& bands) {
+    if (bands.empty()) return;
+    std::vector<std::string> notes;
+    bool header = false;
+    for (const plans::BandedMetric& m : plans::banded_metrics(s, o)) {
+        const auto i = plans::interval_of(bands, m.regime, m.value, s.cluster.accelerator.id);
+        if (!i) continue;
+        if (!header) {
+            std::printf("\n90%% interval   (split-conformal bands from fathom's errors on published measurements)\n");
+            header = true;
+        }
+        if (i->finite())
+            std::printf("  %-22s %12.4g .. %-12.4g (predicted %.4g)\n", m.key.c_str(), i->low, i->high, m.value);
+        else std::printf("  %-22s unbounded (predicted %.4g)\n", m.key.c_str(), m.value);
+        const std::string note = i->note;
+        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+    }
+    for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+}
+
+nlohmann::json print_rank_gap(const plans::IntervalTable& bands, const std::string& regime, double first, double second,
+                              const std::string& accelerator) {
+    const auto g = plans::rank_gap(bands, regime, first, second, accelerator);
+    if (!g) return nullptr;
+    std::printf("\n%s\n", g->text.c_str());
+    return {{"difference", g->difference}, {"band", g->band}, {"inside", g->inside}, {"text", g->text}};
+}
+
 }  // namespace fathom::cli

@@ -1,5 +1,6 @@
 // `fathom compare`: every case of a measurement file against its prediction.
 #include "scenarios/catalog.h"
+#include "scenarios/intervals_io.h"
 #include "scenarios/measured.h"
 #include "scenarios/scenario.h"
 #include "tools/cli/cli.h"
@@ -94,6 +95,18 @@ void print_summary(const std::vector<CompareResult>& results, const std::vector<
     }
 }
 
+// The 90% bands the residuals give per regime (plans/intervals.h).
+void print_bands(const plans::IntervalTable& t) {
+    std::printf("\n90%% bands (split-conformal on |log(predicted / measured)|, per regime):\n");
+    for (const auto& [regime, b] : t.bands) {
+        if (std::isfinite(b.half_width))
+            std::printf("  %-30s %4d cases: x/ %.3f (-%.1f%% .. +%.1f%%)\n", regime.c_str(), b.cases,
+                        std::exp(b.half_width), 100 * (1 - std::exp(-b.half_width)),
+                        100 * (std::exp(b.half_width) - 1));
+        else std::printf("  %-30s %4d cases: too few for a finite band\n", regime.c_str(), b.cases);
+    }
+}
+
 // What each simulated case's source states that fathom does not model.
 void print_not_modelled(const std::vector<CompareResult>& results) {
     std::printf("\nstated by the source, not modelled:\n");
@@ -161,7 +174,12 @@ int cmd_compare(const Args& a) {
                     verrs.size(), vu, 100 * median_of(verrs),
                     100 * (verrs.empty() ? 0 : *std::max_element(verrs.begin(), verrs.end())));
     }
-    if (a.only_case.empty()) print_not_modelled(results);
+    if (a.only_case.empty()) {
+        const plans::IntervalTable bands = scenarios::fit_intervals_of(results, one_file(a), a.other_metrics);
+        print_bands(bands);
+        if (!a.intervals.empty()) scenarios::write_intervals(a.intervals, bands);
+        print_not_modelled(results);
+    }
     nlohmann::json ranks;
     if (a.rank_plans) ranks = rank_published_plans(results, ctx, a);
     if (!a.json.empty()) write_compare_json(a.json, results, ranks);

@@ -65,7 +65,9 @@ commands:
   list [hardware|models|stacks|engines|datasets|sources|schedules|collectives|policies|routers|topologies|routing|keys]
       list catalog entries, registered algorithms, or every scenario key (a markdown table)
   compare MEASURED.yaml [--json FILE] [--other-metrics] [--case ID] [--network simgrid] [--rank-plans]
-      predict every case of a measurement file (measured-format v1) and report the errors;
+          [--intervals FILE]
+      predict every case of a measurement file (measured-format v1) and report the errors and
+      the 90% bands they give per regime (--intervals writes them: scenarios/intervals.yaml);
       --other-metrics adds each case's further measurements (with their variants), reported apart;
       --case ID runs one case and shows the plan it ran, its assumptions and per-stage breakdown;
       --rank-plans searches the plans around each training case's published one and reports
@@ -96,6 +98,7 @@ Args parse_args(int argc, char** argv) {
         "rank-plans", "compare: rank each training case's published plan in a search around it")(
         "ops", "calibrate layers: also print each row's ops with their predicted times")(
         "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")(
+        "intervals", po::value<std::string>(), "compare: write the 90% validation bands of the residuals")(
         "out,o", po::value<std::string>(), "output file")("args", po::value<std::vector<std::string>>(), "positional")(
         "help,h", "help");
     po::positional_options_description pos;
@@ -130,6 +133,7 @@ Args parse_args(int argc, char** argv) {
     a.rank_plans = vm.count("rank-plans") > 0;
     a.ops = vm.count("ops") > 0;
     if (vm.count("case")) a.only_case = vm["case"].as<std::string>();
+    if (vm.count("intervals")) a.intervals = vm["intervals"].as<std::string>();
     if (vm.count("device")) a.device = vm["device"].as<std::string>();
     if (vm.count("placement")) a.placement = vm["placement"].as<std::string>();
     if (vm.count("out")) a.out = vm["out"].as<std::string>();
@@ -248,13 +252,14 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     std::printf("op costs        %s\n", o.cost_model == plans::CostModelKind::Table   ? "calibrated table"
                                         : o.cost_model == plans::CostModelKind::Mixed ? "table and roofline"
                                                                                       : "roofline");
+    print_intervals(s, o, ctx.catalog->intervals());
     if (!a.trace.empty()) write_file(a.trace, trace.str());
     if (!a.requests.empty()) {
         std::string csv = workloads::serving::request_csv_header();
         for (const auto& rec : r.records) csv += workloads::serving::request_csv_row(rec, r.slo_class_names);
         write_file(a.requests, csv);
     }
-    if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o)));
+    if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o, &ctx.catalog->intervals())));
     return 0;
 }
 
@@ -347,8 +352,9 @@ int cmd_run(const Args& a, bool validate_only) {
         for (const auto& x : r.uncalibrated_ops) ops += (ops.empty() ? "" : ", ") + x;
         std::fprintf(stderr, "fathom: warning: outside the calibrated range (roofline used): %s\n", ops.c_str());
     }
+    print_intervals(s, o, ctx.catalog->intervals());
     if (!a.trace.empty()) write_file(a.trace, trace.str());
-    if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o)));
+    if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o, &ctx.catalog->intervals())));
     return 0;
 }
 

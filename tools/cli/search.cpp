@@ -217,6 +217,12 @@ int cmd_search(const Args& a) {
     const auto records = candidate_records(r.candidates, plans::training_candidate_fields(), space.objective);
     print_ranking(training_columns(), plans::training_candidate_fields(), records, r.ranking, space.top,
                   space.price_per_gpu_hour > 0, false);
+    nlohmann::json gap;
+    if (r.ranking.size() >= 2 && space.top >= 2)
+        gap = print_rank_gap(catalog->intervals(), plans::training_regime(s.model),
+                             r.candidates[static_cast<size_t>(r.ranking[0])].goodput_tokens_per_s,
+                             r.candidates[static_cast<size_t>(r.ranking[1])].goodput_tokens_per_s,
+                             s.cluster.accelerator.id);
     const nlohmann::json adaptive = print_training_findings(s, space, r);
     if (!a.out.empty())
         write_file(a.out, records_csv(records, plans::candidate_columns(plans::training_candidate_fields())));
@@ -225,6 +231,7 @@ int cmd_search(const Args& a) {
         j["scenario"] = s.name;
         j["objective"] = sim::name(space.objective);
         j["adaptive_run"] = adaptive;
+        j["rank_gap"] = gap;
         write_json(a.json, j);
     }
     return 0;

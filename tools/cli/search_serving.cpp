@@ -100,6 +100,11 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     const auto records = candidate_records(r.candidates, plans::serving_candidate_fields(), space.objective);
     print_ranking(serving_columns(), plans::serving_candidate_fields(), records, r.ranking, space.top, r.priced,
                   plans::objective_rule(space.objective).measures_capacity);
+    nlohmann::json gap;
+    if (r.ranking.size() >= 2 && space.top >= 2)
+        gap = print_rank_gap(catalog->intervals(), plans::serving_regime("output_tokens_per_s"),
+                             r.candidates[static_cast<size_t>(r.ranking[0])].score,
+                             r.candidates[static_cast<size_t>(r.ranking[1])].score, s.cluster.accelerator.id);
     print_serving_findings(base, r);
     if (!a.out.empty())
         write_file(a.out, records_csv(records, plans::candidate_columns(plans::serving_candidate_fields())));
@@ -108,6 +113,7 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
         j["scenario"] = s.name;
         j["kind"] = "serving";
         j["objective"] = sim::name(space.objective);
+        j["rank_gap"] = gap;
         write_json(a.json, j);
     }
     return 0;

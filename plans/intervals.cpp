@@ -1,0 +1,98 @@
+#include "plans/intervals.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace fathom::plans {
+
+std::string training_regime(const models::ModelSpec& model) {
+    return model.moe.num_experts > 0 ? "training/moe" : "training/dense";
+}
+
+std::string serving_regime(const std::string& metric) {
+    const std::string m = metric.substr(0, metric.find('.'));  // ttft_ms.p50 -> ttft_ms
+    if (m.find("tokens_per_s") != std::string::npos || m.find("requests_per_s") != std::string::npos)
+        return "serving/throughput";
+    if (m.rfind("ttft", 0) == 0) return "serving/ttft";
+    if (m.rfind("tpot", 0) == 0 || m.rfind("itl", 0) == 0) return "serving/tpot";
+    if (m.rfind("e2e", 0) == 0) return "serving/e2e";
+    return "";
+}
+
+const ErrorBand* IntervalTable::band(const std::string& regime) const {
+    const auto it = bands.find(regime);
+    return it == bands.end() ? nullptr : &it->second;
+}
+
+double conformal_half_width(std::vector<double> r, double level) {
+    const size_t n = r.size();
+    const auto k = static_cast<size_t>(std::ceil(static_cast<double>(n + 1) * level));
+    if (n == 0 || k > n) return std::numeric_limits<double>::infinity();
+    std::sort(r.begin(), r.end());
+    return r[k - 1];
+}
+
+IntervalTable fit_intervals(const std::vector<Residual>& residuals, const std::string& source, double level) {
+    IntervalTable t;
+    t.level = level;
+    t.source = source;
+    std::map<std::string, std::vector<double>> by_regime;
+    for (const Residual& r : residuals) {
+        by_regime[r.regime].push_back(r.abs_log_ratio);
+        t.bands[r.regime].accelerators.insert(r.accelerator);
+    }
+    for (auto& [regime, values] : by_regime) {
+        ErrorBand& b = t.bands[regime];
+        b.cases = static_cast<int>(values.size());
+        b.half_width = conformal_half_width(values, level);
+    }
+    return t;
+}
+
+bool Interval::finite() const { return std::isfinite(low) && std::isfinite(high); }
+
+std::optional<Interval> interval_of(const IntervalTable& table, const std::string& regime, double value,
+                                    const std::string& accelerator) {
+    const ErrorBand* b = table.band(regime);
+    if (!b) return std::nullopt;
+    Interval i;
+    i.regime = regime;
+    i.cases = b->cases;
+    double w = b->half_width;
+    i.note = "from " + std::to_string(b->cases) + " " + regime + " cases";
+    if (!accelerator.empty() && b->accelerators.count(accelerator) == 0) {
+        w *= kUnvalidatedWidening;
+        i.widened = true;
+        i.note += ", widened x1.5 in log space (an estimate): no validation case ran on " + accelerator;
+    }
+    if (!std::isfinite(w)) {
+        i.low = 0;
+        i.high = std::numeric_limits<double>::infinity();
+        i.note += ": too few cases for a finite band";
+        return i;
+    }
+    i.low = value * std::exp(-w);
+    i.high = value * std::exp(w);
+    return i;
+}
+
+std::optional<RankGap> rank_gap(const IntervalTable& table, const std::string& regime, double first, double second,
+                                const std::string& accelerator) {
+    if (!(first > 0) || !(second > 0)) return std::nullopt;
+    const auto i = interval_of(table, regime, 1.0, accelerator);
+    if (!i) return std::nullopt;
+    RankGap g;
+    g.difference = std::fabs(first / second - 1);
+    g.band = i->finite() ? i->high - 1 : std::numeric_limits<double>::infinity();
+    g.inside = g.difference <= g.band;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "rank 1 and 2 differ by %.1f%%, %s the 90%% interval (+-%.1f%%, ",
+                  100 * g.difference, g.inside ? "inside" : "outside", 100 * g.band);
+    g.text =
+        std::string(buf) + i->note + ")" + (g.inside ? ": fathom's validated accuracy does not tell them apart" : "");
+    return g;
+}
+
+}  // namespace fathom::plans

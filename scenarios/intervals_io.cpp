@@ -1,0 +1,104 @@
+#include "scenarios/intervals_io.h"
+
+#include "scenarios/catalog.h"
+#include "scenarios/yaml_node.h"
+#include "sim/error.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace fathom::scenarios {
+
+namespace {
+
+// A training case's step, however the source counted it (its peak memory is another matter).
+const std::set<std::string> kStepMetrics = {"step_time_s", "tokens_per_s_per_gpu", "tokens_per_s",
+                                            "model_tflops_per_gpu", "mfu_percent"};
+
+}  // namespace
+
+std::string regime_of(const CompareResult& r) {
+    if (r.kind == "training") {
+        if (!r.model || kStepMetrics.count(r.metric) == 0) return "";
+        return plans::training_regime(*r.model);
+    }
+    if (r.kind == "serving") return plans::serving_regime(r.metric);
+    if (r.kind == "microbench") return "microbench/" + r.metric;
+    return "";
+}
+
+std::vector<plans::Residual> residuals_of(const std::vector<CompareResult>& results) {
+    std::vector<plans::Residual> out;
+    for (const CompareResult& r : results) {
+        if (!r.ok() || !(r.predicted > 0) || !(r.measured > 0)) continue;
+        // A training case once: its other metrics restate the same step.
+        if (r.kind == "training" && r.id.find('#') != std::string::npos) continue;
+        const std::string regime = regime_of(r);
+        if (regime.empty()) continue;
+        out.push_back({regime, r.accelerator, std::fabs(std::log(r.predicted / r.measured))});
+    }
+    return out;
+}
+
+plans::IntervalTable fit_intervals_of(const std::vector<CompareResult>& results, const std::string& file,
+                                      bool other_metrics) {
+    const std::string name = std::filesystem::path(file).filename().string();
+    return plans::fit_intervals(residuals_of(results),
+                                name + ", fathom compare" + (other_metrics ? " --other-metrics" : ""));
+}
+
+void write_intervals(const std::string& path, const plans::IntervalTable& t) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp);
+        if (!f) throw sim::InputError("cannot write '" + path + "'");
+        f << "# 90% prediction bands from fathom's residuals on published measurements (plans/intervals.h).\n"
+             "# Written by `fathom compare MEASURED.yaml --other-metrics --intervals FILE`; do not edit.\n"
+             "kind: intervals\n";
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.2f", t.level);
+        f << "level: " << buf << "\nmethod: split-conformal on |log(predicted / measured)|\nsource: \"" << t.source
+          << "\"\nregimes:\n";
+        for (const auto& [regime, b] : t.bands) {
+            if (std::isfinite(b.half_width)) std::snprintf(buf, sizeof buf, "%.6f", b.half_width);
+            else std::snprintf(buf, sizeof buf, "inf");  // too few cases for a finite band
+            f << "  " << regime << ": {cases: " << b.cases << ", half_width: " << buf << ", accelerators: [";
+            bool first = true;
+            for (const auto& a : b.accelerators) {
+                f << (first ? "" : ", ") << a;
+                first = false;
+            }
+            f << "]}\n";
+        }
+        if (!f) throw sim::InputError("cannot write '" + path + "'");
+    }
+    std::rename(tmp.c_str(), path.c_str());
+}
+
+plans::IntervalTable read_intervals(const std::string& path) {
+    const Node n = load_yaml_file(path);
+    if (n.str("kind") != "intervals") n.fail("kind", "expected kind: intervals");
+    n.allow_only({"kind", "level", "method", "source", "regimes"});
+    plans::IntervalTable t;
+    t.level = n.number("level");
+    if (!(t.level > 0 && t.level < 1)) n.fail("level", "expected a level in (0, 1)");
+    t.source = n.str("source");
+    const Node regimes = n.child("regimes");
+    for (const std::string& name : regimes.keys()) {
+        const Node r = regimes.child(name);
+        r.allow_only({"cases", "half_width", "accelerators"});
+        plans::ErrorBand b;
+        b.cases = static_cast<int>(r.integer("cases"));
+        if (b.cases < 1) r.fail("cases", "expected a positive number of cases");
+        b.half_width = r.number("half_width");
+        if (!(b.half_width >= 0)) r.fail("half_width", "expected a non-negative log half-width");
+        for (const Node& a : r.child("accelerators").items()) b.accelerators.insert(a.scalar());
+        t.bands.emplace(name, std::move(b));
+    }
+    return t;
+}
+
+}  // namespace fathom::scenarios
