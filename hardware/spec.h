@@ -78,6 +78,11 @@ struct AcceleratorSpec {
     std::string scale_out_nic;           // NIC id of its reference system (empty: not stated)
     AcceleratorCalibration calibration;
     std::string calibration_table;  // path of a fitted per-op cost table, empty if none
+    // What the device's constants rest on: "measured" (this project's GPU campaigns and training
+    // fits), "published" (fitted on published microbenchmarks and measurements), "estimated" (key
+    // constants carried from another device or guessed); its source says which.
+    std::string device_model;
+    std::string device_model_source;
 
     double peak(Dtype d) const;  // falls back bf16 -> fp16 for dtypes the device lacks
     bool has(Dtype d) const { return peak_flops.count(d) > 0; }

@@ -54,7 +54,7 @@ IntervalTable fit_intervals(const std::vector<Residual>& residuals, const std::s
 bool Interval::finite() const { return std::isfinite(low) && std::isfinite(high); }
 
 std::optional<Interval> interval_of(const IntervalTable& table, const std::string& regime, double value,
-                                    const std::string& accelerator) {
+                                    const std::string& accelerator, bool estimated_device) {
     const ErrorBand* b = table.band(regime);
     if (!b) return std::nullopt;
     Interval i;
@@ -62,10 +62,14 @@ std::optional<Interval> interval_of(const IntervalTable& table, const std::strin
     i.cases = b->cases;
     double w = b->half_width;
     i.note = "from " + std::to_string(b->cases) + " " + regime + " cases";
-    if (!accelerator.empty() && b->accelerators.count(accelerator) == 0) {
+    const bool unvalidated = !accelerator.empty() && b->accelerators.count(accelerator) == 0;
+    if (unvalidated || estimated_device) {
         w *= kUnvalidatedWidening;
         i.widened = true;
-        i.note += ", widened x1.5 in log space (an estimate): no validation case ran on " + accelerator;
+        i.note += ", widened x1.5 in log space (an estimate): ";
+        i.note += unvalidated ? "no validation case ran on " + accelerator : "";
+        i.note += unvalidated && estimated_device ? " and " : "";
+        i.note += estimated_device ? "estimated device model" : "";
     }
     if (!std::isfinite(w)) {
         i.low = 0;
@@ -79,9 +83,9 @@ std::optional<Interval> interval_of(const IntervalTable& table, const std::strin
 }
 
 std::optional<RankGap> rank_gap(const IntervalTable& table, const std::string& regime, double first, double second,
-                                const std::string& accelerator) {
+                                const std::string& accelerator, bool estimated_device) {
     if (!(first > 0) || !(second > 0)) return std::nullopt;
-    const auto i = interval_of(table, regime, 1.0, accelerator);
+    const auto i = interval_of(table, regime, 1.0, accelerator, estimated_device);
     if (!i) return std::nullopt;
     RankGap g;
     g.difference = std::fabs(first / second - 1);

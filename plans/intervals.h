@@ -10,8 +10,9 @@
 // distribution; it needs no model of the errors, only enough cases (n >= 9 for a finite band at
 // 0.9), which is why the regimes are few and broad. The residuals are in-sample for the constants
 // fitted on the same file (one sustained clock per device, one serving clock), so the bands lean
-// narrow; a prediction on an accelerator none of the regime's cases ran on gets the band widened
-// (kUnvalidatedWidening, an estimate) and says so.
+// narrow; a prediction on an accelerator none of the regime's cases ran on, or whose device model
+// is an estimate (AcceleratorSpec::device_model), gets the band widened (kUnvalidatedWidening, an
+// estimate) and says so.
 #include "models/llm/model_spec.h"
 
 #include <map>
@@ -72,9 +73,10 @@ struct Interval {
     std::string note;  // "from 24 training/dense cases", with the widening said
     bool finite() const;
 };
-// The interval of `value` in `regime` on `accelerator`; none when the table has no such regime.
+// The interval of `value` in `regime` on `accelerator` (whose device model is an estimate or not);
+// none when the table has no such regime.
 std::optional<Interval> interval_of(const IntervalTable& table, const std::string& regime, double value,
-                                    const std::string& accelerator);
+                                    const std::string& accelerator, bool estimated_device = false);
 
 // Whether the first two plans of a ranking are told apart: their values' relative difference
 // against the band's relative half-width (e^w - 1, widened as interval_of widens it). Both plans'
@@ -87,6 +89,6 @@ struct RankGap {
     std::string text;  // "rank 1 and 2 differ by 1.2%, inside the 90% interval (+-8.3%, from 25 ... cases)"
 };
 std::optional<RankGap> rank_gap(const IntervalTable& table, const std::string& regime, double first, double second,
-                                const std::string& accelerator);
+                                const std::string& accelerator, bool estimated_device = false);
 
 }  // namespace fathom::plans

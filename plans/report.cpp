@@ -209,7 +209,8 @@ namespace {
 void add_intervals(Record& s, const Scenario& scenario, const Outcome& outcome, const IntervalTable& bands) {
     std::vector<std::string> notes;
     for (const BandedMetric& m : banded_metrics(scenario, outcome)) {
-        const auto i = interval_of(bands, m.regime, m.value, scenario.cluster.accelerator.id);
+        const auto& acc = scenario.cluster.accelerator;
+        const auto i = interval_of(bands, m.regime, m.value, acc.id, acc.device_model == "estimated");
         if (!i) continue;
         s.add("interval_90." + m.key + ".low", i->low);
         s.add("interval_90." + m.key + ".high", i->high);
@@ -240,6 +241,7 @@ Report make_report(const Scenario& scenario, const Outcome& outcome, const Inter
         s.add("policy", p.batching.policy);
     }
     s.add("plan_hash", std::string(hash));
+    s.add("device_model", scenario.cluster.accelerator.device_model);
     if (!outcome.violations.empty()) {
         std::vector<std::string> v;
         for (const auto& x : outcome.violations) v.push_back(x.key + ": " + x.message);

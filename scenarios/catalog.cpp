@@ -67,10 +67,19 @@ void parse_grouped_gemm(const Node& c, hardware::AcceleratorCalibration& cal) {
         if (!rel.has(k)) rel.fail(k, "grouped_gemm_relative has no " + k + " entry for grouped_gemm_rows_scale's");
 }
 
+// What the accelerator's constants rest on: {value: measured | published | estimated, source}.
+void parse_device_model(const Node& n, hardware::AcceleratorSpec& a) {
+    const Node dm = n.child("device_model");
+    a.device_model = sourced_id(n, "device_model");
+    a.device_model_source = dm.str("source");
+    if (a.device_model != "measured" && a.device_model != "published" && a.device_model != "estimated")
+        dm.fail("value", "expected measured, published or estimated, got '" + a.device_model + "'");
+}
+
 hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     n.allow_only({"kind", "id", "name", "vendor", "peak_dense", "memory_capacity", "memory_bandwidth", "compute_units",
                   "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "scale_out_nic", "calibration",
-                  "calibration_table"});
+                  "calibration_table", "device_model"});
     hardware::AcceleratorSpec a;
     a.id = n.str("id");
     a.name = n.str("name");
@@ -96,6 +105,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
         if (!fs::is_regular_file(file)) n.fail("calibration_table", "no calibration table at '" + file.string() + "'");
         a.calibration_table = file.string();
     }
+    parse_device_model(n, a);
     const Node c = n.child("calibration");
     c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "gemm_k_half_fp8",
                   "attention_fwd_efficiency", "attention_bwd_efficiency", "attention_seq_half",

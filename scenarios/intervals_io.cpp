@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 namespace fathom::scenarios {
@@ -30,16 +31,48 @@ std::string regime_of(const CompareResult& r) {
     return "";
 }
 
+namespace {
+
+// The regime of a result that counts as a residual ("" if it does not).
+std::string residual_regime(const CompareResult& r) {
+    if (!r.ok() || !(r.predicted > 0) || !(r.measured > 0)) return "";
+    // A training case once: its other metrics restate the same step.
+    if (r.kind == "training" && r.id.find('#') != std::string::npos) return "";
+    return regime_of(r);
+}
+
+}  // namespace
+
 std::vector<plans::Residual> residuals_of(const std::vector<CompareResult>& results) {
     std::vector<plans::Residual> out;
     for (const CompareResult& r : results) {
-        if (!r.ok() || !(r.predicted > 0) || !(r.measured > 0)) continue;
-        // A training case once: its other metrics restate the same step.
-        if (r.kind == "training" && r.id.find('#') != std::string::npos) continue;
-        const std::string regime = regime_of(r);
-        if (regime.empty()) continue;
-        out.push_back({regime, r.accelerator, std::fabs(std::log(r.predicted / r.measured))});
+        const std::string regime = residual_regime(r);
+        if (!regime.empty()) out.push_back({regime, r.accelerator, std::fabs(std::log(r.predicted / r.measured))});
     }
+    return out;
+}
+
+std::vector<std::optional<CaseInterval>> leave_one_out_intervals(const std::vector<CompareResult>& results) {
+    std::map<std::string, std::vector<std::pair<size_t, double>>> by_regime;
+    for (size_t i = 0; i < results.size(); ++i) {
+        const std::string regime = residual_regime(results[i]);
+        if (!regime.empty())
+            by_regime[regime].emplace_back(i, std::fabs(std::log(results[i].predicted / results[i].measured)));
+    }
+    std::vector<std::optional<CaseInterval>> out(results.size());
+    for (const auto& [regime, members] : by_regime)
+        for (const auto& [i, own] : members) {
+            std::vector<double> others;
+            for (const auto& [j, r] : members)
+                if (j != i) others.push_back(r);
+            const double w = plans::conformal_half_width(others);
+            CaseInterval c;
+            c.regime = regime;
+            c.low = std::isfinite(w) ? results[i].predicted * std::exp(-w) : 0.0;
+            c.high = results[i].predicted * std::exp(w);
+            c.covered = own <= w;
+            out[i] = c;
+        }
     return out;
 }
 

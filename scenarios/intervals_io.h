@@ -15,6 +15,7 @@
 #include "plans/intervals.h"
 #include "scenarios/measured.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ std::string regime_of(const CompareResult& r);
 // The table of a comparison of `file` (named in its source with whether other_metrics ran).
 plans::IntervalTable fit_intervals_of(const std::vector<CompareResult>& results, const std::string& file,
                                       bool other_metrics);
+
+// Each result's leave-one-out 90% interval: the band of its regime's other residuals around its
+// prediction, and whether the measurement fell inside; none for a result outside residuals_of.
+struct CaseInterval {
+    std::string regime;
+    double low = 0, high = 0;
+    bool covered = false;
+};
+std::vector<std::optional<CaseInterval>> leave_one_out_intervals(const std::vector<CompareResult>& results);
 
 void write_intervals(const std::string& path, const plans::IntervalTable& table);
 // The table in `path`; a malformed file fails naming the file, line and key.

@@ -125,28 +125,11 @@ TEST_CASE("the catalog's grouped GEMM curves reproduce the campaign measurements
 
 TEST_CASE("a grouped GEMM curve out of range or without its pair is refused naming the key",
           "[scenarios][robustness]") {
-    const fs::path src(FATHOM_SOURCE_DIR);
-    const fs::path tmp = fs::temp_directory_path() / "fathom_grouped_catalog";
-    auto catalog_with = [&](const std::string& from, const std::string& to) {
-        fs::remove_all(tmp);
-        for (const char* dir : {"hardware/catalog", "models/catalog", "workloads/stacks"}) {
-            fs::create_directories(tmp / dir);
-            fs::copy(src / dir, tmp / dir, fs::copy_options::recursive);
-        }
-        const fs::path file = tmp / "hardware/catalog/accelerators/h100-sxm-80gb.yaml";
-        std::ifstream in(file);
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        in.close();
-        const size_t at = text.find(from);
-        REQUIRE(at != std::string::npos);
-        text.replace(at, from.size(), to);
-        std::ofstream(file) << text;
-        return tmp.string();
+    auto catalog_with = [](const std::string& from, const std::string& to) {
+        return testing::catalog_copy_with("fathom_grouped_catalog", "hardware/catalog/accelerators/h100-sxm-80gb.yaml",
+                                          from, to);
     };
-    CHECK_THROWS_WITH(
-        scenarios::load_catalog(catalog_with("bf16: {value: 0.93", "bf16: {value: 1.3")),
-        Catch::Contains("grouped_gemm_relative must be in (0, 1]") && Catch::Contains("h100-sxm-80gb.yaml"));
     CHECK_THROWS_WITH(scenarios::load_catalog(catalog_with("bf16: {value: 170", "int8: {value: 170")),
                       Catch::Contains("grouped_gemm_rows_scale has no bf16 entry"));
-    fs::remove_all(tmp);
+    fs::remove_all(fs::temp_directory_path() / "fathom_grouped_catalog");
 }

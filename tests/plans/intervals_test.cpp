@@ -64,6 +64,12 @@ TEST_CASE("an interval is the value times e^-w .. e^w, widened off the validated
     CHECK(off->widened);
     CHECK_THAT(off->note, Catch::Contains("no validation case ran on b200"));
     CHECK_FALSE(plans::interval_of(t, "training/moe", 10.0, "h100-sxm-80gb"));
+    // A validated accelerator whose device model is an estimate is widened too, and says why.
+    const auto est = plans::interval_of(t, "training/dense", 10.0, "h100-sxm-80gb", true);
+    REQUIRE(est);
+    CHECK(est->widened);
+    CHECK(est->high == Approx(10.0 * std::exp(0.18 * plans::kUnvalidatedWidening)));
+    CHECK_THAT(est->note, Catch::Contains("estimated device model"));
     // Ranking: 5% apart inside a +-19.7% band (e^0.18 - 1), 30% apart outside it.
     const auto inside = plans::rank_gap(t, "training/dense", 105, 100, "h100-sxm-80gb");
     REQUIRE(inside);
@@ -153,6 +159,28 @@ TEST_CASE("a run's report carries its headline metrics' intervals", "[plans][int
     CHECK_THAT(std::get<std::vector<std::string>>(*notes).front(), Catch::Contains("training/dense cases"));
     // Without bands, no interval fields.
     CHECK(plans::make_report(s, o).summary.find("interval_90.step_time_s.low") == nullptr);
+}
+
+TEST_CASE("every accelerator says what its device model rests on, and reports carry it", "[plans][intervals]") {
+    const auto& ctx = testing::source_context();
+    for (const auto& [id, a] : ctx.catalog->accelerators()) {
+        INFO(id);
+        CHECK((a.device_model == "measured" || a.device_model == "published" || a.device_model == "estimated"));
+        CHECK_FALSE(a.device_model_source.empty());
+    }
+    CHECK(ctx.catalog->accelerator("h100-sxm-80gb").device_model == "measured");
+    CHECK(ctx.catalog->accelerator("b200").device_model == "estimated");
+    plans::Scenario s = scenarios::load_scenario(testing::example("quickstart.yaml"), *ctx.catalog);
+    const plans::Report r = plans::make_report(s, plans::evaluate(s, ctx), &ctx.catalog->intervals());
+    REQUIRE(r.summary.find("device_model"));
+    CHECK(std::get<std::string>(*r.summary.find("device_model")) == "measured");
+    // An accelerator file with another basis is refused naming its file and key.
+    const std::string root =
+        testing::catalog_copy_with("fathom_device_model_catalog", "hardware/catalog/accelerators/b200.yaml",
+                                   "device_model: {value: estimated", "device_model: {value: guessed");
+    CHECK_THROWS_WITH(scenarios::load_catalog(root),
+                      Catch::Contains("expected measured, published or estimated") && Catch::Contains("b200.yaml"));
+    fs::remove_all(root);
 }
 
 TEST_CASE("a malformed bands file is refused naming the file and key", "[plans][intervals][robustness]") {

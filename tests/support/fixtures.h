@@ -8,6 +8,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
 namespace fathom::testing {
 
 inline const std::string kSource = FATHOM_SOURCE_DIR;
@@ -55,6 +60,27 @@ inline hardware::ClusterSpec network_cluster(int nodes, int gpus_per_node, int n
 }
 
 inline std::string example(const std::string& name) { return kSource + "/scenarios/examples/" + name; }
+
+// A copy of the source tree's catalogs in the temporary directory `name` in which the first `from`
+// of `file` (relative to the copy) reads `to`: the root to load_catalog for a bad-input test.
+inline std::string catalog_copy_with(const std::string& name, const std::string& file, const std::string& from,
+                                     const std::string& to) {
+    namespace fs = std::filesystem;
+    const fs::path tmp = fs::temp_directory_path() / name;
+    fs::remove_all(tmp);
+    for (const char* dir : {"hardware/catalog", "models/catalog", "workloads/stacks"}) {
+        fs::create_directories(tmp / dir);
+        fs::copy(fs::path(kSource) / dir, tmp / dir, fs::copy_options::recursive);
+    }
+    std::ifstream in(tmp / file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    const size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    std::ofstream(tmp / file) << text;
+    return tmp.string();
+}
 
 // One training step of a valid plan; a context without tables prices every op with the roofline.
 inline workloads::StepReport predict(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,

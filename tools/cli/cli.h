@@ -61,13 +61,15 @@ nlohmann::json record_json(const plans::Record& r);
 nlohmann::json report_json(const plans::Report& rep);
 std::string records_csv(const std::vector<plans::Record>& rows, const std::vector<std::string>& columns);
 double median_of(std::vector<double> v);
+// "device model    estimated: <source>" where the accelerator's constants are not all measured.
+void print_device_model(const hardware::AcceleratorSpec& a);
 // The headline metrics' 90% intervals from the catalog's validation bands (plans/intervals.h), one
 // line each and the regimes they came from; nothing without bands.
 void print_intervals(const plans::Scenario& s, const plans::Outcome& o, const plans::IntervalTable& bands);
 // Whether a ranking's first two plans (their values `first`, `second` in `regime`) are told apart
 // by the validation bands: printed, and as JSON (null without bands or a second plan).
 nlohmann::json print_rank_gap(const plans::IntervalTable& bands, const std::string& regime, double first, double second,
-                              const std::string& accelerator);
+                              const hardware::AcceleratorSpec& accelerator);
 // The q-quantile (0..1) of `v` by linear interpolation between order statistics (numpy's default).
 double percentile_of(std::vector<double> v, double q);
 // The evaluation context of a command: the catalog's tables, the seed, --collective-algorithm and

@@ -135,7 +135,8 @@ void print_intervals(const plans::Scenario& s, const plans::Outcome& o, const pl
     std::vector<std::string> notes;
     bool header = false;
     for (const plans::BandedMetric& m : plans::banded_metrics(s, o)) {
-        const auto i = plans::interval_of(bands, m.regime, m.value, s.cluster.accelerator.id);
+        const auto i = plans::interval_of(bands, m.regime, m.value, s.cluster.accelerator.id,
+                                          s.cluster.accelerator.device_model == "estimated");
         if (!i) continue;
         if (!header) {
             std::printf("\n90%% interval   (split-conformal bands from fathom's errors on published measurements)\n");
@@ -151,11 +152,18 @@ void print_intervals(const plans::Scenario& s, const plans::Outcome& o, const pl
 }
 
 nlohmann::json print_rank_gap(const plans::IntervalTable& bands, const std::string& regime, double first, double second,
-                              const std::string& accelerator) {
-    const auto g = plans::rank_gap(bands, regime, first, second, accelerator);
+                              const hardware::AcceleratorSpec& accelerator) {
+    const auto g =
+        plans::rank_gap(bands, regime, first, second, accelerator.id, accelerator.device_model == "estimated");
     if (!g) return nullptr;
     std::printf("\n%s\n", g->text.c_str());
     return {{"difference", g->difference}, {"band", g->band}, {"inside", g->inside}, {"text", g->text}};
+}
+
+void print_device_model(const hardware::AcceleratorSpec& a) {
+    if (a.device_model == "measured") return;
+    std::printf("device model    %s%s: %s\n", a.device_model == "estimated" ? "estimated device model" : "published",
+                a.device_model == "estimated" ? "" : " figures", a.device_model_source.c_str());
 }
 
 }  // namespace fathom::cli

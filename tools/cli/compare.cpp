@@ -95,14 +95,23 @@ void print_summary(const std::vector<CompareResult>& results, const std::vector<
     }
 }
 
-// The 90% bands the residuals give per regime (plans/intervals.h).
-void print_bands(const plans::IntervalTable& t) {
-    std::printf("\n90%% bands (split-conformal on |log(predicted / measured)|, per regime):\n");
+// The 90% bands the residuals give per regime (plans/intervals.h), and how many of the regime's
+// measurements fall inside the band of the others (leave-one-out).
+void print_bands(const plans::IntervalTable& t, const std::vector<std::optional<scenarios::CaseInterval>>& loo) {
+    std::printf(
+        "\n90%% bands (split-conformal on |log(predicted / measured)|, per regime; leave-one-out: the "
+        "measurements inside the band of the others):\n");
     for (const auto& [regime, b] : t.bands) {
+        int in = 0, n = 0;
+        for (const auto& c : loo)
+            if (c && c->regime == regime) {
+                ++n;
+                in += c->covered ? 1 : 0;
+            }
         if (std::isfinite(b.half_width))
-            std::printf("  %-30s %4d cases: x/ %.3f (-%.1f%% .. +%.1f%%)\n", regime.c_str(), b.cases,
-                        std::exp(b.half_width), 100 * (1 - std::exp(-b.half_width)),
-                        100 * (std::exp(b.half_width) - 1));
+            std::printf("  %-30s %4d cases: x/ %.3f (-%.1f%% .. +%.1f%%); leave-one-out %d of %d inside\n",
+                        regime.c_str(), b.cases, std::exp(b.half_width), 100 * (1 - std::exp(-b.half_width)),
+                        100 * (std::exp(b.half_width) - 1), in, n);
         else std::printf("  %-30s %4d cases: too few for a finite band\n", regime.c_str(), b.cases);
     }
 }
@@ -131,8 +140,15 @@ nlohmann::json stage_json(const workloads::StageReport& x) {
 void write_compare_json(const std::string& path, const std::vector<CompareResult>& results,
                         const nlohmann::json& ranks) {
     nlohmann::json arr = nlohmann::json::array();
-    for (const auto& r : results) {
+    const auto loo = scenarios::leave_one_out_intervals(results);
+    for (size_t i = 0; i < results.size(); ++i) {
+        const CompareResult& r = results[i];
         nlohmann::json j = record_json(scenarios::compare_record(r));
+        if (loo[i])
+            j["interval_90"] = {{"regime", loo[i]->regime},
+                                {"low", loo[i]->low},
+                                {"high", std::isfinite(loo[i]->high) ? nlohmann::json(loo[i]->high) : nullptr},
+                                {"covered", loo[i]->covered}};
         if (r.ok() && !r.stages.empty()) {
             nlohmann::json st = nlohmann::json::array();
             for (const auto& x : r.stages) st.push_back(stage_json(x));
@@ -176,7 +192,7 @@ int cmd_compare(const Args& a) {
     }
     if (a.only_case.empty()) {
         const plans::IntervalTable bands = scenarios::fit_intervals_of(results, one_file(a), a.other_metrics);
-        print_bands(bands);
+        print_bands(bands, scenarios::leave_one_out_intervals(results));
         if (!a.intervals.empty()) scenarios::write_intervals(a.intervals, bands);
         print_not_modelled(results);
     }

@@ -252,6 +252,7 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     std::printf("op costs        %s\n", o.cost_model == plans::CostModelKind::Table   ? "calibrated table"
                                         : o.cost_model == plans::CostModelKind::Mixed ? "table and roofline"
                                                                                       : "roofline");
+    print_device_model(s.cluster.accelerator);
     print_intervals(s, o, ctx.catalog->intervals());
     if (!a.trace.empty()) write_file(a.trace, trace.str());
     if (!a.requests.empty()) {
@@ -352,6 +353,7 @@ int cmd_run(const Args& a, bool validate_only) {
         for (const auto& x : r.uncalibrated_ops) ops += (ops.empty() ? "" : ", ") + x;
         std::fprintf(stderr, "fathom: warning: outside the calibrated range (roofline used): %s\n", ops.c_str());
     }
+    print_device_model(s.cluster.accelerator);
     print_intervals(s, o, ctx.catalog->intervals());
     if (!a.trace.empty()) write_file(a.trace, trace.str());
     if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o, &ctx.catalog->intervals())));

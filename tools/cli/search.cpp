@@ -219,10 +219,10 @@ int cmd_search(const Args& a) {
                   space.price_per_gpu_hour > 0, false);
     nlohmann::json gap;
     if (r.ranking.size() >= 2 && space.top >= 2)
-        gap = print_rank_gap(catalog->intervals(), plans::training_regime(s.model),
-                             r.candidates[static_cast<size_t>(r.ranking[0])].goodput_tokens_per_s,
-                             r.candidates[static_cast<size_t>(r.ranking[1])].goodput_tokens_per_s,
-                             s.cluster.accelerator.id);
+        gap =
+            print_rank_gap(catalog->intervals(), plans::training_regime(s.model),
+                           r.candidates[static_cast<size_t>(r.ranking[0])].goodput_tokens_per_s,
+                           r.candidates[static_cast<size_t>(r.ranking[1])].goodput_tokens_per_s, s.cluster.accelerator);
     const nlohmann::json adaptive = print_training_findings(s, space, r);
     if (!a.out.empty())
         write_file(a.out, records_csv(records, plans::candidate_columns(plans::training_candidate_fields())));

@@ -104,7 +104,7 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     if (r.ranking.size() >= 2 && space.top >= 2)
         gap = print_rank_gap(catalog->intervals(), plans::serving_regime("output_tokens_per_s"),
                              r.candidates[static_cast<size_t>(r.ranking[0])].score,
-                             r.candidates[static_cast<size_t>(r.ranking[1])].score, s.cluster.accelerator.id);
+                             r.candidates[static_cast<size_t>(r.ranking[1])].score, s.cluster.accelerator);
     print_serving_findings(base, r);
     if (!a.out.empty())
         write_file(a.out, records_csv(records, plans::candidate_columns(plans::serving_candidate_fields())));
