@@ -384,6 +384,16 @@ int cmd_capacity(const Args& a) {
                 c.above_max ? ">= " : "", c.rate, c.per_seed.size(), c.rate_min, c.rate_max,
                 c.below_min ? "  -- even capacity.min_rate misses the SLOs" : "");
     std::printf("per GPU         %.4f requests/s\n", c.rate / p.gpus());
+    // A capacity is a rate: the serving-throughput band. How far the TTFT and TPOT errors near the
+    // SLO thresholds move the rate is not propagated (said).
+    const auto band = plans::interval_of(catalog->intervals(), plans::serving_regime("requests_per_s"), c.rate,
+                                         s.cluster.accelerator.id, s.cluster.accelerator.device_model == "estimated");
+    nlohmann::json interval = nullptr;
+    if (band) {
+        const std::string note = band->note + "; the latency bands near the SLOs are not propagated";
+        std::printf("90%% interval    %.3f .. %.3f requests/s (%s)\n", band->low, band->high, note.c_str());
+        interval = {{"low", band->low}, {"high", band->high}, {"note", note}};
+    }
     std::printf("simulations     %zu\n", c.probes.size() + 1);
     if (!a.json.empty()) {
         nlohmann::json probes = nlohmann::json::array();
@@ -398,6 +408,7 @@ int cmd_capacity(const Args& a) {
                             {"below_min_rate", c.below_min},
                             {"above_max_rate", c.above_max},
                             {"offline_requests_per_s", c.offline_requests_per_s},
+                            {"interval_90", interval},
                             {"slo_target", p.slo.target_attainment},
                             {"probes", probes}});
     }
