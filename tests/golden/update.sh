@@ -12,4 +12,7 @@ for f in scenarios/examples/*.yaml; do
   "$fathom" run "$f" --json "tests/golden/run/$(basename "$f" .yaml).json" >/dev/null
 done
 "$fathom" compare tests/data/measured_frozen.yaml --other-metrics --json tests/golden/compare.json >/dev/null
-git status --short tests/golden scenarios/intervals.yaml
+# The cost-model baseline (tests/scenarios/cost_model_regression_test.cpp).
+tests=$(dirname "$fathom")/tests/fathom_tests
+if [[ -x $tests ]]; then FATHOM_WRITE_COST_BASELINE=1 "$tests" "[cost-regression]" >/dev/null; fi
+git status --short tests/golden scenarios/intervals.yaml tests/data/cost_model_baseline.tsv
