@@ -27,6 +27,18 @@ class _Summary:
     def __getitem__(self, name):
         return self.summary[name]
 
+    def interval(self, metric):
+        """The 90% interval (low, high) of a headline metric (step_time_s, tokens_per_s_per_gpu,
+        output_tokens_per_s, ttft_ms.p50, ...) from fathom's errors on published measurements, or
+        None where the metric has none; interval_notes says which cases it came from."""
+        low = self.summary.get(f"interval_90.{metric}.low")
+        high = self.summary.get(f"interval_90.{metric}.high")
+        return None if low is None or high is None else (low, high)
+
+    @property
+    def interval_notes(self):
+        return self.summary.get("interval_90.notes", [])
+
     def timeline(self):
         """The events of the Chrome trace (`fathom run --trace`) as a DataFrame: name, cat, ph, ts
         and dur in microseconds, pid, tid and args (a counter's values; run with trace=True)."""
@@ -53,7 +65,10 @@ class TrainingResult(_Summary):
 
     def __repr__(self):
         s = self.summary
-        return f"TrainingResult(step_time_s={s.get('step_time_s')}, mfu={s.get('mfu')}, out_of_memory={s.get('out_of_memory')})"
+        band = self.interval("step_time_s")
+        within = f" (90%: {band[0]:.4g}-{band[1]:.4g})" if band else ""
+        return (f"TrainingResult(step_time_s={s.get('step_time_s')}{within}, mfu={s.get('mfu')}, "
+                f"out_of_memory={s.get('out_of_memory')}, device_model={s.get('device_model')})")
 
 
 class ServingResult(_Summary):

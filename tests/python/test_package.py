@@ -44,6 +44,18 @@ def test_training_run_and_stages_match_the_cli():
     assert df["memory_bytes.total"][0] == r.peak_memory_bytes  # dotted names are single columns
 
 
+def test_intervals_match_the_cli():
+    # The 90% interval of the step time (scenarios/intervals.yaml), as `fathom run --json` gives it.
+    r = fathom.run(QUICKSTART)
+    cli = cli_json("run", QUICKSTART)
+    low, high = r.interval("step_time_s")
+    assert (low, high) == (cli["interval_90"]["step_time_s"]["low"], cli["interval_90"]["step_time_s"]["high"])
+    assert low < r.step_time_s < high
+    assert "training/dense" in r.interval_notes[0]
+    assert r.interval("no_such_metric") is None
+    assert r.device_model == "measured" and "90%" in repr(r)
+
+
 def test_serving_requests_match_the_cli_csv():
     s = fathom.run(SERVING, traffic__num_requests=300)
     with tempfile.TemporaryDirectory() as d:
