@@ -97,7 +97,11 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     std::printf("objective       %s; SLO ttft <= %.0f ms, tpot <= %.0f ms for %.0f%% of requests\n",
                 sim::name(space.objective), 1e3 * slo.ttft_s, 1e3 * slo.tpot_s, 100 * slo.target_attainment);
     print_counts(r, "out of memory", wall, opt.threads, mpi, "%.1f");
-    const auto records = candidate_records(r.candidates, plans::serving_candidate_fields(), space.objective);
+    auto records = candidate_records(r.candidates, plans::serving_candidate_fields(), space.objective);
+    auto csv_columns = plans::candidate_columns(plans::serving_candidate_fields());
+    for (auto& c : add_interval_fields(records, "output_tokens_per_s", catalog->intervals(),
+                                       plans::serving_regime("output_tokens_per_s"), s.cluster.accelerator))
+        csv_columns.push_back(c);
     print_ranking(serving_columns(), plans::serving_candidate_fields(), records, r.ranking, space.top, r.priced,
                   plans::objective_rule(space.objective).measures_capacity);
     nlohmann::json gap;
@@ -106,8 +110,7 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
                              r.candidates[static_cast<size_t>(r.ranking[0])].score,
                              r.candidates[static_cast<size_t>(r.ranking[1])].score, s.cluster.accelerator);
     print_serving_findings(base, r);
-    if (!a.out.empty())
-        write_file(a.out, records_csv(records, plans::candidate_columns(plans::serving_candidate_fields())));
+    if (!a.out.empty()) write_file(a.out, records_csv(records, csv_columns));
     if (!a.json.empty()) {
         nlohmann::json j = search_json(r, records);
         j["scenario"] = s.name;
