@@ -11,6 +11,19 @@ std::string training_regime(const models::ModelSpec& model) {
     return model.moe.num_experts > 0 ? "training/moe" : "training/dense";
 }
 
+std::vector<std::string> training_features(const workloads::TrainingPlan& p) {
+    std::vector<std::string> f = {
+        "schedule:" + p.training.schedule, "recompute:" + std::string(sim::name(p.training.recompute)),
+        "zero:" + std::to_string(p.training.zero_stage), "dtype:" + std::string(sim::name(p.stack.kernels.gemm_dtype))};
+    if (p.layout.cp > 1) f.push_back("cp");
+    if (p.layout.ep > 1) f.push_back("ep");
+    if (p.layout.pp > 1) f.push_back("pp");
+    if (p.layout.tp > 1) f.push_back("tp");
+    if (p.training.lora_rank > 0) f.push_back("lora");
+    if (p.training.packed()) f.push_back("packed");
+    return f;
+}
+
 std::string serving_regime(const std::string& metric) {
     const std::string m = metric.substr(0, metric.find('.'));  // ttft_ms.p50 -> ttft_ms
     if (m.find("tokens_per_s") != std::string::npos || m.find("requests_per_s") != std::string::npos)
@@ -42,6 +55,7 @@ IntervalTable fit_intervals(const std::vector<Residual>& residuals, const std::s
     for (const Residual& r : residuals) {
         by_regime[r.regime].push_back(r.abs_log_ratio);
         t.bands[r.regime].accelerators.insert(r.accelerator);
+        t.bands[r.regime].features.insert(r.features.begin(), r.features.end());
     }
     for (auto& [regime, values] : by_regime) {
         ErrorBand& b = t.bands[regime];
@@ -54,7 +68,8 @@ IntervalTable fit_intervals(const std::vector<Residual>& residuals, const std::s
 bool Interval::finite() const { return std::isfinite(low) && std::isfinite(high); }
 
 std::optional<Interval> interval_of(const IntervalTable& table, const std::string& regime, double value,
-                                    const std::string& accelerator, bool estimated_device) {
+                                    const std::string& accelerator, bool estimated_device,
+                                    const std::vector<std::string>& features) {
     const ErrorBand* b = table.band(regime);
     if (!b) return std::nullopt;
     Interval i;
@@ -62,14 +77,20 @@ std::optional<Interval> interval_of(const IntervalTable& table, const std::strin
     i.cases = b->cases;
     double w = b->half_width;
     i.note = "from " + std::to_string(b->cases) + " " + regime + " cases";
-    const bool unvalidated = !accelerator.empty() && b->accelerators.count(accelerator) == 0;
-    if (unvalidated || estimated_device) {
+    std::vector<std::string> why;
+    if (!accelerator.empty() && b->accelerators.count(accelerator) == 0)
+        why.push_back("no validation case ran on " + accelerator);
+    if (estimated_device) why.push_back("estimated device model");
+    std::string unseen;
+    if (!b->features.empty())
+        for (const std::string& f : features)
+            if (b->features.count(f) == 0) unseen += (unseen.empty() ? "" : ", ") + f;
+    if (!unseen.empty()) why.push_back("features no validation case used: " + unseen);
+    if (!why.empty()) {
         w *= kUnvalidatedWidening;
         i.widened = true;
         i.note += ", widened x1.5 in log space (an estimate): ";
-        i.note += unvalidated ? "no validation case ran on " + accelerator : "";
-        i.note += unvalidated && estimated_device ? " and " : "";
-        i.note += estimated_device ? "estimated device model" : "";
+        for (size_t k = 0; k < why.size(); ++k) i.note += (k ? "; " : "") + why[k];
     }
     if (!std::isfinite(w)) {
         i.low = 0;

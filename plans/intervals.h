@@ -11,9 +11,10 @@
 // 0.9), which is why the regimes are few and broad. The residuals are in-sample for the constants
 // fitted on the same file (one sustained clock per device, one serving clock), so the bands lean
 // narrow; a prediction on an accelerator none of the regime's cases ran on, or whose device model
-// is an estimate (AcceleratorSpec::device_model), gets the band widened (kUnvalidatedWidening, an
-// estimate) and says so.
+// is an estimate (AcceleratorSpec::device_model), or whose plan uses a feature none of them used,
+// gets the band widened (kUnvalidatedWidening, an estimate) and says so.
 #include "models/llm/model_spec.h"
+#include "workloads/training/training_plan.h"
 
 #include <map>
 #include <optional>
@@ -30,18 +31,27 @@ std::string training_regime(const models::ModelSpec& model);
 // "serving/tpot" (per-request TPOT and inter-token latency), "serving/e2e"; empty for others.
 std::string serving_regime(const std::string& metric);
 
-// One regime's band: its cases, the half-width in log space, and the accelerators its cases ran on.
+// The features of a training plan that the validation cases may or may not have used: its
+// pipeline schedule, recomputation, ZeRO stage and GEMM dtype, and each parallelism it uses
+// ("cp", "ep", "pp", "tp"), LoRA and packed documents.
+std::vector<std::string> training_features(const workloads::TrainingPlan& plan);
+
+// One regime's band: its cases, the half-width in log space, the accelerators its cases ran on and
+// the plan features they used (training regimes; empty: not recorded).
 struct ErrorBand {
     int cases = 0;
     double half_width = 0;  // w: the band is [v e^-w, v e^w]; infinite with too few cases
     std::set<std::string> accelerators;
+    std::set<std::string> features;
 };
 
-// A sample of the fit: the regime, the accelerator, and the absolute log ratio of one prediction.
+// A sample of the fit: the regime, the accelerator, the plan's features, and the absolute log ratio
+// of one prediction.
 struct Residual {
     std::string regime;
     std::string accelerator;
     double abs_log_ratio = 0;
+    std::vector<std::string> features;
 };
 
 inline constexpr double kIntervalLevel = 0.9;
@@ -73,10 +83,12 @@ struct Interval {
     std::string note;  // "from 24 training/dense cases", with the widening said
     bool finite() const;
 };
-// The interval of `value` in `regime` on `accelerator` (whose device model is an estimate or not);
-// none when the table has no such regime.
+// The interval of `value` in `regime` on `accelerator` (whose device model is an estimate or not)
+// for a plan with `features` (a feature none of the regime's cases used widens it, once, as an
+// unvalidated accelerator does); none when the table has no such regime.
 std::optional<Interval> interval_of(const IntervalTable& table, const std::string& regime, double value,
-                                    const std::string& accelerator, bool estimated_device = false);
+                                    const std::string& accelerator, bool estimated_device = false,
+                                    const std::vector<std::string>& features = {});
 
 // Whether the first two plans of a ranking are told apart: their values' relative difference
 // against the band's relative half-width (e^w - 1, widened as interval_of widens it). Both plans'

@@ -210,7 +210,9 @@ void add_intervals(Record& s, const Scenario& scenario, const Outcome& outcome, 
     std::vector<std::string> notes;
     for (const BandedMetric& m : banded_metrics(scenario, outcome)) {
         const auto& acc = scenario.cluster.accelerator;
-        const auto i = interval_of(bands, m.regime, m.value, acc.id, acc.device_model == "estimated");
+        const auto* t = scenario.training();
+        const auto i = interval_of(bands, m.regime, m.value, acc.id, acc.device_model == "estimated",
+                                   t ? training_features(*t) : std::vector<std::string>{});
         if (!i) continue;
         s.add("interval_90." + m.key + ".low", i->low);
         s.add("interval_90." + m.key + ".high", i->high);

@@ -47,7 +47,9 @@ std::vector<plans::Residual> residuals_of(const std::vector<CompareResult>& resu
     std::vector<plans::Residual> out;
     for (const CompareResult& r : results) {
         const std::string regime = residual_regime(r);
-        if (!regime.empty()) out.push_back({regime, r.accelerator, std::fabs(std::log(r.predicted / r.measured))});
+        if (regime.empty()) continue;
+        out.push_back({regime, r.accelerator, std::fabs(std::log(r.predicted / r.measured)),
+                       r.training_plan ? plans::training_features(*r.training_plan) : std::vector<std::string>{}});
     }
     return out;
 }
@@ -104,7 +106,17 @@ void write_intervals(const std::string& path, const plans::IntervalTable& t) {
                 f << (first ? "" : ", ") << a;
                 first = false;
             }
-            f << "]}\n";
+            f << "]";
+            if (!b.features.empty()) {
+                f << ", features: [";
+                first = true;
+                for (const auto& x : b.features) {
+                    f << (first ? "\"" : ", \"") << x << "\"";
+                    first = false;
+                }
+                f << "]";
+            }
+            f << "}\n";
         }
         if (!f) throw sim::InputError("cannot write '" + path + "'");
     }
@@ -122,13 +134,15 @@ plans::IntervalTable read_intervals(const std::string& path) {
     const Node regimes = n.child("regimes");
     for (const std::string& name : regimes.keys()) {
         const Node r = regimes.child(name);
-        r.allow_only({"cases", "half_width", "accelerators"});
+        r.allow_only({"cases", "half_width", "accelerators", "features"});
         plans::ErrorBand b;
         b.cases = static_cast<int>(r.integer("cases"));
         if (b.cases < 1) r.fail("cases", "expected a positive number of cases");
         b.half_width = r.number("half_width");
         if (!(b.half_width >= 0)) r.fail("half_width", "expected a non-negative log half-width");
         for (const Node& a : r.child("accelerators").items()) b.accelerators.insert(a.scalar());
+        if (const auto f = r.find("features"))
+            for (const Node& x : f->items()) b.features.insert(x.scalar());
         t.bands.emplace(name, std::move(b));
     }
     return t;

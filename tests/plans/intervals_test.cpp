@@ -48,7 +48,7 @@ TEST_CASE("the split-conformal half-width is the ceil((n + 1) 0.9)-th smallest r
 TEST_CASE("an interval is the value times e^-w .. e^w, widened off the validated accelerators", "[plans][intervals]") {
     std::vector<plans::Residual> res;
     for (int i = 1; i <= 19; ++i)
-        res.push_back({"training/dense", i % 2 ? "h100-sxm-80gb" : "a100-sxm-80gb", 0.01 * i});
+        res.push_back({"training/dense", i % 2 ? "h100-sxm-80gb" : "a100-sxm-80gb", 0.01 * i, {"tp", "zero:1"}});
     const plans::IntervalTable t = plans::fit_intervals(res, "test");
     REQUIRE(t.band("training/dense") != nullptr);
     CHECK(t.band("training/dense")->cases == 19);
@@ -70,6 +70,12 @@ TEST_CASE("an interval is the value times e^-w .. e^w, widened off the validated
     CHECK(est->widened);
     CHECK(est->high == Approx(10.0 * std::exp(0.18 * plans::kUnvalidatedWidening)));
     CHECK_THAT(est->note, Catch::Contains("estimated device model"));
+    // A plan feature none of the cases used widens it once, and names the feature.
+    const auto lora = plans::interval_of(t, "training/dense", 10.0, "h100-sxm-80gb", false, {"tp", "lora"});
+    REQUIRE(lora);
+    CHECK(lora->high == Approx(10.0 * std::exp(0.18 * plans::kUnvalidatedWidening)));
+    CHECK_THAT(lora->note, Catch::Contains("features no validation case used: lora"));
+    CHECK_FALSE(plans::interval_of(t, "training/dense", 10.0, "h100-sxm-80gb", false, {"tp", "zero:1"})->widened);
     // Ranking: 5% apart inside a +-19.7% band (e^0.18 - 1), 30% apart outside it.
     const auto inside = plans::rank_gap(t, "training/dense", 105, 100, "h100-sxm-80gb");
     REQUIRE(inside);
@@ -109,6 +115,7 @@ TEST_CASE("the committed bands are those of the shared file's comparison", "[pla
         REQUIRE(c != nullptr);
         CHECK(c->cases == b.cases);
         CHECK(c->accelerators == b.accelerators);
+        CHECK(c->features == b.features);
         if (std::isfinite(b.half_width)) CHECK(c->half_width == Approx(b.half_width).margin(1e-6));
         else CHECK(std::isinf(c->half_width));
     }
