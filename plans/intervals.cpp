@@ -24,6 +24,24 @@ std::vector<std::string> training_features(const workloads::TrainingPlan& p) {
     return f;
 }
 
+std::vector<std::string> serving_features(const workloads::serving::ServingPlan& p) {
+    std::vector<std::string> f = {"policy:" + p.batching.policy,
+                                  "dtype:" + std::string(sim::name(p.kernels.gemm_dtype)),
+                                  "kv:" + std::string(sim::name(p.kv.dtype))};
+    if (p.disaggregated()) f.push_back("disaggregated");
+    if (p.kv.prefix_caching) f.push_back("prefix_caching");
+    bool tp = false, pp = false, ep = false;
+    for (const auto& pool : p.pools()) {
+        tp = tp || pool.layout->tp > 1;
+        pp = pp || pool.layout->pp > 1;
+        ep = ep || pool.layout->ep > 1;
+    }
+    if (tp) f.push_back("tp");
+    if (pp) f.push_back("pp");
+    if (ep) f.push_back("ep");
+    return f;
+}
+
 std::string serving_regime(const std::string& metric) {
     const std::string m = metric.substr(0, metric.find('.'));  // ttft_ms.p50 -> ttft_ms
     if (m.find("tokens_per_s") != std::string::npos || m.find("requests_per_s") != std::string::npos)

@@ -14,6 +14,7 @@
 // is an estimate (AcceleratorSpec::device_model), or whose plan uses a feature none of them used,
 // gets the band widened (kUnvalidatedWidening, an estimate) and says so.
 #include "models/llm/model_spec.h"
+#include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
 #include <map>
@@ -35,9 +36,12 @@ std::string serving_regime(const std::string& metric);
 // pipeline schedule, recomputation, ZeRO stage and GEMM dtype, and each parallelism it uses
 // ("cp", "ep", "pp", "tp"), LoRA and packed documents.
 std::vector<std::string> training_features(const workloads::TrainingPlan& plan);
+// The same for a serving plan: its batching policy, weight and KV dtypes, disaggregation, prefix
+// caching and each parallelism its pools use ("tp", "pp", "ep").
+std::vector<std::string> serving_features(const workloads::serving::ServingPlan& plan);
 
 // One regime's band: its cases, the half-width in log space, the accelerators its cases ran on and
-// the plan features they used (training regimes; empty: not recorded).
+// the plan features they used (empty: not recorded).
 struct ErrorBand {
     int cases = 0;
     double half_width = 0;  // w: the band is [v e^-w, v e^w]; infinite with too few cases

@@ -206,13 +206,18 @@ std::vector<BandedMetric> banded_metrics(const Scenario& scenario, const Outcome
 
 namespace {
 
+std::vector<std::string> plan_features(const Scenario& s) {
+    if (const auto* t = s.training()) return training_features(*t);
+    if (const auto* p = s.serving()) return serving_features(*p);
+    return {};
+}
+
 void add_intervals(Record& s, const Scenario& scenario, const Outcome& outcome, const IntervalTable& bands) {
     std::vector<std::string> notes;
     for (const BandedMetric& m : banded_metrics(scenario, outcome)) {
         const auto& acc = scenario.cluster.accelerator;
-        const auto* t = scenario.training();
-        const auto i = interval_of(bands, m.regime, m.value, acc.id, acc.device_model == "estimated",
-                                   t ? training_features(*t) : std::vector<std::string>{});
+        const auto i =
+            interval_of(bands, m.regime, m.value, acc.id, acc.device_model == "estimated", plan_features(scenario));
         if (!i) continue;
         s.add("interval_90." + m.key + ".low", i->low);
         s.add("interval_90." + m.key + ".high", i->high);

@@ -49,7 +49,9 @@ std::vector<plans::Residual> residuals_of(const std::vector<CompareResult>& resu
         const std::string regime = residual_regime(r);
         if (regime.empty()) continue;
         out.push_back({regime, r.accelerator, std::fabs(std::log(r.predicted / r.measured)),
-                       r.training_plan ? plans::training_features(*r.training_plan) : std::vector<std::string>{}});
+                       r.training_plan  ? plans::training_features(*r.training_plan)
+                       : r.serving_plan ? plans::serving_features(*r.serving_plan)
+                                        : std::vector<std::string>{}});
     }
     return out;
 }

@@ -131,6 +131,7 @@ void predict(const Case& c, const CaseKind& kind, const Translation& t, const pl
     out.model = d.model;
     out.cluster = d.cluster;
     out.training_plan = d.training_plan;
+    out.serving_plan = d.serving_plan;
     out.stack = t.stack;
     out.fill_ins = t.fill_ins;
 }

@@ -66,6 +66,8 @@ struct CompareResult {
     std::shared_ptr<const models::ModelSpec> model;
     std::shared_ptr<const hardware::ClusterSpec> cluster;
     std::shared_ptr<const workloads::TrainingPlan> training_plan;
+    // Serving cases: the plan that ran (its features for the validation bands).
+    std::shared_ptr<const workloads::serving::ServingPlan> serving_plan;
 
     bool ok() const { return status == CompareStatus::Ok; }
 };

@@ -135,9 +135,11 @@ void print_intervals(const plans::Scenario& s, const plans::Outcome& o, const pl
     std::vector<std::string> notes;
     bool header = false;
     for (const plans::BandedMetric& m : plans::banded_metrics(s, o)) {
-        const auto i = plans::interval_of(
-            bands, m.regime, m.value, s.cluster.accelerator.id, s.cluster.accelerator.device_model == "estimated",
-            s.training() ? plans::training_features(*s.training()) : std::vector<std::string>{});
+        const auto i = plans::interval_of(bands, m.regime, m.value, s.cluster.accelerator.id,
+                                          s.cluster.accelerator.device_model == "estimated",
+                                          s.training()  ? plans::training_features(*s.training())
+                                          : s.serving() ? plans::serving_features(*s.serving())
+                                                        : std::vector<std::string>{});
         if (!i) continue;
         if (!header) {
             std::printf("\n90%% interval   (split-conformal bands from fathom's errors on published measurements)\n");
