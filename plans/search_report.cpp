@@ -152,4 +152,18 @@ const std::vector<CandidateField<SC>>& serving_candidate_fields() {
     return fields;
 }
 
+std::vector<std::string> add_interval_fields(std::vector<Record>& records, const std::string& field,
+                                             const IntervalTable& bands, const std::string& regime,
+                                             const hardware::AcceleratorSpec& acc) {
+    if (!bands.band(regime)) return {};
+    for (Record& r : records) {
+        const FieldValue* v = r.find(field);
+        if (!v || !std::holds_alternative<double>(*v)) continue;
+        const auto i = interval_of(bands, regime, std::get<double>(*v), acc.id, acc.device_model == "estimated");
+        r.add(field + "_low", i->low);
+        r.add(field + "_high", i->high);
+    }
+    return {field + "_low", field + "_high"};
+}
+
 }  // namespace fathom::plans

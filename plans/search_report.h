@@ -53,4 +53,11 @@ std::vector<std::string> candidate_columns(const std::vector<CandidateField<C>>&
     return out;
 }
 
+// Adds "<field>_low" and "<field>_high", the 90% interval of the record's `field` in `regime`
+// (plans/intervals.h), to every record holding it; returns those two column names (none without
+// a band). The CLI's -o/--json and the Python package's search tables carry them.
+std::vector<std::string> add_interval_fields(std::vector<Record>& records, const std::string& field,
+                                             const IntervalTable& bands, const std::string& regime,
+                                             const hardware::AcceleratorSpec& acc);
+
 }  // namespace fathom::plans

@@ -206,6 +206,13 @@ py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, 
             throw sim::InputError(e.bare_message(), l.scenario.file, 0, e.key());
         }
     }
+    const auto& sc = l.scenario;
+    if (sc.training())
+        plans::add_interval_fields(out.rows, "tokens_per_s", l.context.catalog->intervals(),
+                                   plans::training_regime(sc.model), sc.cluster.accelerator);
+    else
+        plans::add_interval_fields(out.rows, "output_tokens_per_s", l.context.catalog->intervals(),
+                                   plans::serving_regime("output_tokens_per_s"), sc.cluster.accelerator);
     return py::dict(py::arg("kind") = l.scenario.training() ? "training" : "serving",
                     py::arg("objective") = sim::name(space.objective), py::arg("candidates") = records(out.rows),
                     py::arg("ranking") = out.ranking, py::arg("evaluated") = out.counts[0],

@@ -120,6 +120,10 @@ def test_search_dataframe_and_ranking_match_the_cli():
     best = df.sort_values("rank").iloc[0]
     assert best["index"] == cli["ranking"][0] and best["rank"] == 1
     assert df["status"].isin(["evaluated", "pruned", "out_of_memory"]).all()
+    # Each evaluated candidate's throughput interval, as the CLI's --json gives it.
+    best_cli = next(c for c in cli["candidates"] if c["index"] == cli["ranking"][0])
+    assert best["output_tokens_per_s_low"] == best_cli["output_tokens_per_s_low"]
+    assert best["output_tokens_per_s_low"] < best["output_tokens_per_s"] < best["output_tokens_per_s_high"]
 
 
 def test_search_on_a_process_pool_equals_one_process():

@@ -145,20 +145,6 @@ nlohmann::json print_training_findings(const plans::Scenario& s, const plans::Se
 
 }  // namespace
 
-std::vector<std::string> add_interval_fields(std::vector<plans::Record>& records, const std::string& field,
-                                             const plans::IntervalTable& bands, const std::string& regime,
-                                             const hardware::AcceleratorSpec& acc) {
-    if (!bands.band(regime)) return {};
-    for (plans::Record& r : records) {
-        const plans::FieldValue* v = r.find(field);
-        if (!v || !std::holds_alternative<double>(*v)) continue;
-        const auto i = plans::interval_of(bands, regime, std::get<double>(*v), acc.id, acc.device_model == "estimated");
-        r.add(field + "_low", i->low);
-        r.add(field + "_high", i->high);
-    }
-    return {field + "_low", field + "_high"};
-}
-
 std::string pareto_flags(const plans::Record& r, const char* a, const char* a_label, const char* b,
                          const char* b_label) {
     std::string out;
@@ -230,8 +216,8 @@ int cmd_search(const Args& a) {
     print_counts(r, "out of memory (estimate)", wall, opt.threads, mpi, "%.0f");
     auto records = candidate_records(r.candidates, plans::training_candidate_fields(), space.objective);
     auto csv_columns = plans::candidate_columns(plans::training_candidate_fields());
-    for (auto& c : add_interval_fields(records, "tokens_per_s", catalog->intervals(), plans::training_regime(s.model),
-                                       s.cluster.accelerator))
+    for (auto& c : plans::add_interval_fields(records, "tokens_per_s", catalog->intervals(),
+                                              plans::training_regime(s.model), s.cluster.accelerator))
         csv_columns.push_back(c);
     print_ranking(training_columns(), plans::training_candidate_fields(), records, r.ranking, space.top,
                   space.price_per_gpu_hour > 0, false);

@@ -59,13 +59,6 @@ void print_ranking(const std::vector<RankingColumn>& columns, const std::vector<
 std::string pareto_flags(const plans::Record& r, const char* a, const char* a_label, const char* b,
                          const char* b_label);
 
-// Adds "<field>_low" and "<field>_high", the 90% interval of the record's `field` in `regime`
-// (plans/intervals.h), to every record holding it; returns those two column names (none without
-// a band).
-std::vector<std::string> add_interval_fields(std::vector<plans::Record>& records, const std::string& field,
-                                             const plans::IntervalTable& bands, const std::string& regime,
-                                             const hardware::AcceleratorSpec& acc);
-
 // The candidates' records, in enumeration order.
 template <typename C>
 std::vector<plans::Record> candidate_records(const std::vector<C>& cs, const std::vector<plans::CandidateField<C>>& f,

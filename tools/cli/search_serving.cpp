@@ -99,8 +99,8 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     print_counts(r, "out of memory", wall, opt.threads, mpi, "%.1f");
     auto records = candidate_records(r.candidates, plans::serving_candidate_fields(), space.objective);
     auto csv_columns = plans::candidate_columns(plans::serving_candidate_fields());
-    for (auto& c : add_interval_fields(records, "output_tokens_per_s", catalog->intervals(),
-                                       plans::serving_regime("output_tokens_per_s"), s.cluster.accelerator))
+    for (auto& c : plans::add_interval_fields(records, "output_tokens_per_s", catalog->intervals(),
+                                              plans::serving_regime("output_tokens_per_s"), s.cluster.accelerator))
         csv_columns.push_back(c);
     print_ranking(serving_columns(), plans::serving_candidate_fields(), records, r.ranking, space.top, r.priced,
                   plans::objective_rule(space.objective).measures_capacity);
