@@ -107,7 +107,9 @@ std::optional<Interval> interval_of(const IntervalTable& table, const std::strin
     if (!why.empty()) {
         w *= kUnvalidatedWidening;
         i.widened = true;
-        i.note += ", widened x1.5 in log space (an estimate): ";
+        char x[32];
+        std::snprintf(x, sizeof x, "%g", kUnvalidatedWidening);
+        i.note += std::string(", widened x") + x + " in log space (an estimate): ";
         for (size_t k = 0; k < why.size(); ++k) i.note += (k ? "; " : "") + why[k];
     }
     if (!std::isfinite(w)) {
@@ -121,10 +123,16 @@ std::optional<Interval> interval_of(const IntervalTable& table, const std::strin
     return i;
 }
 
+std::optional<Interval> interval_of(const IntervalTable& table, const std::string& regime, double value,
+                                    const hardware::AcceleratorSpec& accelerator,
+                                    const std::vector<std::string>& features) {
+    return interval_of(table, regime, value, accelerator.id, accelerator.device_model == "estimated", features);
+}
+
 std::optional<RankGap> rank_gap(const IntervalTable& table, const std::string& regime, double first, double second,
-                                const std::string& accelerator, bool estimated_device) {
+                                const hardware::AcceleratorSpec& accelerator) {
     if (!(first > 0) || !(second > 0)) return std::nullopt;
-    const auto i = interval_of(table, regime, 1.0, accelerator, estimated_device);
+    const auto i = interval_of(table, regime, 1.0, accelerator);
     if (!i) return std::nullopt;
     RankGap g;
     g.difference = std::fabs(first / second - 1);

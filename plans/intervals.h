@@ -13,6 +13,7 @@
 // narrow; a prediction on an accelerator none of the regime's cases ran on, or whose device model
 // is an estimate (AcceleratorSpec::device_model), or whose plan uses a feature none of them used,
 // gets the band widened (kUnvalidatedWidening, an estimate) and says so.
+#include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
@@ -59,8 +60,9 @@ struct Residual {
 };
 
 inline constexpr double kIntervalLevel = 0.9;
-// The band's log half-width is multiplied by this for an accelerator none of the regime's cases
-// ran on: an estimate (no residuals say how far predictions on an unvalidated device stray).
+// The band's log half-width is multiplied by this for a prediction outside what the regime's cases
+// validated (accelerator, estimated device model, plan features): an estimate (no residuals say how
+// far such predictions stray).
 inline constexpr double kUnvalidatedWidening = 1.5;
 
 struct IntervalTable {
@@ -93,6 +95,10 @@ struct Interval {
 std::optional<Interval> interval_of(const IntervalTable& table, const std::string& regime, double value,
                                     const std::string& accelerator, bool estimated_device = false,
                                     const std::vector<std::string>& features = {});
+// The same on a catalog accelerator (its id, and whether its device_model is "estimated").
+std::optional<Interval> interval_of(const IntervalTable& table, const std::string& regime, double value,
+                                    const hardware::AcceleratorSpec& accelerator,
+                                    const std::vector<std::string>& features = {});
 
 // Whether the first two plans of a ranking are told apart: their values' relative difference
 // against the band's relative half-width (e^w - 1, widened as interval_of widens it). Both plans'
@@ -105,6 +111,6 @@ struct RankGap {
     std::string text;  // "rank 1 and 2 differ by 1.2%, inside the 90% interval (+-8.3%, from 25 ... cases)"
 };
 std::optional<RankGap> rank_gap(const IntervalTable& table, const std::string& regime, double first, double second,
-                                const std::string& accelerator, bool estimated_device = false);
+                                const hardware::AcceleratorSpec& accelerator);
 
 }  // namespace fathom::plans

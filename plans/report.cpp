@@ -186,24 +186,6 @@ const FieldValue* Record::find(const std::string& name) const {
     return nullptr;
 }
 
-std::vector<BandedMetric> banded_metrics(const Scenario& scenario, const Outcome& outcome) {
-    std::vector<BandedMetric> out;
-    if (const auto* r = outcome.training()) {
-        if (r->out_of_memory) return out;
-        const std::string regime = training_regime(scenario.model);
-        out.push_back({"step_time_s", r->step_time_s, regime});
-        out.push_back({"tokens_per_s_per_gpu", r->tokens_per_s_per_gpu, regime});
-    }
-    if (const auto* r = outcome.serving()) {
-        out.push_back({"output_tokens_per_s", r->output_tokens_per_s, serving_regime("output_tokens_per_s")});
-        out.push_back({"ttft_ms.p50", r->ttft_s.p50 * 1e3, serving_regime("ttft_ms")});
-        out.push_back({"ttft_ms.p90", r->ttft_s.p90 * 1e3, serving_regime("ttft_ms")});
-        out.push_back({"tpot_ms.p50", r->tpot_s.p50 * 1e3, serving_regime("tpot_ms")});
-        out.push_back({"e2e_latency_s.p50", r->e2e_s.p50, serving_regime("e2e_latency_s")});
-    }
-    return out;
-}
-
 namespace {
 
 std::vector<std::string> plan_features(const Scenario& s) {
@@ -214,20 +196,38 @@ std::vector<std::string> plan_features(const Scenario& s) {
 
 void add_intervals(Record& s, const Scenario& scenario, const Outcome& outcome, const IntervalTable& bands) {
     std::vector<std::string> notes;
-    for (const BandedMetric& m : banded_metrics(scenario, outcome)) {
-        const auto& acc = scenario.cluster.accelerator;
-        const auto i =
-            interval_of(bands, m.regime, m.value, acc.id, acc.device_model == "estimated", plan_features(scenario));
-        if (!i) continue;
-        s.add("interval_90." + m.key + ".low", i->low);
-        s.add("interval_90." + m.key + ".high", i->high);
-        const std::string note = m.regime + ": " + i->note;
+    for (const BandedMetric& m : headline_intervals(scenario, outcome, bands)) {
+        s.add("interval_90." + m.key + ".low", m.interval.low);
+        s.add("interval_90." + m.key + ".high", m.interval.high);
+        const std::string note = m.interval.regime + ": " + m.interval.note;
         if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
     }
     if (!notes.empty()) s.add("interval_90.notes", notes);
 }
 
 }  // namespace
+
+std::vector<BandedMetric> headline_intervals(const Scenario& scenario, const Outcome& outcome,
+                                             const IntervalTable& bands) {
+    std::vector<std::pair<std::string, std::pair<double, std::string>>> metrics;  // key, (value, regime)
+    if (const auto* r = outcome.training(); r && !r->out_of_memory) {
+        const std::string regime = training_regime(scenario.model);
+        metrics = {{"step_time_s", {r->step_time_s, regime}},
+                   {"tokens_per_s_per_gpu", {r->tokens_per_s_per_gpu, regime}}};
+    }
+    if (const auto* r = outcome.serving())
+        metrics = {{"output_tokens_per_s", {r->output_tokens_per_s, serving_regime("output_tokens_per_s")}},
+                   {"ttft_ms.p50", {r->ttft_s.p50 * 1e3, serving_regime("ttft_ms")}},
+                   {"ttft_ms.p90", {r->ttft_s.p90 * 1e3, serving_regime("ttft_ms")}},
+                   {"tpot_ms.p50", {r->tpot_s.p50 * 1e3, serving_regime("tpot_ms")}},
+                   {"e2e_latency_s.p50", {r->e2e_s.p50, serving_regime("e2e_latency_s")}}};
+    const std::vector<std::string> features = plan_features(scenario);
+    std::vector<BandedMetric> out;
+    for (const auto& [key, vr] : metrics)
+        if (const auto i = interval_of(bands, vr.second, vr.first, scenario.cluster.accelerator, features))
+            out.push_back({key, vr.first, *i});
+    return out;
+}
 
 Report make_report(const Scenario& scenario, const Outcome& outcome, const IntervalTable* bands) {
     Report rep;

@@ -42,12 +42,14 @@ std::vector<models::GroupKind> comm_kinds_of(const std::vector<workloads::StageR
 // interval_90.notes (the regime, its cases, any widening).
 Report make_report(const Scenario& scenario, const Outcome& outcome, const IntervalTable* bands = nullptr);
 
-// The headline metrics of an outcome with their regimes: (metric key, value, regime).
+// The headline metrics of an outcome (its run --json key and value) with their 90% intervals from
+// `bands` on the scenario's accelerator and plan features; a metric without a band is left out.
 struct BandedMetric {
     std::string key;
     double value = 0;
-    std::string regime;
+    Interval interval;
 };
-std::vector<BandedMetric> banded_metrics(const Scenario& scenario, const Outcome& outcome);
+std::vector<BandedMetric> headline_intervals(const Scenario& scenario, const Outcome& outcome,
+                                             const IntervalTable& bands);
 
 }  // namespace fathom::plans

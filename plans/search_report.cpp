@@ -159,7 +159,7 @@ std::vector<std::string> add_interval_fields(std::vector<Record>& records, const
     for (Record& r : records) {
         const FieldValue* v = r.find(field);
         if (!v || !std::holds_alternative<double>(*v)) continue;
-        const auto i = interval_of(bands, regime, std::get<double>(*v), acc.id, acc.device_model == "estimated");
+        const auto i = interval_of(bands, regime, std::get<double>(*v), acc);
         r.add(field + "_low", i->low);
         r.add(field + "_high", i->high);
     }

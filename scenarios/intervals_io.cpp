@@ -122,7 +122,10 @@ void write_intervals(const std::string& path, const plans::IntervalTable& t) {
         }
         if (!f) throw sim::InputError("cannot write '" + path + "'");
     }
-    std::rename(tmp.c_str(), path.c_str());
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw sim::InputError("cannot write '" + path + "'");
+    }
 }
 
 plans::IntervalTable read_intervals(const std::string& path) {
@@ -131,7 +134,8 @@ plans::IntervalTable read_intervals(const std::string& path) {
     n.allow_only({"kind", "level", "method", "source", "regimes"});
     plans::IntervalTable t;
     t.level = n.number("level");
-    if (!(t.level > 0 && t.level < 1)) n.fail("level", "expected a level in (0, 1)");
+    // Every report labels its intervals 90%: a table of another level would be mislabelled.
+    if (t.level != plans::kIntervalLevel) n.fail("level", "expected 0.90 (fathom reports 90% intervals)");
     t.source = n.str("source");
     const Node regimes = n.child("regimes");
     for (const std::string& name : regimes.keys()) {

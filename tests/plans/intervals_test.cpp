@@ -77,12 +77,19 @@ TEST_CASE("an interval is the value times e^-w .. e^w, widened off the validated
     CHECK_THAT(lora->note, Catch::Contains("features no validation case used: lora"));
     CHECK_FALSE(plans::interval_of(t, "training/dense", 10.0, "h100-sxm-80gb", false, {"tp", "zero:1"})->widened);
     // Ranking: 5% apart inside a +-19.7% band (e^0.18 - 1), 30% apart outside it.
-    const auto inside = plans::rank_gap(t, "training/dense", 105, 100, "h100-sxm-80gb");
+    hardware::AcceleratorSpec h100;
+    h100.id = "h100-sxm-80gb";
+    h100.device_model = "measured";
+    const auto inside = plans::rank_gap(t, "training/dense", 105, 100, h100);
     REQUIRE(inside);
     CHECK(inside->inside);
     CHECK(inside->band == Approx(std::exp(0.18) - 1));
     CHECK_THAT(inside->text, Catch::Contains("differ by 5.0%, inside the 90% interval"));
-    CHECK_FALSE(plans::rank_gap(t, "training/dense", 130, 100, "h100-sxm-80gb")->inside);
+    CHECK_FALSE(plans::rank_gap(t, "training/dense", 130, 100, h100)->inside);
+    // On an accelerator whose device model is an estimate, the gap is judged against the widened band.
+    h100.device_model = "estimated";
+    CHECK(plans::rank_gap(t, "training/dense", 130, 100, h100)->band ==
+          Approx(std::exp(0.18 * plans::kUnvalidatedWidening) - 1));
 }
 
 TEST_CASE("regimes: training by family, serving by metric class", "[plans][intervals]") {
@@ -203,6 +210,7 @@ TEST_CASE("a malformed bands file is refused naming the file and key", "[plans][
     refused(head + "  training/dense: {cases: 0, half_width: 0.1, accelerators: []}\n", "cases");
     refused(head + "  training/dense: {cases: 3, half_width: 0.1, accelerators: [], extra: 1}\n", "extra");
     refused("kind: intervals\nlevel: 1.5\nmethod: m\nsource: s\nregimes: {}\n", "level");
+    refused("kind: intervals\nlevel: 0.8\nmethod: m\nsource: s\nregimes: {}\n", "expected 0.90");
     refused("kind: model\nlevel: 0.9\n", "kind");
     fs::remove(f);
 }

@@ -63,13 +63,7 @@ class SyncMoe(moe_layers.MoeLayer):
         self.variant = variant
 
     def moe(self, hn):
-        t, hidden = hn.shape
-        probs = torch.softmax((hn @ self.wr).float(), dim=-1)
-        wts, ids = probs.topk(self.k, dim=-1)
-        wts = (wts / wts.sum(dim=-1, keepdim=True)).to(DT)
-        flat = ids.flatten()
-        order = torch.argsort(flat, stable=True)
-        inverse = torch.argsort(order)
+        wts, flat, order, inverse = self.route(hn)
         counts = torch.bincount(flat, minlength=self.e)
         splits = counts.cpu().tolist()  # the host synchronisation
         xs = moe_layers.Permute.apply(hn, order, inverse, self.k)
@@ -83,7 +77,7 @@ class SyncMoe(moe_layers.MoeLayer):
             offs = torch.cumsum(counts, 0).to(torch.int32)
             g, u = torch._grouped_mm(xs, self.w13.transpose(-2, -1), offs=offs).chunk(2, dim=-1)
             y = torch._grouped_mm(F.silu(g) * u, self.w2.transpose(-2, -1), offs=offs)
-        return (moe_layers.Gather.apply(y, inverse, order).view(t, self.k, hidden) * wts.unsqueeze(-1)).sum(dim=1)
+        return self.combine(y, wts, order, inverse)
 
 
 def make_layer(model, variant):

@@ -88,21 +88,30 @@ class MoeLayer(layers.Layer):
         self.w2 = w(experts, hidden, ffn)
         self.params = [self.wqkv, self.wo, self.n1, self.n2, self.wr, self.w13, self.w2]
 
-    def moe(self, hn):
-        t, hidden = hn.shape
+    def route(self, hn):
+        """Router GEMM, fp32 softmax and top-k (weights renormalised over the top k), and the T x k
+        (token, expert) pairs sorted by expert: (weights, flat expert ids, order, inverse order)."""
         probs = torch.softmax((hn @ self.wr).float(), dim=-1)
         wts, ids = probs.topk(self.k, dim=-1)
         wts = (wts / wts.sum(dim=-1, keepdim=True)).to(DT)
         flat = ids.flatten()
         order = torch.argsort(flat, stable=True)
-        inverse = torch.argsort(order)
+        return wts, flat, order, torch.argsort(order)
+
+    def combine(self, y, wts, order, inverse):
+        """Unpermute: the expert rows back in token order, scaled by their routing weights and summed."""
+        t, hidden = wts.shape[0], y.shape[-1]
+        return (Gather.apply(y, inverse, order).view(t, self.k, hidden) * wts.unsqueeze(-1)).sum(dim=1)
+
+    def moe(self, hn):
+        wts, flat, order, inverse = self.route(hn)
         # Each expert's end offset in the sorted rows (searchsorted, not bincount: bincount reads
         # its maximum back to the host, which a CUDA graph cannot capture).
         offs = torch.searchsorted(flat.index_select(0, order), self.experts, right=True).to(torch.int32)
         xs = Permute.apply(hn, order, inverse, self.k)
         g, u = torch._grouped_mm(xs, self.w13.transpose(-2, -1), offs=offs).chunk(2, dim=-1)
         y = torch._grouped_mm(F.silu(g) * u, self.w2.transpose(-2, -1), offs=offs)
-        return (Gather.apply(y, inverse, order).view(t, self.k, hidden) * wts.unsqueeze(-1)).sum(dim=1)
+        return self.combine(y, wts, order, inverse)
 
     def attention_out_and_mlp(self, x, o):
         b, s, hidden = x.shape

@@ -131,42 +131,33 @@ std::string records_csv(const std::vector<plans::Record>& rows, const std::vecto
 }
 
 void print_intervals(const plans::Scenario& s, const plans::Outcome& o, const plans::IntervalTable& bands) {
-    if (bands.empty()) return;
+    const auto metrics = plans::headline_intervals(s, o, bands);
+    if (metrics.empty()) return;
+    std::printf("\n90%% interval   (split-conformal bands from fathom's errors on published measurements)\n");
     std::vector<std::string> notes;
-    bool header = false;
-    for (const plans::BandedMetric& m : plans::banded_metrics(s, o)) {
-        const auto i = plans::interval_of(bands, m.regime, m.value, s.cluster.accelerator.id,
-                                          s.cluster.accelerator.device_model == "estimated",
-                                          s.training()  ? plans::training_features(*s.training())
-                                          : s.serving() ? plans::serving_features(*s.serving())
-                                                        : std::vector<std::string>{});
-        if (!i) continue;
-        if (!header) {
-            std::printf("\n90%% interval   (split-conformal bands from fathom's errors on published measurements)\n");
-            header = true;
-        }
-        if (i->finite())
-            std::printf("  %-22s %12.4g .. %-12.4g (predicted %.4g)\n", m.key.c_str(), i->low, i->high, m.value);
+    for (const plans::BandedMetric& m : metrics) {
+        const plans::Interval& i = m.interval;
+        if (i.finite())
+            std::printf("  %-22s %12.4g .. %-12.4g (predicted %.4g)\n", m.key.c_str(), i.low, i.high, m.value);
         else std::printf("  %-22s unbounded (predicted %.4g)\n", m.key.c_str(), m.value);
-        const std::string note = i->note;
-        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+        if (std::find(notes.begin(), notes.end(), i.note) == notes.end()) notes.push_back(i.note);
     }
     for (const auto& n : notes) std::printf("  %s\n", n.c_str());
 }
 
 nlohmann::json print_rank_gap(const plans::IntervalTable& bands, const std::string& regime, double first, double second,
                               const hardware::AcceleratorSpec& accelerator) {
-    const auto g =
-        plans::rank_gap(bands, regime, first, second, accelerator.id, accelerator.device_model == "estimated");
+    const auto g = plans::rank_gap(bands, regime, first, second, accelerator);
     if (!g) return nullptr;
     std::printf("\n%s\n", g->text.c_str());
     return {{"difference", g->difference}, {"band", g->band}, {"inside", g->inside}, {"text", g->text}};
 }
 
 void print_device_model(const hardware::AcceleratorSpec& a) {
-    if (a.device_model == "measured") return;
-    std::printf("device model    %s%s: %s\n", a.device_model == "estimated" ? "estimated device model" : "published",
-                a.device_model == "estimated" ? "" : " figures", a.device_model_source.c_str());
+    if (a.device_model == "estimated")
+        std::printf("device model    estimated device model: %s\n", a.device_model_source.c_str());
+    else if (a.device_model == "published")
+        std::printf("device model    published figures: %s\n", a.device_model_source.c_str());
 }
 
 }  // namespace fathom::cli

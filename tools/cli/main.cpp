@@ -387,7 +387,7 @@ int cmd_capacity(const Args& a) {
     // A capacity is a rate: the serving-throughput band. How far the TTFT and TPOT errors near the
     // SLO thresholds move the rate is not propagated (said).
     const auto band = plans::interval_of(catalog->intervals(), plans::serving_regime("requests_per_s"), c.rate,
-                                         s.cluster.accelerator.id, s.cluster.accelerator.device_model == "estimated");
+                                         s.cluster.accelerator);
     nlohmann::json interval = nullptr;
     if (band) {
         const std::string note = band->note + "; the latency bands near the SLOs are not propagated";
