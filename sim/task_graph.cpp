@@ -2,10 +2,21 @@
 
 #include "sim/error.h"
 
+#include <cmath>
+
 namespace fathom::sim {
+namespace {
+
+// `d` scaled by `factor`, to the nearest picosecond.
+Time stretched(Time d, double factor) {
+    if (factor == 1.0) return d;
+    return Time::from_ps(static_cast<int64_t>(std::llround(static_cast<double>(d.ps()) * factor)));
+}
+
+}  // namespace
 
 StreamId TaskGraph::add_stream(std::string name, std::string group) {
-    streams_.push_back(Stream{StreamInfo{std::move(name), std::move(group)}, {}, 0, false});
+    streams_.push_back(Stream{StreamInfo{std::move(name), std::move(group)}, {}, 0, false, 1.0, {}});
     return static_cast<StreamId>(streams_.size() - 1);
 }
 
@@ -66,12 +77,28 @@ void TaskGraph::try_start(StreamId s) {
     st.busy = true;
     t.state = State::Running;
     t.start = sim_.now();
-    t.end = t.start + t.duration;
+    t.end = t.start + stretched(t.duration, st.stretch);
     if (timer_ && timer_->take(*this, record(id), tasks_[id].duration))
         tasks_[id].end = Time::max();  // until complete()
-    else sim_.schedule_at(tasks_[id].end, [this, id] { finish(id); });
+    else streams_[s].end_event = sim_.schedule_at(tasks_[id].end, [this, id] { finish(id); });
     // Observers may add tasks (reallocating tasks_): nothing below may use `t`.
     if (!on_start.empty()) on_start.emit(record(id));
+}
+
+void TaskGraph::set_stretch(StreamId s, double factor) {
+    FATHOM_CHECK(s < streams_.size(), "unknown stream");
+    FATHOM_CHECK(factor > 0 && std::isfinite(factor), "stream stretch must be positive and finite");
+    Stream& st = streams_[s];
+    if (factor == st.stretch) return;
+    const double previous = st.stretch;
+    st.stretch = factor;
+    if (!st.busy) return;
+    Task& t = tasks_[st.queue[st.head]];
+    if (t.end == Time::max() || t.end <= sim_.now()) return;  // a timer's, or ending now
+    const TaskId id = st.queue[st.head];
+    sim_.cancel(st.end_event);
+    t.end = sim_.now() + stretched(t.end - sim_.now(), factor / previous);
+    st.end_event = sim_.schedule_at(t.end, [this, id] { finish(id); });
 }
 
 void TaskGraph::complete(TaskId id) {

@@ -76,6 +76,12 @@ public:
     void set_timer(TaskTimer* timer) { timer_ = timer; }
     // Ends a running task that the timer took, now.
     void complete(TaskId t);
+    // From now on, `stream`'s tasks run `factor` (> 0) times as long as their duration: the running
+    // one for what is left of it (its remaining time scaled by factor over the previous factor),
+    // those that start later for their whole duration. For a device whose work slows while
+    // something else holds part of it (compute beside a collective's kernels). Tasks a timer took
+    // end when it says. 1 restores full speed.
+    void set_stretch(StreamId stream, double factor);
 
     bool finished(TaskId t) const { return tasks_[t].state == State::Done; }
     Time start_time(TaskId t) const { return tasks_[t].start; }
@@ -110,6 +116,8 @@ private:
         std::vector<TaskId> queue;  // all tasks ever added, in order
         size_t head = 0;            // index of the first unfinished task
         bool busy = false;
+        double stretch = 1;  // set_stretch
+        EventId end_event;   // the running task's end, unless a timer took it
     };
     void try_start(StreamId s);
     void finish(TaskId t);

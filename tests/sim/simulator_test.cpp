@@ -219,6 +219,31 @@ TEST_CASE("two streams with a cross-stream dependency follow the hand-computed s
     CHECK(finish_order == std::vector<TaskId>{b1, a1, a2, b2, a3});
 }
 
+TEST_CASE("a stream's stretch scales its running task's remaining time and its later tasks", "[sim][task_graph]") {
+    // Stream A: t1 (10 us), t2 (4 us). At 4 us the stretch becomes 2: t1 has 6 us left, which now
+    // take 12 us, so t1 ends at 16 us; t2 starts at 16 us and takes 8 us (ends 24). At 20 us the
+    // stretch returns to 1: t2 had run 4 of its 8 stretched us (half its work), the other half
+    // takes 2 us: t2 ends at 22 us. A timer-free stream B (5 us) beside it is unaffected.
+    Simulator sim;
+    TaskGraph g(sim);
+    const StreamId A = g.add_stream("A", "dev0");
+    const StreamId B = g.add_stream("B", "dev0");
+    const uint32_t n = g.intern("t");
+    const TaskId t1 = g.add_task(A, Time::from_us(10), n);
+    const TaskId t2 = g.add_task(A, Time::from_us(4), n);
+    const TaskId b = g.add_task(B, Time::from_us(5), n);
+    sim.schedule_at(Time::from_us(4), [&] { g.set_stretch(A, 2.0); });
+    sim.schedule_at(Time::from_us(20), [&] { g.set_stretch(A, 1.0); });
+    g.start();
+    sim.run();
+    const int64_t us = Time::from_us(1).ps();
+    CHECK(g.end_time(t1).ps() == 16 * us);
+    CHECK(g.start_time(t2).ps() == 16 * us);
+    CHECK(g.end_time(t2).ps() == 22 * us);
+    CHECK(g.end_time(b).ps() == 5 * us);
+    CHECK(g.unfinished() == 0);
+}
+
 TEST_CASE("tasks added while the simulation runs start correctly", "[sim][task_graph]") {
     // t = 0: x (5 us) on A.
     // Event at t = 2 us: add y (1 us) on idle B -> starts at 2, ends 3.
