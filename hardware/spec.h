@@ -54,6 +54,11 @@ struct AcceleratorCalibration {
     double serving_clock = 0;    // the same under serving load (decode iterations are
                                  // memory-bound and draw less power); 0: sustained_clock
     double clock_for_serving() const { return serving_clock > 0 ? serving_clock : sustained_clock; }
+    // The same two factors for ops priced from a measured table (models/cost/calibration_table.h),
+    // whose kernels were timed at the measuring device's own power-capped clocks: the rates under
+    // load relative to the table's, where the two above are relative to the catalog's short-kernel
+    // efficiencies (0: no table; the ops the table does not cover keep the two above).
+    double table_sustained_clock = 0, table_serving_clock = 0;
     int gemm_tile_m = 128;  // output tile of the dominant GEMM kernels
     int gemm_tile_n = 128;
     double gemm_k_half = 0;      // K at which a GEMM's pipeline reaches half of its
@@ -61,6 +66,12 @@ struct AcceleratorCalibration {
     double gemm_k_half_fp8 = 0;  // the same for fp8 GEMMs (0: gemm_k_half): twice the
                                  // K per instruction, the same fixed cost per tile
     double k_half(Dtype d) const { return d == Dtype::fp8 && gemm_k_half_fp8 > 0 ? gemm_k_half_fp8 : gemm_k_half; }
+    // Compute beside communication: how many times as long a kernel of each class runs while a
+    // collective's kernels (NCCL's 16-32 channels, one CTA each) hold SMs and HBM bandwidth beside
+    // it, over its time alone (1: no slowdown). Catalog `compute_beside_comm`.
+    struct BesideComm {
+        double gemm = 1, gemm_fp8 = 1, attention = 1, memory_bound = 1;
+    } beside_comm;
 };
 
 struct AcceleratorSpec {

@@ -67,6 +67,44 @@ void parse_grouped_gemm(const Node& c, hardware::AcceleratorCalibration& cal) {
         if (!rel.has(k)) rel.fail(k, "grouped_gemm_relative has no " + k + " entry for grouped_gemm_rows_scale's");
 }
 
+// Compute beside communication (AcceleratorCalibration::BesideComm): each op class's slowdown
+// while a collective runs beside it, a number from 1 (none) to 4.
+void parse_beside_comm(const Node& c, hardware::AcceleratorCalibration& cal) {
+    const Node b = c.child("compute_beside_comm");
+    b.allow_only({"gemm", "gemm_fp8", "attention", "memory_bound"});
+    auto get = [&](const char* key) {
+        const double v = b.sourced_number(key);
+        if (!(v >= 1 && v <= 4)) b.fail(key, std::string(key) + " must be from 1 (no slowdown) to 4");
+        return v;
+    };
+    cal.beside_comm = {get("gemm"), get("gemm_fp8"), get("attention"), get("memory_bound")};
+}
+
+// The tensor rate under load (sustained_clock, serving_clock), and for table-priced ops (both with
+// a calibration table, neither without one).
+void parse_load_clocks(const Node& n, const Node& c, hardware::AcceleratorSpec& a) {
+    a.calibration.sustained_clock = c.sourced_number("sustained_clock");
+    if (a.calibration.sustained_clock <= 0 || a.calibration.sustained_clock > 1)
+        c.fail("sustained_clock", "sustained_clock must be in (0, 1]");
+    if (c.has("serving_clock")) {
+        a.calibration.serving_clock = c.sourced_number("serving_clock");
+        if (!(a.calibration.serving_clock > 0 && a.calibration.serving_clock <= 1))
+            c.fail("serving_clock", "serving_clock must be in (0, 1]");
+    }
+    const bool table = !a.calibration_table.empty();
+    for (const char* key : {"table_sustained_clock", "table_serving_clock"}) {
+        if (!table) {
+            if (c.has(key)) c.fail(key, std::string(key) + " without a calibration_table");
+            continue;
+        }
+        if (!c.has(key)) n.fail("calibration_table", std::string("a calibration table needs calibration.") + key);
+        const double v = c.sourced_number(key);
+        if (!(v > 0 && v <= 1)) c.fail(key, std::string(key) + " must be in (0, 1]");
+        (std::string(key) == "table_sustained_clock" ? a.calibration.table_sustained_clock
+                                                     : a.calibration.table_serving_clock) = v;
+    }
+}
+
 // What the accelerator's constants rest on: {value: measured | published | estimated, source}.
 void parse_device_model(const Node& n, hardware::AcceleratorSpec& a) {
     const Node dm = n.child("device_model");
@@ -76,42 +114,29 @@ void parse_device_model(const Node& n, hardware::AcceleratorSpec& a) {
         dm.fail("value", "expected measured, published or estimated, got '" + a.device_model + "'");
 }
 
-hardware::AcceleratorSpec parse_accelerator(const Node& n) {
-    n.allow_only({"kind", "id", "name", "vendor", "peak_dense", "memory_capacity", "memory_bandwidth", "compute_units",
-                  "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "scale_out_nic", "calibration",
-                  "calibration_table", "device_model"});
-    hardware::AcceleratorSpec a;
-    a.id = n.str("id");
-    a.name = n.str("name");
-    a.vendor = n.str("vendor");
-    const Node peaks = n.child("peak_dense");
-    for (const auto& k : peaks.keys()) {
-        const auto d = sim::lookup<hardware::Dtype>(k);
-        if (!d) peaks.fail(k, "unknown dtype '" + k + "'");
-        a.peak_flops[*d] = peaks.sourced_quantity(k, Dimension::FlopRate);
-    }
-    a.memory_capacity = n.sourced_quantity("memory_capacity", Dimension::Bytes);
-    a.memory_bandwidth = n.sourced_quantity("memory_bandwidth", Dimension::Bandwidth);
-    a.compute_units = static_cast<int>(n.sourced_number("compute_units"));
-    a.l2_cache = n.sourced_quantity("l2_cache", Dimension::Bytes);
-    a.launch_overhead = n.sourced_quantity("kernel_launch_overhead", Dimension::Time);
-    a.tdp = n.sourced_quantity("tdp", Dimension::Power);
-    a.scale_up = n.str("scale_up");
-    if (n.has("scale_out_nic")) a.scale_out_nic = sourced_id(n, "scale_out_nic");
-    if (n.has("calibration_table")) {
-        // Relative to the data directory (the directory holding hardware/ and models/).
-        const fs::path file =
-            fs::path(n.file()).parent_path().parent_path().parent_path().parent_path() / n.str("calibration_table");
-        if (!fs::is_regular_file(file)) n.fail("calibration_table", "no calibration table at '" + file.string() + "'");
-        a.calibration_table = file.string();
-    }
-    parse_device_model(n, a);
+// The accelerator's `calibration` block: the roofline's constants and the load factors.
+void parse_calibration(const Node& n, hardware::AcceleratorSpec& a) {
     const Node c = n.child("calibration");
-    c.allow_only({"gemm_efficiency", "gemm_tile_m", "gemm_tile_n", "gemm_k_half", "gemm_k_half_fp8",
-                  "attention_fwd_efficiency", "attention_bwd_efficiency", "attention_seq_half",
-                  "attention_fa2_relative", "memory_efficiency", "sustained_clock", "serving_clock",
-                  "attention_mla_decode_efficiency", "deepgemm_efficiency", "deepgemm_k_half", "grouped_gemm_relative",
-                  "grouped_gemm_rows_scale"});
+    c.allow_only({"gemm_efficiency",
+                  "gemm_tile_m",
+                  "gemm_tile_n",
+                  "gemm_k_half",
+                  "gemm_k_half_fp8",
+                  "attention_fwd_efficiency",
+                  "attention_bwd_efficiency",
+                  "attention_seq_half",
+                  "attention_fa2_relative",
+                  "memory_efficiency",
+                  "sustained_clock",
+                  "serving_clock",
+                  "attention_mla_decode_efficiency",
+                  "deepgemm_efficiency",
+                  "deepgemm_k_half",
+                  "grouped_gemm_relative",
+                  "grouped_gemm_rows_scale",
+                  "compute_beside_comm",
+                  "table_sustained_clock",
+                  "table_serving_clock"});
     const Node ge = c.child("gemm_efficiency");
     for (const auto& k : ge.keys()) {
         const auto d = sim::lookup<hardware::Dtype>(k);
@@ -144,15 +169,42 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
         if (!(a.calibration.deepgemm_k_half > 0)) c.fail("deepgemm_k_half", "deepgemm_k_half must be positive");
     }
     parse_grouped_gemm(c, a.calibration);
+    parse_beside_comm(c, a.calibration);
     a.calibration.memory_efficiency = c.sourced_number("memory_efficiency");
-    a.calibration.sustained_clock = c.sourced_number("sustained_clock");
-    if (a.calibration.sustained_clock <= 0 || a.calibration.sustained_clock > 1)
-        c.fail("sustained_clock", "sustained_clock must be in (0, 1]");
-    if (c.has("serving_clock")) {
-        a.calibration.serving_clock = c.sourced_number("serving_clock");
-        if (!(a.calibration.serving_clock > 0 && a.calibration.serving_clock <= 1))
-            c.fail("serving_clock", "serving_clock must be in (0, 1]");
+    parse_load_clocks(n, c, a);
+}
+
+hardware::AcceleratorSpec parse_accelerator(const Node& n) {
+    n.allow_only({"kind", "id", "name", "vendor", "peak_dense", "memory_capacity", "memory_bandwidth", "compute_units",
+                  "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "scale_out_nic", "calibration",
+                  "calibration_table", "device_model"});
+    hardware::AcceleratorSpec a;
+    a.id = n.str("id");
+    a.name = n.str("name");
+    a.vendor = n.str("vendor");
+    const Node peaks = n.child("peak_dense");
+    for (const auto& k : peaks.keys()) {
+        const auto d = sim::lookup<hardware::Dtype>(k);
+        if (!d) peaks.fail(k, "unknown dtype '" + k + "'");
+        a.peak_flops[*d] = peaks.sourced_quantity(k, Dimension::FlopRate);
     }
+    a.memory_capacity = n.sourced_quantity("memory_capacity", Dimension::Bytes);
+    a.memory_bandwidth = n.sourced_quantity("memory_bandwidth", Dimension::Bandwidth);
+    a.compute_units = static_cast<int>(n.sourced_number("compute_units"));
+    a.l2_cache = n.sourced_quantity("l2_cache", Dimension::Bytes);
+    a.launch_overhead = n.sourced_quantity("kernel_launch_overhead", Dimension::Time);
+    a.tdp = n.sourced_quantity("tdp", Dimension::Power);
+    a.scale_up = n.str("scale_up");
+    if (n.has("scale_out_nic")) a.scale_out_nic = sourced_id(n, "scale_out_nic");
+    if (n.has("calibration_table")) {
+        // Relative to the data directory (the directory holding hardware/ and models/).
+        const fs::path file =
+            fs::path(n.file()).parent_path().parent_path().parent_path().parent_path() / n.str("calibration_table");
+        if (!fs::is_regular_file(file)) n.fail("calibration_table", "no calibration table at '" + file.string() + "'");
+        a.calibration_table = file.string();
+    }
+    parse_device_model(n, a);
+    parse_calibration(n, a);
     return a;
 }
 

@@ -32,6 +32,12 @@ def get_constant(accelerator, key):
     return float(re.search(r"  %s: \{value: ([0-9.]+)" % key, open(p).read()).group(1))
 
 
+def has_table(accelerator):
+    """Whether the repository's catalog entry prices ops from a measured table (calibration_table)."""
+    p = os.path.join(SRC, "hardware/catalog/accelerators", accelerator + ".yaml")
+    return re.search(r"^calibration_table:", open(p).read(), re.M) is not None
+
+
 def compare(fathom, measured, tmp, out, *extra):
     """`fathom compare MEASURED --json OUT` on the catalogs under `tmp`; returns the parsed results."""
     import json

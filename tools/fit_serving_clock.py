@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Reproduces the fit of the GH100 `serving_clock` (hardware/catalog/accelerators/h100-sxm-80gb,
-h800-sxm-80gb and h200-sxm-141gb.yaml) against the serving cases of a measured-format file and
+h800-sxm-80gb and h200-sxm-141gb.yaml; on parts with a measured table, the factor of the ops the
+table does not cover: table-priced ops take the measured table_serving_clock) against the serving cases of a measured-format file and
 their other_metrics entries, with a leave-one-out check. Works on a temporary copy of the catalogs;
 the repository is not modified.
 

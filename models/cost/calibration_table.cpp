@@ -194,12 +194,25 @@ const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op) 
     return nullptr;
 }
 
+namespace {
+
+// `acc` with the table's load factors as its clocks (those of a device without them: its own).
+hardware::AcceleratorSpec table_basis(const hardware::AcceleratorSpec& acc) {
+    hardware::AcceleratorSpec a = acc;
+    if (a.calibration.table_sustained_clock > 0) a.calibration.sustained_clock = a.calibration.table_sustained_clock;
+    if (a.calibration.table_serving_clock > 0) a.calibration.serving_clock = a.calibration.table_serving_clock;
+    return a;
+}
+
+}  // namespace
+
 TableCost::TableCost(std::shared_ptr<const CalibrationTable> table, const hardware::AcceleratorSpec& acc, Load load)
     : table_(std::move(table)),
       acc_(acc),
       roofline_(make_roofline_cost(acc, load)),
       kernel_roofline_(make_roofline_cost(acc, Load::Kernel)),
-      clock_(load_clock(acc, load)) {}
+      table_roofline_(make_roofline_cost(table_basis(acc), load)),
+      clock_(load_clock(table_basis(acc), load)) {}
 
 double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int skip) const {
     const auto c = calibration_coords(op);
@@ -236,7 +249,7 @@ double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int
     if (g.kind != OpKind::MemoryBound && g.kind != OpKind::Optimizer && clock_ != 1.0) {
         const double launch = acc_.launch_overhead;  // in both roofline times, not clocked
         const double kernel = kernel_roofline_->seconds(op) - launch;
-        if (kernel > 0) t *= (roofline_->seconds(op) - launch) / kernel;
+        if (kernel > 0) t *= (table_roofline_->seconds(op) - launch) / kernel;
     }
     // Attention tables are measured with the device's best kernel (tools/calibrate/attention.py);
     // a FlashAttention-2-class kernel runs at the catalog's fraction of it.

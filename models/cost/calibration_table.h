@@ -59,6 +59,8 @@ const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op);
 std::vector<double> calibration_coords(const OpDesc& op);
 
 // Cost model that uses the table inside each group's measured range and the roofline outside it.
+// Under load, table-priced ops slow by the device's table load factors (table_sustained_clock,
+// table_serving_clock), the roofline's by its own (sustained_clock, serving_clock).
 class TableCost final : public CostModel {
 public:
     // Shares `table` (an evaluation context's tables are never copied per call).
@@ -79,6 +81,7 @@ private:
     hardware::AcceleratorSpec acc_;
     std::unique_ptr<CostModel> roofline_;         // outside the range, at the requested load
     std::unique_ptr<CostModel> kernel_roofline_;  // parametric part of groups too small to fit
+    std::unique_ptr<CostModel> table_roofline_;   // the roofline at the table's load factor
     double clock_;
 };
 

@@ -201,6 +201,31 @@ TEST_CASE("serving load runs the tensor cores at the serving clock, or the susta
     CHECK(rs->seconds(m) == Approx(rk->seconds(m)));
 }
 
+TEST_CASE("table-priced ops take the table's load factors, ops outside the table the roofline's", "[calibration]") {
+    // table_sustained_clock 0.9 and table_serving_clock 1.0 for what the table covers: a GEMM in the
+    // measured range takes kernel time / 0.9 in training and its kernel time in serving; a GEMM
+    // beyond the range (M = 65536 > the measured 8192) falls back to the roofline at the roofline's
+    // own factors, sustained_clock 0.7 and serving_clock 0.8.
+    auto a = device();
+    a.calibration.sustained_clock = 0.7;
+    a.calibration.serving_clock = 0.8;
+    a.calibration.table_sustained_clock = 0.9;
+    a.calibration.table_serving_clock = 1.0;
+    const auto table = fit_calibration(synthetic(), a);
+    const TableCost kernel(table, a, Load::Kernel), sustained(table, a, Load::Sustained),
+        serving(table, a, Load::Serving);
+    const OpDesc in = gemm_op("gemm", 2048, 4096, 4096, Dtype::bf16);
+    const OpDesc out = gemm_op("gemm", 65536, 4096, 4096, Dtype::bf16);
+    REQUIRE(kernel.calibrated(in));
+    REQUIRE_FALSE(kernel.calibrated(out));
+    CHECK(sustained.seconds(in) == Approx(kernel.seconds(in) / 0.9).epsilon(1e-12));
+    CHECK(serving.seconds(in) == Approx(kernel.seconds(in)).epsilon(1e-12));
+    const auto rs = make_roofline_cost(a, Load::Sustained), rv = make_roofline_cost(a, Load::Serving);
+    CHECK(sustained.seconds(out) == rs->seconds(out));
+    CHECK(serving.seconds(out) == rv->seconds(out));
+    CHECK(rs->seconds(out) > rv->seconds(out));  // 0.7 below 0.8: the factors differ
+}
+
 namespace {
 AttentionShape gqa(bool causal, int64_t batch, int64_t q_len, int64_t kv_len) {
     AttentionShape s;

@@ -133,3 +133,24 @@ TEST_CASE("a grouped GEMM curve out of range or without its pair is refused nami
                       Catch::Contains("grouped_gemm_rows_scale has no bf16 entry"));
     fs::remove_all(fs::temp_directory_path() / "fathom_grouped_catalog");
 }
+
+TEST_CASE("a table's load factors and the slowdowns beside collectives are checked naming the key",
+          "[scenarios][robustness]") {
+    // A tabled part needs both table load factors; a part without a table may give neither; a
+    // slowdown beside collectives lies in [1, 4].
+    auto with = [](const std::string& file, const std::string& from, const std::string& to) {
+        return testing::catalog_copy_with("fathom_table_clock_catalog", "hardware/catalog/accelerators/" + file, from,
+                                          to);
+    };
+    CHECK_THROWS_WITH(scenarios::load_catalog(with("h100-sxm-80gb.yaml", "  table_serving_clock:", "  x_serving:")),
+                      Catch::Contains("x_serving"));
+    CHECK_THROWS_WITH(scenarios::load_catalog(with("h200-sxm-141gb.yaml", "  table_serving_clock:", "  #")),
+                      Catch::Contains("needs calibration.table_serving_clock"));
+    CHECK_THROWS_WITH(
+        scenarios::load_catalog(with("a100-sxm-80gb.yaml", "  sustained_clock:",
+                                     "  table_sustained_clock: {value: 0.9, source: x}\n  sustained_clock:")),
+        Catch::Contains("table_sustained_clock without a calibration_table"));
+    CHECK_THROWS_WITH(scenarios::load_catalog(with("b200.yaml", "    gemm: {value: 1.21", "    gemm: {value: 0.9")),
+                      Catch::Contains("gemm must be from 1"));
+    fs::remove_all(fs::temp_directory_path() / "fathom_table_clock_catalog");
+}

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 using namespace fathom;
 namespace fs = std::filesystem;
@@ -68,7 +69,8 @@ TEST_CASE("committed calibration measurements are predicted within 5% median and
 
 TEST_CASE("an accelerator that names a calibration table gets table costs and range warnings", "[calibration]") {
     // A copy of the catalogs in which h100-sxm-80gb references the committed table of published H100
-    // microbenchmarks (GEMMs and attention forward only, so other ops fall outside it).
+    // microbenchmarks (GEMMs and attention forward only, so other ops fall outside it) instead of
+    // its own campaign's.
     const fs::path src(FATHOM_SOURCE_DIR);
     const fs::path tmp = fs::temp_directory_path() / "fathom_calibrated_catalog";
     fs::remove_all(tmp);
@@ -80,8 +82,15 @@ TEST_CASE("an accelerator that names a calibration table gets table costs and ra
     fs::create_directories(tmp / "workloads");
     fs::copy(src / "workloads" / "stacks", tmp / "workloads" / "stacks", fs::copy_options::recursive);
     {
-        std::ofstream f(tmp / "hardware" / "catalog" / "accelerators" / "h100-sxm-80gb.yaml", std::ios::app);
-        f << "calibration_table: hardware/calibration/h100-sxm-80gb-published/table.yaml\n";
+        const fs::path entry = tmp / "hardware" / "catalog" / "accelerators" / "h100-sxm-80gb.yaml";
+        std::ifstream in(entry);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        in.close();
+        const std::string own = "calibration_table: hardware/calibration/h100-sxm-80gb/table.yaml";
+        const size_t at = text.find(own);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, own.size(), "calibration_table: hardware/calibration/h100-sxm-80gb-published/table.yaml");
+        std::ofstream(entry) << text;
     }
     const auto catalog = scenarios::load_catalog(tmp.string());
     REQUIRE(!catalog->accelerator("h100-sxm-80gb").calibration_table.empty());

@@ -126,7 +126,7 @@ TEST_CASE(
     // fit to them (median |error| 7.9%, max 20.9%, in-sample): every case is simulated as the peer
     // kernel and the fit's errors hold. And the ten rows of TensorRT-LLM's 0.6.1 performance table
     // that the shared file does not hold (LLaMA 7B/70B, H100 fp8 and A100 fp16), fitted on by
-    // nothing: all simulated, median |error| 8.9% when added (pinned at 10%); the worst, A100 70B
+    // nothing: all simulated, median |error| 8.6% when added (8.9% on the roofline; pinned at 10%); the worst, A100 70B
     // TP4 at 240 x 128/2048, +61.5%. And the 24 rows of DeepGEMM's README (a6d97a1, H800) that
     // the shared file does not hold: 14 dense fp8 GEMMs and 10 grouped ones (benchmark.groups,
     // priced as the MoE layer prices its expert GEMMs: one batched GEMM). Fitted on by nothing;
@@ -160,24 +160,25 @@ TEST_CASE(
     }
     REQUIRE(fitted.size() == 18);
     // And SGLang's DeepSeek-V3 decode without two-batch overlap (the LMSYS blog's TBO ablation:
-    // 22,310 tokens/s per node with it, a 25.5% speedup, so 17,777 without, derived): -3.6% when
-    // added, where the shared case with overlap is +10.8% (fathom's overlap gains 44%, the run 25.5%).
+    // 22,310 tokens/s per node with it, a 25.5% speedup, so 17,777 without, derived): +0.9% when
+    // added, where the shared case with overlap is +16.8% (fathom's overlap gains 44%, the run 25.5%).
     REQUIRE(held_out.size() == 11);
     // And Megatron-Bridge 25.11's five dense Llama FP8-CS pre-training rows: on DGX-B200 Llama 3 8B
-    // (-9.1%) and 3.1 405B (+10.2%), the two dense B200 cases the B200 sustained clock is fitted on
-    // (0.71: their median signed error at 0; in-sample); on DGX-H100 Llama 3 8B with Megatron FSDP
-    // and block recomputation of 5 of 32 layers (-15.3%; -31.3% while every layer was recomputed),
-    // 70B (-10.9%) and 3.1 405B on 1024 GPUs (+3.6%), held out of the H100 fit.
+    // (-8.1%) and 3.1 405B (+8.5%), the two dense B200 cases the B200 sustained clock is fitted on
+    // (0.72: their median signed error at 0; in-sample); on DGX-H100 Llama 3 8B with Megatron FSDP
+    // and block recomputation of 5 of 32 layers (-14.7%; -31.3% while every layer was recomputed),
+    // 70B (-8.9%) and 3.1 405B on 1024 GPUs (+4.3%), held out of the H100 fit.
     // And the Model Zoo's Qwen3-235B row with Megatron-Core's batch-level EP all-to-all overlap
     // (17.6 s; 19.7 s without, the shared case at -2.4%): -14.8% when added, the overlap priced as
     // hiding every all-to-all (22% faster where the run gained 10.7%), the gap issue 35 names
-    // (-12.8% since training's experts run grouped GEMMs). And Megatron-Bridge 26.04.01's DGX-B200
-    // Qwen3-30B-A3B row (MBS 4, EP 8 in a node, CUDA graphs, MXFP8; the shared H100 row's recipe
-    // otherwise): +17.4% when added, held out; the B200 MoE cases are all fast (+4% to +17%).
+    // (-12.3% since training's experts run grouped GEMMs and compute slows beside collectives). And
+    // Megatron-Bridge 26.04.01's DGX-B200 Qwen3-30B-A3B row (MBS 4, EP 8 in a node, CUDA graphs,
+    // MXFP8; the shared H100 row's recipe otherwise): +18.4% when added, held out; the B200 MoE
+    // cases are all fast (+1% to +18%).
     REQUIRE(training.size() == 7);
     std::sort(training.begin(), training.end());
-    CHECK(training[3] < 0.11);  // 10.9%
-    CHECK(training.back() < 0.18);
+    CHECK(training[3] < 0.10);      // 8.9% (10.9% on the roofline before compute slowed beside collectives)
+    CHECK(training.back() < 0.19);  // 18.4%
     REQUIRE(deepgemm.size() == 24);
     REQUIRE(deepep.size() == 6);
     std::sort(deepgemm.begin(), deepgemm.end());
@@ -185,7 +186,7 @@ TEST_CASE(
     std::sort(fitted.begin(), fitted.end());
     std::sort(held_out.begin(), held_out.end());
     CHECK(0.5 * (fitted[8] + fitted[9]) < 0.09);
-    CHECK(held_out[5] < 0.10);  // the median of 11: 8.9%
+    CHECK(held_out[5] < 0.10);  // the median of 11: 8.2% (8.9% on the roofline)
 }
 
 TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in the sources' units",
@@ -194,8 +195,12 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
     // the models are on firm ground the bounds are tight; the known gaps are pinned as they are so
     // a change that moves them is seen (numbers from `fathom compare
     // tests/data/measured_microbench_frozen.yaml`):
-    //   - large GEMMs (all dims >= 2048, square or mamf's best shape) within 6% (mamf's rows are
-    //     the efficiency sources of MI300X and MI325X: same dies, 0.51 at 750 W, 0.60 at 1000 W);
+    //   - large GEMMs (all dims >= 2048, square or mamf's best shape) within 6% on the roofline
+    //     (mamf's rows are the efficiency sources of MI300X and MI325X: same dies, 0.51 at 750 W,
+    //     0.60 at 1000 W); on H100 and H200, priced by this project's measured tables, 7-20% slow:
+    //     the published sources' GPUs run large GEMMs 9-18% faster than the campaign's GPU (665-737
+    //     TFLOP/s bf16 at its 700 W cap), a device-to-device spread one GPU's table cannot resolve
+    //     (hardware/calibration/README.md, "The tables on by default");
     //   - nccl-tests / torch.distributed bus bandwidth within 3% (ring, NVLS, A100, MI300X; 1 MiB
     //     to 16 GiB on 8 H100, the sizes the NVLS start-up and pipeline fill were fitted to, within
     //     0.2%); 248 nodes of H200 at 512 MiB within 7% (-5.9%: the source's "approximate,
@@ -222,18 +227,21 @@ TEST_CASE("microbenchmarks: GEMMs, collectives, attention and MoE all-to-alls in
         ++simulated;
         INFO(r.id << " measured " << r.measured << " predicted " << r.predicted);
         const double e = std::fabs(r.error);
-        if (r.id.rfind("mb-mamf-", 0) == 0 || r.id == "mb-gemm-h100-bf16-square-2048" ||
-            r.id == "mb-gemm-h100-bf16-square-4096" || r.id == "mb-gemm-h100-bf16-square-8192")
-            CHECK(e < 0.06);
+        const bool gh100_gemm = r.id.rfind("mb-mamf-h100", 0) == 0 || r.id.rfind("mb-mamf-h200", 0) == 0 ||
+                                r.id.rfind("mb-gemm-h100-bf16-square-", 0) == 0;
+        if (gh100_gemm && r.id != "mb-gemm-h100-bf16-square-10240" && r.id != "mb-gemm-h100-bf16-square-1024")
+            CHECK((r.error > -0.20 && r.error < -0.07));
+        else if (r.id.rfind("mb-mamf-", 0) == 0) CHECK(e < 0.06);
         if (r.metric == "busbw_gb_per_s") CHECK(e < (r.id == "mb-allreduce-248x8xh200-512m" ? 0.07 : 0.03));
         if (r.id.rfind("mb-nccl-allreduce-8xh100-", 0) == 0) CHECK(e < 0.002);
         if (r.id == "mb-deepep-h800-internode-ep32-dispatch") CHECK(e < 0.02);
         if (r.id.rfind("mb-deepgemm-", 0) == 0) CHECK(e < 0.02);
         if (r.id == "mb-deepep-h800-intranode-ep8-dispatch") CHECK(r.error == Approx(0.212).margin(0.02));
         // Attention at the cuDNN rates of the project's own H100 campaign (hardware/calibration):
-        // FlashAttention-3's head-dim-128 forward within 6%; at head dim 256 FA3 (756 TFLOP/s) is
+        // FlashAttention-3's head-dim-128 forward within 11%; at head dim 256 FA3 (756 TFLOP/s) is
         // still 10-25% above them, fathom having no head-dim term.
-        if (r.id.rfind("mb-fa3-h100-fwd-hd128", 0) == 0) CHECK(e < 0.06);
+        // The causal 16k row: the table's cuDNN causal kernel at 16k, 10% below FA3's 616 TFLOP/s.
+        if (r.id.rfind("mb-fa3-h100-fwd-hd128", 0) == 0) CHECK(e < 0.11);
         if (r.id.rfind("mb-fa3-h100-fwd-hd256", 0) == 0) CHECK((r.error > -0.25 && r.error < -0.10));
         if (r.id == "mb-deepep-h800-lowlat-ep64-dispatch") CHECK(e < 0.11);
         if (r.id == "mb-deepep-h800-lowlat-ep8-dispatch") CHECK(r.error == Approx(-0.339).margin(0.02));

@@ -68,7 +68,7 @@ inline std::string catalog_copy_with(const std::string& name, const std::string&
     namespace fs = std::filesystem;
     const fs::path tmp = fs::temp_directory_path() / name;
     fs::remove_all(tmp);
-    for (const char* dir : {"hardware/catalog", "models/catalog", "workloads/stacks"}) {
+    for (const char* dir : {"hardware/catalog", "hardware/calibration", "models/catalog", "workloads/stacks"}) {
         fs::create_directories(tmp / dir);
         fs::copy(fs::path(kSource) / dir, tmp / dir, fs::copy_options::recursive);
     }

@@ -24,6 +24,12 @@ sim::TaskId PassChain::add(sim::StreamId stream, double seconds, uint16_t tag, i
     return graph_.add_task(stream, sim::Time::from_seconds(seconds), (*style_.names)[tag], tag, label_a, label_b);
 }
 
+sim::TaskId PassChain::add_compute(double seconds, int label_a, int label_b, double beside_comm_stretch) {
+    const sim::TaskId t = add(streams_.compute, seconds, style_.compute_tag, label_a, label_b);
+    if (beside_comm_) beside_comm_->set_stretch(t, beside_comm_stretch);
+    return t;
+}
+
 sim::TaskId PassChain::add_comm(GroupKind g, double seconds, const CommMoves& moves, uint8_t parts, int label_a,
                                 int label_b, int peer) {
     const sim::TaskId t = add(streams_.of(g), seconds, style_.comm_tag[static_cast<size_t>(g)], label_a, label_b);
@@ -50,7 +56,7 @@ void PassChain::segment(const PassCost& c, int label_a, int label_b) {
                 chain(add_comm(static_cast<GroupKind>(g), lumps[g], c.moves[g], bit(part), label_a, label_b));
     };
     comms(c.lead, CommPart::Lead);
-    chain(add_compute(c.compute, label_a, label_b));
+    chain(add_compute(c.compute, label_a, label_b, c.beside_comm_stretch()));
     comms(c.trail, CommPart::Trail);
 }
 

@@ -8,6 +8,7 @@
 // it (overlapped: only the end of the pass waits for them).
 #include "models/program/layer_program.h"
 #include "sim/task_graph.h"
+#include "workloads/replay/compute_beside_comm.h"
 #include "workloads/replay/program_cost.h"
 
 #include <array>
@@ -58,9 +59,11 @@ public:
 
     // A task on `stream` with `tag`, not yet linked to anything.
     sim::TaskId add(sim::StreamId stream, double seconds, uint16_t tag, int label_a, int label_b);
-    sim::TaskId add_compute(double seconds, int label_a, int label_b) {
-        return add(streams_.compute, seconds, style_.compute_tag, label_a, label_b);
-    }
+    // A compute task; `beside_comm_stretch`: how many times as long it runs while a collective
+    // runs beside it (workloads/replay/compute_beside_comm.h), where the chain has an observer.
+    sim::TaskId add_compute(double seconds, int label_a, int label_b, double beside_comm_stretch = 1.0);
+    // The observer that slows compute beside collectives (null: none).
+    void set_beside_comm(ComputeBesideComm* b) { beside_comm_ = b; }
     // A communication task on the stream of `g` moving the moves of `parts` among `moves`, listed as
     // carried (when listed).
     sim::TaskId add_comm(models::GroupKind g, double seconds, const CommMoves& moves, uint8_t parts, int label_a,
@@ -89,6 +92,7 @@ private:
     std::vector<CommTask>* carried_;
     std::optional<sim::TaskId> last_;
     std::array<bool, models::kGroupKinds> overlapped_{};
+    ComputeBesideComm* beside_comm_ = nullptr;
 };
 
 }  // namespace fathom::workloads

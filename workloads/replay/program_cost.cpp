@@ -25,6 +25,7 @@ PlacedComms PassCost::placed() const {
 
 PassCost& PassCost::operator+=(const PassCost& o) {
     compute += o.compute;
+    compute_beside_comm += o.compute_beside_comm;
     for (size_t g = 0; g < lead.size(); ++g) {
         if (lead[g] + trail[g] + hidden[g] <= 0) {  // a kind only `o` has: its placements
             exposed_at[g] = o.exposed_at[g];
@@ -51,6 +52,18 @@ double ProgramCoster::collective(hardware::Collective op, double bytes, models::
 }
 
 namespace {
+
+// An op's slowdown beside a collective, by its class.
+double beside_comm_slowdown(const hardware::AcceleratorCalibration::BesideComm& b, const models::OpDesc& op) {
+    switch (op.kind) {
+        case models::OpKind::Gemm: return op.dtype == hardware::Dtype::fp8 ? b.gemm_fp8 : b.gemm;
+        case models::OpKind::AttentionFwd:
+        case models::OpKind::AttentionBwd: return b.attention;
+        case models::OpKind::MemoryBound:
+        case models::OpKind::Optimizer: return b.memory_bound;
+    }
+    return 1.0;
+}
 
 // Adds `m`, its part `part` of the `whole` seconds it is priced at, where there is such a part.
 void add_move(CommMoves* to, CommMove m, CommPart part, double seconds, double whole) {
@@ -100,6 +113,7 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
         if (s.kind != models::ProgramStep::Kind::Compute) continue;
         op_time[i] = seconds(s.op);
         c.compute += op_time[i];
+        c.compute_beside_comm += op_time[i] * beside_comm_slowdown(beside_comm_, s.op);
         if (attention_role(s.op.role)) attention += op_time[i];
     }
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -136,6 +150,7 @@ PassCost ProgramCoster::cost(const models::LayerProgram& program) {
             lumps[g] += t - hidden;
             c.hidden[g] += hidden;
             c.compute += *tp_overlap_ * hidden;
+            c.compute_beside_comm += *tp_overlap_ * hidden;
             add_move(moves, move, part, t - hidden, t);
             add_move(moves, move, CommPart::Hidden, hidden, t);
         } else {

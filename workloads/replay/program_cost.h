@@ -79,7 +79,12 @@ struct PlacedComms {
 };
 
 struct PassCost {
-    double compute = 0;                               // seconds on the compute stream
+    double compute = 0;  // seconds on the compute stream
+    // Seconds the compute would take if all of it ran beside a collective (each op at its class's
+    // AcceleratorCalibration::BesideComm slowdown; `compute` without one).
+    double compute_beside_comm = 0;
+    // How many times as long the compute runs beside a collective (1 for no compute).
+    double beside_comm_stretch() const { return compute > 0 ? compute_beside_comm / compute : 1.0; }
     std::array<double, models::kGroupKinds> lead{};   // collectives before the first compute op
     std::array<double, models::kGroupKinds> trail{};  // collectives after it
     // Collectives running beside the compute (context-parallel K/V transfers beside the attention
@@ -133,6 +138,8 @@ public:
     // beside the compute), and `contention` x min(T, G) is added to the compute: the GEMM's loss of
     // SMs and bandwidth to the transfer (AcceleratorCalibration::tp_overlap_contention).
     void set_tp_overlap(double contention) { tp_overlap_ = contention; }
+    // Each op class's slowdown beside a collective (PassCost::compute_beside_comm); unset: none.
+    void set_beside_comm(const hardware::AcceleratorCalibration::BesideComm& b) { beside_comm_ = b; }
     // Expert-parallel communication overlap: the dispatch and combine all-to-alls run beside another
     // micro-batch's compute (Placement::Overlapped) instead of blocking.
     void set_ep_overlap(bool on) { ep_overlap_ = on; }
@@ -150,6 +157,7 @@ private:
     std::set<std::string> uncalibrated_;
     double attention_scale_ = 1;
     std::optional<double> tp_overlap_;
+    hardware::AcceleratorCalibration::BesideComm beside_comm_;
     bool ep_overlap_ = false;
     bool moves_ = false;
 };

@@ -99,6 +99,16 @@ void PipelineReplay::build() {
     forward_last_.assign(static_cast<size_t>(M * V), 0);
     last_gradient_pass_.assign(static_cast<size_t>(P), 0);
     sync_.issue_parameter_gathers();
+    // Every collective but tensor parallelism's slows the compute beside it: TP's blocking ones run
+    // alone, and its overlapped ones are charged where priced (ProgramCoster::set_tp_overlap).
+    if (beside_comm_) {
+        for (const StageStreams& ss : streams_) {
+            std::vector<sim::StreamId> contending;
+            for (GroupKind g : comm_kinds_)
+                if (g != GroupKind::tp) contending.push_back(ss.of(g));
+            beside_comm_->add_device(ss.compute, contending);
+        }
+    }
 
     // The last gradient-producing pass of each chunk on each stage (its gradients are complete).
     std::vector<std::vector<bool>> last_of_chunk(static_cast<size_t>(P));
@@ -192,6 +202,7 @@ void PipelineReplay::emit(int s, const PipelineSlot& slot, bool last_of_chunk,
     }
     PassChain chain(graph_, streams_[static_cast<size_t>(s)], styles_[pass], input,
                     carried_.empty() ? nullptr : &carried_[static_cast<size_t>(s)]);
+    chain.set_beside_comm(beside_comm_);
 
     // The embedding (first virtual stage) comes before a forward's layers and after a backward's;
     // the head (last virtual stage) after a forward's layers and before a backward's.
@@ -245,7 +256,7 @@ void PipelineReplay::emit_layers(int s, int v, const PipelineSlot& slot, PassCha
         // gradient reduce-scatter (below), as FSDP's backward prefetch does, so a reduction waiting
         // for its layer's compute never holds back the next layer's gather on the in-order stream.
         if (gather && i == 0) gathers[0] = sync_.layer_gather(s, mb, layer, lc);
-        const sim::TaskId comp = chain.add_compute(c.compute, mb, layer);
+        const sim::TaskId comp = chain.add_compute(c.compute, mb, layer, c.beside_comm_stretch());
         computes[static_cast<size_t>(i)] = comp;
         chain.chain(comp);
         if (gather) graph_.add_dependency(gathers[static_cast<size_t>(i)], comp);

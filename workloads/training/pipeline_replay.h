@@ -29,6 +29,10 @@ public:
     PipelineReplay(sim::TaskGraph& graph, const TrainingPlan& plan, const PipelineSchedule& schedule,
                    const StageMap& map, const StepCosts& costs, ProgramCoster& coster, bool list_transfers = true);
 
+    // Compute beside collectives slows (workloads/replay/compute_beside_comm.h): `b` learns each
+    // compute task's stretch as build() lays it, and each stage's streams after it. Set before
+    // build(); null (the default): compute keeps its priced time.
+    void set_beside_comm(ComputeBesideComm* b) { beside_comm_ = b; }
     // Adds every task of the step to the graph.
     void build();
     const std::vector<StageStreams>& streams() const { return streams_; }
@@ -67,6 +71,7 @@ private:
     std::vector<std::vector<PipelineSlot>> orders_;
     std::vector<std::vector<CommTask>> carried_;  // per stage; empty when not listed
     GradientSync sync_;
+    ComputeBesideComm* beside_comm_ = nullptr;
 
     // Ends of each (micro-batch, virtual stage) pass: forward (its send, or its last task on the
     // last virtual stage), backward input (its send), and the last forward task before any send.

@@ -25,6 +25,7 @@ struct StepReplay::Impl {
     Packing packing;
     StepCosts costs;
     sim::TaskGraph graph;
+    ComputeBesideComm beside_comm;
     PipelineReplay replay;
     StreamBusyCollector busy;
     const hardware::TransferTimer& timer;
@@ -42,13 +43,15 @@ struct StepReplay::Impl {
           costs([this, &t] {
               coster.set_attention_scale(packing.attention_scale);
               if (in.plan.stack.tp_comm_overlap) coster.set_tp_overlap(in.plan.stack.tp_overlap_contention);
+              coster.set_beside_comm(in.cluster.accelerator.calibration.beside_comm);
               coster.set_ep_overlap(in.plan.stack.ep_comm_overlap);
               coster.set_moves(t.times_tasks());
               return cost_training_step(in.model, in.plan, coster);
           }()),
           graph(sim),
+          beside_comm(graph),
           replay(graph, i.plan, *schedule, map, costs, coster, t.times_tasks()),
-          busy((replay.build(), graph)),  // the collector subscribes after the step is laid
+          busy((replay.set_beside_comm(&beside_comm), replay.build(), graph)),  // subscribes after the step is laid
           timer(t) {}
 };
 
