@@ -9,9 +9,30 @@
 
 namespace fathom::plans {
 
+std::string op_class_pricing(CostModelKind kind, bool some_inside, bool some_outside) {
+    switch (kind) {
+        case CostModelKind::Roofline: return "roofline";
+        case CostModelKind::Table: return !some_inside ? "roofline" : some_outside ? "table and roofline" : "table";
+        case CostModelKind::Mixed: return "table on some pools, roofline on others";
+    }
+    return "roofline";
+}
+
 using models::GroupKind;
 
 namespace {
+
+// How each op class was priced: "op_costs.<class>.priced_by" (table, roofline, or table and roofline
+// where some of its ops fell outside the table's measured range) and those ops.
+void add_op_costs(Record& s, const workloads::OpSources& src, CostModelKind kind) {
+    for (int c = 0; c < workloads::OpSources::kClasses; ++c) {
+        if (!src.seen[static_cast<size_t>(c)]) continue;
+        const auto& outside = src.outside[static_cast<size_t>(c)];
+        const std::string key = std::string("op_costs.") + workloads::OpSources::class_name(c);
+        s.add(key + ".priced_by", op_class_pricing(kind, src.inside[static_cast<size_t>(c)], !outside.empty()));
+        s.add(key + ".outside_calibrated_range", std::vector<std::string>(outside.begin(), outside.end()));
+    }
+}
 
 void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r) {
     Record& s = rep.summary;
@@ -34,6 +55,7 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
     }
     s.add("cost_model", std::string(sim::name(o.cost_model)));
     s.add("outside_calibrated_range", r.uncalibrated_ops);
+    add_op_costs(s, r.op_sources, o.cost_model);
     std::vector<Record> stages;
     for (size_t i = 0; i < r.stages.size(); ++i) {
         const auto& st = r.stages[i];
@@ -126,6 +148,8 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     s.add("events", static_cast<int64_t>(r.events));
     s.add("cost_cache_entries", r.cost_cache_entries);
     s.add("cost_model", std::string(sim::name(o.cost_model)));
+    s.add("outside_calibrated_range", r.op_sources.outside_all());
+    add_op_costs(s, r.op_sources, o.cost_model);
 }
 
 // Stable across runs and platforms: every serving key's value, in declaration order.

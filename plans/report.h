@@ -14,6 +14,11 @@
 
 namespace fathom::plans {
 
+// How one op class was priced, as a report says it: "roofline" (no table, or all its ops outside
+// the table's measured range), "table", "table and roofline" (some of its ops outside), or, serving
+// pools on several devices, "table on some pools, roofline on others".
+std::string op_class_pricing(CostModelKind kind, bool some_inside, bool some_outside);
+
 using FieldValue = std::variant<bool, int64_t, double, std::string, std::vector<std::string>>;
 
 struct Record {

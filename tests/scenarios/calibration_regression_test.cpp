@@ -6,6 +6,7 @@
 // and reports the roofline's error on the same measurements (the "before calibration" figure).
 #include "models/cost/calibration_table.h"
 #include "plans/evaluate.h"
+#include "plans/report.h"
 #include "scenarios/calibration_io.h"
 #include "scenarios/catalog.h"
 #include "scenarios/layer_check.h"
@@ -109,6 +110,23 @@ TEST_CASE("an accelerator that names a calibration table gets table costs and ra
           r_table.uncalibrated_ops.end());
     CHECK(r_roof.uncalibrated_ops.empty());
     CHECK(r_table.step_time_s != r_roof.step_time_s);
+    // Per op class: of the GEMMs some are inside the published set (qkv, ...), the MLP's and the
+    // logits' outside (table and roofline); attention at 8,192 tokens lies beyond the set's lengths
+    // and no norm was measured (roofline alone); on the roofline context every class says roofline.
+    const auto& ops = r_table.op_sources;
+    const int attention = workloads::OpSources::class_of(models::OpKind::AttentionFwd);
+    const int memory = workloads::OpSources::class_of(models::OpKind::MemoryBound);
+    const int gemm = workloads::OpSources::class_of(models::OpKind::Gemm);
+    CHECK(ops.outside[static_cast<size_t>(attention)].count("attention_bwd") == 1);
+    CHECK(plans::op_class_pricing(o_table.cost_model, ops.inside[static_cast<size_t>(attention)],
+                                  !ops.outside[static_cast<size_t>(attention)].empty()) == "roofline");
+    CHECK(plans::op_class_pricing(o_table.cost_model, ops.inside[static_cast<size_t>(gemm)],
+                                  !ops.outside[static_cast<size_t>(gemm)].empty()) == "table and roofline");
+    CHECK(plans::op_class_pricing(o_table.cost_model, ops.inside[static_cast<size_t>(memory)],
+                                  !ops.outside[static_cast<size_t>(memory)].empty()) == "roofline");
+    CHECK(ops.inside[static_cast<size_t>(gemm)]);
+    CHECK(plans::op_class_pricing(plans::CostModelKind::Roofline, true, false) == "roofline");
+    CHECK(plans::op_class_pricing(plans::CostModelKind::Table, true, false) == "table");
     fs::remove_all(tmp);
 }
 

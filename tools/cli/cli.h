@@ -63,6 +63,9 @@ std::string records_csv(const std::vector<plans::Record>& rows, const std::vecto
 double median_of(std::vector<double> v);
 // "device model    estimated: <source>" where the accelerator's constants are not all measured.
 void print_device_model(const hardware::AcceleratorSpec& a);
+// "op costs": the measured table (or the roofline) and, per op class, how its ops were priced,
+// naming those a table left to the roofline.
+void print_op_costs(const hardware::AcceleratorSpec& a, plans::CostModelKind kind, const workloads::OpSources& src);
 // The headline metrics' 90% intervals from the catalog's validation bands (plans/intervals.h), one
 // line each and the regimes they came from; nothing without bands.
 void print_intervals(const plans::Scenario& s, const plans::Outcome& o, const plans::IntervalTable& bands);

@@ -153,6 +153,29 @@ nlohmann::json print_rank_gap(const plans::IntervalTable& bands, const std::stri
     return {{"difference", g->difference}, {"band", g->band}, {"inside", g->inside}, {"text", g->text}};
 }
 
+void print_op_costs(const hardware::AcceleratorSpec& a, plans::CostModelKind kind, const workloads::OpSources& src) {
+    if (kind == plans::CostModelKind::Roofline) {
+        std::printf("op costs        roofline (no measured table for %s)\n", a.id.c_str());
+        return;
+    }
+    if (kind == plans::CostModelKind::Mixed) {
+        std::printf("op costs        measured tables on some pools' devices, the roofline on others\n");
+    } else {
+        // The table's path from the data directory (hardware/calibration/<id>/table.yaml).
+        const std::string& path = a.calibration_table;
+        const size_t at = path.rfind("hardware/calibration/");
+        std::printf("op costs        measured table %s\n", (at == std::string::npos ? path : path.substr(at)).c_str());
+    }
+    for (int c = 0; c < workloads::OpSources::kClasses; ++c) {
+        if (!src.seen[static_cast<size_t>(c)]) continue;
+        std::string ops;
+        for (const auto& x : src.outside[static_cast<size_t>(c)]) ops += (ops.empty() ? "" : ", ") + x;
+        const std::string how = plans::op_class_pricing(kind, src.inside[static_cast<size_t>(c)], !ops.empty());
+        std::printf("  %-13s %s%s%s\n", workloads::OpSources::class_name(c), how.c_str(),
+                    ops.empty() ? "" : "; outside its measured range, on the roofline: ", ops.c_str());
+    }
+}
+
 void print_device_model(const hardware::AcceleratorSpec& a) {
     if (a.device_model == "estimated")
         std::printf("device model    estimated device model: %s\n", a.device_model_source.c_str());

@@ -249,9 +249,7 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n",
                 static_cast<long long>(r.iterations), static_cast<unsigned long long>(r.events),
                 static_cast<long long>(r.cost_cache_entries));
-    std::printf("op costs        %s\n", o.cost_model == plans::CostModelKind::Table   ? "calibrated table"
-                                        : o.cost_model == plans::CostModelKind::Mixed ? "table and roofline"
-                                                                                      : "roofline");
+    print_op_costs(s.cluster.accelerator, o.cost_model, r.op_sources);
     print_device_model(s.cluster.accelerator);
     print_intervals(s, o, ctx.catalog->intervals());
     if (!a.trace.empty()) write_file(a.trace, trace.str());
@@ -345,9 +343,7 @@ int cmd_run(const Args& a, bool validate_only) {
     if (r.flow_transfers > 0)
         std::printf("flows           %llu transfers as %llu flows sharing the fabric\n",
                     static_cast<unsigned long long>(r.flow_transfers), static_cast<unsigned long long>(r.flows));
-    std::printf("op costs        %s\n", o.cost_model == plans::CostModelKind::Table
-                                            ? ("calibrated table " + s.cluster.accelerator.calibration_table).c_str()
-                                            : "roofline (no calibration table for this accelerator)");
+    print_op_costs(s.cluster.accelerator, o.cost_model, r.op_sources);
     if (!r.uncalibrated_ops.empty()) {
         std::string ops;
         for (const auto& x : r.uncalibrated_ops) ops += (ops.empty() ? "" : ", ") + x;

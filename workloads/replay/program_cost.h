@@ -19,6 +19,7 @@
 #include "models/cost/cost_model.h"
 #include "models/program/layer_program.h"
 #include "workloads/parallelism.h"
+#include "workloads/replay/op_sources.h"
 
 #include <array>
 #include <cstdint>
@@ -147,14 +148,14 @@ public:
     // tasks by their transfers (TransferTimer::times_tasks()); off, the moves stay empty: the
     // closed form and serving need only the seconds, and listing costs every priced layer.
     void set_moves(bool on) { moves_ = on; }
-    // Names of the ops priced outside the calibrated range of a cost table (sorted, unique).
-    const std::set<std::string>& uncalibrated() const { return uncalibrated_; }
+    // How the ops priced so far were priced, by class.
+    const OpSources& sources() const { return sources_; }
 
 private:
     const models::CostModel& cost_;
     const hardware::NetworkModel& network_;
     const ParallelLayout& layout_;
-    std::set<std::string> uncalibrated_;
+    OpSources sources_;
     double attention_scale_ = 1;
     std::optional<double> tp_overlap_;
     hardware::AcceleratorCalibration::BesideComm beside_comm_;

@@ -95,6 +95,8 @@ public:
     // Cached by shape bucket.
     const IterationCost& seconds(const IterationShape& shape);
     size_t cache_size() const { return cache_.size(); }
+    // How the ops priced so far were priced, by class.
+    const OpSources& op_sources() const { return coster_.sources(); }
 
 private:
     // The batch, the shard and the routing `exact` prices (arguments as exact's).

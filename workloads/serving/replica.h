@@ -61,6 +61,7 @@ public:
     int first_rank() const { return place_.first_rank; }
     const KvCache& kv() const { return state_.kv(); }
     size_t cost_cache_entries() const { return coster_.cache_size(); }
+    const OpSources& op_sources() const { return coster_.op_sources(); }
 
 private:
     void wake();  // try_launch at the end of the current instant

@@ -12,6 +12,8 @@
 //   e2e    arrival -> last token
 // Percentiles of per-request figures are exact (linear interpolation between order statistics, as
 // numpy.percentile); ITL percentiles come from a log histogram with 0.1% relative bins.
+#include "workloads/replay/op_sources.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -88,6 +90,7 @@ struct ServingReport {
     int64_t iterations = 0;
     uint64_t events = 0;
     int64_t cost_cache_entries = 0;
+    OpSources op_sources;               // how each op class was priced (table, roofline outside its range)
     int64_t kv_blocks_per_replica = 0;  // aggregated or decode pool
     double kv_tokens_per_replica = 0;
     double weight_bytes_per_gpu = 0;

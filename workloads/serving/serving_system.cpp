@@ -65,6 +65,13 @@ int64_t ServingSystem::cost_cache_entries() const {
     return n;
 }
 
+OpSources ServingSystem::op_sources() const {
+    OpSources s;
+    for (const PoolState& pool : pools_)
+        for (const auto& r : pool.replicas) s.merge(r->op_sources());
+    return s;
+}
+
 Sequence* ServingSystem::new_sequence(const Request& req) {
     Sequence* s;
     if (!free_.empty()) {

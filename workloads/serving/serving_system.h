@@ -43,6 +43,8 @@ public:
     // The KV blocks of each simulated replica, in the events' replica order.
     std::vector<int64_t> kv_capacities() const;
     int64_t cost_cache_entries() const;
+    // How every replica's ops were priced, by class.
+    OpSources op_sources() const;
     // The memory of the pool that decodes (aggregated or decode), or of the prefill pool alone.
     const ReplicaMemory& decoding_memory() const { return pools_.back().memory; }
 

@@ -126,7 +126,8 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
         rep.stages.push_back(sr);
     }
     rep.comm_kinds = replay.comm_kinds();
-    rep.uncalibrated_ops.assign(coster.uncalibrated().begin(), coster.uncalibrated().end());
+    rep.op_sources = coster.sources();
+    rep.uncalibrated_ops = rep.op_sources.outside_all();
 
     if (trace) {
         sim::write_chrome_trace(graph, *trace, [](const sim::TaskRecord& r) {

@@ -10,6 +10,7 @@
 #include "models/program/layer_program.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
+#include "workloads/replay/program_cost.h"
 #include "workloads/training/training_memory.h"
 #include "workloads/training/training_plan.h"
 
@@ -60,6 +61,7 @@ struct StepReport {
     uint64_t flows = 0;
     // Ops whose cost came from outside the calibrated range of a cost table (sorted, unique).
     std::vector<std::string> uncalibrated_ops;
+    OpSources op_sources;  // how each op class was priced (table, roofline outside its range)
 };
 
 struct StepInputs {
