@@ -16,7 +16,7 @@ Time stretched(Time d, double factor) {
 }  // namespace
 
 StreamId TaskGraph::add_stream(std::string name, std::string group) {
-    streams_.push_back(Stream{StreamInfo{std::move(name), std::move(group)}, {}, 0, false, 1.0, {}});
+    streams_.push_back(Stream{StreamInfo{std::move(name), std::move(group)}, {}, 0, false, false, {}});
     return static_cast<StreamId>(streams_.size() - 1);
 }
 
@@ -77,7 +77,7 @@ void TaskGraph::try_start(StreamId s) {
     st.busy = true;
     t.state = State::Running;
     t.start = sim_.now();
-    t.end = t.start + stretched(t.duration, st.stretch);
+    t.end = t.start + (st.contended ? stretched(t.duration, t.contended_stretch) : t.duration);
     if (timer_ && timer_->take(*this, record(id), tasks_[id].duration))
         tasks_[id].end = Time::max();  // until complete()
     else streams_[s].end_event = sim_.schedule_at(tasks_[id].end, [this, id] { finish(id); });
@@ -85,19 +85,24 @@ void TaskGraph::try_start(StreamId s) {
     if (!on_start.empty()) on_start.emit(record(id));
 }
 
-void TaskGraph::set_stretch(StreamId s, double factor) {
+void TaskGraph::set_contended_stretch(TaskId id, double stretch) {
+    FATHOM_CHECK(id < tasks_.size() && tasks_[id].state == State::Waiting, "stretch of a task that started");
+    FATHOM_CHECK(stretch > 0 && std::isfinite(stretch), "task stretch must be positive and finite");
+    tasks_[id].contended_stretch = static_cast<float>(stretch);
+}
+
+void TaskGraph::set_contended(StreamId s, bool contended) {
     FATHOM_CHECK(s < streams_.size(), "unknown stream");
-    FATHOM_CHECK(factor > 0 && std::isfinite(factor), "stream stretch must be positive and finite");
     Stream& st = streams_[s];
-    if (factor == st.stretch) return;
-    const double previous = st.stretch;
-    st.stretch = factor;
+    if (contended == st.contended) return;
+    st.contended = contended;
     if (!st.busy) return;
-    Task& t = tasks_[st.queue[st.head]];
-    if (t.end == Time::max() || t.end <= sim_.now()) return;  // a timer's, or ending now
     const TaskId id = st.queue[st.head];
+    Task& t = tasks_[id];
+    if (t.contended_stretch == 1.0f || t.end == Time::max() || t.end <= sim_.now()) return;  // a timer's, or ending now
+    const double f = t.contended_stretch;
     sim_.cancel(st.end_event);
-    t.end = sim_.now() + stretched(t.end - sim_.now(), factor / previous);
+    t.end = sim_.now() + stretched(t.end - sim_.now(), contended ? f : 1.0 / f);
     st.end_event = sim_.schedule_at(t.end, [this, id] { finish(id); });
 }
 

@@ -76,12 +76,13 @@ public:
     void set_timer(TaskTimer* timer) { timer_ = timer; }
     // Ends a running task that the timer took, now.
     void complete(TaskId t);
-    // From now on, `stream`'s tasks run `factor` (> 0) times as long as their duration: the running
-    // one for what is left of it (its remaining time scaled by factor over the previous factor),
-    // those that start later for their whole duration. For a device whose work slows while
-    // something else holds part of it (compute beside a collective's kernels). Tasks a timer took
-    // end when it says. 1 restores full speed.
-    void set_stretch(StreamId stream, double factor);
+    // Contention: a device's work may slow while something else holds part of it (compute beside a
+    // collective's kernels). While its stream is contended, a task runs `stretch` (> 0) times as
+    // long as its duration says (1 unless set; set before it starts); a change of contention
+    // rescales what is left of the running task, and a task starting on a contended stream runs
+    // stretched from its start. Tasks a timer took end when it says.
+    void set_contended_stretch(TaskId task, double stretch);
+    void set_contended(StreamId stream, bool contended);
 
     bool finished(TaskId t) const { return tasks_[t].state == State::Done; }
     Time start_time(TaskId t) const { return tasks_[t].start; }
@@ -109,6 +110,7 @@ private:
         uint32_t pending_deps = 0;
         uint16_t tag;
         State state = State::Waiting;
+        float contended_stretch = 1;
         std::vector<TaskId> successors;
     };
     struct Stream {
@@ -116,8 +118,8 @@ private:
         std::vector<TaskId> queue;  // all tasks ever added, in order
         size_t head = 0;            // index of the first unfinished task
         bool busy = false;
-        double stretch = 1;  // set_stretch
-        EventId end_event;   // the running task's end, unless a timer took it
+        bool contended = false;  // set_contended
+        EventId end_event;       // the running task's end, unless a timer took it
     };
     void try_start(StreamId s);
     void finish(TaskId t);

@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -206,6 +207,12 @@ hardware::AcceleratorSpec table_basis(const hardware::AcceleratorSpec& acc) {
 
 }  // namespace
 
+size_t TableCost::CorrectionHash::operator()(const CorrectionKey& k) const {
+    size_t h = std::hash<const void*>()(k.group);
+    for (double x : k.coords) h = h * 1000003u ^ std::hash<double>()(x);
+    return h;
+}
+
 TableCost::TableCost(std::shared_ptr<const CalibrationTable> table, const hardware::AcceleratorSpec& acc, Load load)
     : table_(std::move(table)),
       acc_(acc),
@@ -215,33 +222,53 @@ TableCost::TableCost(std::shared_ptr<const CalibrationTable> table, const hardwa
       clock_(load_clock(table_basis(acc), load)) {}
 
 double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int skip) const {
-    const auto c = calibration_coords(op);
-    // Inverse-distance weighting (power 2) of log ratios over the nearest measured points.
-    std::vector<std::pair<double, double>> near;  // (squared distance, log ratio)
-    near.reserve(g.points.size());
+    return table_seconds(g, op, calibration_coords(op), skip);
+}
+
+double TableCost::correction(const CalibrationGroup& g, const std::vector<double>& c, int skip) const {
+    // A serving run asks for the same shapes over and over (every iteration of one token count):
+    // the interpolation is remembered per group and coordinates (not while leaving a point out).
+    CorrectionKey key{&g, c};
+    if (skip < 0) {
+        const auto it = corrections_.find(key);
+        if (it != corrections_.end()) return it->second;
+    }
+    // Inverse-distance weighting (power 2) of log ratios over the nearest measured points: the
+    // kNeighbours smallest (squared distance, log ratio) pairs, kept sorted as they are found (the
+    // set and order a partial sort of every pair would give, without allocating per op).
+    std::array<std::pair<double, double>, kNeighbours> near;
+    size_t k = 0;
     for (size_t idx = 0; idx < g.points.size(); ++idx) {
         if (static_cast<int>(idx) == skip) continue;
         const auto& pt = g.points[idx];
         double d = 0;
         for (size_t j = 0; j < c.size() && j < pt.coords.size(); ++j)
             d += (c[j] - pt.coords[j]) * (c[j] - pt.coords[j]);
-        near.emplace_back(d, pt.log_ratio);
+        const std::pair<double, double> x{d, pt.log_ratio};
+        if (k == kNeighbours && !(x < near[k - 1])) continue;
+        size_t at = k < kNeighbours ? k++ : k - 1;
+        for (; at > 0 && x < near[at - 1]; --at) near[at] = near[at - 1];
+        near[at] = x;
     }
-    const size_t k = std::min(kNeighbours, near.size());
-    std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
-    double correction = 0;
+    double r = 0;
     if (k > 0 && near.front().first < 1e-18) {
-        correction = near.front().second;
+        r = near.front().second;
     } else {
         double wsum = 0;
         for (size_t i = 0; i < k; ++i) {
             const double w = 1.0 / near[i].first;
-            correction += w * near[i].second;
+            r += w * near[i].second;
             wsum += w;
         }
-        correction = wsum > 0 ? correction / wsum : 0.0;
+        r = wsum > 0 ? r / wsum : 0.0;
     }
-    double t = parametric(g, op, acc_, *kernel_roofline_) * std::exp(correction);
+    if (skip < 0) corrections_.emplace(std::move(key), r);
+    return r;
+}
+
+double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, const std::vector<double>& c,
+                                int skip) const {
+    double t = parametric(g, op, acc_, *kernel_roofline_) * std::exp(correction(g, c, skip));
     // Sustained or serving load lowers the tensor clock, which slows a kernel only where its tensor
     // work bounds it: the table time scales by the roofline's loaded-to-kernel ratio of the time
     // without the launch (1 / clock for a compute-bound GEMM, 1 for a decode GEMM or a decode
@@ -259,9 +286,12 @@ double TableCost::table_seconds(const CalibrationGroup& g, const OpDesc& op, int
 }
 
 const CalibrationGroup* TableCost::group_in_range(const OpDesc& op) const {
+    return group_in_range(op, calibration_coords(op));
+}
+
+const CalibrationGroup* TableCost::group_in_range(const OpDesc& op, const std::vector<double>& c) const {
     const CalibrationGroup* g = find_group(*table_, op);
     if (!g) return nullptr;
-    const auto c = calibration_coords(op);
     for (size_t j = 0; j < c.size() && j < g->lo.size(); ++j)
         if (c[j] < g->lo[j] - kRangeSlack || c[j] > g->hi[j] + kRangeSlack) return nullptr;
     return g;
@@ -297,8 +327,9 @@ double TableCost::seconds(const OpDesc& op) const {
         dense.gemm_kernel = GemmKernel::Library;
         return seconds(dense) * roofline_->seconds(op) / roofline_->seconds(dense);
     }
-    const CalibrationGroup* g = group_in_range(op);
-    return g ? table_seconds(*g, op) : roofline_->seconds(op);
+    const std::vector<double> c = calibration_coords(op);
+    const CalibrationGroup* g = group_in_range(op, c);
+    return g ? table_seconds(*g, op, c) : roofline_->seconds(op);
 }
 
 }  // namespace fathom::models

@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace fathom::models {
@@ -74,10 +75,28 @@ public:
     double table_seconds(const CalibrationGroup& g, const OpDesc& op, int skip = -1) const;
 
 private:
-    // The op's group if the op lies inside its measured range, else null.
+    // The op's group if the op lies inside its measured range, else null (`coords`: the op's).
     const CalibrationGroup* group_in_range(const OpDesc& op) const;
+    const CalibrationGroup* group_in_range(const OpDesc& op, const std::vector<double>& coords) const;
+    double table_seconds(const CalibrationGroup& g, const OpDesc& op, const std::vector<double>& coords,
+                         int skip = -1) const;
 
+    // The measured correction (log ratio) at `coords` in `g`: inverse-distance weighting of its
+    // nearest points, leaving point `skip` out (>= 0).
+    double correction(const CalibrationGroup& g, const std::vector<double>& coords, int skip) const;
+
+    struct CorrectionKey {
+        const CalibrationGroup* group;
+        std::vector<double> coords;
+        bool operator==(const CorrectionKey& o) const { return group == o.group && coords == o.coords; }
+    };
+    struct CorrectionHash {
+        size_t operator()(const CorrectionKey& k) const;
+    };
     std::shared_ptr<const CalibrationTable> table_;
+    // Corrections already interpolated (a TableCost serves one evaluation, on one thread).
+    mutable std::unordered_map<CorrectionKey, double, CorrectionHash> corrections_;
+
     hardware::AcceleratorSpec acc_;
     std::unique_ptr<CostModel> roofline_;         // outside the range, at the requested load
     std::unique_ptr<CostModel> kernel_roofline_;  // parametric part of groups too small to fit

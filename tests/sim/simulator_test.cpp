@@ -219,11 +219,12 @@ TEST_CASE("two streams with a cross-stream dependency follow the hand-computed s
     CHECK(finish_order == std::vector<TaskId>{b1, a1, a2, b2, a3});
 }
 
-TEST_CASE("a stream's stretch scales its running task's remaining time and its later tasks", "[sim][task_graph]") {
-    // Stream A: t1 (10 us), t2 (4 us). At 4 us the stretch becomes 2: t1 has 6 us left, which now
-    // take 12 us, so t1 ends at 16 us; t2 starts at 16 us and takes 8 us (ends 24). At 20 us the
-    // stretch returns to 1: t2 had run 4 of its 8 stretched us (half its work), the other half
-    // takes 2 us: t2 ends at 22 us. A timer-free stream B (5 us) beside it is unaffected.
+TEST_CASE("a contended stream runs its tasks at their stretch, rescaling the running one", "[sim][task_graph]") {
+    // Stream A: t1 (10 us, stretch 2), t2 (4 us, stretch 2), t3 (3 us, stretch 1). Contended from 4
+    // us: t1 has 6 us left, which now take 12 us, so t1 ends at 16 us; t2 starts contended at 16 us
+    // and would take 8 us (to 24). Uncontended at 20 us: t2 had run 4 of its 8 stretched us (half
+    // its work), the other half takes 2 us: t2 ends at 22 us; t3 runs alone, 22-25 us. A stream B
+    // (5 us) beside it is never contended.
     Simulator sim;
     TaskGraph g(sim);
     const StreamId A = g.add_stream("A", "dev0");
@@ -231,15 +232,19 @@ TEST_CASE("a stream's stretch scales its running task's remaining time and its l
     const uint32_t n = g.intern("t");
     const TaskId t1 = g.add_task(A, Time::from_us(10), n);
     const TaskId t2 = g.add_task(A, Time::from_us(4), n);
+    const TaskId t3 = g.add_task(A, Time::from_us(3), n);
     const TaskId b = g.add_task(B, Time::from_us(5), n);
-    sim.schedule_at(Time::from_us(4), [&] { g.set_stretch(A, 2.0); });
-    sim.schedule_at(Time::from_us(20), [&] { g.set_stretch(A, 1.0); });
+    g.set_contended_stretch(t1, 2.0);
+    g.set_contended_stretch(t2, 2.0);
+    sim.schedule_at(Time::from_us(4), [&] { g.set_contended(A, true); });
+    sim.schedule_at(Time::from_us(20), [&] { g.set_contended(A, false); });
     g.start();
     sim.run();
     const int64_t us = Time::from_us(1).ps();
     CHECK(g.end_time(t1).ps() == 16 * us);
     CHECK(g.start_time(t2).ps() == 16 * us);
     CHECK(g.end_time(t2).ps() == 22 * us);
+    CHECK(g.end_time(t3).ps() == 25 * us);
     CHECK(g.end_time(b).ps() == 5 * us);
     CHECK(g.unfinished() == 0);
 }

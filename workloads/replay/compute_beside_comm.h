@@ -6,10 +6,11 @@
 //
 // An observer of a replay's task graph (sim/task_graph.h): per device, a compute stream and the
 // communication streams whose tasks contend with it. While at least one of those runs a task (of
-// nonzero length, or one a network timer holds), the compute stream runs at the stretch of its
-// running compute task (sim::TaskGraph::set_stretch): what that task's priced ops take beside a
-// collective over their time alone (workloads/replay/program_cost.h, PassCost::beside_comm_stretch),
-// set per task while the replay lays it. Tasks without one run unstretched.
+// nonzero length, or one a network timer holds), the compute stream is contended
+// (sim::TaskGraph::set_contended), and its tasks run at their contended stretch: what a task's
+// priced ops take beside a collective over their time alone (workloads/replay/program_cost.h,
+// PassCost::beside_comm_stretch), set per task while the replay lays it. Tasks without one run
+// unstretched.
 #include "sim/task_graph.h"
 
 #include <vector>
