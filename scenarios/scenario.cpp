@@ -480,6 +480,12 @@ plans::EvaluationContext make_context(std::shared_ptr<const plans::Catalog> cata
         if (t->device != acc.id)
             throw sim::InputError("calibration table is for '" + t->device + "', not '" + acc.id + "'",
                                   acc.calibration_table);
+        const std::string missing = models::missing_op_classes(*t);
+        if (!missing.empty())
+            throw sim::InputError("calibration table of '" + acc.id + "' has no " + missing +
+                                      " group: a table an accelerator names must price every op class (measure them "
+                                      "with tools/calibrate/campaign.sh, or leave calibration_table out)",
+                                  acc.calibration_table);
         c.cost_tables.emplace(id, std::move(t));
     }
     c.catalog = std::move(catalog);

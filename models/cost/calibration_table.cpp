@@ -186,6 +186,21 @@ CalibrationTable fit_calibration(const std::vector<Measurement>& data, const har
     return table;
 }
 
+std::string missing_op_classes(const CalibrationTable& t) {
+    bool gemm = false, fwd = false, bwd = false, memory = false;
+    for (const auto& g : t.groups) {
+        gemm = gemm || g.kind == OpKind::Gemm;
+        fwd = fwd || g.kind == OpKind::AttentionFwd;
+        bwd = bwd || g.kind == OpKind::AttentionBwd;
+        memory = memory || memory_class(g.kind);
+    }
+    std::string missing;
+    for (const auto& [has, name] : {std::pair{gemm, "GEMM"}, std::pair{fwd, "attention forward"},
+                                    std::pair{bwd, "attention backward"}, std::pair{memory, "memory-bound"}})
+        if (!has) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    return missing;
+}
+
 const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op) {
     const std::string name = group_op_name(op);
     for (const auto& g : t.groups)

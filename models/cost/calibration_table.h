@@ -55,6 +55,10 @@ struct CalibrationTable {
 // the roofline as its parametric part and only the measured corrections.
 CalibrationTable fit_calibration(const std::vector<Measurement>& data, const hardware::AcceleratorSpec& acc);
 
+// The op classes a table has no group of, among GEMM, attention forward, attention backward and
+// memory-bound ("attention backward, memory-bound"; empty when it has all four).
+std::string missing_op_classes(const CalibrationTable& t);
+
 // The group an op belongs to, and its coordinates; null if no group.
 const CalibrationGroup* find_group(const CalibrationTable& t, const OpDesc& op);
 std::vector<double> calibration_coords(const OpDesc& op);

@@ -69,65 +69,55 @@ TEST_CASE("committed calibration measurements are predicted within 5% median and
 }
 
 TEST_CASE("an accelerator that names a calibration table gets table costs and range warnings", "[calibration]") {
-    // A copy of the catalogs in which h100-sxm-80gb references the committed table of published H100
-    // microbenchmarks (GEMMs and attention forward only, so other ops fall outside it) instead of
-    // its own campaign's.
+    // The catalog's h100-sxm-80gb names its campaign's table: the quickstart (Llama 3 8B, seq 8192,
+    // CP 2) is priced from it, and the ops beyond its measured range go to the roofline and are
+    // reported: the fp32 logits GEMMs (a 128k vocabulary), the cross-entropy and the Adam step.
     const fs::path src(FATHOM_SOURCE_DIR);
-    const fs::path tmp = fs::temp_directory_path() / "fathom_calibrated_catalog";
-    fs::remove_all(tmp);
-    fs::create_directories(tmp / "hardware");
-    fs::create_directories(tmp / "models");
-    fs::copy(src / "hardware" / "catalog", tmp / "hardware" / "catalog", fs::copy_options::recursive);
-    fs::copy(src / "hardware" / "calibration", tmp / "hardware" / "calibration", fs::copy_options::recursive);
-    fs::copy(src / "models" / "catalog", tmp / "models" / "catalog", fs::copy_options::recursive);
-    fs::create_directories(tmp / "workloads");
-    fs::copy(src / "workloads" / "stacks", tmp / "workloads" / "stacks", fs::copy_options::recursive);
-    {
-        const fs::path entry = tmp / "hardware" / "catalog" / "accelerators" / "h100-sxm-80gb.yaml";
-        std::ifstream in(entry);
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        in.close();
-        const std::string own = "calibration_table: hardware/calibration/h100-sxm-80gb/table.yaml";
-        const size_t at = text.find(own);
-        REQUIRE(at != std::string::npos);
-        text.replace(at, own.size(), "calibration_table: hardware/calibration/h100-sxm-80gb-published/table.yaml");
-        std::ofstream(entry) << text;
-    }
-    const auto catalog = scenarios::load_catalog(tmp.string());
-    REQUIRE(!catalog->accelerator("h100-sxm-80gb").calibration_table.empty());
-    const auto s = scenarios::load_scenario((src / "scenarios" / "examples" / "quickstart.yaml").string(), *catalog);
-    const plans::EvaluationContext with_table = scenarios::make_context(catalog);
+    const auto& with_table = testing::source_context();
     REQUIRE(with_table.cost_table("h100-sxm-80gb") != nullptr);
+    const auto s =
+        scenarios::load_scenario((src / "scenarios" / "examples" / "quickstart.yaml").string(), *with_table.catalog);
     const plans::Outcome o_table = plans::evaluate(s, with_table);
     CHECK(o_table.cost_model == plans::CostModelKind::Table);
     const auto& r_table = *o_table.training();
     const auto r_roof = *plans::evaluate(s, plans::EvaluationContext{}).training();
-    // The public H100 set has GEMMs and attention forward only: norms, activations, attention
-    // backward and the fp32 logits fall outside it and are reported.
-    CHECK(std::find(r_table.uncalibrated_ops.begin(), r_table.uncalibrated_ops.end(), "rmsnorm_attn") !=
-          r_table.uncalibrated_ops.end());
-    CHECK(std::find(r_table.uncalibrated_ops.begin(), r_table.uncalibrated_ops.end(), "attention_bwd") !=
-          r_table.uncalibrated_ops.end());
+    for (const char* op : {"logits", "cross_entropy", "adam"})
+        CHECK(std::find(r_table.uncalibrated_ops.begin(), r_table.uncalibrated_ops.end(), op) !=
+              r_table.uncalibrated_ops.end());
     CHECK(r_roof.uncalibrated_ops.empty());
     CHECK(r_table.step_time_s != r_roof.step_time_s);
-    // Per op class: of the GEMMs some are inside the published set (qkv, ...), the MLP's and the
-    // logits' outside (table and roofline); attention at 8,192 tokens lies beyond the set's lengths
-    // and no norm was measured (roofline alone); on the roofline context every class says roofline.
+    // Per op class: GEMMs inside the table but the logits (table and roofline), attention inside,
+    // the optimizer outside (roofline alone); on the roofline context every class says roofline.
     const auto& ops = r_table.op_sources;
-    const int attention = workloads::OpSources::class_of(models::OpKind::AttentionFwd);
-    const int memory = workloads::OpSources::class_of(models::OpKind::MemoryBound);
-    const int gemm = workloads::OpSources::class_of(models::OpKind::Gemm);
-    CHECK(ops.outside[static_cast<size_t>(attention)].count("attention_bwd") == 1);
-    CHECK(plans::op_class_pricing(o_table.cost_model, ops.inside[static_cast<size_t>(attention)],
-                                  !ops.outside[static_cast<size_t>(attention)].empty()) == "roofline");
-    CHECK(plans::op_class_pricing(o_table.cost_model, ops.inside[static_cast<size_t>(gemm)],
-                                  !ops.outside[static_cast<size_t>(gemm)].empty()) == "table and roofline");
-    CHECK(plans::op_class_pricing(o_table.cost_model, ops.inside[static_cast<size_t>(memory)],
-                                  !ops.outside[static_cast<size_t>(memory)].empty()) == "roofline");
-    CHECK(ops.inside[static_cast<size_t>(gemm)]);
+    auto pricing = [&](models::OpKind k) {
+        const auto c = static_cast<size_t>(workloads::OpSources::class_of(k));
+        return plans::op_class_pricing(o_table.cost_model, ops.inside[c], !ops.outside[c].empty());
+    };
+    CHECK(pricing(models::OpKind::Gemm) == "table and roofline");
+    CHECK(pricing(models::OpKind::AttentionFwd) == "table");
+    CHECK(pricing(models::OpKind::Optimizer) == "roofline");
     CHECK(plans::op_class_pricing(plans::CostModelKind::Roofline, true, false) == "roofline");
-    CHECK(plans::op_class_pricing(plans::CostModelKind::Table, true, false) == "table");
-    fs::remove_all(tmp);
+}
+
+TEST_CASE("a calibration table for another device, or without an op class, is refused naming the file",
+          "[calibration][robustness]") {
+    // The catalog's h100-sxm-80gb pointed at the H200's table, at the table of published H100
+    // microbenchmarks (GEMMs and attention forward only: no attention backward, no memory-bound
+    // kernels), and at a file that is not YAML.
+    auto with_table = [](const std::string& table) {
+        return scenarios::load_catalog(testing::catalog_copy_with(
+            "fathom_bad_table_catalog", "hardware/catalog/accelerators/h100-sxm-80gb.yaml",
+            "calibration_table: hardware/calibration/h100-sxm-80gb/table.yaml", "calibration_table: " + table));
+    };
+    CHECK_THROWS_WITH(scenarios::make_context(with_table("hardware/calibration/h200-sxm-141gb/table.yaml")),
+                      Catch::Contains("h200-sxm-141gb/table.yaml") &&
+                          Catch::Contains("calibration table is for 'h200-sxm-141gb', not 'h100-sxm-80gb'"));
+    CHECK_THROWS_WITH(scenarios::make_context(with_table("hardware/calibration/h100-sxm-80gb-published/table.yaml")),
+                      Catch::Contains("h100-sxm-80gb-published/table.yaml") &&
+                          Catch::Contains("no attention backward, memory-bound group"));
+    CHECK_THROWS_WITH(scenarios::make_context(with_table("hardware/calibration/h100-sxm-80gb/metadata.json")),
+                      Catch::Contains("metadata.json"));
+    fs::remove_all(fs::temp_directory_path() / "fathom_bad_table_catalog");
 }
 
 TEST_CASE("committed whole-layer measurements are reproduced by the per-op sums of their table", "[calibration]") {
