@@ -25,25 +25,20 @@ public:
 
     // A device: its compute stream and the communication streams that slow it.
     void add_device(sim::StreamId compute, const std::vector<sim::StreamId>& contending);
-    // `compute_task` runs `stretch` times as long while it overlaps a collective.
+    // `compute_task` (not started) runs `stretch` times as long while it overlaps a collective.
     void set_stretch(sim::TaskId compute_task, double stretch);
 
 private:
     struct Device {
         sim::StreamId compute = 0;
-        int active = 0;           // contending tasks running
-        sim::TaskId running = 0;  // the compute task running, if `computing`
-        bool computing = false;
+        int active = 0;  // contending tasks running
     };
     void started(const sim::TaskRecord& r);
     void finished(const sim::TaskRecord& r);
-    void apply(const Device& d);
 
     sim::TaskGraph& graph_;
     std::vector<Device> devices_;
-    std::vector<int> compute_of_;     // per stream: the device it computes for, or -1
     std::vector<int> contends_with_;  // per stream: the device it slows, or -1
-    std::vector<float> stretch_;      // per task (1 when unset)
     std::vector<bool> counted_;       // per task: a contending task counted while it runs
 };
 
