@@ -162,6 +162,39 @@ namespace {
 
 // yaml-cpp keeps the first of two equal keys and drops the rest without a word, and lets any node
 // be a key: a scenario's keys are plain names, each at most once per mapping.
+// A document's expanded size and depth, bounded before anything walks it: yaml-cpp shares an
+// aliased node rather than copying it, so an alias inside its own anchor (`&a [*a]`) is a cycle
+// every recursive walk follows for ever, and aliases of aliases ("billion laughs": nine lists of
+// nine aliases of the one before) expand exponentially in the text's size. An explicit stack, so
+// the check itself neither recurses nor expands more than the bound.
+constexpr int kMaxDepth = 64;                // the shared measured file nests 6 deep
+constexpr int64_t kMaxExpanded = 1'000'000;  // the shared measured file expands to 17,000 nodes
+
+void check_size(const YAML::Node& root, const std::string& name) {
+    std::vector<std::pair<YAML::Node, int>> stack{{root, 0}};
+    int64_t expanded = 0;
+    while (!stack.empty()) {
+        const auto [n, depth] = stack.back();
+        stack.pop_back();
+        const int line = n.Mark().line + 1;
+        if (depth > kMaxDepth)
+            throw sim::InputError(
+                "YAML nested deeper than " + std::to_string(kMaxDepth) + " levels (an alias inside its own anchor?)",
+                name, line);
+        if (++expanded > kMaxExpanded)
+            throw sim::InputError("the YAML document expands to more than " + std::to_string(kMaxExpanded) +
+                                      " values (aliases of aliases?); write it out or split it",
+                                  name, line);
+        if (n.IsSequence())
+            for (YAML::const_iterator it = n.begin(); it != n.end(); ++it) stack.emplace_back(*it, depth + 1);
+        else if (n.IsMap())
+            for (YAML::const_iterator it = n.begin(); it != n.end(); ++it) {
+                stack.emplace_back(it->first, depth + 1);
+                stack.emplace_back(it->second, depth + 1);
+            }
+    }
+}
+
 void check_keys(const YAML::Node& n, const std::string& name, const std::string& path) {
     if (n.IsMap()) {
         std::set<std::string> seen;
@@ -217,6 +250,7 @@ Node load_yaml_string(const std::string& text, const std::string& name) {
     try {
         check_one_document(text, name);
         YAML::Node root = YAML::Load(text);
+        check_size(root, name);
         check_keys(root, name, "");
         return Node(root, name, "");
     } catch (const YAML::Exception& e) {

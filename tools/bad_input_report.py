@@ -207,6 +207,24 @@ def output_cases(add):
     add("output-class", "-o of a bad search", {"s.yaml": QUICKSTART + "search:\n  objective: speed\n"}, "search", "IN", "-o", "OUT")
 
 
+def bomb(key):
+    """Ten lists of nine aliases of the one before ("billion laughs": 9^10 values), under `key`."""
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    return "\n".join(lines) + f"\n{key}: *l9\n"
+
+
+def alias_cases(add):
+    """YAML aliases (issue 37): cycles crashed every reader, alias bombs ran for ever."""
+    add("alias-class", "alias cycle in a scenario", {"s.yaml": QUICKSTART + "notes: &a [*a]\n"}, "validate", "IN")
+    add("alias-class", "alias bomb in a scenario", {"s.yaml": QUICKSTART + bomb("notes")}, "validate", "IN")
+    add("alias-class", "alias cycle in slo.classes", {"s.yaml": SERVING.replace("slo: {ttft: 2 s, tpot: 100 ms}", "slo:\n  classes: &c [*c]"),
+                                                      "trace.csv": TRACE_HEAD + TRACE_ROWS}, "run", "IN")
+    add("alias-class", "alias cycle in a measured file", {"m.yaml": MEASURED + "extra: &n [*n]\n"}, "compare", "IN", "--other-metrics")
+    add("alias-class", "alias bomb in a measured file", {"m.yaml": MEASURED + bomb("extra")}, "compare", "IN")
+    add("alias-class", "alias cycle in --set", {"s.yaml": QUICKSTART}, "validate", "IN", "--set", "training.layers_per_stage=&a [*a]")
+
+
 def trace_cases(add):
     """The serving trace reader."""
     for name, text in (("negative arrival", TRACE_HEAD + "-1.0,512,64\n"),
@@ -231,7 +249,7 @@ def cases():
     def add(cls, name, files, *args):
         c.append((cls, name, files, list(args)))
 
-    for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases):
+    for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases):
         group(add)
     return c
 
@@ -240,6 +258,11 @@ def cases():
 # without their temporary folder; for a compare case reported unsupported, its line): an error that
 # names the right file, line and key, with the reason.
 EXPECT = {
+    'alias cycle in a scenario': "s.yaml:24: YAML nested deeper than 64 levels (an alias inside its own anchor?)",
+    'alias bomb in a scenario': "the YAML document expands to more than 1000000 values (aliases of aliases?)",
+    'alias cycle in slo.classes': "YAML nested deeper than 64 levels",
+    'alias cycle in a measured file': "YAML nested deeper than 64 levels",
+    'alias bomb in a measured file': "the YAML document expands to more than 1000000 values",
     'measured pp 0': "m.yaml:49: key 'training.pp': must be >= 1, got 0",
     'measured vp 0': "m.yaml:51: key 'training.vp': must be >= 1, got 0",
     'measured variant gpus_per_node 0': "m.yaml:72: key 'cluster.gpus_per_node': must be >= 1, got 0",

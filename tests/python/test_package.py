@@ -99,6 +99,20 @@ def test_input_errors_carry_file_line_and_key():
         fathom.load(QUICKSTART, parallel__tpp=2)
 
 
+def test_yaml_alias_cycles_and_bombs_are_input_errors():
+    # A dict that contains itself (PyYAML writes it as an alias of its own anchor) and a YAML string
+    # with one: refused at load naming the line, not a RecursionError or a crash (issue 37).
+    d = yaml.safe_load(open(QUICKSTART).read())
+    d["notes"] = [d]
+    with pytest.raises(fathom.InputError, match=r"<dict>:\d+: YAML nested deeper than 64 levels"):
+        fathom.load(d)
+    with pytest.raises(fathom.InputError, match=r"<string>:3: YAML nested deeper than 64 levels"):
+        fathom.load("name: x\nkind: training\nnotes: &a [*a]\n")
+    bomb = "".join(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9 if i else ["x"] * 9) + "]\n" for i in range(10))
+    with pytest.raises(fathom.InputError, match="expands to more than 1000000 values"):
+        fathom.load("name: x\nkind: training\n" + bomb)
+
+
 def test_validate_returns_warnings():
     assert any("seed" in w for w in fathom.validate(QUICKSTART, seed=7))
     assert fathom.validate(QUICKSTART) == []
