@@ -86,8 +86,8 @@ void check_experts(std::vector<Violation>& v, const models::ModelSpec& m, const 
         const long stage_ranks = static_cast<long>(l.tp) * l.cp * l.dp;
         if (stage_ranks % (static_cast<long>(l.ep) * l.etp) != 0)
             add(v, "parallel.ep",
-                "ep x etp = " + str(l.ep * l.etp) + " does not divide the tp x cp x dp = " + str(stage_ranks) +
-                    " ranks of a pipeline stage the experts spread over");
+                "ep x etp = " + str(static_cast<long>(l.ep) * l.etp) + " does not divide the tp x cp x dp = " +
+                    str(stage_ranks) + " ranks of a pipeline stage the experts spread over");
         if (e.shared_experts > 0 && (e.shared_experts * e.expert_ffn) % l.tp != 0)
             add(v, "parallel.tp",
                 "tp = " + str(l.tp) + " does not divide the shared experts' width " +
@@ -137,16 +137,16 @@ void check_batch(std::vector<Violation>& v, const models::ModelSpec& m, const ha
                  const workloads::TrainingPlan& p) {
     const auto& l = p.layout;
     const auto& t = p.training;
-    const bool batch_divides = t.global_batch % (l.dp * t.micro_batch) == 0;
+    const int64_t per_step = int64_t{l.dp} * t.micro_batch;  // 64 bits: the product may not fit an int
+    const bool batch_divides = t.global_batch % per_step == 0;
     if (!batch_divides)
         add(v, "training.global_batch_size",
-            "global batch " + str(t.global_batch) +
-                " is not a multiple of dp x micro_batch_size = " + str(l.dp * t.micro_batch));
+            "global batch " + str(t.global_batch) + " is not a multiple of dp x micro_batch_size = " + str(per_step));
     if (t.seq_len % l.cp != 0)
         add(v, "parallel.cp", "cp = " + str(l.cp) + " does not divide seq_len " + str(t.seq_len));
-    else if (l.cp > 1 && p.stack.cp_comm != models::CpComm::A2a && t.seq_len % (2 * l.cp) != 0)
+    else if (l.cp > 1 && p.stack.cp_comm != models::CpComm::A2a && t.seq_len % (int64_t{2} * l.cp) != 0)
         add(v, "parallel.cp",
-            "load-balanced context parallelism splits each sequence into 2 x cp = " + str(2 * l.cp) +
+            "load-balanced context parallelism splits each sequence into 2 x cp = " + str(int64_t{2} * l.cp) +
                 " chunks, which does not divide seq_len " + str(t.seq_len));
     if (l.cp > 1 && p.stack.cp_comm == models::CpComm::A2a && (m.heads / l.tp) % l.cp != 0)
         add(v, "parallel.cp",

@@ -140,12 +140,14 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
     // Derived defaults (plans/keys.h).
     auto& l = p.layout;
     if (!given.count("parallel.dp")) {
-        const int model_parallel = l.tp * l.pp * l.cp;
+        // In 64 bits: each degree fits an int, their product need not (it wrapped to 0 and the
+        // division below died with SIGFPE).
+        const int64_t model_parallel = int64_t{l.tp} * l.pp * l.cp;
         if (gpus % model_parallel != 0)
             fail_at(root, "parallel.tp",
                     "tp x pp x cp = " + std::to_string(model_parallel) + " does not divide the cluster's " +
                         std::to_string(gpus) + " GPUs");
-        l.dp = gpus / model_parallel;
+        l.dp = static_cast<int>(gpus / model_parallel);
     }
     if (!given.count("training.schedule")) p.training.schedule = workloads::default_schedule(l);
     return p;
@@ -296,12 +298,12 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
     read_slo_and_capacity(root, p, given);
     // Derived defaults and the pools' accelerators.
     if (!p.disaggregated() && !given.count("serving.replicas")) {
-        const int per = p.replica.tp * p.replica.pp;
+        const int64_t per = int64_t{p.replica.tp} * p.replica.pp;  // 64 bits: see parse_training
         if (cluster.gpus() % per != 0)
             fail_at(root, "serving.tp",
                     "tp x pp = " + std::to_string(per) + " does not divide the cluster's " +
                         std::to_string(cluster.gpus()) + " GPUs; give serving.replicas");
-        p.replica.replicas = cluster.gpus() / per;
+        p.replica.replicas = static_cast<int>(cluster.gpus() / per);
     }
     auto resolve = [&](PoolLayout& pool, const std::string& key) {
         if (pool.accelerator_id.empty()) {

@@ -116,6 +116,17 @@ def crash_cases(add):
         "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
 
 
+def overflow_cases(add):
+    """Products of parallel degrees past 2^31 (issue 37: they wrapped to 0 and divided, SIGFPE)."""
+    for name, sets in (("tp x pp 2^32", ["parallel.tp=65536", "parallel.pp=65536"]),
+                       ("dp x micro-batch 2^32", ["parallel.dp=65536", "training.micro_batch_size=65536", "parallel.cp=1"]),
+                       ("cp 2^31-1", ["parallel.cp=2147483647"])):
+        args = [a for s in sets for a in ("--set", s)]
+        add("overflow-class", name, {"s.yaml": QUICKSTART}, "validate", "IN", *args)
+    add("overflow-class", "serving tp x pp 2^32", {"s.yaml": SERVING, "trace.csv": TRACE_HEAD + TRACE_ROWS},
+        "validate", "IN", "--set", "serving.tp=65536", "--set", "serving.pp=65536")
+
+
 def internal_cases(add):
     """Internal errors the issue found."""
     for v in ("abc", "", "1.5", "nan", "1e400", "[2]"):
@@ -249,7 +260,8 @@ def cases():
     def add(cls, name, files, *args):
         c.append((cls, name, files, list(args)))
 
-    for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases):
+    for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases,
+                  overflow_cases):
         group(add)
     return c
 
@@ -258,6 +270,10 @@ def cases():
 # without their temporary folder; for a compare case reported unsupported, its line): an error that
 # names the right file, line and key, with the reason.
 EXPECT = {
+    'tp x pp 2^32': "s.yaml: key 'parallel.tp': tp x pp x cp = 8589934592 does not divide the cluster's 8 GPUs",
+    'dp x micro-batch 2^32': "is not a multiple of dp x micro_batch_size = 4294967296",
+    'cp 2^31-1': "s.yaml:12: key 'parallel.tp': tp x pp x cp = 2147483647 does not divide the cluster's 8 GPUs",
+    'serving tp x pp 2^32': "s.yaml: key 'serving.tp': tp x pp = 4294967296 does not divide the cluster",
     'alias cycle in a scenario': "s.yaml:24: YAML nested deeper than 64 levels (an alias inside its own anchor?)",
     'alias bomb in a scenario': "the YAML document expands to more than 1000000 values (aliases of aliases?)",
     'alias cycle in slo.classes': "YAML nested deeper than 64 levels",

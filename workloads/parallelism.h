@@ -10,6 +10,7 @@
 #include "hardware/network/network_model.h"
 #include "models/program/layer_program.h"
 
+#include <cstdint>
 #include <tuple>
 
 namespace fathom::workloads {
@@ -19,7 +20,8 @@ struct ParallelLayout {
     int etp = 1;                     // expert tensor parallelism (1 or tp)
     bool sequence_parallel = false;  // only meaningful with tp > 1
 
-    int gpus() const { return dp * tp * pp * cp; }
+    // In 64 bits: each degree fits an int, their product need not (a plan check refuses it).
+    int64_t gpus() const { return int64_t{dp} * tp * pp * cp; }
     // The communicator of rank 0 for collectives of `kind`: tp {tp, 1}; cp {cp, tp}; dp, the
     // gradient-reduction group, {dp x cp, tp} (context-parallel ranks hold the same weights); ep
     // {ep, etp} and edp {tp x cp x dp / (ep x etp), ep x etp} (Megatron-Core's expert rank order

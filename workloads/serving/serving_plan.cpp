@@ -14,8 +14,8 @@ std::vector<Pool> ServingPlan::pools() const {
             pool(PoolRole::Decode, *decode, isolate != PoolIsolation::Prefill, "serving.disaggregation.decode")};
 }
 
-int ServingPlan::gpus() const {
-    int n = 0;
+int64_t ServingPlan::gpus() const {
+    int64_t n = 0;
     for (const Pool& p : pools()) n += p.gpus;
     return n;
 }

@@ -35,7 +35,7 @@ struct PoolLayout {
     std::string accelerator_id;             // "" = the cluster's accelerator
     hardware::AcceleratorSpec accelerator;  // resolved from accelerator_id by the scenario loader
 
-    int gpus() const { return tp * pp * replicas; }
+    int64_t gpus() const { return int64_t{tp} * pp * replicas; }  // 64 bits: each fits an int, the product need not
 };
 
 enum class Preemption { Recompute, Swap };
@@ -154,7 +154,7 @@ struct Pool {
     // false: isolated away (serving.disaggregation.isolate names the other pool): a pool of
     // unlimited capacity that is not simulated and holds no GPUs of the cluster.
     bool simulated = true;
-    int gpus = 0;          // GPUs the plan holds for it: tp x pp x replicas, 0 when not simulated
+    int64_t gpus = 0;      // GPUs the plan holds for it: tp x pp x replicas, 0 when not simulated
     const char* key = "";  // where a scenario states it: "serving" or "serving.disaggregation.<role>"
 };
 
@@ -180,7 +180,7 @@ struct ServingPlan {
     // (with `isolate`, the other one not simulated). A stray `isolate` without disaggregation lists
     // the aggregated pool (check_serving_plan reports the key).
     std::vector<Pool> pools() const;
-    int gpus() const;  // of the simulated pools
+    int64_t gpus() const;  // of the simulated pools
 };
 
 }  // namespace fathom::workloads::serving

@@ -132,8 +132,10 @@ struct TrainingPlan {
     TrainingStack stack;
     std::string stack_preset;  // where `stack` came from (a preset id), for reports; not compared
 
-    int gpus() const { return layout.gpus(); }
-    int microbatches() const { return training.global_batch / (layout.dp * training.micro_batch); }
+    int64_t gpus() const { return layout.gpus(); }
+    int microbatches() const {
+        return static_cast<int>(training.global_batch / (int64_t{layout.dp} * training.micro_batch));
+    }
     // Plans are equal when everything that can change a prediction is equal.
     bool operator==(const TrainingPlan& o) const {
         return layout.tie() == o.layout.tie() && training.tie() == o.training.tie() &&
