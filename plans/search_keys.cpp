@@ -355,6 +355,11 @@ void set_search_key(SearchSpace& space, const std::string& path, const KeyValue&
     if (const auto* list = std::get_if<std::vector<int64_t>>(&value)) values.assign(list->begin(), list->end());
     else
         for (const std::string& v : split_choices(to_str(value))) values.push_back(v);
+    if (values.empty())
+        throw sim::InputError(
+            "an empty list searches nothing: give the values to try, or leave the axis out for its "
+            "default",
+            "", 0, path);
     space.set_axis(path, std::move(values));
 }
 

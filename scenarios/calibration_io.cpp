@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -99,6 +100,14 @@ models::OpDesc row_op(const CsvRow& r, const std::string& op, hardware::Dtype dt
         return models::attention_op(op == "attention_bwd", s, dtype);
     }
     if (op.empty()) throw sim::InputError("empty op", r.path, r.line_no, "op");
+    // A memory-bound row names a kernel the models price (an op no layer emits would be fitted
+    // and never used).
+    const auto& known = models::measured_memory_kernels();
+    if (std::find(known.begin(), known.end(), op) == known.end()) {
+        std::string list = "gemm, attention_fwd, attention_bwd, launch";
+        for (const auto& k : known) list += ", " + k;
+        throw sim::InputError("unknown op '" + op + "' (expected one of " + list + ")", r.path, r.line_no, "op");
+    }
     const double bytes = r.num("bytes", true);
     if (!(bytes > 0) || !std::isfinite(bytes))
         throw sim::InputError("must be a positive finite number of bytes, got '" + r.get("bytes") + "'", r.path,

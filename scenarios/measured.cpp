@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <string>
 
 namespace fathom::scenarios {
 
@@ -320,6 +322,16 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
     std::vector<CompareResult> out;
     const auto supplements = load_source_supplements(data_dir() + "/scenarios/sources");
     const auto items = root.child("cases").items();
+    if (items.empty()) root.fail("cases", "no cases: a measurement file lists at least one");
+    // Case ids name results, --case and the bands' leave-one-out: each must be one case's.
+    std::map<std::string, int> first_line;
+    for (const auto& item : items) {
+        const YAML::Node& raw = item.raw();
+        if (!raw.IsMap() || !raw["id"] || !raw["id"].IsScalar()) continue;  // refused below, with the case
+        const auto [at, fresh] = first_line.emplace(raw["id"].Scalar(), item.line());
+        if (!fresh)
+            item.fail("id", "duplicate case id '" + at->first + "' (first at line " + std::to_string(at->second) + ")");
+    }
     NodeArena arena(root.raw());
     int64_t done = 0;
     for (const auto& item : items) {

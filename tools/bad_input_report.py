@@ -116,6 +116,21 @@ def crash_cases(add):
         "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
 
 
+def accepted_cases(add):
+    """Wrong inputs that were accepted and answered (issue 37's wrong acceptances)."""
+    synthetic = SERVING.replace("  arrival: trace\n  trace: trace.csv\n", "  arrival: poisson\n  rate: 2\n  num_requests: 50\n  prompt: 512\n  output: 64\n")
+    add("accepted-class", "warm-up requests >= requests", {"s.yaml": synthetic}, "validate", "IN", "--set", "traffic.warmup_requests=50")
+    add("accepted-class", "warm-up requests >= trace rows", {"s.yaml": SERVING, "trace.csv": TRACE_HEAD + TRACE_ROWS},
+        "run", "IN", "--set", "traffic.warmup_requests=3")
+    add("accepted-class", "capacity min_rate > max_rate", {"s.yaml": synthetic}, "validate", "IN",
+        "--set", "capacity.min_rate=20", "--set", "capacity.max_rate=5")
+    add("accepted-class", "empty search axis", {"s.yaml": QUICKSTART + "search:\n  tp: []\n"}, "validate", "IN")
+    add("accepted-class", "measured file without cases", {"m.yaml": "format_version: 1\ncases: []\n"}, "compare", "IN")
+    add("accepted-class", "measured duplicate case id", {"m.yaml": MEASURED + MEASURED.split("cases:\n", 1)[1]}, "compare", "IN")
+    add("accepted-class", "calibration CSV unknown op", {"c.csv": CALIB_HEAD + "rmsnrom,bf16,,,,,,,,,,,1048576,5.0,,,,test\n"},
+        "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
+
+
 def overflow_cases(add):
     """Products of parallel degrees past 2^31 (issue 37: they wrapped to 0 and divided, SIGFPE)."""
     for name, sets in (("tp x pp 2^32", ["parallel.tp=65536", "parallel.pp=65536"]),
@@ -261,7 +276,7 @@ def cases():
         c.append((cls, name, files, list(args)))
 
     for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases,
-                  overflow_cases):
+                  overflow_cases, accepted_cases):
         group(add)
     return c
 
@@ -270,6 +285,13 @@ def cases():
 # without their temporary folder; for a compare case reported unsupported, its line): an error that
 # names the right file, line and key, with the reason.
 EXPECT = {
+    'warm-up requests >= requests': "key 'traffic.warmup_requests': impossible plan: 50 warm-up requests leave none of the 50 requests",
+    'warm-up requests >= trace rows': "key 'traffic.warmup_requests': 3 warm-up requests leave none of the 3 requests to measure",
+    'capacity min_rate > max_rate': "key 'capacity.min_rate': impossible plan: the capacity search's lowest rate (20 requests/s)",
+    'empty search axis': "key 'search.tp': an empty list searches nothing",
+    'measured file without cases': "m.yaml:2: key 'cases': no cases",
+    'measured duplicate case id': "duplicate case id",
+    'calibration CSV unknown op': "c.csv:2: key 'op': unknown op 'rmsnrom'",
     'tp x pp 2^32': "s.yaml: key 'parallel.tp': tp x pp x cp = 8589934592 does not divide the cluster's 8 GPUs",
     'dp x micro-batch 2^32': "is not a multiple of dp x micro_batch_size = 4294967296",
     'cp 2^31-1': "s.yaml:12: key 'parallel.tp': tp x pp x cp = 2147483647 does not divide the cluster's 8 GPUs",

@@ -17,6 +17,12 @@
 #include <sstream>
 
 namespace fathom::cli {
+namespace {
+
+// A percentage to print with one decimal: one that rounds to zero prints 0.0, not -0.0.
+double unsigned_zero(double percent) { return std::fabs(percent) < 0.05 ? 0.0 : percent; }
+
+}  // namespace
 
 namespace {
 
@@ -115,7 +121,7 @@ int cmd_share(const Args& a) {
                                                               std::to_string(scen.size());
         const double alone = r[j].alone.step_time_s, shared = r[j].shared_step_s;
         std::printf("%-4zu %-32s %6d %-12s %10.4f %10.4f %6zu %8.1f%%\n", j + 1, scen[j].name.c_str(), gpus[j],
-                    nodes.c_str(), alone, shared, r[j].shared_steps.size(), 100 * (shared / alone - 1));
+                    nodes.c_str(), alone, shared, r[j].shared_steps.size(), unsigned_zero(100 * (shared / alone - 1)));
         out.push_back({{"scenario", scen[j].name},
                        {"file", scen[j].file},
                        {"gpus", gpus[j]},

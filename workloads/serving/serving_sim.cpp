@@ -1,5 +1,6 @@
 #include "workloads/serving/serving_sim.h"
 
+#include "sim/error.h"
 #include "workloads/metrics/serving_load.h"
 #include "workloads/metrics/serving_requests.h"
 #include "workloads/metrics/serving_timeline.h"
@@ -36,6 +37,11 @@ ServingReport simulate_serving(const ServingInputs& in, RequestSource& source, c
     ServingReport rep;
     rep.gpus = plan.gpus();
     requests.report(rep);
+    // A trace's length is known only once read: warm-up requests that leave nothing to measure.
+    if (plan.traffic.warmup_requests > 0 && rep.requests == 0)
+        throw sim::InputError(std::to_string(plan.traffic.warmup_requests) + " warm-up requests leave none of the " +
+                                  std::to_string(load.arrived()) + " requests to measure",
+                              "", 0, "traffic.warmup_requests");
     usage.report(rep, system.simulator().now());
     load.report(rep, plan.traffic.warmup_requests);
     rep.events = system.simulator().events_processed();
