@@ -8,6 +8,7 @@
 #include "plans/scenario.h"
 #include "plans/search_keys.h"
 #include "sim/error.h"
+#include "sim/text.h"
 
 #include <cmath>
 #include <cstdio>
@@ -61,7 +62,9 @@ std::string check_value(const KeyInfo& k, const KeyValue& v) {
             if (!std::holds_alternative<double>(v) && !std::holds_alternative<int64_t>(v)) return "expected a number";
             return in_range(to_double(v));
         case KeyType::Boolean: return std::holds_alternative<bool>(v) ? "" : "expected true or false";
-        case KeyType::Text: return std::holds_alternative<std::string>(v) ? "" : "expected a string";
+        case KeyType::Text:
+            if (!std::holds_alternative<std::string>(v)) return "expected a string";
+            return sim::text_problem(to_str(v));
         case KeyType::Choice: {
             if (!std::holds_alternative<std::string>(v)) return "expected a string";
             for (const auto& c : k.choices)

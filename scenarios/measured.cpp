@@ -8,6 +8,7 @@
 #include "scenarios/source_supplement.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
+#include "sim/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -328,6 +329,7 @@ std::vector<CompareResult> compare_measured(const std::string& path, const plans
     for (const auto& item : items) {
         const YAML::Node& raw = item.raw();
         if (!raw.IsMap() || !raw["id"] || !raw["id"].IsScalar()) continue;  // refused below, with the case
+        if (const std::string why = sim::text_problem(raw["id"].Scalar()); !why.empty()) item.fail("id", why);
         const auto [at, fresh] = first_line.emplace(raw["id"].Scalar(), item.line());
         if (!fresh)
             item.fail("id", "duplicate case id '" + at->first + "' (first at line " + std::to_string(at->second) + ")");

@@ -131,6 +131,18 @@ def accepted_cases(add):
         "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
 
 
+def name_cases(add):
+    """Names printed to stdout or written to JSON (issue 37: they reached the terminal raw)."""
+    q = QUICKSTART.split("\n")
+    named = lambda name: "\n".join(f"name: \"{name}\"" if l.startswith("name:") else l for l in q)
+    add("name-class", "escape sequence in the scenario name", {"s.yaml": named(f"x{ESC}[2Jy")}, "run", "IN")
+    add("name-class", "non-UTF-8 scenario name with --json", {"s.yaml": named("x\udcffy")}, "run", "IN", "--json", "OUT")
+    add("name-class", "escape sequence in a trace SLO class",
+        {"s.yaml": SERVING, "trace.csv": "arrival_s,prompt_tokens,output_tokens,slo_class\n0.0,512,64,a" + ESC + "[2Jb\n"}, "run", "IN")
+    add("name-class", "escape sequence in a measured case id",
+        {"m.yaml": measured("id: trn-nemo2407-gpt3-175b-128", f"id: \"trn{ESC}[2J\"")}, "compare", "IN")
+
+
 def overflow_cases(add):
     """Products of parallel degrees past 2^31 (issue 37: they wrapped to 0 and divided, SIGFPE)."""
     for name, sets in (("tp x pp 2^32", ["parallel.tp=65536", "parallel.pp=65536"]),
@@ -276,7 +288,7 @@ def cases():
         c.append((cls, name, files, list(args)))
 
     for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases,
-                  overflow_cases, accepted_cases):
+                  overflow_cases, accepted_cases, name_cases):
         group(add)
     return c
 
@@ -285,6 +297,10 @@ def cases():
 # without their temporary folder; for a compare case reported unsupported, its line): an error that
 # names the right file, line and key, with the reason.
 EXPECT = {
+    'escape sequence in the scenario name': "s.yaml:4: key 'name': a control character (\\x1b) at byte 1",
+    'non-UTF-8 scenario name with --json': "s.yaml:4: key 'name': not UTF-8 at byte 1",
+    'escape sequence in a trace SLO class': "trace.csv:2",
+    'escape sequence in a measured case id': "key 'cases[0].id': a control character (\\x1b) at byte 3",
     'warm-up requests >= requests': "key 'traffic.warmup_requests': impossible plan: 50 warm-up requests leave none of the 50 requests",
     'warm-up requests >= trace rows': "key 'traffic.warmup_requests': 3 warm-up requests leave none of the 3 requests to measure",
     'capacity min_rate > max_rate': "key 'capacity.min_rate': impossible plan: the capacity search's lowest rate (20 requests/s)",
@@ -397,7 +413,7 @@ def run_case(binary, files, args, workdir, timeout, memory_limit=True, data_dir=
     d = Path(tempfile.mkdtemp(dir=workdir))
     first = None
     for fname, text in files.items():
-        (d / fname).write_text(text)
+        (d / fname).write_bytes(text.encode("utf-8", "surrogateescape"))  # "\udcff": the raw byte 0xff
         first = first or d / fname
     out = d / "out.json"
     argv = [binary] + [str(first) if a == "IN" else str(out) if a == "OUT" else a for a in args]

@@ -1,6 +1,7 @@
 // Streaming trace readers (CSV with a header row, or JSONL): one line per next() call, validated
 // strictly; every error names the file, the line and the field (see open_trace in traffic.h).
 #include "sim/error.h"
+#include "sim/text.h"
 #include "workloads/serving/traffic/traffic.h"
 
 #include <nlohmann/json.hpp>
@@ -182,6 +183,7 @@ private:
     int32_t slo_class(const std::string& name) {
         auto it = std::find(classes_.begin(), classes_.end(), name);
         if (it == classes_.end()) {
+            if (const std::string why = sim::text_problem(name); !why.empty()) fail(kSloClass, why);
             if (classes_.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max()))
                 fail(kSloClass, "too many SLO classes");
             classes_.push_back(name);

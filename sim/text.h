@@ -1,0 +1,27 @@
+#pragma once
+// Text from the input that fathom prints or writes (names, ids, class names): what is wrong with it.
+#include <cstdio>
+#include <string>
+
+namespace fathom::sim {
+
+// A control character (an escape sequence would reach the terminal raw) or bytes that are not
+// UTF-8 (JSON writers refuse them): the problem, naming the byte; "" when the text is fine.
+inline std::string text_problem(const std::string& s) {
+    for (size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c == 0x7f) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "a control character (\\x%02x) at byte %zu: names are plain text", c, i);
+            return buf;
+        }
+        const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+        bool ok = n > 0 && i + n <= s.size();
+        for (size_t j = 1; ok && j < n; ++j) ok = (static_cast<unsigned char>(s[i + j]) >> 6) == 0x2;
+        if (!ok) return "not UTF-8 at byte " + std::to_string(i) + ": names are UTF-8 text";
+        i += n;
+    }
+    return "";
+}
+
+}  // namespace fathom::sim
