@@ -1,6 +1,7 @@
 #include "scenarios/intervals_io.h"
 
 #include "scenarios/catalog.h"
+#include "scenarios/output_file.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
 
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace fathom::scenarios {
 
@@ -88,10 +90,8 @@ plans::IntervalTable fit_intervals_of(const std::vector<CompareResult>& results,
 }
 
 void write_intervals(const std::string& path, const plans::IntervalTable& t) {
-    const std::string tmp = path + ".tmp";
+    std::ostringstream f;
     {
-        std::ofstream f(tmp);
-        if (!f) throw sim::InputError("cannot write '" + path + "'");
         f << "# 90% prediction bands from fathom's residuals on published measurements (plans/intervals.h).\n"
              "# Written by `fathom compare MEASURED.yaml --other-metrics --intervals FILE`; do not edit.\n"
              "kind: intervals\n";
@@ -120,12 +120,8 @@ void write_intervals(const std::string& path, const plans::IntervalTable& t) {
             }
             f << "}\n";
         }
-        if (!f) throw sim::InputError("cannot write '" + path + "'");
     }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw sim::InputError("cannot write '" + path + "'");
-    }
+    write_output_file(path, f.str());
 }
 
 plans::IntervalTable read_intervals(const std::string& path) {

@@ -1,4 +1,5 @@
 // The CLI's shared helpers (tools/cli/cli.h).
+#include "scenarios/output_file.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
@@ -16,26 +17,7 @@ std::string one_file(const Args& a) {
 }
 
 // Writes a whole output file at once, after the work succeeded (never a partial file).
-void write_file(const std::string& path, const std::string& text) {
-    // Written beside the target and renamed over it: a reader never sees a partial file, and a
-    // failed write (a full disk) leaves no file behind.
-    const std::string tmp = path + ".fathom-tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        if (!out) throw sim::InputError("cannot write '" + path + "'");
-        out << text;
-        out.flush();
-        if (!out) {
-            out.close();
-            std::remove(tmp.c_str());
-            throw sim::InputError("cannot write '" + path + "' (disk full?)");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw sim::InputError("cannot write '" + path + "'");
-    }
-}
+void write_file(const std::string& path, const std::string& text) { scenarios::write_output_file(path, text); }
 
 void write_json(const std::string& path, const nlohmann::json& j) { write_file(path, j.dump(2) + "\n"); }
 
