@@ -1,5 +1,6 @@
 #include "scenarios/calibration_io.h"
 
+#include "scenarios/output_file.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
 
@@ -191,10 +192,9 @@ void write_calibration_table(const models::CalibrationTable& t, const std::strin
         e << YAML::EndSeq << YAML::EndMap;
     }
     e << YAML::EndSeq << YAML::EndMap;
-    std::ofstream out(path);
-    if (!out) throw sim::InputError("cannot write '" + path + "'");
-    out << "# fathom calibration table: written by `fathom calibrate fit`; see models/cost/calibration_table.h\n";
-    out << e.c_str() << "\n";
+    write_output_file(path, std::string("# fathom calibration table: written by `fathom calibrate fit`; see "
+                                        "models/cost/calibration_table.h\n") +
+                                e.c_str() + "\n");
 }
 
 models::CalibrationTable read_calibration_table(const std::string& path) {
