@@ -10,10 +10,18 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 
 namespace fathom::sim {
+
+// A number in at most 6 significant digits (1.2e+300, not 300 digits of std::to_string).
+inline std::string short_number(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return buf;
+}
 
 class Time {
 public:
@@ -26,10 +34,10 @@ public:
     // (InputError: simulated time cannot represent it).
     static Time from_seconds(double s) {
         if (!(s >= 0.0) || !std::isfinite(s))
-            throw InternalError("Time::from_seconds: duration " + std::to_string(s) + " s is negative or not finite");
+            throw InternalError("Time::from_seconds: duration " + short_number(s) + " s is negative or not finite");
         const double ps = s * 1e12;
         if (ps >= kMaxPs)
-            throw InputError("a duration of " + std::to_string(s) +
+            throw InputError("a duration of " + short_number(s) +
                              " s exceeds the range of simulated time (about 106 days); check the scale of the input");
         return Time(static_cast<int64_t>(std::llround(ps)));
     }

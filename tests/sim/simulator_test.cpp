@@ -359,6 +359,8 @@ TEST_CASE("simulated time refuses to wrap around", "[sim][robustness]") {
     CHECK_THROWS_AS(t += day * 7, fathom::sim::InputError);
     CHECK_THROWS_AS(day * 107, fathom::sim::InputError);
     CHECK_THROWS_AS(Time::from_seconds(1e7), fathom::sim::InputError);
+    // Its message gives the duration in 6 significant digits, not std::to_string's 300 (issue 37).
+    CHECK_THROWS_WITH(Time::from_seconds(1.5e300), Catch::StartsWith("a duration of 1.5e+300 s exceeds"));
     CHECK((hundred + day * 6).seconds() == Approx(106 * 86400.0));
     CHECK((hundred - day).seconds() == Approx(99 * 86400.0));
 }
