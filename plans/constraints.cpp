@@ -1,11 +1,11 @@
 #include "plans/constraints.h"
 
 #include "plans/keys.h"
+#include "sim/text.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
 #include <cstdio>
 #include <numeric>
-#include <sstream>
 
 namespace fathom::plans {
 
@@ -24,13 +24,6 @@ std::string str(T x) {
 }
 
 void add(std::vector<Violation>& v, std::string key, std::string msg) { v.push_back({std::move(key), std::move(msg)}); }
-
-// A rate as a person writes it (0.1, 25, 1e-06), not std::to_string's six decimals.
-std::string fmt_rate(double r) {
-    std::ostringstream o;
-    o << r;
-    return o.str();
-}
 
 // The plan against the cluster and the model's dimensions: GPU count, heads and MLP width over tp.
 void check_shape(std::vector<Violation>& v, const models::ModelSpec& m, const hardware::ClusterSpec& c,
@@ -271,8 +264,9 @@ void check_traffic(std::vector<Violation>& v, const ServingPlan& p) {
                 " requests to measure (traffic.num_requests)");
     if (p.capacity.max_rate > 0 && !(p.capacity.min_rate < p.capacity.max_rate))
         add(v, "capacity.min_rate",
-            "the capacity search's lowest rate (" + fmt_rate(p.capacity.min_rate) +
-                " requests/s) must be below its highest (" + fmt_rate(p.capacity.max_rate) + ", capacity.max_rate)");
+            "the capacity search's lowest rate (" + sim::short_number(p.capacity.min_rate) +
+                " requests/s) must be below its highest (" + sim::short_number(p.capacity.max_rate) +
+                ", capacity.max_rate)");
     if (t.trace.empty() && !p.slo.classes.empty())
         add(v, "slo.classes",
             "generated traffic has only the default class; classes come from a trace's slo_class column");

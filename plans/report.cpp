@@ -54,7 +54,7 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
         s.add("flows", static_cast<int64_t>(r.flows));
     }
     s.add("cost_model", std::string(sim::name(o.cost_model)));
-    s.add("outside_calibrated_range", r.uncalibrated_ops);
+    s.add("outside_calibrated_range", r.op_sources.outside_all());
     add_op_costs(s, r.op_sources, o.cost_model);
     std::vector<Record> stages;
     for (size_t i = 0; i < r.stages.size(); ++i) {

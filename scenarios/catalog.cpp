@@ -92,7 +92,9 @@ void parse_load_clocks(const Node& n, const Node& c, hardware::AcceleratorSpec& 
             c.fail("serving_clock", "serving_clock must be in (0, 1]");
     }
     const bool table = !a.calibration_table.empty();
-    for (const char* key : {"table_sustained_clock", "table_serving_clock"}) {
+    const std::pair<const char*, double*> clocks[] = {{"table_sustained_clock", &a.calibration.table_sustained_clock},
+                                                      {"table_serving_clock", &a.calibration.table_serving_clock}};
+    for (const auto& [key, value] : clocks) {
         if (!table) {
             if (c.has(key)) c.fail(key, std::string(key) + " without a calibration_table");
             continue;
@@ -100,8 +102,7 @@ void parse_load_clocks(const Node& n, const Node& c, hardware::AcceleratorSpec& 
         if (!c.has(key)) n.fail("calibration_table", std::string("a calibration table needs calibration.") + key);
         const double v = c.sourced_number(key);
         if (!(v > 0 && v <= 1)) c.fail(key, std::string(key) + " must be in (0, 1]");
-        (std::string(key) == "table_sustained_clock" ? a.calibration.table_sustained_clock
-                                                     : a.calibration.table_serving_clock) = v;
+        *value = v;
     }
 }
 

@@ -91,35 +91,33 @@ plans::IntervalTable fit_intervals_of(const std::vector<CompareResult>& results,
 
 void write_intervals(const std::string& path, const plans::IntervalTable& t) {
     std::ostringstream f;
-    {
-        f << "# 90% prediction bands from fathom's residuals on published measurements (plans/intervals.h).\n"
-             "# Written by `fathom compare MEASURED.yaml --other-metrics --intervals FILE`; do not edit.\n"
-             "kind: intervals\n";
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.2f", t.level);
-        f << "level: " << buf << "\nmethod: split-conformal on |log(predicted / measured)|\nsource: \"" << t.source
-          << "\"\nregimes:\n";
-        for (const auto& [regime, b] : t.bands) {
-            if (std::isfinite(b.half_width)) std::snprintf(buf, sizeof buf, "%.6f", b.half_width);
-            else std::snprintf(buf, sizeof buf, "inf");  // too few cases for a finite band
-            f << "  " << regime << ": {cases: " << b.cases << ", half_width: " << buf << ", accelerators: [";
-            bool first = true;
-            for (const auto& a : b.accelerators) {
-                f << (first ? "" : ", ") << a;
+    f << "# 90% prediction bands from fathom's residuals on published measurements (plans/intervals.h).\n"
+         "# Written by `fathom compare MEASURED.yaml --other-metrics --intervals FILE`; do not edit.\n"
+         "kind: intervals\n";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", t.level);
+    f << "level: " << buf << "\nmethod: split-conformal on |log(predicted / measured)|\nsource: \"" << t.source
+      << "\"\nregimes:\n";
+    for (const auto& [regime, b] : t.bands) {
+        if (std::isfinite(b.half_width)) std::snprintf(buf, sizeof buf, "%.6f", b.half_width);
+        else std::snprintf(buf, sizeof buf, "inf");  // too few cases for a finite band
+        f << "  " << regime << ": {cases: " << b.cases << ", half_width: " << buf << ", accelerators: [";
+        bool first = true;
+        for (const auto& a : b.accelerators) {
+            f << (first ? "" : ", ") << a;
+            first = false;
+        }
+        f << "]";
+        if (!b.features.empty()) {
+            f << ", features: [";
+            first = true;
+            for (const auto& x : b.features) {
+                f << (first ? "\"" : ", \"") << x << "\"";
                 first = false;
             }
             f << "]";
-            if (!b.features.empty()) {
-                f << ", features: [";
-                first = true;
-                for (const auto& x : b.features) {
-                    f << (first ? "\"" : ", \"") << x << "\"";
-                    first = false;
-                }
-                f << "]";
-            }
-            f << "}\n";
         }
+        f << "}\n";
     }
     write_output_file(path, f.str());
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Text from the input that fathom prints or writes (names, ids, class names): what is wrong with it.
+// Text fathom prints: what is wrong with text from the input (names, ids, class names), and numbers
+// in messages.
 #include <cstdio>
 #include <string>
 
@@ -22,6 +23,13 @@ inline std::string text_problem(const std::string& s) {
         i += n;
     }
     return "";
+}
+
+// A number in at most 6 significant digits (1.2e+300, not 300 digits of std::to_string).
+inline std::string short_number(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return buf;
 }
 
 }  // namespace fathom::sim

@@ -7,6 +7,7 @@
 // from zero, std::llround). Everything after that is exact integer arithmetic, so event order
 // never depends on floating-point noise.
 #include "sim/error.h"
+#include "sim/text.h"
 
 #include <cmath>
 #include <cstdint>
@@ -15,13 +16,6 @@
 #include <string>
 
 namespace fathom::sim {
-
-// A number in at most 6 significant digits (1.2e+300, not 300 digits of std::to_string).
-inline std::string short_number(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", x);
-    return buf;
-}
 
 class Time {
 public:

@@ -313,6 +313,8 @@ const CalibrationGroup* TableCost::group_in_range(const OpDesc& op, const std::v
 }
 
 bool TableCost::calibrated(const OpDesc& op) const {
+    // DeepGEMM's kernels are priced by their own roofline class, not the table's GEMMs.
+    if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::DeepGemm) return false;
     if (!ragged_attention(op)) return group_in_range(op) != nullptr;
     for (const OpDesc& one : attention_slices(op))
         if (!group_in_range(one)) return false;
@@ -342,9 +344,25 @@ double TableCost::seconds(const OpDesc& op) const {
         dense.gemm_kernel = GemmKernel::Library;
         return seconds(dense) * roofline_->seconds(op) / roofline_->seconds(dense);
     }
+    bool in_range = false;
+    return plain_seconds(op, in_range);
+}
+
+bool TableCost::plain(const OpDesc& op) {
+    return !ragged_attention(op) && !(op.kind == OpKind::Gemm && op.gemm_kernel != GemmKernel::Library);
+}
+
+double TableCost::plain_seconds(const OpDesc& op, bool& in_range) const {
     const std::vector<double> c = calibration_coords(op);
     const CalibrationGroup* g = group_in_range(op, c);
+    in_range = g != nullptr;
     return g ? table_seconds(*g, op, c) : roofline_->seconds(op);
+}
+
+double TableCost::priced(const OpDesc& op, bool& in_range) const {
+    if (plain(op)) return plain_seconds(op, in_range);  // one coordinate and group lookup for both
+    in_range = calibrated(op);
+    return seconds(op);
 }
 
 }  // namespace fathom::models

@@ -74,11 +74,16 @@ public:
         : TableCost(std::make_shared<const CalibrationTable>(std::move(table)), acc, load) {}
     double seconds(const OpDesc& op) const override;
     bool calibrated(const OpDesc& op) const override;
+    double priced(const OpDesc& op, bool& in_range) const override;
     // The table's prediction for an op whose group exists, ignoring the range. `skip` >= 0 leaves
     // that measured point out of the interpolation (leave-one-out validation).
     double table_seconds(const CalibrationGroup& g, const OpDesc& op, int skip = -1) const;
 
 private:
+    // An op the table prices as one kernel of its own group (not a ragged attention batch, a
+    // DeepGEMM or a grouped GEMM): the table inside the range, the roofline outside it.
+    double plain_seconds(const OpDesc& op, bool& in_range) const;
+    static bool plain(const OpDesc& op);
     // The op's group if the op lies inside its measured range, else null (`coords`: the op's).
     const CalibrationGroup* group_in_range(const OpDesc& op) const;
     const CalibrationGroup* group_in_range(const OpDesc& op, const std::vector<double>& coords) const;

@@ -16,6 +16,11 @@ public:
     // False when the prediction for `op` lies outside the range the model was calibrated on
     // (only calibrated tables ever say false).
     virtual bool calibrated(const OpDesc&) const { return true; }
+    // seconds(op) and calibrated(op) at once, for a model that finds both with one lookup.
+    virtual double priced(const OpDesc& op, bool& in_range) const {
+        in_range = calibrated(op);
+        return seconds(op);
+    }
 };
 
 // Roofline with quantization and size-dependent efficiency:

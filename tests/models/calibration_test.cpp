@@ -201,6 +201,31 @@ TEST_CASE("serving load runs the tensor cores at the serving clock, or the susta
     CHECK(rs->seconds(m) == Approx(rk->seconds(m)));
 }
 
+TEST_CASE("priced() is seconds() and calibrated() at once; a DeepGEMM op is never table-priced", "[calibration]") {
+    // A GEMM inside the synthetic table's range, one beyond it, a grouped GEMM of table shape, a
+    // DeepGEMM one of the same shape (priced by the roofline's DeepGEMM class, so outside the table),
+    // and a memory-bound op: the one-lookup path answers as the two calls do.
+    auto a = device();
+    a.calibration.deepgemm_efficiency = 0.7;
+    a.calibration.deepgemm_k_half = 500;
+    a.peak_flops[Dtype::fp8] = 2000e12;
+    const auto table = fit_calibration(synthetic(), a);
+    const TableCost cost(table, a, Load::Sustained);
+    OpDesc grouped = gemm_op("gemm", 2048, 4096, 4096, Dtype::bf16), deep = grouped;
+    grouped.gemm_kernel = GemmKernel::Grouped;
+    deep.gemm_kernel = GemmKernel::DeepGemm;
+    for (const OpDesc& op :
+         {gemm_op("gemm", 2048, 4096, 4096, Dtype::bf16), gemm_op("gemm", 65536, 4096, 4096, Dtype::bf16), grouped,
+          deep, memory_op("rmsnorm", 16e6)}) {
+        bool in_range = true;
+        const double t = cost.priced(op, in_range);
+        CHECK(t == cost.seconds(op));
+        CHECK(in_range == cost.calibrated(op));
+    }
+    CHECK(cost.calibrated(gemm_op("gemm", 2048, 4096, 4096, Dtype::bf16)));
+    CHECK_FALSE(cost.calibrated(deep));
+}
+
 TEST_CASE("table-priced ops take the table's load factors, ops outside the table the roofline's", "[calibration]") {
     // table_sustained_clock 0.9 and table_serving_clock 1.0 for what the table covers: a GEMM in the
     // measured range takes kernel time / 0.9 in training and its kernel time in serving; a GEMM

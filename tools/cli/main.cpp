@@ -344,9 +344,9 @@ int cmd_run(const Args& a, bool validate_only) {
         std::printf("flows           %llu transfers as %llu flows sharing the fabric\n",
                     static_cast<unsigned long long>(r.flow_transfers), static_cast<unsigned long long>(r.flows));
     print_op_costs(s.cluster.accelerator, o.cost_model, r.op_sources);
-    if (!r.uncalibrated_ops.empty()) {
+    if (const auto outside = r.op_sources.outside_all(); !outside.empty()) {
         std::string ops;
-        for (const auto& x : r.uncalibrated_ops) ops += (ops.empty() ? "" : ", ") + x;
+        for (const auto& x : outside) ops += (ops.empty() ? "" : ", ") + x;
         std::fprintf(stderr, "fathom: warning: outside the calibrated range (roofline used): %s\n", ops.c_str());
     }
     print_device_model(s.cluster.accelerator);

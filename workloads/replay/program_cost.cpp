@@ -42,9 +42,10 @@ PassCost& PassCost::operator+=(const PassCost& o) {
 double ProgramCoster::seconds(const models::OpDesc& op) {
     const int c = OpSources::class_of(op.kind);
     sources_.seen[static_cast<size_t>(c)] = true;
-    if (cost_.calibrated(op)) sources_.inside[static_cast<size_t>(c)] = true;
+    bool in_range = false;
+    double t = cost_.priced(op, in_range);
+    if (in_range) sources_.inside[static_cast<size_t>(c)] = true;
     else sources_.outside[static_cast<size_t>(c)].insert(op.name);
-    double t = cost_.seconds(op);
     if (op.kind == models::OpKind::AttentionFwd || op.kind == models::OpKind::AttentionBwd) t *= attention_scale_;
     FATHOM_CHECK(std::isfinite(t) && t >= 0, "op '" + op.name + "' priced at " + std::to_string(t) + " s");
     return t;

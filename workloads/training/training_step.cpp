@@ -127,7 +127,6 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
     }
     rep.comm_kinds = replay.comm_kinds();
     rep.op_sources = coster.sources();
-    rep.uncalibrated_ops = rep.op_sources.outside_all();
 
     if (trace) {
         sim::write_chrome_trace(graph, *trace, [](const sim::TaskRecord& r) {

@@ -59,9 +59,9 @@ struct StepReport {
     // (transfers on links of their own are timed alone, outside it).
     uint64_t flow_transfers = 0;
     uint64_t flows = 0;
-    // Ops whose cost came from outside the calibrated range of a cost table (sorted, unique).
-    std::vector<std::string> uncalibrated_ops;
-    OpSources op_sources;  // how each op class was priced (table, roofline outside its range)
+    // How each op class was priced; op_sources.outside_all(): the ops a cost table left to the
+    // roofline (sorted, unique).
+    OpSources op_sources;
 };
 
 struct StepInputs {
