@@ -64,8 +64,10 @@ struct ServingSignals {
 // A time in seconds (an arrival, the end of an iteration priced in seconds) on the engine's clock:
 // rounded to the picosecond once, never before now. Serving has always converted this way, at the
 // instant an event is scheduled, from the sum taken in seconds; keeping it keeps every event time.
+// The clamp compares engine times: now's trip through seconds (a double) can round below now once
+// the clock passes 2^53 ps (about 2.5 hours), which scheduled an event in the past.
 inline sim::Time engine_time(const sim::Simulator& sim, double seconds) {
-    return sim::Time::from_seconds(std::max(seconds, sim.now().seconds()));
+    return std::max(sim::Time::from_seconds(std::max(seconds, 0.0)), sim.now());
 }
 
 }  // namespace fathom::workloads::serving
