@@ -33,7 +33,7 @@ CapacityResult find_capacity(const models::ModelSpec& model, const hardware::Clu
     };
     auto run = [&](ServingPlan p, uint64_t s) {
         const Outcome o = evaluate_serving(model, cluster, p, context, s);
-        if (!o.ok()) throw sim::InputError(describe(o.violations));
+        if (!o.ok()) throw plan_error(o.violations, "");
         tick();
         return *o.serving();
     };

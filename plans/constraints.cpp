@@ -16,6 +16,10 @@ std::string describe(const std::vector<Violation>& violations) {
     return msg;
 }
 
+sim::InputError plan_error(const std::vector<Violation>& violations, const std::string& file) {
+    return sim::InputError(describe(violations), file, 0, violations.empty() ? "" : violations.front().key);
+}
+
 namespace {
 
 template <typename T>
@@ -185,6 +189,14 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
     check_pipeline_split(v, m, p);
     check_batch(v, m, c, p);
     return v;
+}
+
+std::vector<Violation> check_serving_size(const workloads::serving::ServingPlan& plan, int64_t max_requests) {
+    const int64_t n = plan.traffic.synthetic.num_requests;
+    if (!plan.traffic.trace.empty() || n <= max_requests) return {};
+    return {{"traffic.num_requests", std::to_string(n) + " requests: more than " + std::to_string(max_requests) +
+                                         ", the most a simulation may hold (about 400 bytes each; raise it with "
+                                         "--max-requests)"}};
 }
 
 }  // namespace fathom::plans

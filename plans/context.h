@@ -25,6 +25,11 @@ struct EvaluationContext {
     // default, 1e8, bounds a replay at about 17 GB. A plan estimated above it is refused before
     // anything is allocated (replay_task_estimate).
     int64_t max_tasks = 100'000'000;
+    // The most requests a serving simulation may hold (`--max-requests`): up to about 400 bytes each
+    // (offline arrivals keep every request waiting at once; measured 370), so the default, 1e7,
+    // bounds a run at about 4 GB (and about 80 s at the 8 us a request measured for Llama 3 70B).
+    // Generated traffic above it is refused before the run, a trace when its reader passes it.
+    int64_t max_requests = 10'000'000;
     // The network backend for every cluster evaluated (compare --network); unset: each cluster's own.
     std::optional<hardware::NetworkBackend> network;
 

@@ -38,6 +38,7 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     using namespace workloads::serving;
     Outcome out;
     out.violations = check_serving_plan(model, cluster, plan);
+    if (out.violations.empty()) out.violations = check_serving_size(plan, context.max_requests);
     if (!out.violations.empty()) return out;
     const std::vector<Pool> pools = plan.pools();
     for (const Pool& pool : pools) {
@@ -65,7 +66,7 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     const auto network = hardware::make_network(net, context.collective_algorithm);
     std::unique_ptr<RequestSource> source = plan.traffic.trace.empty()
                                                 ? make_synthetic_source(plan.traffic.synthetic, seed)
-                                                : open_trace(plan.traffic.trace);
+                                                : open_trace(plan.traffic.trace, context.max_requests);
     const ServingInputs in{model, cluster, plan, pool_costs, *network};
     ServingOptions so;
     so.keep_records = options.keep_records;

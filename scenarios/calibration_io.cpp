@@ -3,6 +3,7 @@
 #include "scenarios/output_file.h"
 #include "scenarios/yaml_node.h"
 #include "sim/error.h"
+#include "sim/input_file.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -131,10 +132,10 @@ models::OpDesc row_op(const CsvRow& r, const std::string& op, hardware::Dtype dt
 }  // namespace
 
 MeasurementFile read_measurements_csv(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw sim::InputError("cannot open measurements file", path);
+    std::ifstream in = sim::open_input(path, "measurements file");
     std::string line;
     if (!std::getline(in, line)) throw sim::InputError("empty measurements file", path, 1);
+    sim::strip_bom(line);
     const auto header = split_csv(line);
     std::map<std::string, size_t> col;
     for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;

@@ -4,6 +4,7 @@
 #include "models/llm/moe_layer.h"
 #include "scenarios/calibration_io.h"
 #include "sim/error.h"
+#include "sim/input_file.h"
 
 #include <cmath>
 #include <fstream>
@@ -12,10 +13,10 @@
 namespace fathom::scenarios {
 
 std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw sim::InputError("cannot open layer measurements file", path);
+    std::ifstream in = sim::open_input(path, "layer measurements file");
     std::string line;
     if (!std::getline(in, line)) throw sim::InputError("empty layer measurements file", path, 1);
+    sim::strip_bom(line);
     const auto header = split_csv(line);
     std::map<std::string, size_t> col;
     for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;

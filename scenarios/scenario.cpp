@@ -207,6 +207,7 @@ void read_traffic(const Node& root, const plans::Catalog& cat, ServingPlan& p, K
         std::filesystem::path t(p.traffic.trace);
         if (t.is_relative()) t = std::filesystem::path(root.file()).parent_path() / t;
         p.traffic.trace = t.lexically_normal().string();
+        if (std::filesystem::is_directory(t)) tr.fail("trace", "'" + p.traffic.trace + "' is a directory, not a trace");
         if (!std::filesystem::is_regular_file(t)) tr.fail("trace", "no such file '" + p.traffic.trace + "'");
     }
 }

@@ -1,6 +1,7 @@
 #include "scenarios/yaml_node.h"
 
 #include "sim/error.h"
+#include "sim/input_file.h"
 
 #include <algorithm>
 #include <fstream>
@@ -259,8 +260,7 @@ Node load_yaml_string(const std::string& text, const std::string& name) {
 }
 
 Node load_yaml_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw sim::InputError("cannot open file", path);
+    std::ifstream in = sim::open_input(path, "YAML file");
     std::stringstream ss;
     ss << in.rdbuf();
     Node n = load_yaml_string(ss.str(), path);

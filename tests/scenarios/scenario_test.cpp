@@ -246,7 +246,11 @@ TEST_CASE("input errors name the file, the line and the key", "[scenarios][error
     }
     SECTION("a file that does not exist") {
         CHECK_THROWS_WITH(scenarios::load_scenario(testing::kSource + "/no/such/file.yaml", catalog()),
-                          Catch::Contains("cannot open file"));
+                          Catch::Contains("cannot open the YAML file: no such file"));
+    }
+    SECTION("a directory given as the scenario") {
+        CHECK_THROWS_WITH(scenarios::load_scenario(testing::kSource + "/scenarios", catalog()),
+                          Catch::Contains("cannot open the YAML file: it is a directory"));
     }
 }
 

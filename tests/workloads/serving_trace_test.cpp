@@ -139,6 +139,9 @@ TEST_CASE("bad trace rows name the file, the line and the field", "[traffic]") {
         {"zero_output.csv", h + "0,10,-2\n", 2, "key 'output_tokens'", "must be >= 1"},
         {"missing_value.csv", h + "0,,10\n", 2, "key 'prompt_tokens'", "missing value"},
         {"overflow.csv", h + "0,9223372036854775808,10\n", 2, "key 'prompt_tokens'", "does not fit a 64-bit integer"},
+        // Fits int64 but not the 2^53 bound (prompt + output wrapped past max_model_len).
+        {"near_int64.csv", h + "0,9223372036854775800,100\n", 2, "key 'prompt_tokens'",
+         "must be <= 2^53 (9007199254740992), got 9223372036854775800"},
         {"key_overflow.csv", hp + "0,100,10,18446744073709551616,10,,\n", 2, "key 'prefix_group'", "does not fit"},
         {"negative_key.csv", hp + "0,100,10,,,-1,0\n", 2, "key 'session'", "expected an integer >= 0"},
         {"prefix_too_long.csv", hp + "0,100,10,1,101,,\n", 2, "key 'prefix_tokens'", "exceed prompt_tokens (100)"},
@@ -200,6 +203,9 @@ TEST_CASE("bad trace rows name the file, the line and the field", "[traffic]") {
     // A file that is not there, or not a trace by its extension.
     REQUIRE_THROWS_WITH(open_trace(kTraces + "no_such_trace.csv"),
                         Catch::Contains("no_such_trace.csv") && Catch::Contains("cannot open"));
+    const auto dir = scratch() / "a_directory.csv";
+    std::filesystem::create_directories(dir);
+    REQUIRE_THROWS_WITH(open_trace(dir.string()), Catch::Contains("cannot open the trace: it is a directory"));
     REQUIRE_THROWS_WITH(open_trace(kTraces + "good.txt"),
                         Catch::Contains("good.txt") && Catch::Contains(".csv or .jsonl"));
     // Errors come row by row: the good rows before a bad one are delivered first.
@@ -207,6 +213,17 @@ TEST_CASE("bad trace rows name the file, the line and the field", "[traffic]") {
     CHECK(s->next());
     CHECK(s->next());
     CHECK_THROWS_AS(s->next(), InputError);
+}
+
+TEST_CASE("trace requests carry their line; a trace past max_requests is refused at its row", "[traffic]") {
+    // Lines 2 and 4 (a blank line 3 between): each request knows where it came from.
+    const std::string path = write_file("lines.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n\n1,1,1\n2,1,1\n");
+    auto s = open_trace(path, 2);
+    CHECK(s->next()->line == 2);
+    CHECK(s->next()->line == 4);
+    CHECK_THROWS_WITH(s->next(), Catch::Contains("lines.csv:5: the trace holds more than 2 requests") &&
+                                     Catch::Contains("--max-requests"));
+    CHECK(all(*open_trace(path, 3)).size() == 3);  // exactly at the limit
 }
 
 TEST_CASE("a long trace streams row by row", "[traffic]") {

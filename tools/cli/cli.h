@@ -42,6 +42,7 @@ struct Args {
     int64_t max_candidates = 0;  // search: 0 = all
     double time_limit = 0;       // search: seconds, 0 = none
     int64_t max_tasks = 0;       // run, validate, search, compare: the replay's task limit (0: the default)
+    int64_t max_requests = 0;    // run, validate, capacity, search, compare: a serving run's (0: the default)
 };
 
 // The one file argument of a command (InputError otherwise).

@@ -67,6 +67,7 @@ nlohmann::json report_json(const plans::Report& rep) {
 plans::EvaluationContext cli_context(std::shared_ptr<const plans::Catalog> catalog, uint64_t seed, const Args& a) {
     plans::EvaluationContext c = scenarios::make_context(std::move(catalog), seed, a.algorithm);
     if (a.max_tasks > 0) c.max_tasks = a.max_tasks;
+    if (a.max_requests > 0) c.max_requests = a.max_requests;
     return c;
 }
 

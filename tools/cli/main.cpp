@@ -94,6 +94,7 @@ Args parse_args(int argc, char** argv) {
         "max-candidates", po::value<long long>(), "search: only the first N candidates")(
         "time-limit", po::value<double>(), "search: stop starting candidates after S seconds")(
         "max-tasks", po::value<long long>(), "the most tasks a training step's replay may hold (default 1e8, ~17 GB)")(
+        "max-requests", po::value<long long>(), "the most requests a serving simulation may hold (default 1e7, ~4 GB)")(
         "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
         "rank-plans", "compare: rank each training case's published plan in a search around it")(
         "ops", "calibrate layers: also print each row's ops with their predicted times")(
@@ -142,13 +143,12 @@ Args parse_args(int argc, char** argv) {
         if (a.threads < 1 || a.threads > 1024)
             throw sim::InputError("command line: --threads must be between 1 and 1024");
     }
-    if (vm.count("max-candidates")) {
-        a.max_candidates = vm["max-candidates"].as<long long>();
-        if (a.max_candidates < 1) throw sim::InputError("command line: --max-candidates must be >= 1");
-    }
-    if (vm.count("max-tasks")) {
-        a.max_tasks = vm["max-tasks"].as<long long>();
-        if (a.max_tasks < 1) throw sim::InputError("command line: --max-tasks must be a positive number of tasks");
+    // Counts: positive when given (0 in Args: not given, the default).
+    for (auto [name, into] : {std::pair{"max-candidates", &a.max_candidates}, std::pair{"max-tasks", &a.max_tasks},
+                              std::pair{"max-requests", &a.max_requests}}) {
+        if (!vm.count(name)) continue;
+        *into = vm[name].as<long long>();
+        if (*into < 1) throw sim::InputError(std::string("command line: --") + name + " must be >= 1");
     }
     if (vm.count("time-limit")) {
         a.time_limit = vm["time-limit"].as<double>();
@@ -194,6 +194,8 @@ void print_serving_plan(const plans::Scenario& s) {
 int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx) {
     const auto& p = *s.serving();
     if (validate_only) {
+        const auto too_big = plans::check_serving_size(p, ctx.max_requests);
+        if (!too_big.empty()) throw sim::InputError(too_big.front().message, s.file, 0, too_big.front().key);
         std::cout << s.file << ": OK (" << s.model.name << ", serving on " << p.gpus() << " of " << s.cluster.gpus()
                   << " x " << s.cluster.accelerator.id << ", policy " << p.batching.policy << ")\n";
         return 0;
@@ -205,7 +207,7 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     Progress bar("serving");
     opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
     const plans::Outcome o = naming_file(s.file, [&] { return plans::evaluate(s, ctx, opt); });
-    if (!o.ok()) throw sim::InputError(plans::describe(o.violations), s.file);
+    if (!o.ok()) throw plans::plan_error(o.violations, s.file);
     const auto& r = *o.serving();
     print_serving_plan(s);
     std::printf("\nrequests        %lld measured (%lld warm-up) over %.2f s\n", static_cast<long long>(r.requests),
@@ -308,7 +310,7 @@ int cmd_run(const Args& a, bool validate_only) {
         opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
     if (!a.trace.empty()) opt.trace = &trace;
     const plans::Outcome o = naming_file(s.file, [&] { return plans::evaluate(s, ctx, opt); });
-    if (!o.ok()) throw sim::InputError(plans::describe(o.violations), s.file);
+    if (!o.ok()) throw plans::plan_error(o.violations, s.file);
     const workloads::StepReport& r = *o.training();
     std::printf("scenario        %s\n", s.name.c_str());
     if (s.model.moe.enabled())

@@ -53,7 +53,7 @@ PricedJobs price_jobs(const std::vector<plans::Scenario>& scen, const plans::Eva
     for (const auto& s : scen) {
         const auto& plan = *s.training();
         const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
-        if (!violations.empty()) throw sim::InputError(plans::describe(violations), s.file);
+        if (!violations.empty()) throw plans::plan_error(violations, s.file);
         plans::CostModelKind kind{};
         out.costs.push_back(plans::cost_model_for(s.cluster.accelerator, context, kind));
         out.cost_kind = !out.cost_kind || out.cost_kind == kind ? kind : plans::CostModelKind::Mixed;

@@ -11,6 +11,10 @@
 
 namespace fathom::workloads::serving {
 
+// The most tokens one count of a request may hold (a trace row's, a generator's draw): 2^53, so
+// sums of a request's counts never overflow and each is exact as a double.
+constexpr int64_t kMaxRequestTokens = int64_t{1} << 53;
+
 struct Request {
     int64_t id = 0;             // 0, 1, 2, ... in arrival order
     double arrival_s = 0;       // open loop: arrival time; closed loop: set by the simulator
@@ -21,6 +25,7 @@ struct Request {
     uint64_t session = 0;
     int64_t session_tokens = 0;
     int32_t slo_class = 0;  // index into the source's SLO class names (0 = default)
+    int32_t line = 0;       // a trace's request: its line in the file (refusals name it); 0: generated
 };
 
 }  // namespace fathom::workloads::serving

@@ -93,20 +93,37 @@ Replica& ServingSystem::route(PoolState& pool, const Request& req) {
     return *pool.replicas[static_cast<size_t>(pool.router->route(req, pool.loads))];
 }
 
+namespace {
+
+// A request the plan cannot serve, located: a trace's request by its file, line and column, a
+// generated one by the scenario key that bounds it (the CLI adds the scenario's file).
+template <class Error>
+[[noreturn]] void refuse(const Request& req, const std::string& trace, const std::string& message,
+                         const char* generated_key) {
+    const std::string what = "request " + std::to_string(req.id) + " " + message;
+    if (req.line > 0) throw Error(what, trace, req.line, "prompt_tokens");
+    throw Error(what, "", 0, generated_key);
+}
+
+}  // namespace
+
+// Token counts are below 2^53 (the trace reader's and the generators' bound), so the sums are exact.
 void ServingSystem::check_capacity(const Replica& r, const Request& req, const char* which) const {
     const int64_t whole = KvCache::blocks_for(req.prompt_tokens + req.output_tokens, in_.plan.kv.block_size);
     if (whole > r.kv().capacity())
-        throw sim::KvCapacityError("request " + std::to_string(req.id) + " needs " + std::to_string(whole) +
-                                   " KV blocks, more than " + which + " whole KV cache (" +
-                                   std::to_string(r.kv().capacity()) + " blocks)");
+        refuse<sim::KvCapacityError>(req, in_.plan.traffic.trace,
+                                     "needs " + std::to_string(whole) + " KV blocks, more than " + which +
+                                         " whole KV cache (" + std::to_string(r.kv().capacity()) + " blocks)",
+                                     "traffic.prompt");
 }
 
 void ServingSystem::admit(const Request& req) {
     if (req.prompt_tokens + req.output_tokens > max_len_ && max_len_ > 0)
-        throw sim::InputError("request " + std::to_string(req.id) + " has " + std::to_string(req.prompt_tokens) +
-                              " prompt + " + std::to_string(req.output_tokens) +
-                              " output tokens, more than max_model_len " + std::to_string(max_len_) +
-                              " (serving.max_model_len, or the model's context)");
+        refuse<sim::InputError>(req, in_.plan.traffic.trace,
+                                "has " + std::to_string(req.prompt_tokens) + " prompt + " +
+                                    std::to_string(req.output_tokens) + " output tokens, more than max_model_len " +
+                                    std::to_string(max_len_) + " (serving.max_model_len, or the model's context)",
+                                "serving.max_model_len");
     Sequence* s = new_sequence(req);
     PoolState& entry = pools_.front();
     if (entry.pool.role == PoolRole::Decode) return arrive_with_kv(s);

@@ -1,6 +1,7 @@
 // Streaming trace readers (CSV with a header row, or JSONL): one line per next() call, validated
 // strictly; every error names the file, the line and the field (see open_trace in traffic.h).
 #include "sim/error.h"
+#include "sim/input_file.h"
 #include "sim/text.h"
 #include "workloads/serving/traffic/traffic.h"
 
@@ -64,14 +65,8 @@ using Row = std::array<std::optional<std::string_view>, kFieldCount>;
 
 class TraceSource : public RequestSource {
 public:
-    explicit TraceSource(std::string path) : path_(std::move(path)) {
-        std::error_code ec;
-        if (!std::filesystem::exists(path_, ec)) throw sim::InputError("cannot open the trace: no such file", path_);
-        if (std::filesystem::is_directory(path_, ec))
-            throw sim::InputError("cannot open the trace: it is a directory", path_);
-        in_.open(path_, std::ios::binary);
-        if (!in_) throw sim::InputError("cannot open the trace (not readable)", path_);
-    }
+    TraceSource(std::string path, int64_t max_requests)
+        : path_(std::move(path)), in_(sim::open_input(path_, "trace")), max_requests_(max_requests) {}
     const std::vector<std::string>& slo_classes() const override { return classes_; }
 
 protected:
@@ -84,9 +79,10 @@ protected:
     // the end of the file. Counts every line, blank ones included, for the error messages.
     bool next_line(std::string& out) {
         while (std::getline(in_, out)) {
+            if (line_ == std::numeric_limits<int>::max()) fail("", "more lines than a trace may hold (2^31 - 1)");
             ++line_;
             if (!out.empty() && out.back() == '\r') out.pop_back();
-            if (line_ == 1 && out.compare(0, 3, "\xEF\xBB\xBF") == 0) out.erase(0, 3);
+            if (line_ == 1) sim::strip_bom(out);
             if (!trim(out).empty()) return true;
         }
         if (in_.bad()) fail("", "read error");
@@ -102,7 +98,12 @@ protected:
 
     // Builds and validates the request of one row and gives it the next id.
     Request build(const Row& row) {
+        if (next_id_ == max_requests_)
+            fail("", "the trace holds more than " + std::to_string(max_requests_) +
+                         " requests, the most a simulation may hold (about 400 bytes each; raise it with "
+                         "--max-requests)");
         Request r;
+        r.line = line_;
         const bool has_s = present(row[kArrivalS]), has_ms = present(row[kArrivalMs]);
         if (has_s && has_ms) fail(kArrivalS, "give arrival_s or arrival_ms, not both");
         if (!has_s && !has_ms) fail(kArrivalS, "missing value (arrival_s or arrival_ms)");
@@ -163,6 +164,11 @@ private:
         if (res.ec != std::errc() || res.ptr != text.data() + text.size())
             fail(f, "expected an integer, got '" + std::string(text) + "'");
         if (v < least) fail(f, "must be >= " + std::to_string(least) + ", got " + std::to_string(v));
+        // Counts are summed (prompt + output, prefix + session): bounded at 2^53 as the generators'
+        // draws are, no sum overflows (a prompt of 2^63 - 8 tokens wrapped past max_model_len and
+        // its request vanished from the results) and every count is exact as a double.
+        if (v > kMaxRequestTokens)
+            fail(f, "must be <= 2^53 (" + std::to_string(kMaxRequestTokens) + "), got " + std::to_string(v));
         return v;
     }
 
@@ -196,13 +202,14 @@ private:
     std::ifstream in_;
     int line_ = 0;
     double last_arrival_s_ = 0;
+    int64_t max_requests_;
     int64_t next_id_ = 0;
     std::vector<std::string> classes_{"default"};
 };
 
 class CsvTrace final : public TraceSource {
 public:
-    explicit CsvTrace(std::string path) : TraceSource(std::move(path)) {
+    CsvTrace(std::string path, int64_t max_requests) : TraceSource(std::move(path), max_requests) {
         if (!next_line(line_text_)) return;  // empty file: no requests
         split(line_text_, cells_);
         std::array<bool, kFieldCount> seen{};
@@ -332,12 +339,12 @@ public:
 
 }  // namespace
 
-std::unique_ptr<RequestSource> open_trace(const std::string& path) {
+std::unique_ptr<RequestSource> open_trace(const std::string& path, int64_t max_requests) {
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (ext == ".csv") return std::make_unique<CsvTrace>(path);
-    if (ext == ".jsonl") return std::make_unique<JsonlTrace>(path);
+    if (ext == ".csv") return std::make_unique<CsvTrace>(path, max_requests);
+    if (ext == ".jsonl") return std::make_unique<JsonlTrace>(path, max_requests);
     throw sim::InputError(
         (ext.empty() ? std::string("a trace file needs an extension") : "unknown trace extension '" + ext + "'") +
             ": expected .csv or .jsonl",

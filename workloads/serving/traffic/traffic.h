@@ -22,6 +22,7 @@
 #include "workloads/serving/request.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -109,8 +110,11 @@ std::unique_ptr<RequestSource> make_synthetic_source(const SyntheticTraffic& tra
 // and session uint64 (0 = none), and prefix_tokens / session_tokens need their key to be non-zero.
 // Times must be finite, >= 0 and non-decreasing. Request ids count rows from 0.
 // slo_classes() starts as {"default"} (index 0, also for rows without slo_class) and grows with
-// each new name in order of first appearance, so read it after the last next(). An empty file or
-// one with only a header yields no requests (the caller decides whether that is an error).
-std::unique_ptr<RequestSource> open_trace(const std::string& path);
+// each new name in order of first appearance, so read it after the last next(). A file with no
+// requests is an error. Token counts are at most kMaxRequestTokens (2^53); a row past
+// `max_requests` requests is an error (a simulation's memory follows its requests). Each request
+// carries its line (Request::line), which refusals of it name.
+std::unique_ptr<RequestSource> open_trace(const std::string& path,
+                                          int64_t max_requests = std::numeric_limits<int64_t>::max());
 
 }  // namespace fathom::workloads::serving
