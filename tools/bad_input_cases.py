@@ -211,6 +211,13 @@ def resource_cases(add):
     add("resource-class", "2^31-1 requests, capacity", {"s.yaml": SYNTHETIC}, "capacity", "IN", *huge)
     add("resource-class", "trace past --max-requests", {"s.yaml": SERVING, "trace.csv": TRACE_HEAD + TRACE_ROWS},
         "run", "IN", "--max-requests", "2")
+    big = ["--set", "cluster.nodes=1000000", "--set", "training.global_batch_size=4000000"]
+    add("resource-class", "a million nodes, topology", {"s.yaml": QUICKSTART}, "topology", "IN", *big, "-o", "OUT")
+    add("resource-class", "a million nodes, simgrid", {"s.yaml": QUICKSTART}, "run", "IN", *big, "--network", "simgrid")
+    # Past the lower bound only as it is built: 20,000 dragonfly groups of one node, all-to-all.
+    add("resource-class", "a quadratic dragonfly, topology", {"s.yaml": QUICKSTART}, "topology", "IN",
+        "--set", "cluster.nodes=20000", "--set", "training.global_batch_size=80000",
+        "--set", "cluster.scale_out.topology=dragonfly", "--set", "cluster.scale_out.nodes_per_leaf=1", "-o", "OUT")
     # A correct answer, bounded: the cost follows the 10 requests, not the 2^31 clients.
     add("resource-class", "closed loop of 2^31-1 clients, 10 requests", {"s.yaml": SYNTHETIC}, "run", "IN",
         "--set", "traffic.arrival=concurrency", "--set", "traffic.concurrency=2147483647",
@@ -304,6 +311,9 @@ EXPECT = {
     '2^31-1 requests, run': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests: more than 10000000",
     '2^31-1 requests, validate': "s.yaml: key 'traffic.num_requests': 2147483647 requests: more than 10000000",
     '2^31-1 requests, capacity': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests",
+    'a million nodes, topology': "s.yaml: key 'cluster.nodes': the cluster's graph would hold at least 64000000 vertices",
+    'a million nodes, simgrid': "s.yaml: key 'cluster.nodes': the cluster's graph would hold at least 64000000 vertices",
+    'a quadratic dragonfly, topology': "s.yaml: key 'cluster.nodes': the cluster's graph would hold more than 12000000",
     'trace past --max-requests': "trace.csv:4: the trace holds more than 2 requests",
     'trace tokens near 2^63': "trace.csv:2: key 'prompt_tokens': must be <= 2^53 (9007199254740992), got 9223372036854775800",
     'trace request longer than max_model_len': "trace.csv:3: key 'prompt_tokens': request 1 has 9000 prompt + 64 output",

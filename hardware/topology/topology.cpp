@@ -6,17 +6,46 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/graphviz.hpp>
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <sstream>
 
 namespace fathom::hardware {
 
+namespace {
+
+// `what` the graph holds: "at least N vertices and directed links" or "more than N ...".
+[[noreturn]] void too_large(const std::string& what) {
+    throw sim::InputError("the cluster's graph would hold " + what +
+                              " vertices and directed links, past the most that `topology` and the simgrid "
+                              "network build (" +
+                              std::to_string(Topology::kMaxElements) +
+                              ", about 200 bytes each); the analytical network (cluster.network: analytical) "
+                              "builds no graph",
+                          "", 0, "cluster.nodes");
+}
+
+}  // namespace
+
+int64_t topology_elements_lower_bound(const ClusterSpec& c) {
+    const int64_t gpus = int64_t{c.nodes} * c.gpus_per_node;
+    const int64_t nics = c.nodes > 1 ? int64_t{c.nodes} * c.nics_per_node : 0;
+    return gpus * std::min(3, c.gpus_per_node) + (nics > 0 ? 2 * gpus + 3 * nics : 0);
+}
+
+void Topology::count(int64_t added) {
+    elements_ += added;
+    if (elements_ > kMaxElements) too_large("more than " + std::to_string(kMaxElements));
+}
+
 Vertex Topology::add_vertex(VertexKind kind, std::string name, int node, int index) {
+    count(1);
     return boost::add_vertex(TopoVertex{kind, std::move(name), node, index}, g_);
 }
 
 void Topology::connect(Vertex a, Vertex b, double bandwidth, double efficiency, double latency, LinkLevel level) {
+    count(2);
     const int n = links();
     boost::add_edge(a, b, TopoLink{bandwidth, efficiency, latency, level, n}, g_);
     boost::add_edge(b, a, TopoLink{bandwidth, efficiency, latency, level, n + 1}, g_);
@@ -124,6 +153,8 @@ void Topology::write_dot(std::ostream& os) const {
 }
 
 Topology build_topology(const ClusterSpec& cluster, const std::string& where) {
+    if (const int64_t least = topology_elements_lower_bound(cluster); least > Topology::kMaxElements)
+        too_large("at least " + std::to_string(least));
     Topology t;
     t.gpus_per_node = cluster.gpus_per_node;
     t.scale_up_builder = cluster.scale_up.topology == ScaleUpTopology::FullMesh ? "full-mesh" : "nvswitch";

@@ -14,6 +14,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -56,6 +57,14 @@ using Edge = TopoGraph::edge_descriptor;
 
 class Topology {
 public:
+    // The most vertices plus directed links a graph may hold: 12M, about 2 GB and 5 s to build
+    // (measured with `fathom topology`, DOT text included: 1.12M H100s of 8 a node under
+    // rail-optimized leaves are 11.5M elements, 2.0 GB, 4.8 s; a dragonfly that grows past the
+    // bound stops at 1.4 s and 1.5 GB). Past it, building stops with an InputError naming
+    // cluster.nodes (a million nodes built for minutes and past 10 GB). The analytical network,
+    // which builds no graph, has no such bound.
+    static constexpr int64_t kMaxElements = 12'000'000;
+
     Vertex add_vertex(VertexKind kind, std::string name, int node, int index);
     // Both directions of one physical link.
     void connect(Vertex a, Vertex b, double bandwidth, double efficiency, double latency, LinkLevel level);
@@ -89,12 +98,21 @@ public:
     void set_scale_up_switch(int node, Vertex v);
 
 private:
+    void count(int64_t added);  // InputError past kMaxElements
     TopoGraph g_;
+    int64_t elements_ = 0;
     std::vector<Vertex> gpus_, nic_of_, switch_of_;
 };
 
 // The whole cluster: the scale-up builder for the fabric's topology ("nvswitch" or "full-mesh") on
-// every node, then the scale-out builder named by the cluster's topology, then validate().
+// every node, then the scale-out builder named by the cluster's topology, then validate(). A
+// cluster whose graph holds at least more than kMaxElements (its GPUs, NICs, and their links to
+// the scale-up switch and the network, a lower bound) is refused before anything is built; one
+// that passes that estimate and grows past it (a builder's quadratic tier) as it is built.
 Topology build_topology(const ClusterSpec& cluster, const std::string& where = "cluster");
+// At least what every builder adds: each GPU and NIC, a GPU's two directed links to its scale-up
+// switch (a full mesh: its g - 1 to the others, so min(2, g - 1)), a GPU's two to its NIC, a NIC's
+// (at least) two to the network.
+int64_t topology_elements_lower_bound(const ClusterSpec& cluster);
 
 }  // namespace fathom::hardware

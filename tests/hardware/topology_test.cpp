@@ -113,6 +113,29 @@ TEST_CASE("topology validation: zero bandwidth and disconnected graphs are input
     CHECK_THROWS_AS(routing_registry().get("valiant"), fathom::sim::InputError);
 }
 
+TEST_CASE("a graph past its bound is refused before it is built", "[hardware][topology]") {
+    // The lower bound never exceeds what the builders build: 1, 2 and 8 nodes (one node has no
+    // NICs) of 1, 2 and 8 GPUs (a full mesh of 2 has one link a GPU) under every scale-out topology
+    // and both scale-up ones.
+    for (auto topo : {ScaleOutTopology::FatTree2, ScaleOutTopology::FatTree3, ScaleOutTopology::RailOptimized,
+                      ScaleOutTopology::Dragonfly})
+        for (int nodes : {1, 2, 8})
+            for (int gpus : {1, 2, 8})
+                for (bool mesh : {false, true}) {
+                    ClusterSpec c = cluster(nodes, gpus, gpus, 2, topo);
+                    if (mesh) c.scale_up.topology = ScaleUpTopology::FullMesh;
+                    const Topology t = build_topology(c);
+                    INFO(fathom::sim::name(topo) << " " << nodes << " nodes of " << gpus << ", full mesh " << mesh);
+                    CHECK(topology_elements_lower_bound(c) <= int64_t{t.vertices()} + t.links());
+                }
+    // A million nodes of 8 GPUs and 8 NICs: at least 8M x (3 + 2) + 8M x 3 = 64M elements,
+    // refused at once naming the key.
+    ClusterSpec c = cluster(1'000'000, 8, 8, 16, ScaleOutTopology::RailOptimized);
+    CHECK(topology_elements_lower_bound(c) == 64'000'000);
+    CHECK_THROWS_WITH(build_topology(c), Catch::Contains("key 'cluster.nodes'") &&
+                                             Catch::Contains("at least 64000000 vertices and directed links"));
+}
+
 TEST_CASE("routing: fewest-hop paths, and how each strategy picks among them", "[hardware][routing]") {
     const Topology t = build_topology(cluster(2, 8, 8, 1, ScaleOutTopology::FatTree2));
     RouteCache cache(t);

@@ -17,7 +17,7 @@ int cmd_topology(const Args& a) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
-    const hardware::Topology t = hardware::build_topology(s.cluster, s.file);
+    const hardware::Topology t = naming_file(s.file, [&] { return hardware::build_topology(s.cluster, s.file); });
     const std::string out = !a.out.empty() ? a.out : std::filesystem::path(s.file).stem().string() + ".dot";
     std::ostringstream dot;
     t.write_dot(dot);
