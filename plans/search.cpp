@@ -127,9 +127,31 @@ const std::vector<PruneRule<TrainingPlan>>& training_prune_rules() {
 
 Crossed<TrainingPlan> cross_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                            const TrainingPlan& base, const SearchSpace& space,
-                                           const std::vector<SearchKey>& keys) {
+                                           const std::vector<SearchKey>& keys, const CrossLimits& limits) {
     const SearchBase b{model, cluster, space, &base};
-    return cross(base, resolve_axes(keys, b, base), b, derive_training, training_prune_rules());
+    return cross(base, resolve_axes(keys, b, base), b, derive_training, training_prune_rules(), limits);
+}
+
+CrossLimits enumeration_limits(const SearchOptions& options, std::chrono::steady_clock::time_point start) {
+    CrossLimits l;
+    l.max_plans = static_cast<size_t>(options.max_candidates > 0 ? std::min(options.max_candidates, kMaxCandidates)
+                                                                 : kMaxCandidates);
+    if (options.time_limit_s > 0 && options.partition.size <= 1)
+        l.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(options.time_limit_s));
+    return l;
+}
+
+std::string enumeration_cut(bool full, bool timed_out, const SearchOptions& options) {
+    if (timed_out) return "cut by --time-limit during enumeration";
+    if (!full) return "";
+    if (options.max_candidates > 0 && options.max_candidates <= kMaxCandidates) return "cut by --max-candidates";
+    const std::string bound = std::to_string(kMaxCandidates);
+    if (options.time_limit_s > 0) return "cut at the " + bound + "-candidate bound";
+    throw sim::InputError("the axes give more than " + bound +
+                              " candidates after pruning, more than a search holds: narrow them, or take the first "
+                              "N with --max-candidates N or what a time allows with --time-limit S",
+                          "", 0, "search");
 }
 
 std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
@@ -137,9 +159,9 @@ std::vector<TrainingPlan> enumerate_training_plans(const models::ModelSpec& mode
     return cross_training_plans(model, cluster, base, space).plans;
 }
 
-void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate) {
+void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate,
+                    std::chrono::steady_clock::time_point start) {
     // Work queue: each thread takes the next index; results land at their index.
-    const auto start = std::chrono::steady_clock::now();
     std::atomic<size_t> next{0};
     std::atomic<int64_t> done{0};
     std::atomic<bool> stop{false};
@@ -180,14 +202,15 @@ void run_candidates(size_t n, const SearchOptions& options, const std::function<
 SearchResult search_training(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                              const TrainingPlan& base, const SearchSpace& space, const EvaluationContext& context,
                              const SearchOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
     check_objective(space.objective, WorkloadKind::Training, space.price_per_gpu_hour > 0, true);
     SearchResult result;
     result.base_global_batch = base.training.global_batch;
-    std::vector<TrainingPlan> plans = enumerate_training_plans(model, cluster, base, space);
-    if (options.max_candidates > 0 && static_cast<int64_t>(plans.size()) > options.max_candidates) {
-        plans.resize(static_cast<size_t>(options.max_candidates));
-        result.truncated = true;
-    }
+    Crossed<TrainingPlan> crossed =
+        cross_training_plans(model, cluster, base, space, search_keys(), enumeration_limits(options, start));
+    result.truncation = enumeration_cut(crossed.full, crossed.timed_out, options);
+    result.truncated = !result.truncation.empty();
+    std::vector<TrainingPlan>& plans = crossed.plans;
     auto& cs = result.candidates;
     cs.resize(plans.size());
     for (size_t i = 0; i < plans.size(); ++i) {
@@ -195,9 +218,13 @@ SearchResult search_training(const models::ModelSpec& model, const hardware::Clu
         cs[i].plan = std::move(plans[i]);
     }
 
-    run_candidates(cs.size(), options, [&](size_t i) {
-        evaluate_one(model, cluster, context, space.b_noise, result.base_global_batch, space.price_per_gpu_hour, cs[i]);
-    });
+    run_candidates(
+        cs.size(), options,
+        [&](size_t i) {
+            evaluate_one(model, cluster, context, space.b_noise, result.base_global_batch, space.price_per_gpu_hour,
+                         cs[i]);
+        },
+        start);
 
     finalize_training_search(result, space);
     return result;

@@ -19,6 +19,7 @@
 #include "plans/search_space.h"
 #include "sim/enum_names.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -72,15 +73,31 @@ struct SearchResult {
     std::vector<Candidate> candidates;  // in enumeration order
     std::vector<int64_t> ranking;       // indices of evaluated candidates, best first
     int64_t evaluated = 0, pruned = 0, out_of_memory = 0, skipped = 0;
-    bool truncated = false;        // max_candidates cut the enumeration
+    bool truncated = false;        // the enumeration stopped early ...
+    std::string truncation;        // ... why (enumeration_cut), "" when complete
     double base_global_batch = 0;  // B0 of the statistical efficiency
 };
 
 // Runs evaluate(i) for every i in [0, n) that options.partition owns, on options.threads threads
 // (the calling one included, which reports progress over the owned ones), each thread taking the
-// next index; stops starting new ones after options.time_limit_s, and rethrows the first exception
-// after every thread has stopped.
-void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate);
+// next index; stops starting new ones options.time_limit_s after `start`, and rethrows the first
+// exception after every thread has stopped.
+void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate,
+                    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now());
+
+// The most candidates a search holds after pruning: 200,000 (about 2 KB each with their outcomes
+// and report records, measured; reporting them takes about 0.4 s).
+constexpr int64_t kMaxCandidates = 200'000;
+
+// A search's enumeration bounds from its options, its clock started at `start`: the first
+// max_candidates (at most kMaxCandidates) candidates, and the time limit's deadline. The deadline
+// applies to one process only: the ranks of a partitioned search must enumerate the same
+// candidates (kMaxCombinations bounds their enumeration instead).
+CrossLimits enumeration_limits(const SearchOptions& options, std::chrono::steady_clock::time_point start);
+// Why an enumeration stopped short ("cut by --max-candidates", "cut by --time-limit during
+// enumeration", "cut at the 1000000-candidate bound" under a time limit), "" when it did not.
+// InputError (key `search`) when it reached kMaxCandidates with neither option to say which.
+std::string enumeration_cut(bool full, bool timed_out, const SearchOptions& options);
 
 // Marks the evaluated candidates (training or serving) that no other evaluated one dominates: at
 // least as good on `a` (higher is better) and on `b` (lower is better), strictly better on one.
@@ -133,7 +150,8 @@ const std::vector<PruneRule<workloads::TrainingPlan>>& training_prune_rules();
 Crossed<workloads::TrainingPlan> cross_training_plans(const models::ModelSpec& model,
                                                       const hardware::ClusterSpec& cluster,
                                                       const workloads::TrainingPlan& base, const SearchSpace& space,
-                                                      const std::vector<SearchKey>& keys = search_keys());
+                                                      const std::vector<SearchKey>& keys = search_keys(),
+                                                      const CrossLimits& limits = {});
 std::vector<workloads::TrainingPlan> enumerate_training_plans(const models::ModelSpec& model,
                                                               const hardware::ClusterSpec& cluster,
                                                               const workloads::TrainingPlan& base,

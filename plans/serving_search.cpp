@@ -9,6 +9,7 @@
 #include "workloads/serving/serving_memory.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -129,11 +130,11 @@ const std::vector<PruneRule<ServingPlan>>& serving_prune_rules() {
 
 Crossed<ServingPlan> cross_serving_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                          const ServingPlan& base, const SearchSpace& space, const Catalog& catalog,
-                                         const std::vector<SearchKey>& keys) {
+                                         const std::vector<SearchKey>& keys, const CrossLimits& limits) {
     const SearchBase b{model, cluster, space, nullptr, &base, &catalog};
     return cross(
         aggregated_start(base), resolve_axes(keys, b, base), b, [](ServingPlan&, const SearchBase&) {},
-        serving_prune_rules());
+        serving_prune_rules(), limits);
 }
 
 std::vector<ServingPlan> enumerate_serving_plans(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
@@ -145,6 +146,7 @@ std::vector<ServingPlan> enumerate_serving_plans(const models::ModelSpec& model,
 ServingSearchResult search_serving(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                    const ServingPlan& base, const SearchSpace& space, const EvaluationContext& context,
                                    uint64_t seed, const SearchOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
     if (!context.catalog) throw sim::InputError("a serving search needs the catalog in its evaluation context");
     ServingSearchResult result;
     const SearchBase b{model, cluster, space, nullptr, &base, context.catalog.get()};
@@ -154,11 +156,11 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
                 return price_of(space, std::get<std::string>(id)) > 0;
             });
     check_objective(space.objective, WorkloadKind::Serving, result.priced, base.slo.ttft_s > 0 || base.slo.tpot_s > 0);
-    std::vector<ServingPlan> plans = enumerate_serving_plans(model, cluster, base, space, *context.catalog);
-    if (options.max_candidates > 0 && static_cast<int64_t>(plans.size()) > options.max_candidates) {
-        plans.resize(static_cast<size_t>(options.max_candidates));
-        result.truncated = true;
-    }
+    Crossed<ServingPlan> crossed = cross_serving_plans(model, cluster, base, space, *context.catalog, search_keys(),
+                                                       enumeration_limits(options, start));
+    result.truncation = enumeration_cut(crossed.full, crossed.timed_out, options);
+    result.truncated = !result.truncation.empty();
+    std::vector<ServingPlan>& plans = crossed.plans;
     auto& cs = result.candidates;
     cs.resize(plans.size());
     for (size_t i = 0; i < plans.size(); ++i) {
@@ -169,7 +171,8 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
         c.gpus = c.plan.gpus();
         c.usd_per_hour = price_of(space, c.plan.pools().front().layout->accelerator.id) * c.gpus;
     }
-    run_candidates(cs.size(), options, [&](size_t i) { evaluate_one(model, cluster, space, context, seed, cs[i]); });
+    run_candidates(
+        cs.size(), options, [&](size_t i) { evaluate_one(model, cluster, space, context, seed, cs[i]); }, start);
     finalize_serving_search(result, space);
     return result;
 }

@@ -63,8 +63,9 @@ struct ServingSearchResult {
     std::vector<ServingCandidate> candidates;  // in enumeration order
     std::vector<int64_t> ranking;              // evaluated candidates, best first
     int64_t evaluated = 0, pruned = 0, out_of_memory = 0, skipped = 0;
-    bool truncated = false;
-    bool priced = false;  // every device type tried has a price
+    bool truncated = false;  // the enumeration stopped early ...
+    std::string truncation;  // ... why (enumeration_cut), "" when complete
+    bool priced = false;     // every device type tried has a price
 };
 
 // Declarative table: the combinations the serving search drops before they are candidates.
@@ -76,7 +77,8 @@ Crossed<workloads::serving::ServingPlan> cross_serving_plans(const models::Model
                                                              const hardware::ClusterSpec& cluster,
                                                              const workloads::serving::ServingPlan& base,
                                                              const SearchSpace& space, const Catalog& catalog,
-                                                             const std::vector<SearchKey>& keys = search_keys());
+                                                             const std::vector<SearchKey>& keys = search_keys(),
+                                                             const CrossLimits& limits = {});
 std::vector<workloads::serving::ServingPlan> enumerate_serving_plans(const models::ModelSpec& model,
                                                                      const hardware::ClusterSpec& cluster,
                                                                      const workloads::serving::ServingPlan& base,

@@ -157,6 +157,7 @@ struct SearchOut {
     std::string share;
     int64_t counts[4] = {0, 0, 0, 0};
     bool truncated = false;
+    std::string truncation;  // why the enumeration stopped short ("" when it did not)
 };
 
 // `r` (a search's result, or this process's share of it) with the shares of the other ranks
@@ -173,6 +174,7 @@ SearchOut collect(R r, const plans::Partition& partition, const std::vector<std:
     out.ranking = r.ranking;
     out.counts[0] = r.evaluated, out.counts[1] = r.pruned, out.counts[2] = r.out_of_memory, out.counts[3] = r.skipped;
     out.truncated = r.truncated;
+    out.truncation = r.truncation;
     return out;
 }
 
@@ -218,7 +220,7 @@ py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, 
                     py::arg("ranking") = out.ranking, py::arg("evaluated") = out.counts[0],
                     py::arg("pruned") = out.counts[1], py::arg("out_of_memory") = out.counts[2],
                     py::arg("skipped") = out.counts[3], py::arg("truncated") = out.truncated,
-                    py::arg("share") = py::bytes(out.share));
+                    py::arg("truncation") = out.truncation, py::arg("share") = py::bytes(out.share));
 }
 
 py::list compare(const std::string& path, bool other_metrics, const std::string& only_case) {

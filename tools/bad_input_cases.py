@@ -218,6 +218,15 @@ def resource_cases(add):
     add("resource-class", "a quadratic dragonfly, topology", {"s.yaml": QUICKSTART}, "topology", "IN",
         "--set", "cluster.nodes=20000", "--set", "training.global_batch_size=80000",
         "--set", "cluster.scale_out.topology=dragonfly", "--set", "cluster.scale_out.nodes_per_leaf=1", "-o", "OUT")
+    # 64 tp x 80 pp x 20 vp x 32 micro-batch x 40 global batch x 2 x 3 x 2 = 786M combinations.
+    search = sub(QUICKSTART, "stack:", "search:\n" + "".join(
+        f"  {k}: [{', '.join(str(v) for v in vals)}]\n" for k, vals in (
+            ("tp", range(1, 65)), ("pp", range(1, 81)), ("vp", range(1, 21)), ("micro_batch_size", range(1, 33)),
+            ("global_batch_size", range(64, 2600, 64)), ("zero_stage", (1, 3)),
+            ("recompute", ("none", "selective", "full")), ("dtype", ("bf16", "fp8")))) + "stack:")
+    add("resource-class", "a search of 786M combinations", {"s.yaml": search}, "search", "IN")
+    add("resource-class", "a search of 786M combinations, --time-limit 1", {"s.yaml": search}, "search", "IN",
+        "--time-limit", "1", "--threads", "2")
     # A correct answer, bounded: the cost follows the 10 requests, not the 2^31 clients.
     add("resource-class", "closed loop of 2^31-1 clients, 10 requests", {"s.yaml": SYNTHETIC}, "run", "IN",
         "--set", "traffic.arrival=concurrency", "--set", "traffic.concurrency=2147483647",
@@ -314,6 +323,7 @@ EXPECT = {
     'a million nodes, topology': "s.yaml: key 'cluster.nodes': the cluster's graph would hold at least 64000000 vertices",
     'a million nodes, simgrid': "s.yaml: key 'cluster.nodes': the cluster's graph would hold at least 64000000 vertices",
     'a quadratic dragonfly, topology': "s.yaml: key 'cluster.nodes': the cluster's graph would hold more than 12000000",
+    'a search of 786M combinations': "s.yaml: key 'search': the axes cross more than 10000000 combinations (64 tp x 80 pp",
     'trace past --max-requests': "trace.csv:4: the trace holds more than 2 requests",
     'trace tokens near 2^63': "trace.csv:2: key 'prompt_tokens': must be <= 2^53 (9007199254740992), got 9223372036854775800",
     'trace request longer than max_model_len': "trace.csv:3: key 'prompt_tokens': request 1 has 9000 prompt + 64 output",
@@ -435,6 +445,7 @@ EXPECT = {
 # Inputs at the edge of what is valid, whose right outcome is an answer (exit 0) within these seconds.
 ANSWER_WITHIN = {
     'closed loop of 2^31-1 clients, 10 requests': 10,
+    'a search of 786M combinations, --time-limit 1': 5,
     'calibration CSV with a byte order mark': 30,
     'layer CSV with a byte order mark': 30,
 }

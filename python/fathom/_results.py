@@ -120,6 +120,7 @@ class SearchResult:
         self.evaluated, self.pruned = report["evaluated"], report["pruned"]
         self.out_of_memory, self.skipped = report["out_of_memory"], report["skipped"]
         self.truncated = report["truncated"]
+        self.truncation = report["truncation"]  # why the enumeration stopped short, "" when it did not
 
     @property
     def best(self):

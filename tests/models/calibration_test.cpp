@@ -201,7 +201,7 @@ TEST_CASE("serving load runs the tensor cores at the serving clock, or the susta
     CHECK(rs->seconds(m) == Approx(rk->seconds(m)));
 }
 
-TEST_CASE("priced() is seconds() and calibrated() at once; a DeepGEMM op is never table-priced", "[calibration]") {
+TEST_CASE("priced() is seconds() and calibrated() at once, a DeepGEMM op is never table-priced", "[calibration]") {
     // A GEMM inside the synthetic table's range, one beyond it, a grouped GEMM of table shape, a
     // DeepGEMM one of the same shape (priced by the roofline's DeepGEMM class, so outside the table),
     // and a memory-bound op: the one-lookup path answers as the two calls do.

@@ -138,7 +138,7 @@ TEST_CASE("each pruning rule drops the combinations its reason names", "[plans][
     }
 }
 
-TEST_CASE("the serving search's default replica counts stop at the cluster's GPUs; given ones do not",
+TEST_CASE("the serving search's default replica counts stop at the cluster's GPUs, given ones do not",
           "[plans][search][serving]") {
     const plans::Scenario s =
         scenarios::parse_scenario(scenarios::load_yaml_string(kServing, "s.yaml"), testing::source_catalog());
@@ -190,7 +190,7 @@ TEST_CASE("a search key serves the kinds its declaration gives, and the parser f
     }
 }
 
-TEST_CASE("every objective has its entry; what it needs is checked in one place", "[plans][search]") {
+TEST_CASE("every objective has its entry, what it needs is checked in one place", "[plans][search]") {
     using plans::Objective;
     using plans::WorkloadKind;
     for (const std::string& name : sim::choices<Objective>()) {

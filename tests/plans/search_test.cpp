@@ -86,7 +86,7 @@ TEST_CASE("a search gives identical results at one and at two threads", "[plans]
     }
 }
 
-TEST_CASE("goodput ranks by throughput times statistical efficiency; the Pareto front is undominated",
+TEST_CASE("goodput ranks by throughput times statistical efficiency, the Pareto front is undominated",
           "[plans][search]") {
     const auto& ctx = testing::source_context();
     const plans::Scenario s = quickstart();
@@ -136,7 +136,49 @@ TEST_CASE("max_candidates keeps the first of the enumeration order", "[plans][se
     opt.max_candidates = 10;
     const auto r = plans::search_training(s.model, s.cluster, *s.training(), small_space(), ctx, opt);
     CHECK(r.truncated);
+    CHECK(r.truncation == "cut by --max-candidates");
     CHECK(r.candidates.size() == 10);
+}
+
+TEST_CASE("a search's enumeration is bounded: combinations, candidates and the time limit", "[plans][search]") {
+    const auto& ctx = testing::source_context();
+    const plans::Scenario s = quickstart();
+    // The small space's 64 combinations x n global batch sizes (1, 2, ..., n).
+    auto space_with = [](int64_t n) {
+        plans::SearchSpace space = small_space();
+        std::vector<int64_t> gb(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) gb[static_cast<size_t>(i)] = i + 1;
+        plans::set_search_key(space, "search.global_batch_size", gb);
+        return space;
+    };
+    auto error_of = [&](const plans::SearchSpace& space, const plans::SearchOptions& opt) -> std::string {
+        try {
+            plans::search_training(s.model, s.cluster, *s.training(), space, ctx, opt);
+        } catch (const sim::InputError& e) {
+            CHECK(e.key() == "search");
+            return e.what();
+        }
+        return "no error";
+    };
+    // 64 x 200,000 = 12.8M combinations: refused before anything is enumerated, naming the axes.
+    CHECK_THAT(error_of(space_with(200'000), {}),
+               Catch::Contains("more than 10000000 combinations (4 tp x 2 pp x 2 micro_batch_size x 200000 "
+                               "global_batch_size x 2 zero_stage x 2 recompute values)") &&
+                   Catch::Contains("--time-limit"));
+    // 64 x 4,200 = 268,800 combinations, 48 of every 64 candidates (see the enumeration test):
+    // 201,600 candidates, past the 200,000 a search holds.
+    CHECK_THAT(error_of(space_with(4'200), {}), Catch::Contains("more than 200000 candidates after pruning"));
+    // A time limit bounds the same 12.8M: the enumeration stops at its deadline (checked every
+    // 4096 combinations; this one passed before the first check), nothing is evaluated, and the
+    // result says why it is short.
+    plans::SearchOptions opt;
+    opt.time_limit_s = 1e-9;
+    const auto r = plans::search_training(s.model, s.cluster, *s.training(), space_with(200'000), ctx, opt);
+    CHECK(r.truncated);
+    CHECK(r.truncation == "cut by --time-limit during enumeration");
+    CHECK(r.candidates.size() < 4096);
+    CHECK(r.evaluated == 0);
+    CHECK(r.skipped == static_cast<int64_t>(r.candidates.size()));
 }
 
 TEST_CASE("a choice list rejects unknown and empty entries", "[plans][search]") {

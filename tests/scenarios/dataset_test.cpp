@@ -41,7 +41,7 @@ TEST_CASE("a serving dataset's lengths are its table's: 100 equal-probability bi
     CHECK_FALSE(d.source.empty());
 }
 
-TEST_CASE("traffic.dataset draws prompts and outputs from the dataset; a length given replaces its own",
+TEST_CASE("traffic.dataset draws prompts and outputs from the dataset, a length given replaces its own",
           "[scenarios][serving]") {
     // 100,000 requests drawn from azure-code-2023 (prompt mean 2048.6, output mean 26.7 in the
     // histograms; standard errors 0.2% and 0.3% at that count): the drawn means within 1%.
@@ -90,7 +90,7 @@ TEST_CASE("an unknown dataset, or a dataset file without a length, is an input e
     CHECK_THROWS_AS(scenarios::read_dataset_lengths(node, p, o), sim::InputError);
 }
 
-TEST_CASE("a measured case naming a catalog dataset is simulated from its table; one without a table is not",
+TEST_CASE("a measured case naming a catalog dataset is simulated from its table, one without a table is not",
           "[scenarios][compare]") {
     YAML::Node c = YAML::Clone(testing::frozen_case("srv-vllm0151-qwen2-5-7b-instruct-tp1-roleplay-1-1-exp64"));
     REQUIRE(c);

@@ -53,7 +53,7 @@ std::string with_variant(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("a measured case holds only the format's fields; a variant names one configuration field", "[measured]") {
+TEST_CASE("a measured case holds only the format's fields, a variant names one configuration field", "[measured]") {
     CHECK(refusal(kCase).bare_message().empty());
     // Unknown at each depth: the dotted path and the line of the key.
     const auto top = refusal(std::string(kCase) + "speed: 3\n");

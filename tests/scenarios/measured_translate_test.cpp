@@ -203,7 +203,7 @@ scope: system
           std::string::npos);
 }
 
-TEST_CASE("an engine_version picks its preset; one that is not a version number is said, never silent",
+TEST_CASE("an engine_version picks its preset, one that is not a version number is said, never silent",
           "[scenarios][compare]") {
     YAML::Node c = YAML::Clone(frozen_case("srv-vllm0151-qwen2-5-7b-instruct-tp1-roleplay-1-1-exp64"));
     REQUIRE(c);

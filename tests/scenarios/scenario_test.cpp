@@ -107,7 +107,7 @@ TEST_CASE("the quickstart example loads with its fields", "[scenarios]") {
     CHECK(p.stack.kernels.gemm_dtype == hardware::Dtype::bf16);
 }
 
-TEST_CASE("a stack preset sets its values; the scenario's own keys override it", "[scenarios][stacks]") {
+TEST_CASE("a stack preset sets its values, the scenario's own keys override it", "[scenarios][stacks]") {
     const auto& nemo = catalog().stack("nemo-24.07");
     workloads::TrainingPlan p;
     nemo.apply(p);

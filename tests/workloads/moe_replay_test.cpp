@@ -87,7 +87,7 @@ TEST_CASE("routing skew and capacity: the busiest expert-parallel rank's load", 
     CHECK(testing::predict(moe, cluster, p).step_time_s > 1.1 * balanced);
 }
 
-TEST_CASE("DeepEP sends a token once per destination rank or node; EP overlap hides the all-to-alls", "[models][moe]") {
+TEST_CASE("DeepEP sends a token once per destination rank or node, EP overlap hides the all-to-alls", "[models][moe]") {
     // Expected destinations among p equal parts of E experts, k drawn without replacement:
     // p (1 - C(E - E/p, k) / C(E, k)). One expert per part: exactly k; one part: 1; E 4, k 2, p 2:
     // 2 (1 - 1/6) = 5/3.

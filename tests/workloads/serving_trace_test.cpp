@@ -98,7 +98,7 @@ TEST_CASE("traces stream from CSV and JSONL", "[traffic]") {
     CHECK(full->slo_classes() == std::vector<std::string>{"default", "chat"});
 }
 
-TEST_CASE("a trace without requests is an input error; CRLF line ends and a byte order mark are read", "[traffic]") {
+TEST_CASE("a trace without requests is an input error, CRLF line ends and a byte order mark are read", "[traffic]") {
     // Empty, a header alone, blank lines alone: no request to serve, so no metric to report.
     for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
              {"empty.csv", ""},
@@ -215,7 +215,7 @@ TEST_CASE("bad trace rows name the file, the line and the field", "[traffic]") {
     CHECK_THROWS_AS(s->next(), InputError);
 }
 
-TEST_CASE("trace requests carry their line; a trace past max_requests is refused at its row", "[traffic]") {
+TEST_CASE("trace requests carry their line, a trace past max_requests is refused at its row", "[traffic]") {
     // Lines 2 and 4 (a blank line 3 between): each request knows where it came from.
     const std::string path = write_file("lines.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n\n1,1,1\n2,1,1\n");
     auto s = open_trace(path, 2);

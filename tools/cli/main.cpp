@@ -92,7 +92,8 @@ Args parse_args(int argc, char** argv) {
                                                                           "share: packed or interleaved nodes")(
         "threads", po::value<int>(), "search: worker threads (default: the machine's)")(
         "max-candidates", po::value<long long>(), "search: only the first N candidates")(
-        "time-limit", po::value<double>(), "search: stop starting candidates after S seconds")(
+        "time-limit", po::value<double>(),
+        "search: stop enumerating and starting candidates S seconds after the start")(
         "max-tasks", po::value<long long>(), "the most tasks a training step's replay may hold (default 1e8, ~17 GB)")(
         "max-requests", po::value<long long>(), "the most requests a serving simulation may hold (default 1e7, ~4 GB)")(
         "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(

@@ -113,6 +113,7 @@ nlohmann::json search_json(const R& r, const std::vector<plans::Record>& records
             {"out_of_memory", r.out_of_memory},
             {"skipped", r.skipped},
             {"truncated", r.truncated},
+            {"truncation", r.truncation},
             {"ranking", r.ranking},
             {"candidates", all}};
 }
@@ -123,7 +124,7 @@ void print_counts(const R& r, const char* out_of_memory, double wall, int thread
                   const char* rate_format) {
     const int64_t total = static_cast<int64_t>(r.candidates.size());
     std::printf("candidates      %lld%s: %lld simulated, %lld pruned by plan checks, %lld %s, %lld skipped\n",
-                static_cast<long long>(total), r.truncated ? " (cut by --max-candidates)" : "",
+                static_cast<long long>(total), r.truncated ? (" (" + r.truncation + ")").c_str() : "",
                 static_cast<long long>(r.evaluated), static_cast<long long>(r.pruned),
                 static_cast<long long>(r.out_of_memory), out_of_memory, static_cast<long long>(r.skipped));
     std::printf("time            %.2f s on %d threads%s, ", wall, threads,
