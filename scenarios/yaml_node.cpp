@@ -1,5 +1,6 @@
 #include "scenarios/yaml_node.h"
 
+#include "scenarios/yaml_guard.h"
 #include "sim/error.h"
 #include "sim/input_file.h"
 
@@ -168,7 +169,7 @@ namespace {
 // every recursive walk follows for ever, and aliases of aliases ("billion laughs": nine lists of
 // nine aliases of the one before) expand exponentially in the text's size. An explicit stack, so
 // the check itself neither recurses nor expands more than the bound.
-constexpr int kMaxDepth = 64;                // the shared measured file nests 6 deep
+constexpr int kMaxDepth = kMaxYamlDepth;     // the shared measured file nests 6 deep
 constexpr int64_t kMaxExpanded = 1'000'000;  // the shared measured file expands to 17,000 nodes
 
 void check_size(const YAML::Node& root, const std::string& name) {
@@ -250,6 +251,7 @@ void check_one_document(const std::string& text, const std::string& name) {
 Node load_yaml_string(const std::string& text, const std::string& name) {
     try {
         check_one_document(text, name);
+        check_yaml_syntax(text, name);
         YAML::Node root = YAML::Load(text);
         check_size(root, name);
         check_keys(root, name, "");

@@ -283,6 +283,18 @@ def trace_cases(add):
         "--set", "traffic.trace=.")
 
 
+def yaml_cases(add):
+    """What yaml-cpp read wrongly or reported poorly (issue 37): the guard in front of it says where."""
+    add("yaml-class", "unterminated quote in a scenario", {"s.yaml": QUICKSTART.replace("name: llama3-8b-dgx-h100", 'name: "llama3')},
+        "validate", "IN")
+    add("yaml-class", "unclosed flow list in a scenario", {"s.yaml": sub(QUICKSTART, "  seq_len: 8192\n", "  seq_len: 8192\n  layers_per_stage: [16, 16\n")},
+        "validate", "IN")
+    add("yaml-class", "YAML nested 100,000 deep", {"s.yaml": QUICKSTART + "notes: " + "[" * 100000 + "]" * 100000 + "\n"},
+        "validate", "IN")
+    add("yaml-class", "YAML nested 100,000 deep in a measured file", {"m.yaml": "x: " + "[" * 100000 + "]" * 100000 + "\n" + MEASURED},
+        "compare", "IN")
+
+
 def file_cases(add):
     """Files that are not what they should be: directories, byte order marks, empty cells."""
     for cmd in (["run"], ["compare"], ["calibrate", "fit"], ["calibrate", "layers"]):
@@ -308,7 +320,7 @@ def cases():
         c.append((cls, name, files, list(args)))
 
     for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases,
-                  overflow_cases, accepted_cases, name_cases, file_cases):
+                  overflow_cases, accepted_cases, name_cases, file_cases, yaml_cases):
         group(add)
     return c
 
@@ -334,8 +346,12 @@ EXPECT = {
     'a directory given to calibrate layers': ": cannot open the layer measurements file: it is a directory",
     'calibration CSV empty time': "c.csv:2: key 'time_us': missing value",
     'layer CSV empty batch': "l.csv:2: key 'batch': expected a positive number, got ''",
+    'unterminated quote in a scenario': "s.yaml:4: malformed YAML at column 7: wrongly indented double-quoted scalar (a closing quote missing?)",
+    'unclosed flow list in a scenario': "s.yaml:19: malformed YAML at column 19: missing comma in flow sequence (in the flow collection opened at line 17, column 21)",
+    'YAML nested 100,000 deep': "s.yaml:24: YAML nested deeper than 64 levels (at column 71)",
+    'YAML nested 100,000 deep in a measured file': "m.yaml:1: YAML nested deeper than 64 levels",
     'escape sequence in the scenario name': "s.yaml:4: key 'name': a control character (\\x1b) at byte 1",
-    'non-UTF-8 scenario name with --json': "s.yaml:4: key 'name': not UTF-8 at byte 1",
+    'non-UTF-8 scenario name with --json': "s.yaml:4: malformed YAML at column 8: double-quoted scalar is malformed UTF8",
     'escape sequence in a trace SLO class': "trace.csv:2",
     'escape sequence in a measured case id': "key 'cases[0].id': a control character (\\x1b) at byte 3",
     'warm-up requests >= requests': "key 'traffic.warmup_requests': impossible plan: 50 warm-up requests leave none of the 50 requests",

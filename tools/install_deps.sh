@@ -4,7 +4,7 @@
 set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config
-  libyaml-cpp-dev libeigen3-dev libboost-graph-dev libboost-program-options-dev
+  libyaml-cpp-dev libfyaml-dev libeigen3-dev libboost-graph-dev libboost-program-options-dev
   libsimgrid-dev catch2 pybind11-dev python3-pybind11 python3-dev python3-pytest python3-yaml
   libbenchmark-dev nlohmann-json3-dev
   openmpi-bin libopenmpi-dev libboost-mpi-dev

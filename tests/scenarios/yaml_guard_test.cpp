@@ -1,0 +1,52 @@
+// The YAML guard (scenarios/yaml_guard.h): libfyaml reads the text before yaml-cpp and says where
+// it is malformed or too deep, with the line and column; well-formed text passes untouched.
+#include "scenarios/yaml_guard.h"
+
+#include "scenarios/yaml_node.h"
+#include "sim/error.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using fathom::scenarios::check_yaml_syntax;
+using fathom::scenarios::load_yaml_string;
+using fathom::sim::InputError;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+    try {
+        check_yaml_syntax(text, "g.yaml");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("the YAML guard locates what yaml-cpp misread", "[scenarios][yaml]") {
+    // yaml-cpp read the quote opened on line 1 to the end of the file, one string, and the error
+    // surfaced as a missing key.
+    CHECK_THAT(
+        error_of("name: \"unterminated\nkind: training\nmodel: llama3-8b\n"),
+        Catch::StartsWith("g.yaml:1: malformed YAML at column 7:") && Catch::Contains("(a closing quote missing?)"));
+    CHECK_THAT(error_of("a: 'x\n"), Catch::StartsWith("g.yaml:1: malformed YAML at column 5: single-quoted scalar "
+                                                      "without closing quote"));
+    // An unclosed flow list fails two lines further on; the message says where it opened.
+    CHECK_THAT(error_of("a:\n  b: [16, 16\n  c: 1\n  d: 2\n"),
+               Catch::Contains("missing comma in flow sequence") &&
+                   Catch::Contains("(in the flow collection opened at line 2, column 6)"));
+    // 100,000 nested lists: refused at the 65th level (the mapping is the first, the 64th `[` at
+    // column 4 + 63), without recursion (yaml-cpp said "bad file").
+    const std::string deep = "a: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+    CHECK(error_of(deep) == "g.yaml:1: YAML nested deeper than 64 levels (at column 67)");
+    // 64 levels are allowed: the mapping at the top and 63 lists under it.
+    CHECK(error_of("a: " + std::string(63, '[') + std::string(63, ']') + "\n") == "no error");
+    // Well-formed text passes, anchors, aliases, block scalars and several documents included (the
+    // one-document rule is the loader's).
+    CHECK(error_of("a: &x [1, 2]\nb: *x\nc: |\n  text \"with' quotes\n---\nd: 1\n") == "no error");
+    // The loader runs the guard first.
+    CHECK_THROWS_WITH(load_yaml_string("a: [1, 2\n", "h.yaml"), Catch::StartsWith("h.yaml:2: malformed YAML"));
+}
