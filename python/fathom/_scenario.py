@@ -1,18 +1,52 @@
 """Scenarios from files, YAML strings or dicts, with overrides."""
+import numbers
 import os
 
 import yaml
 
 from . import _fathom
 
+_MAX_DEPTH = 64  # as the YAML reader's (scenarios/yaml_guard.h)
 
-def _format(value):
+
+def _plain(value, key, depth=0, within=()):
+    """`value` as plain YAML data (dicts with text keys, lists, text, numbers, booleans, None), or
+    InputError naming the key at fault: a value YAML cannot hold (PyYAML raised RepresenterError), a
+    dict or list inside itself or nested past 64 levels (PyYAML raised RecursionError). Numbers of
+    other types (numpy's) become int or float."""
+    if depth > _MAX_DEPTH:
+        raise _fathom.InputError(f"key '{key}': nested deeper than {_MAX_DEPTH} levels")
+    if isinstance(value, (dict, list, tuple)):
+        if any(value is w for w in within):
+            raise _fathom.InputError(f"key '{key}': a {type(value).__name__} inside itself")
+        within = within + (value,)
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise _fathom.InputError(f"key '{key}': keys are names (text), got {k!r} ({type(k).__name__})")
+            out[k] = _plain(v, f"{key}.{k}" if key else k, depth + 1, within)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{key}[{i}]", depth + 1, within) for i, v in enumerate(value)]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    kind = type(value).__name__
+    raise _fathom.InputError(f"key '{key}': {'an' if kind[0] in 'aeiou' else 'a'} {kind} is not a scenario value "
+                             "(text, a number, true or false, a list or a mapping)")
+
+
+def _format(value, key):
     """An override's value as the YAML text the CLI's --set takes."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, tuple, dict)):
-        return yaml.safe_dump(value, default_flow_style=True, width=1 << 20).strip()
-    return str(value)
+        return yaml.safe_dump(_plain(value, key), default_flow_style=True, width=1 << 20).strip()
+    return str(_plain(value, key))
 
 
 def _overrides(overrides, kwargs):
@@ -21,7 +55,7 @@ def _overrides(overrides, kwargs):
     for key, value in items:
         if not isinstance(key, str) or not key:
             raise _fathom.InputError(f"override keys are dotted key names (parallel.tp), got {key!r}")
-        out.append(f"{key}={_format(value)}")
+        out.append(f"{key}={_format(value, key)}")
     return out
 
 
@@ -60,7 +94,7 @@ def load(source, overrides=None, **kwargs):
         return source.with_(overrides, **kwargs) if (overrides or kwargs) else source
     extra = _overrides(overrides, kwargs)
     if isinstance(source, dict):
-        return Scenario(("", yaml.safe_dump(source, sort_keys=False), "<dict>", extra))
+        return Scenario(("", yaml.safe_dump(_plain(source, ""), sort_keys=False), "<dict>", extra))
     if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and not source.lstrip().startswith("{")):
         return Scenario((os.fspath(source), "", "", extra))
     if isinstance(source, str):

@@ -104,13 +104,38 @@ def test_yaml_alias_cycles_and_bombs_are_input_errors():
     # with one: refused at load naming the line, not a RecursionError or a crash (issue 37).
     d = yaml.safe_load(open(QUICKSTART).read())
     d["notes"] = [d]
-    with pytest.raises(fathom.InputError, match=r"<dict>:\d+: YAML nested deeper than 64 levels"):
+    with pytest.raises(fathom.InputError, match=r"key 'notes\[0\]': a dict inside itself"):
         fathom.load(d)
     with pytest.raises(fathom.InputError, match=r"<string>:3: YAML nested deeper than 64 levels"):
         fathom.load("name: x\nkind: training\nnotes: &a [*a]\n")
     bomb = "".join(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9 if i else ["x"] * 9) + "]\n" for i in range(10))
     with pytest.raises(fathom.InputError, match="expands to more than 1000000 values"):
         fathom.load("name: x\nkind: training\n" + bomb)
+
+
+def test_dicts_python_cannot_write_as_yaml_are_input_errors():
+    # PyYAML raised RepresenterError for a value it cannot write and RecursionError for a dict
+    # nested a thousand deep; each is an InputError naming the key (issue 37).
+    d = yaml.safe_load(open(QUICKSTART).read())
+    d["training"]["seq_len"] = object()
+    with pytest.raises(fathom.InputError, match=r"key 'training.seq_len': an? object is not a scenario value"):
+        fathom.load(d)
+    deep = cur = {}
+    for _ in range(2000):
+        cur["x"] = {}
+        cur = cur["x"]
+    with pytest.raises(fathom.InputError, match="nested deeper than 64 levels"):
+        fathom.load(deep)
+    with pytest.raises(fathom.InputError, match=r"key 'parallel.tp': a set is not a scenario value"):
+        fathom.load(QUICKSTART, parallel__tp={2})
+    with pytest.raises(fathom.InputError, match=r"keys are names \(text\), got 3"):
+        fathom.load({3: "x"})
+    # numpy's numbers (a notebook's usual values) are numbers.
+    np = pytest.importorskip("numpy")
+    d = yaml.safe_load(open(QUICKSTART).read())
+    d["parallel"] = {"tp": np.int64(4), "pp": 1, "cp": 1}
+    d["training"]["global_batch_size"] = np.int32(64)
+    assert fathom.load(d).gpus == 8
 
 
 def test_validate_returns_warnings():
