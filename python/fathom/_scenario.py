@@ -25,11 +25,14 @@ def _plain(value, key, depth=0, within=()):
         for k, v in value.items():
             if not isinstance(k, str):
                 raise _fathom.InputError(f"key '{key}': keys are names (text), got {k!r} ({type(k).__name__})")
+            _text(k, f"key '{key}'")
             out[k] = _plain(v, f"{key}.{k}" if key else k, depth + 1, within)
         return out
     if isinstance(value, (list, tuple)):
         return [_plain(v, f"{key}[{i}]", depth + 1, within) for i, v in enumerate(value)]
-    if value is None or isinstance(value, (bool, str)):
+    if isinstance(value, str):
+        return _text(value, f"key '{key}'")
+    if value is None or isinstance(value, bool):
         return value
     if isinstance(value, numbers.Integral):
         return int(value)
@@ -38,6 +41,16 @@ def _plain(value, key, depth=0, within=()):
     kind = type(value).__name__
     raise _fathom.InputError(f"key '{key}': {'an' if kind[0] in 'aeiou' else 'a'} {kind} is not a scenario value "
                              "(text, a number, true or false, a list or a mapping)")
+
+
+def _text(s, where):
+    """`s`, or InputError when it cannot be UTF-8 (a lone surrogate, as from bytes decoded with
+    surrogateescape): pybind11 raised TypeError."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise _fathom.InputError(f"{where}: not UTF-8 text at character {e.start}") from None
+    return s
 
 
 def _format(value, key):
@@ -55,6 +68,7 @@ def _overrides(overrides, kwargs):
     for key, value in items:
         if not isinstance(key, str) or not key:
             raise _fathom.InputError(f"override keys are dotted key names (parallel.tp), got {key!r}")
+        _text(key, "an override key")
         out.append(f"{key}={_format(value, key)}")
     return out
 
@@ -96,7 +110,7 @@ def load(source, overrides=None, **kwargs):
     if isinstance(source, dict):
         return Scenario(("", yaml.safe_dump(_plain(source, ""), sort_keys=False), "<dict>", extra))
     if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and not source.lstrip().startswith("{")):
-        return Scenario((os.fspath(source), "", "", extra))
+        return Scenario((_text(os.fspath(source), "a scenario path"), "", "", extra))
     if isinstance(source, str):
-        return Scenario(("", source, "<string>", extra))
+        return Scenario(("", _text(source, "<string>"), "<string>", extra))
     raise TypeError(f"a scenario is a file path, a YAML string or a dict, not {type(source).__name__}")

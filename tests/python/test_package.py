@@ -130,6 +130,11 @@ def test_dicts_python_cannot_write_as_yaml_are_input_errors():
         fathom.load(QUICKSTART, parallel__tp={2})
     with pytest.raises(fathom.InputError, match=r"keys are names \(text\), got 3"):
         fathom.load({3: "x"})
+    # Text that cannot be UTF-8 (a lone surrogate): pybind11 raised TypeError (tools/fuzz/fuzz_python.py).
+    with pytest.raises(fathom.InputError, match=r"key 'name': not UTF-8 text at character 1"):
+        fathom.load(QUICKSTART, name="x\udcffy")
+    with pytest.raises(fathom.InputError, match=r"<string>: not UTF-8 text"):
+        fathom.load("name: x\udcff\nkind: training\n")
     # numpy's numbers (a notebook's usual values) are numbers.
     np = pytest.importorskip("numpy")
     d = yaml.safe_load(open(QUICKSTART).read())
