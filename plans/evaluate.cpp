@@ -2,6 +2,7 @@
 
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
+#include "sim/error.h"
 #include "workloads/serving/serving_memory.h"
 
 namespace fathom::plans {
@@ -28,7 +29,12 @@ Outcome evaluate_training(const models::ModelSpec& model, const hardware::Cluste
     const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);
     if (options.progress) network->set_progress([&options](int64_t simulated) { options.progress(simulated, 0); });
     const workloads::StepInputs in{model, cluster, plan, *cost, *network};
-    out.report = workloads::simulate_training_step(in, options.trace);
+    try {
+        out.report = workloads::simulate_training_step(in, options.trace);
+    } catch (const sim::TimeRangeError& e) {
+        // The step's length grows with its micro-batches: the global batch sets the scale.
+        throw sim::TimeRangeError(e.bare_message(), "", 0, "training.global_batch_size");
+    }
     return out;
 }
 
@@ -72,7 +78,15 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     so.keep_records = options.keep_records;
     so.trace = options.trace;
     so.progress = options.progress;
-    out.report = simulate_serving(in, *source, so);
+    try {
+        out.report = simulate_serving(in, *source, so);
+    } catch (const sim::TimeRangeError& e) {
+        // The run's length: the requests generated (arrivals within the range are the trace
+        // reader's check), or the trace's.
+        if (!plan.traffic.trace.empty()) throw sim::TimeRangeError(e.bare_message(), "", 0, "traffic.trace");
+        throw sim::TimeRangeError(e.bare_message() + " (a run lasts about traffic.num_requests / traffic.rate)", "", 0,
+                                  "traffic.num_requests");
+    }
     return out;
 }
 

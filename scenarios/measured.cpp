@@ -153,7 +153,7 @@ CompareResult run_case(const Case& c, const plans::EvaluationContext& ctx) {
     out.kind = raw["kind"].as<std::string>();
     out.metric = raw["metric"].as<std::string>();
     out.unit = raw["unit"] ? raw["unit"].as<std::string>() : std::string();
-    out.measured = raw["value"].as<double>();
+    out.measured = c.number("value");
     if (!(out.measured > 0) || !std::isfinite(out.measured))
         c.fail("value", "the measurement must be a positive finite number");
     try {

@@ -50,6 +50,13 @@ public:
     using InputError::InputError;
 };
 
+// Simulated time past its range (sim/time.h): the input's scale is off. Thrown without a key; the
+// evaluation that knows which key sets the scale rethrows it naming that key.
+class TimeRangeError : public InputError {
+public:
+    using InputError::InputError;
+};
+
 class InternalError : public Error {
 public:
     using Error::Error;

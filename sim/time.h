@@ -27,14 +27,21 @@ public:
     // (InternalError); a finite one beyond the range (about 106 days) comes from the input's scale
     // (InputError: simulated time cannot represent it).
     static Time from_seconds(double s) {
+        if (!in_range(s)) out_of_range(s);
+        return Time(static_cast<int64_t>(std::llround(s * 1e12)));
+    }
+    // Whether from_seconds(s) is a time (finite, >= 0, within the range).
+    static bool in_range(double s) { return s >= 0.0 && std::isfinite(s) && s * 1e12 < kMaxPs; }
+
+private:
+    [[noreturn]] static void out_of_range(double s) {
         if (!(s >= 0.0) || !std::isfinite(s))
             throw InternalError("Time::from_seconds: duration " + short_number(s) + " s is negative or not finite");
-        const double ps = s * 1e12;
-        if (ps >= kMaxPs)
-            throw InputError("a duration of " + short_number(s) +
+        throw TimeRangeError("a duration of " + short_number(s) +
                              " s exceeds the range of simulated time (about 106 days); check the scale of the input");
-        return Time(static_cast<int64_t>(std::llround(ps)));
     }
+
+public:
     static constexpr Time zero() { return Time(0); }
     static constexpr Time max() { return Time(std::numeric_limits<int64_t>::max()); }
 
@@ -72,7 +79,7 @@ private:
     static constexpr double kMaxPs = 9.2233720368547748e18;
     constexpr explicit Time(int64_t ps) : ps_(ps) {}
     [[noreturn]] static void overflow() {
-        throw InputError("simulated time exceeds its range (about 106 days); check the scale of the input");
+        throw TimeRangeError("simulated time exceeds its range (about 106 days); check the scale of the input");
     }
     static constexpr int64_t checked_add(int64_t a, int64_t b) {
         int64_t r = 0;

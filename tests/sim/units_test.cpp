@@ -55,7 +55,11 @@ TEST_CASE("Time::from_seconds checks its range", "[sim][time]") {
     using fathom::sim::Time;
     // 2^63 - 1 ps is 9,223,372 s, about 106.75 days: 9e6 s fits, 1e7 s does not.
     CHECK(Time::from_seconds(9e6).ps() == 9000000000000000000LL);
-    CHECK_THROWS_AS(Time::from_seconds(1e7), fathom::sim::InputError);
+    CHECK_THROWS_AS(Time::from_seconds(1e7), fathom::sim::TimeRangeError);  // an InputError the callers name a key of
+    CHECK(Time::in_range(9e6));
+    CHECK(!Time::in_range(1e7));
+    CHECK(!Time::in_range(-1.0));
+    CHECK(!Time::in_range(std::nan("")));
     CHECK_THROWS_WITH(Time::from_seconds(1e7), Catch::Contains("exceeds the range of simulated time"));
     // Negative, NaN and infinite durations are bugs in a model, not input errors.
     CHECK_THROWS_AS(Time::from_seconds(-1e-9), fathom::sim::InternalError);

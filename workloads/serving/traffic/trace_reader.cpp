@@ -3,6 +3,7 @@
 #include "sim/error.h"
 #include "sim/input_file.h"
 #include "sim/text.h"
+#include "sim/time.h"
 #include "workloads/serving/traffic/traffic.h"
 
 #include <nlohmann/json.hpp>
@@ -111,6 +112,9 @@ protected:
         const double t = number(time, *row[time]);
         if (t < 0) fail(time, "arrival time must be >= 0, got " + std::string(*row[time]));
         r.arrival_s = has_s ? t : t / 1e3;
+        if (!sim::Time::in_range(r.arrival_s))
+            fail(time, "arrival time " + sim::short_number(r.arrival_s) +
+                           " s is past the range of simulated time (about 106 days)");
         if (r.arrival_s < last_arrival_s_)
             fail(time, "arrival times must not decrease (" + shortest(r.arrival_s) + " s after " +
                            shortest(last_arrival_s_) + " s on the row before)");
