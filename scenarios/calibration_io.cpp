@@ -101,7 +101,7 @@ models::OpDesc row_op(const CsvRow& r, const std::string& op, hardware::Dtype dt
         s.causal = r.get("causal") == "1" || r.get("causal") == "true";
         return models::attention_op(op == "attention_bwd", s, dtype);
     }
-    if (op.empty()) throw sim::InputError("empty op", r.path, r.line_no, "op");
+    if (op.empty()) throw sim::InputError("missing value", r.path, r.line_no, "op");
     // A memory-bound row names a kernel the models price (an op no layer emits would be fitted
     // and never used).
     const auto& known = models::measured_memory_kernels();
@@ -159,7 +159,9 @@ MeasurementFile read_measurements_csv(const std::string& path) {
             continue;
         }
         const auto dtype = sim::lookup<hardware::Dtype>(r.get("dtype"));
-        if (!dtype) throw sim::InputError("unknown dtype '" + r.get("dtype") + "'", path, line_no, "dtype");
+        if (!dtype)
+            throw sim::InputError(r.get("dtype").empty() ? "missing value" : "unknown dtype '" + r.get("dtype") + "'",
+                                  path, line_no, "dtype");
         models::Measurement m;
         m.seconds = t;
         m.op = row_op(r, op, *dtype, row_width_given);

@@ -75,7 +75,9 @@ void check_layer_models(const std::vector<LayerMeasurement>& rows, const plans::
     for (const auto& m : rows) {
         const auto it = catalog.models().find(m.model);
         if (it == catalog.models().end())
-            throw sim::InputError("unknown model '" + m.model + "' (see `fathom list models`)", path, m.line, "model");
+            throw sim::InputError(
+                m.model.empty() ? "missing value" : "unknown model '" + m.model + "' (see `fathom list models`)", path,
+                m.line, "model");
         const auto& model = it->second;
         // A mixture of experts is priced on one GPU (EP 1): every layer must be an MoE layer, and
         // no shared experts (moe_layers.py measures neither interleaved dense layers nor them).

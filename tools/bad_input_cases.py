@@ -310,6 +310,10 @@ def file_cases(add):
         "calibrate", "layers", "IN", "--device", "h100-sxm-80gb")
     add("file-class", "calibration CSV empty time", {"c.csv": CALIB_HEAD + CALIB_ROW.replace("180.0", "")},
         "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
+    add("file-class", "calibration CSV empty dtype", {"c.csv": CALIB_HEAD + CALIB_ROW.replace("gemm,bf16,", "gemm,,")},
+        "calibrate", "fit", "IN", "--device", "h100-sxm-80gb")
+    add("file-class", "layer CSV empty model", {"l.csv": "model,phase,batch,q_len,kv_len,time_us\n,train,1,4096,4096,5\n"},
+        "calibrate", "layers", "IN", "--device", "h100-sxm-80gb")
     add("file-class", "layer CSV empty batch", {"l.csv": "model,phase,batch,q_len,kv_len,time_us\nllama3-8b,train,,4096,4096,5\n"},
         "calibrate", "layers", "IN", "--device", "h100-sxm-80gb")
 
@@ -348,6 +352,8 @@ EXPECT = {
     'a directory given to compare': ": cannot open the YAML file: it is a directory",
     'a directory given to calibrate fit': ": cannot open the measurements file: it is a directory",
     'a directory given to calibrate layers': ": cannot open the layer measurements file: it is a directory",
+    'calibration CSV empty dtype': "c.csv:2: key 'dtype': missing value",
+    'layer CSV empty model': "l.csv:2: key 'model': missing value",
     'calibration CSV empty time': "c.csv:2: key 'time_us': missing value",
     'layer CSV empty batch': "l.csv:2: key 'batch': expected a positive number, got ''",
     'unterminated quote in a scenario': "s.yaml:4: malformed YAML at column 7: wrongly indented double-quoted scalar (a closing quote missing?)",
