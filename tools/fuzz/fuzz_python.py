@@ -119,7 +119,10 @@ def main():
     for f in sorted((ROOT / "tools/fuzz/corpus/scenario").glob("*.yaml")):
         if f.name.startswith(("alias", "deep")):
             continue  # the alias and nesting seeds come as text (YAML_TAILS): as dicts the walk would expand them
-        d = yaml.safe_load(f.read_text())
+        try:
+            d = yaml.safe_load(f.read_text())
+        except yaml.YAMLError:
+            continue  # a malformed seed (an unterminated quote): YAML_TAILS has its kind
         if isinstance(d, dict):
             docs.append(d)
     rng = random.Random(a.seed)
