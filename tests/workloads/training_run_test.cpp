@@ -1,0 +1,132 @@
+// Whole training runs (workloads/run/training_run.h) against the closed forms of checkpointing
+// under exponential failures (Young 1974, Daly 2006): the mean time to target over seeds, the lost
+// work per failure, the Young/Daly optimum, and the run's accounting.
+#include "workloads/run/training_run.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace fathom::workloads::run;
+
+namespace {
+
+// 100 hours of 1-second steps; GPU failures at 0.5 an hour and software ones at 0.25 (a 16k-GPU
+// job fails about every 2.8 hours: Llama 3's 466 interruptions in 54 days); hourly synchronous
+// checkpoints of 60 s; 2 min to detect, 10 to restart, 5 to load.
+RunSpec hundred_hours() {
+    RunSpec s;
+    s.step_s = 1.0;
+    s.target_steps = 360'000;
+    s.failures = {{"gpu", 0.5}, {"software", 0.25}};
+    s.checkpoint = {3600, 60, 60, 300};
+    s.detect_s = 120;
+    s.restart_s = 600;
+    return s;
+}
+
+double mean_wall(const RunSpec& s, int seeds) {
+    double sum = 0;
+    for (int seed = 1; seed <= seeds; ++seed) sum += simulate_run(s, static_cast<uint64_t>(seed)).wall_s;
+    return sum / seeds;
+}
+
+}  // namespace
+
+TEST_CASE("a run's mean time to target is the closed form's", "[run]") {
+    const RunSpec s = hundred_hours();
+    REQUIRE(s.check().empty());
+    // Segments of a = 3660 s under lambda = 0.75/h: (1/lambda + r)(e^(lambda a) - 1) = (4800 +
+    // 1020)(e^0.7625 - 1) = 6656 s each (r = 120 + 600 + 300), 99 of them, the first without the
+    // load (r = 720), and a last of 3600 s: 184.75 h for 100 h of steps (ETTR 0.54).
+    const double expected = expected_sync_run_s(s);
+    CHECK(expected / 3600 == Approx(184.75).epsilon(0.001));
+    // Over 400 seeds (about 30,000 failures) the simulated mean is within 1% of it.
+    CHECK(mean_wall(s, 400) == Approx(expected).epsilon(0.01));
+}
+
+TEST_CASE("lost work per failure averages E[X | X < tau], about half the interval", "[run]") {
+    // No stall: a failure in a segment loses the progress since its start, an exponential gap X
+    // conditioned on X < tau: 1/lambda - tau / (e^(lambda tau) - 1). At lambda tau = 0.75 (tau 1 h,
+    // 0.75 failures an hour) that is 0.4385 tau; it tends to tau / 2 as lambda tau -> 0.
+    RunSpec s = hundred_hours();
+    s.checkpoint.stall_s = s.checkpoint.durable_s = 0;
+    double lost = 0, failures = 0;
+    for (int seed = 1; seed <= 400; ++seed) {
+        const RunReport r = simulate_run(s, static_cast<uint64_t>(seed));
+        lost += r.lost_work_s;
+        failures += static_cast<double>(r.failures());
+    }
+    const double lambda = 0.75 / 3600, tau = 3600;
+    const double expected = 1 / lambda - tau / std::expm1(lambda * tau);
+    CHECK(expected / tau == Approx(0.4385).epsilon(0.001));
+    CHECK(lost / failures == Approx(expected).epsilon(0.01));
+}
+
+TEST_CASE("the wall clock is productive time plus what each loss took", "[run]") {
+    const RunSpec s = hundred_hours();
+    const RunReport r = simulate_run(s, 7);
+    CHECK(r.wall_s ==
+          Approx(r.productive_s + r.lost_work_s + r.detect_s + r.restart_s + r.load_s + r.checkpoint_stall_s)
+              .epsilon(1e-12));
+    CHECK(r.productive_s == 360'000);
+    CHECK(r.ettr == Approx(r.productive_s / r.wall_s));
+    CHECK(r.detect_s == 120.0 * static_cast<double>(r.failures()));
+    CHECK(r.interruptions.size() == 2);
+    // Causes in proportion to their rates: gpu twice software, over a long run.
+    CHECK(static_cast<double>(r.interruptions[0]) > static_cast<double>(r.interruptions[1]));
+    // Without failures: the target plus 99 stalls (checkpoints at 1 h ... 99 h, none at the end).
+    RunSpec calm = s;
+    calm.failures.clear();
+    const RunReport c = simulate_run(calm, 7);
+    CHECK(c.checkpoints == 99);
+    CHECK(c.wall_s == 360'000 + 99 * 60.0);
+    CHECK(c.wall_s == expected_sync_run_s(calm));
+}
+
+TEST_CASE("the Young/Daly interval is the closed form's optimum", "[run]") {
+    RunSpec s = hundred_hours();
+    const double lambda = 0.75 / 3600;
+    const double yd = young_daly_interval_s(s.checkpoint.stall_s, lambda);
+    CHECK(yd == Approx(std::sqrt(2 * 60 / lambda)));  // 876.4 s
+    auto at = [&](double tau) {
+        s.checkpoint.interval_s = tau;
+        return expected_sync_run_s(s);
+    };
+    CHECK(at(yd) < at(yd / 2));
+    CHECK(at(yd) < at(yd * 2));
+}
+
+TEST_CASE("asynchronous checkpoints stall less but are durable later", "[run]") {
+    RunSpec sync = hundred_hours();
+    sync.checkpoint.stall_s = sync.checkpoint.durable_s = 300;
+    RunSpec async = sync;
+    async.checkpoint.stall_s = 5;  // the snapshot to host memory; the drain runs beside training
+    // Durable when the snapshot is: the same run as a synchronous 5 s write, draw for draw.
+    RunSpec snap = sync;
+    snap.checkpoint.stall_s = snap.checkpoint.durable_s = 5;
+    async.checkpoint.durable_s = 5;
+    CHECK(simulate_run(async, 3).wall_s == simulate_run(snap, 3).wall_s);
+    // Durable after its 300 s drain: a failure during the drain rolls back one more interval, yet
+    // the 295 s saved per checkpoint win over the seeds.
+    async.checkpoint.durable_s = 300;
+    CHECK(mean_wall(async, 200) < mean_wall(sync, 200));
+    CHECK(mean_wall(async, 200) > mean_wall(snap, 200));
+}
+
+TEST_CASE("a run is a function of its seed, and bad specs say which field", "[run]") {
+    const RunSpec s = hundred_hours();
+    const RunReport a = simulate_run(s, 11), b = simulate_run(s, 11), c = simulate_run(s, 12);
+    CHECK(a.wall_s == b.wall_s);
+    CHECK(a.interruptions == b.interruptions);
+    CHECK(a.wall_s != c.wall_s);
+    RunSpec bad = s;
+    bad.failures[0].per_hour = -1;
+    CHECK_THAT(bad.check(), Catch::Contains("failures.gpu"));
+    bad = s;
+    bad.checkpoint.durable_s = 10;  // before its 60 s stall ends
+    CHECK_THAT(bad.check(), Catch::Contains("durable"));
+    bad = s;
+    bad.target_steps = 0;
+    CHECK_THAT(bad.check(), Catch::Contains("target_steps"));
+}

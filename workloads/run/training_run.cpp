@@ -1,0 +1,170 @@
+#include "workloads/run/training_run.h"
+
+#include "sim/random.h"
+
+#include <cmath>
+#include <limits>
+
+namespace fathom::workloads::run {
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+double total_rate_per_s(const RunSpec& s) {
+    double per_hour = 0;
+    for (const FailureCause& c : s.failures) per_hour += c.per_hour;
+    return per_hour / 3600.0;
+}
+
+bool finite_at_least(double x, double least) { return std::isfinite(x) && x >= least; }
+
+// The run's state as the events move it.
+struct Run {
+    const RunSpec& spec;
+    RunReport rep;
+    double progress = 0;  // productive seconds done and not lost
+    double wall = 0;
+    double durable = 0;  // progress of the last durable checkpoint
+    struct Pending {
+        double progress, durable_at;  // a checkpoint written or draining
+    };
+    std::vector<Pending> pending;
+
+    // Checkpoints durable by `wall` move `durable` forward.
+    void settle() {
+        for (size_t i = 0; i < pending.size();) {
+            if (pending[i].durable_at <= wall) {
+                if (pending[i].progress > durable) durable = pending[i].progress;
+                pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+            } else {
+                ++i;
+            }
+        }
+    }
+    // A failure now: back to the last durable checkpoint, then detection, restart and its load.
+    void fail(size_t cause) {
+        ++rep.interruptions[cause];
+        settle();
+        pending.clear();  // still draining: lost with the job
+        rep.lost_work_s += progress - durable;
+        progress = durable;
+        const double load = durable > 0 ? spec.checkpoint.load_s : 0.0;
+        rep.detect_s += spec.detect_s;
+        rep.restart_s += spec.restart_s;
+        rep.load_s += load;
+        wall += spec.detect_s + spec.restart_s + load;
+    }
+};
+
+// Which cause a failure had: cause i with probability rate_i / total.
+size_t draw_cause(const RunSpec& s, sim::RandomStream& r) {
+    double total = 0;
+    for (const FailureCause& c : s.failures) total += c.per_hour;
+    double u = r.uniform() * total;
+    for (size_t i = 0; i < s.failures.size(); ++i) {
+        if (u < s.failures[i].per_hour) return i;
+        u -= s.failures[i].per_hour;
+    }
+    return s.failures.size() - 1;
+}
+
+}  // namespace
+
+std::string RunSpec::check() const {
+    if (!(step_s > 0) || !std::isfinite(step_s)) return "step_s: must be a positive finite time";
+    if (target_steps < 1) return "target_steps: must be >= 1";
+    for (const FailureCause& c : failures)
+        if (!finite_at_least(c.per_hour, 0)) return "failures." + c.name + ": a rate must be >= 0 and finite";
+    const CheckpointPolicy& k = checkpoint;
+    if (!finite_at_least(k.interval_s, 0)) return "checkpoint.interval: must be >= 0";
+    if (!finite_at_least(k.stall_s, 0) || !finite_at_least(k.durable_s, 0) || !finite_at_least(k.load_s, 0))
+        return "checkpoint: times must be >= 0 and finite";
+    if (k.durable_s < k.stall_s) return "checkpoint: durable after the stall at the earliest";
+    if (!finite_at_least(detect_s, 0) || !finite_at_least(restart_s, 0)) return "restart: times must be >= 0";
+    return "";
+}
+
+int64_t RunReport::failures() const {
+    int64_t n = 0;
+    for (int64_t x : interruptions) n += x;
+    return n;
+}
+
+RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
+    sim::RandomStreams streams(seed);
+    sim::RandomStream& gaps = streams.stream("run.failure");
+    sim::RandomStream& causes = streams.stream("run.cause");
+    const double lambda = total_rate_per_s(spec);
+    const double target = static_cast<double>(spec.target_steps) * spec.step_s;
+    const double tau = spec.checkpoint.interval_s > 0 ? spec.checkpoint.interval_s : kNever;
+    Run run{spec, {}, 0, 0, 0, {}};
+    run.rep.interruptions.assign(spec.failures.size(), 0);
+    run.rep.productive_s = target;
+    auto next_gap = [&] { return lambda > 0 ? gaps.exponential(lambda) : kNever; };
+    // Up-time until the next failure, carried across checkpoints (the process is memoryless; the
+    // carried draw keeps one draw per failure).
+    double up = next_gap();
+    double next_checkpoint = tau;  // progress at which the next checkpoint starts
+    for (;;) {
+        const double stop = std::fmin(next_checkpoint, target);
+        const double run_for = stop - run.progress;
+        if (up < run_for) {  // fails while training
+            run.progress += up;
+            run.wall += up;
+            run.fail(draw_cause(spec, causes));
+            next_checkpoint = run.progress + tau;
+            up = next_gap();
+            continue;
+        }
+        run.progress = stop;
+        run.wall += run_for;
+        up -= run_for;
+        if (run.progress >= target) break;
+        // A checkpoint of this progress: its stall, durable later.
+        ++run.rep.checkpoints;
+        run.pending.push_back({run.progress, run.wall + spec.checkpoint.durable_s});
+        const double stall = spec.checkpoint.stall_s;
+        if (up < stall) {  // fails during the stall: the checkpoint is not durable yet
+            run.wall += up;
+            run.rep.checkpoint_stall_s += up;
+            run.fail(draw_cause(spec, causes));
+            next_checkpoint = run.progress + tau;
+            up = next_gap();
+            continue;
+        }
+        run.wall += stall;
+        run.rep.checkpoint_stall_s += stall;
+        up -= stall;
+        next_checkpoint = run.progress + tau;
+    }
+    run.rep.wall_s = run.wall;
+    run.rep.ettr = target / run.wall;
+    return run.rep;
+}
+
+double expected_segment_s(double a, double lambda, double recovery_s) {
+    if (lambda <= 0) return a;
+    return (1.0 / lambda + recovery_s) * std::expm1(lambda * a);
+}
+
+double expected_sync_run_s(const RunSpec& spec) {
+    const double lambda = total_rate_per_s(spec);
+    const CheckpointPolicy& k = spec.checkpoint;
+    const double target = static_cast<double>(spec.target_steps) * spec.step_s;
+    const double recovery = spec.detect_s + spec.restart_s + k.load_s;
+    if (!(k.interval_s > 0)) return expected_segment_s(target, lambda, spec.detect_s + spec.restart_s);
+    // Checkpoints at tau, 2 tau, ... below the target; the first segment restarts without a load.
+    const double full = std::ceil(target / k.interval_s - 1e-12) - 1;
+    const double rest = target - full * k.interval_s;
+    if (full < 1) return expected_segment_s(target, lambda, spec.detect_s + spec.restart_s);
+    return expected_segment_s(k.interval_s + k.stall_s, lambda, spec.detect_s + spec.restart_s) +
+           (full - 1) * expected_segment_s(k.interval_s + k.stall_s, lambda, recovery) +
+           expected_segment_s(rest, lambda, recovery);
+}
+
+double young_daly_interval_s(double write_s, double failures_per_s) {
+    return std::sqrt(2.0 * write_s / failures_per_s);
+}
+
+}  // namespace fathom::workloads::run

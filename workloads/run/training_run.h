@@ -1,0 +1,81 @@
+#pragma once
+// A whole training run at day scale (issue 38): the step time comes from the step model (priced
+// once per plan, outside this file); the run is an event stream of failures, checkpoint writes and
+// restarts, never of steps, so a 54-day run costs one event per failure and per checkpoint.
+//
+// The model, as the reliability literature states it (Young 1974, Daly 2006; Meta's "Revisiting
+// Reliability in Large-Scale ML Research Clusters", 2024):
+//  - The job progresses in productive seconds; it reaches its target after target_steps x step_s
+//    of them. A checkpoint starts after every `interval_s` of progress: training stalls stall_s
+//    (a synchronous write: the whole write; an asynchronous one: the snapshot to host memory), and
+//    the checkpoint becomes durable durable_s after it started (synchronous: = stall_s;
+//    asynchronous: the snapshot plus the drain to its tier, which runs beside training).
+//  - Failures of each cause arrive as a Poisson process of the whole job's rate for that cause
+//    while the job is up (running or stalled on a checkpoint); a failure of any rank stops the
+//    synchronous job. Failures during detection, restart and load are not drawn (the job's
+//    processes are not up; Daly's model makes the same choice).
+//  - A failure rolls the job back to the last durable checkpoint (the work since is lost), then
+//    costs detect_s + restart_s + load_s before training resumes.
+// Not yet modelled (issue 38, said): the drain's contention with training for NICs and PCIe,
+// stragglers, elastic recovery and spare nodes, Weibull failures, multi-level checkpoints.
+//
+// Draws come from the named streams "run.failure" (the gaps) and "run.cause" (which cause) of
+// sim::RandomStreams: the same spec and seed give the same run on every platform.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fathom::workloads::run {
+
+struct FailureCause {
+    std::string name;     // "gpu", "hbm", "network", "host", "software", ...
+    double per_hour = 0;  // failures per hour of the whole job (all its components of this kind)
+};
+
+struct CheckpointPolicy {
+    double interval_s = 0;  // progress between checkpoint starts; 0: no checkpoints (a failure restarts from 0)
+    double stall_s = 0;     // training stalls this long per checkpoint
+    double durable_s = 0;   // from the start until durable (>= stall_s)
+    double load_s = 0;      // reading it back after a restart
+};
+
+struct RunSpec {
+    double step_s = 0;         // one optimizer step (the step model's answer)
+    int64_t target_steps = 0;  // steps to the target
+    std::vector<FailureCause> failures;
+    CheckpointPolicy checkpoint;
+    double detect_s = 0;   // from a failure to the job's stop being noticed
+    double restart_s = 0;  // rescheduling, containers, communicator init
+
+    // Empty when the spec can run, else why not, naming the field.
+    std::string check() const;
+};
+
+struct RunReport {
+    double wall_s = 0;        // time to target
+    double productive_s = 0;  // target_steps x step_s
+    double ettr = 0;          // effective training time ratio: productive_s / wall_s
+    // Where the rest of the wall clock went.
+    double lost_work_s = 0;  // progress rolled back by failures
+    double detect_s = 0, restart_s = 0, load_s = 0;
+    double checkpoint_stall_s = 0;
+    int64_t checkpoints = 0;             // started
+    std::vector<int64_t> interruptions;  // per cause, in RunSpec::failures' order
+    int64_t failures() const;
+};
+
+RunReport simulate_run(const RunSpec& spec, uint64_t seed);
+
+// Closed forms for the synchronous case (durable_s = stall_s), failures of total rate lambda per
+// second while up, recovery r = detect + restart + load:
+//  - the expected wall time to finish a segment of `a` seconds of up-time that a failure restarts
+//    from its beginning: (1/lambda + r) (e^(lambda a) - 1);
+//  - a run of target T: checkpoints at tau, 2 tau, ... below T, so m = ceil(T / tau) - 1 segments of
+//    tau + stall and a last one of T - m tau; the first segment's recovery has no load (nothing to
+//    load), the others' do.
+double expected_segment_s(double a, double lambda, double recovery_s);
+double expected_sync_run_s(const RunSpec& spec);
+// Young/Daly's first-order optimum interval: sqrt(2 x write / lambda).
+double young_daly_interval_s(double write_s, double failures_per_s);
+
+}  // namespace fathom::workloads::run
