@@ -4,6 +4,8 @@
 //  - syntax errors yaml-cpp accepts or misplaces (an unterminated quote ran to the end of the file
 //    as one string and surfaced as "missing required key 'model'"; a flow list without its closing
 //    bracket);
+//  - text that is not UTF-8 (checked before libfyaml sees it: 0.7.12 loops for ever on such a byte
+//    in a directive line);
 //  - nesting deeper than kMaxYamlDepth (yaml-cpp recurses: 100,000 '[' ended in "bad file"), found
 //    without recursion, at the collection that passes it.
 // Why a guard and not a move: yaml-cpp's nodes are the document model of the scenario, measured,

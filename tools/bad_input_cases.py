@@ -361,7 +361,7 @@ EXPECT = {
     'YAML nested 100,000 deep': "s.yaml:24: YAML nested deeper than 64 levels (at column 71)",
     'YAML nested 100,000 deep in a measured file': "m.yaml:1: YAML nested deeper than 64 levels",
     'escape sequence in the scenario name': "s.yaml:4: key 'name': a control character (\\x1b) at byte 1",
-    'non-UTF-8 scenario name with --json': "s.yaml:4: malformed YAML at column 8: double-quoted scalar is malformed UTF8",
+    'non-UTF-8 scenario name with --json': "s.yaml:4: not UTF-8 text at column 9: YAML files are UTF-8",
     'escape sequence in a trace SLO class': "trace.csv:2",
     'escape sequence in a measured case id': "key 'cases[0].id': a control character (\\x1b) at byte 3",
     'warm-up requests >= requests': "key 'traffic.warmup_requests': impossible plan: 50 warm-up requests leave none of the 50 requests",

@@ -47,6 +47,11 @@ TEST_CASE("the YAML guard locates what yaml-cpp misread", "[scenarios][yaml]") {
     // Well-formed text passes, anchors, aliases, block scalars and several documents included (the
     // one-document rule is the loader's).
     CHECK(error_of("a: &x [1, 2]\nb: *x\nc: |\n  text \"with' quotes\n---\nd: 1\n") == "no error");
+    // Bytes that are not UTF-8, found before libfyaml reads them (0.7.12 looped for ever on one in
+    // a directive line); the column counts characters.
+    CHECK(error_of("a: 1\n% x\xf9y\n") == "g.yaml:2: not UTF-8 text at column 4: YAML files are UTF-8");
+    CHECK(error_of("a: \xc3\xa9\xff\n") == "g.yaml:1: not UTF-8 text at column 5: YAML files are UTF-8");
+    CHECK(error_of("a: caf\xc3\xa9 \xe2\x82\xac\n") == "no error");
     // The loader runs the guard first.
     CHECK_THROWS_WITH(load_yaml_string("a: [1, 2\n", "h.yaml"), Catch::StartsWith("h.yaml:2: malformed YAML"));
 }
