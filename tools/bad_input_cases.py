@@ -1,6 +1,6 @@
 """The corpus of tools/bad_input_report.py: every wrong or extreme input, by class, built from the
 project's own examples (quickstart, a measured case, a calibration CSV, a request trace), with what
-each message must say (EXPECT) and which extremes must be answered in bounded time (ANSWER_WITHIN).
+each message must say (EXPECT) and which extremes must be answered (ANSWERED).
 """
 import re
 from pathlib import Path
@@ -468,10 +468,14 @@ EXPECT = {
 }
 
 
-# Inputs at the edge of what is valid, whose right outcome is an answer (exit 0) within these seconds.
-ANSWER_WITHIN = {
-    'closed loop of 2^31-1 clients, 10 requests': 10,
-    'a search of 786M combinations, --time-limit 1': 5,
-    'calibration CSV with a byte order mark': 30,
-    'layer CSV with a byte order mark': 30,
+# Inputs at the edge of what is valid, whose right outcome is an answer (exit 0) before the report's
+# timeout (60 s; unbounded work ran minutes: 2^31 clients looped over every one, a search of 786M
+# combinations enumerated them all before its time limit). No tighter bound: a wall-clock limit
+# fails on a busy machine or under the sanitizers; the unit tests pin the bounds themselves
+# (serving_arrivals_test, search_test).
+ANSWERED = {
+    'closed loop of 2^31-1 clients, 10 requests',
+    'a search of 786M combinations, --time-limit 1',
+    'calibration CSV with a byte order mark',
+    'layer CSV with a byte order mark',
 }
