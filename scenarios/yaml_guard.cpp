@@ -1,6 +1,7 @@
 #include "scenarios/yaml_guard.h"
 
 #include "sim/error.h"
+#include "sim/text.h"
 
 #include <libfyaml.h>
 
@@ -29,20 +30,17 @@ std::pair<int, std::string> first_error(const std::string& diagnostics) {
     const std::string why = m[3].str();
     const bool quote =
         why.find("wrongly indented") != std::string::npos && why.find("quoted scalar") != std::string::npos;
-    return {std::stoi(m[1]),
-            "malformed YAML at column " + m[2].str() + ": " + why + (quote ? " (a closing quote missing?)" : "")};
+    const int line = std::stoi(m[1].str().substr(0, 9));  // 9 digits at most: stoi cannot overflow
+    return {line, "malformed YAML at column " + m[2].str() + ": " + why + (quote ? " (a closing quote missing?)" : "")};
 }
 
 // The first byte of `text` that is not part of a UTF-8 sequence, as (line, column), or (0, 0).
 std::pair<int, int> first_non_utf8(const std::string& text) {
     int line = 1, column = 1;
     for (size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-        bool ok = n > 0 && i + n <= text.size();
-        for (size_t j = 1; ok && j < n; ++j) ok = (static_cast<unsigned char>(text[i + j]) >> 6) == 0x2;
-        if (!ok) return {line, column};
-        if (c == '\n') {
+        const size_t n = sim::utf8_sequence(text, i);
+        if (n == 0) return {line, column};
+        if (text[i] == '\n') {
             ++line;
             column = 1;
         } else {

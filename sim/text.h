@@ -6,6 +6,15 @@
 
 namespace fathom::sim {
 
+// The length of the UTF-8 sequence at byte i of s (1 to 4), or 0 when the bytes there are not one.
+inline size_t utf8_sequence(const std::string& s, size_t i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (size_t j = 1; ok && j < n; ++j) ok = (static_cast<unsigned char>(s[i + j]) >> 6) == 0x2;
+    return ok ? n : 0;
+}
+
 // A control character (an escape sequence would reach the terminal raw) or bytes that are not
 // UTF-8 (JSON writers refuse them): the problem, naming the byte; "" when the text is fine.
 inline std::string text_problem(const std::string& s) {
@@ -16,10 +25,8 @@ inline std::string text_problem(const std::string& s) {
             std::snprintf(buf, sizeof buf, "a control character (\\x%02x) at byte %zu: names are plain text", c, i);
             return buf;
         }
-        const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-        bool ok = n > 0 && i + n <= s.size();
-        for (size_t j = 1; ok && j < n; ++j) ok = (static_cast<unsigned char>(s[i + j]) >> 6) == 0x2;
-        if (!ok) return "not UTF-8 at byte " + std::to_string(i) + ": names are UTF-8 text";
+        const size_t n = utf8_sequence(s, i);
+        if (n == 0) return "not UTF-8 at byte " + std::to_string(i) + ": names are UTF-8 text";
         i += n;
     }
     return "";
