@@ -43,6 +43,19 @@ std::vector<std::string> split_csv(const std::string& line) {
     return out;
 }
 
+std::map<std::string, size_t> read_csv_header(std::istream& in, const std::string& path, const std::string& what,
+                                              std::initializer_list<const char*> required) {
+    std::string line;
+    if (!std::getline(in, line)) throw sim::InputError("empty " + what, path, 1);
+    sim::strip_bom(line);
+    const auto header = split_csv(line);
+    std::map<std::string, size_t> col;
+    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+    for (const char* name : required)
+        if (!col.count(name)) throw sim::InputError(std::string("missing column '") + name + "'", path, 1);
+    return col;
+}
+
 namespace {
 
 // One row of a measurements file, its fields read by column name; errors name the file, the line
@@ -133,14 +146,8 @@ models::OpDesc row_op(const CsvRow& r, const std::string& op, hardware::Dtype dt
 
 MeasurementFile read_measurements_csv(const std::string& path) {
     std::ifstream in = sim::open_input(path, "measurements file");
+    const auto col = read_csv_header(in, path, "measurements file", {"op", "dtype", "time_us"});
     std::string line;
-    if (!std::getline(in, line)) throw sim::InputError("empty measurements file", path, 1);
-    sim::strip_bom(line);
-    const auto header = split_csv(line);
-    std::map<std::string, size_t> col;
-    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-    for (const char* required : {"op", "dtype", "time_us"})
-        if (!col.count(required)) throw sim::InputError(std::string("missing column '") + required + "'", path, 1);
     MeasurementFile out;
     std::map<std::string, bool> row_width_given;
     int line_no = 1;

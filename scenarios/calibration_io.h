@@ -10,6 +10,9 @@
 //    catalog entry by `calibration_table: <path relative to the data dir>`.
 #include "models/cost/calibration_table.h"
 
+#include <initializer_list>
+#include <istream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,11 @@ struct MeasurementFile {
 MeasurementFile read_measurements_csv(const std::string& path);
 // One CSV line's fields (RFC 4180: commas inside double quotes, "" for a literal quote).
 std::vector<std::string> split_csv(const std::string& line);
+// A CSV's header read from `in` (a byte order mark dropped): each column's index by name.
+// InputError on line 1 of `path` when the file is empty ("empty <what>") or lacks a `required`
+// column.
+std::map<std::string, size_t> read_csv_header(std::istream& in, const std::string& path, const std::string& what,
+                                              std::initializer_list<const char*> required);
 void write_calibration_table(const models::CalibrationTable& t, const std::string& path);
 models::CalibrationTable read_calibration_table(const std::string& path);
 

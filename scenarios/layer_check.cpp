@@ -14,14 +14,9 @@ namespace fathom::scenarios {
 
 std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
     std::ifstream in = sim::open_input(path, "layer measurements file");
+    const auto col =
+        read_csv_header(in, path, "layer measurements file", {"model", "phase", "batch", "q_len", "kv_len", "time_us"});
     std::string line;
-    if (!std::getline(in, line)) throw sim::InputError("empty layer measurements file", path, 1);
-    sim::strip_bom(line);
-    const auto header = split_csv(line);
-    std::map<std::string, size_t> col;
-    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-    for (const char* required : {"model", "phase", "batch", "q_len", "kv_len", "time_us"})
-        if (!col.count(required)) throw sim::InputError(std::string("missing column '") + required + "'", path, 1);
     std::vector<LayerMeasurement> out;
     int line_no = 1;
     while (std::getline(in, line)) {

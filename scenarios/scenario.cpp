@@ -7,6 +7,7 @@
 #include "scenarios/overrides.h"
 #include "scenarios/schema.h"
 #include "sim/error.h"
+#include "sim/input_file.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
 #include <filesystem>
@@ -207,8 +208,10 @@ void read_traffic(const Node& root, const plans::Catalog& cat, ServingPlan& p, K
         std::filesystem::path t(p.traffic.trace);
         if (t.is_relative()) t = std::filesystem::path(root.file()).parent_path() / t;
         p.traffic.trace = t.lexically_normal().string();
-        if (std::filesystem::is_directory(t)) tr.fail("trace", "'" + p.traffic.trace + "' is a directory, not a trace");
-        if (!std::filesystem::is_regular_file(t)) tr.fail("trace", "no such file '" + p.traffic.trace + "'");
+        std::string why = sim::input_problem(t.string());
+        // Read again by every run of a capacity search or a plan search: a file, not a stream.
+        if (why.empty() && !std::filesystem::is_regular_file(t)) why = "not a regular file";
+        if (!why.empty()) tr.fail("trace", "cannot open the trace '" + p.traffic.trace + "': " + why);
     }
 }
 

@@ -2,17 +2,26 @@
 
 #include "sim/error.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <system_error>
 
 namespace fathom::sim {
 
-std::ifstream open_input(const std::string& path, const std::string& what) {
+std::string input_problem(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
-    if (!fs::exists(st)) throw InputError("cannot open the " + what + ": no such file", path);
-    if (fs::is_directory(st)) throw InputError("cannot open the " + what + ": it is a directory", path);
+    if (!fs::exists(st)) return "no such file";
+    if (fs::is_directory(st)) return "it is a directory";
+    if (::access(path.c_str(), R_OK) != 0) return "not readable";  // without opening it (a FIFO would block)
+    return "";
+}
+
+std::ifstream open_input(const std::string& path, const std::string& what) {
+    if (const std::string why = input_problem(path); !why.empty())
+        throw InputError("cannot open the " + what + ": " + why, path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("cannot open the " + what + ": not readable", path);
     return in;

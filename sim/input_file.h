@@ -7,6 +7,11 @@
 
 namespace fathom::sim {
 
+// Why `path` cannot be read as a file: "no such file", "it is a directory", "not readable"; ""
+// when it can. Opens nothing. For a reader that checks a path before it opens it (a scenario's
+// trace).
+std::string input_problem(const std::string& path);
+
 // The open stream (binary: readers count lines themselves), or InputError naming `path` and the
 // reason: "cannot open the <what>: it is a directory".
 std::ifstream open_input(const std::string& path, const std::string& what);

@@ -336,7 +336,7 @@ def cases():
 # names the right file, line and key, with the reason.
 EXPECT = {
     '2^31-1 requests, run': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests: more than 10000000",
-    '2^31-1 requests, validate': "s.yaml: key 'traffic.num_requests': 2147483647 requests: more than 10000000",
+    '2^31-1 requests, validate': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests: more than 10000000",
     '2^31-1 requests, capacity': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests",
     'a million nodes, topology': "s.yaml: key 'cluster.nodes': the cluster's graph would hold at least 64000000 vertices",
     'a million nodes, simgrid': "s.yaml: key 'cluster.nodes': the cluster's graph would hold at least 64000000 vertices",
@@ -347,7 +347,7 @@ EXPECT = {
     'trace past --max-requests': "trace.csv:4: the trace holds more than 2 requests",
     'trace tokens near 2^63': "trace.csv:2: key 'prompt_tokens': must be <= 2^53 (9007199254740992), got 9223372036854775800",
     'trace request longer than max_model_len': "trace.csv:3: key 'prompt_tokens': request 1 has 9000 prompt + 64 output",
-    'trace a directory': "s.yaml: key 'traffic.trace':",
+    'trace a directory': "s.yaml: key 'traffic.trace': cannot open the trace '",
     'a directory given to run': ": cannot open the YAML file: it is a directory",
     'a directory given to compare': ": cannot open the YAML file: it is a directory",
     'a directory given to calibrate fit': ": cannot open the measurements file: it is a directory",
@@ -443,7 +443,7 @@ EXPECT = {
     'measured variant value text': "m.yaml:71: key 'training.tp': expected an integer, got 'many'",
     'calibration CSV negative time': "c.csv:2: key 'time_us': a kernel time must be a positive finite number of microseconds,",
     'calibration CSV shape 2^64': "c.csv:2: key 'm': expected a whole number from 1 to 2^53, got '18446744073709551616'",
-    'global batch 2^31-4, validate': "s.yaml: key 'training.global_batch_size': the step's replay would hold about 2.19e+11",
+    'global batch 2^31-4, validate': "s.yaml: key 'training.global_batch_size': impossible plan: the step's replay would hold about 2.19e+11",
     'a million micro-batches, run': "s.yaml: key 'training.global_batch_size': impossible plan: the step's replay would hold about 4.28e+08 tasks (1.05e+06",
     'simulated clock beyond 106 days': "s.yaml: key 'training.global_batch_size': simulated time exceeds its range (about 106 days)",
     'escape sequence in a key': "s.yaml:24: key 'bogus\\x1b[2J\\x1b]0;pwned\\x1b\\': unknown key",

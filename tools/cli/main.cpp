@@ -196,7 +196,7 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     const auto& p = *s.serving();
     if (validate_only) {
         const auto too_big = plans::check_serving_size(p, ctx.max_requests);
-        if (!too_big.empty()) throw sim::InputError(too_big.front().message, s.file, 0, too_big.front().key);
+        if (!too_big.empty()) throw plans::plan_error(too_big, s.file);
         std::cout << s.file << ": OK (" << s.model.name << ", serving on " << p.gpus() << " of " << s.cluster.gpus()
                   << " x " << s.cluster.accelerator.id << ", policy " << p.batching.policy << ")\n";
         return 0;
@@ -270,7 +270,7 @@ int validate_training(const Args& a, const plans::Scenario& s) {
     const workloads::TrainingPlan& p = *s.training();
     const auto too_big =
         plans::check_replay_size(s.model, p, a.max_tasks > 0 ? a.max_tasks : plans::EvaluationContext{}.max_tasks);
-    if (!too_big.empty()) throw sim::InputError(too_big.front().message, s.file, 0, too_big.front().key);
+    if (!too_big.empty()) throw plans::plan_error(too_big, s.file);
     std::cout << s.file << ": OK (" << s.model.name << ", " << s.cluster.gpus() << " x " << s.cluster.accelerator.id
               << ", dp" << p.layout.dp << " tp" << p.layout.tp << " pp" << p.layout.pp << " vp" << p.layout.vp << " cp"
               << p.layout.cp << ", " << p.microbatches() << " micro-batches)\n";

@@ -2,6 +2,7 @@
 
 #include "sim/random.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -11,10 +12,10 @@ namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
-double total_rate_per_s(const RunSpec& s) {
+double total_per_hour(const RunSpec& s) {
     double per_hour = 0;
     for (const FailureCause& c : s.failures) per_hour += c.per_hour;
-    return per_hour / 3600.0;
+    return per_hour;
 }
 
 bool finite_at_least(double x, double least) { return std::isfinite(x) && x >= least; }
@@ -31,16 +32,15 @@ struct Run {
     };
     std::vector<Pending> pending;
 
-    // Checkpoints durable by `wall` move `durable` forward.
+    // Checkpoints durable by `wall` move `durable` forward and leave the pending list (settled at
+    // each new checkpoint too, so the list holds only those still draining, not the whole run's).
     void settle() {
-        for (size_t i = 0; i < pending.size();) {
-            if (pending[i].durable_at <= wall) {
-                if (pending[i].progress > durable) durable = pending[i].progress;
-                pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-            } else {
-                ++i;
-            }
-        }
+        const auto done = std::remove_if(pending.begin(), pending.end(), [&](const Pending& p) {
+            if (p.durable_at > wall) return false;
+            durable = std::max(durable, p.progress);
+            return true;
+        });
+        pending.erase(done, pending.end());
     }
     // A failure now: back to the last durable checkpoint, then detection, restart and its load.
     void fail(size_t cause) {
@@ -57,11 +57,9 @@ struct Run {
     }
 };
 
-// Which cause a failure had: cause i with probability rate_i / total.
-size_t draw_cause(const RunSpec& s, sim::RandomStream& r) {
-    double total = 0;
-    for (const FailureCause& c : s.failures) total += c.per_hour;
-    double u = r.uniform() * total;
+// Which cause a failure had: cause i with probability rate_i / total_per_hour.
+size_t draw_cause(const RunSpec& s, double total_per_hour, sim::RandomStream& r) {
+    double u = r.uniform() * total_per_hour;
     for (size_t i = 0; i < s.failures.size(); ++i) {
         if (u < s.failures[i].per_hour) return i;
         u -= s.failures[i].per_hour;
@@ -95,7 +93,8 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
     sim::RandomStreams streams(seed);
     sim::RandomStream& gaps = streams.stream("run.failure");
     sim::RandomStream& causes = streams.stream("run.cause");
-    const double lambda = total_rate_per_s(spec);
+    const double per_hour = total_per_hour(spec);
+    const double lambda = per_hour / 3600.0;
     const double target = static_cast<double>(spec.target_steps) * spec.step_s;
     const double tau = spec.checkpoint.interval_s > 0 ? spec.checkpoint.interval_s : kNever;
     Run run{spec, {}, 0, 0, 0, {}};
@@ -112,7 +111,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
         if (up < run_for) {  // fails while training
             run.progress += up;
             run.wall += up;
-            run.fail(draw_cause(spec, causes));
+            run.fail(draw_cause(spec, per_hour, causes));
             next_checkpoint = run.progress + tau;
             up = next_gap();
             continue;
@@ -123,12 +122,13 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
         if (run.progress >= target) break;
         // A checkpoint of this progress: its stall, durable later.
         ++run.rep.checkpoints;
+        run.settle();
         run.pending.push_back({run.progress, run.wall + spec.checkpoint.durable_s});
         const double stall = spec.checkpoint.stall_s;
         if (up < stall) {  // fails during the stall: the checkpoint is not durable yet
             run.wall += up;
             run.rep.checkpoint_stall_s += up;
-            run.fail(draw_cause(spec, causes));
+            run.fail(draw_cause(spec, per_hour, causes));
             next_checkpoint = run.progress + tau;
             up = next_gap();
             continue;
@@ -149,7 +149,7 @@ double expected_segment_s(double a, double lambda, double recovery_s) {
 }
 
 double expected_sync_run_s(const RunSpec& spec) {
-    const double lambda = total_rate_per_s(spec);
+    const double lambda = total_per_hour(spec) / 3600.0;
     const CheckpointPolicy& k = spec.checkpoint;
     const double target = static_cast<double>(spec.target_steps) * spec.step_s;
     const double recovery = spec.detect_s + spec.restart_s + k.load_s;
