@@ -9,7 +9,9 @@ namespace fathom::sim {
 // The length of the UTF-8 sequence at byte i of s (1 to 4), or 0 when the bytes there are not one.
 inline size_t utf8_sequence(const std::string& s, size_t i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    // RFC 3629: no 0xC0/0xC1 (overlong) or 0xF5-0xF7 (past U+10FFFF) leads (libfyaml 0.7.12 loops
+    // for ever on an 0xF6 in a directive line, found by fuzz_measured).
+    const size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : (c >> 4) == 0xe ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
     bool ok = n > 0 && i + n <= s.size();
     for (size_t j = 1; ok && j < n; ++j) ok = (static_cast<unsigned char>(s[i + j]) >> 6) == 0x2;
     return ok ? n : 0;
