@@ -105,7 +105,31 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
     // carried draw keeps one draw per failure).
     double up = next_gap();
     double next_checkpoint = tau;  // progress at which the next checkpoint starts
+    const double stall = spec.checkpoint.stall_s;
     for (;;) {
+        // At a checkpoint interval's start, the whole cycles (training, then a checkpoint's stall)
+        // before the next failure and below the target pass at once: the event stream stays one
+        // event per failure, not per checkpoint. The last such cycle stays pending; every earlier
+        // one is durable before anything can look (a durable time within one cycle).
+        if (spec.batch_cycles && next_checkpoint == run.progress + tau && spec.checkpoint.durable_s <= tau + stall) {
+            const double cycle = tau + stall;
+            const double by_failure = std::floor(up / cycle);
+            const double by_target = std::ceil((target - run.progress) / tau) - 1;
+            const double m = std::fmin(by_failure, by_target) - 1;  // the last cycle runs as events
+            if (m >= 2) {
+                const double start = run.wall + m * tau + (m - 1) * stall;  // the m-th checkpoint's start
+                run.settle();
+                run.pending.clear();
+                run.durable = std::max(run.durable, run.progress + (m - 1) * tau);
+                run.progress += m * tau;
+                run.pending.push_back({run.progress, start + spec.checkpoint.durable_s});
+                run.wall += m * cycle;
+                up -= m * cycle;
+                run.rep.checkpoints += static_cast<int64_t>(m);
+                run.rep.checkpoint_stall_s += m * stall;
+                next_checkpoint = run.progress + tau;
+            }
+        }
         const double stop = std::fmin(next_checkpoint, target);
         const double run_for = stop - run.progress;
         if (up < run_for) {  // fails while training
@@ -124,7 +148,6 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
         ++run.rep.checkpoints;
         run.settle();
         run.pending.push_back({run.progress, run.wall + spec.checkpoint.durable_s});
-        const double stall = spec.checkpoint.stall_s;
         if (up < stall) {  // fails during the stall: the checkpoint is not durable yet
             run.wall += up;
             run.rep.checkpoint_stall_s += up;

@@ -46,6 +46,9 @@ struct RunSpec {
     CheckpointPolicy checkpoint;
     double detect_s = 0;   // from a failure to the job's stop being noticed
     double restart_s = 0;  // rescheduling, containers, communicator init
+    // Whole checkpoint cycles between failures pass as one event (false: each checkpoint is one, the
+    // reference the tests compare the shortcut with).
+    bool batch_cycles = true;
 
     // Empty when the spec can run, else why not, naming the field.
     std::string check() const;
