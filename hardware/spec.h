@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fathom::hardware {
 
@@ -160,6 +161,38 @@ struct SsdSpec {
     double capacity = 0;
 };
 
+// A shared file system or object store the whole cluster checkpoints to (Lustre, GPFS, VAST,
+// Tectonic): aggregate bandwidths over all clients, and what one node's client reaches at most.
+// Metadata latency is not modelled (a checkpoint is a few large files per rank).
+struct FileSystemSpec {
+    std::string id;
+    std::string name;
+    double write_bandwidth = 0;  // aggregate, all clients together
+    double read_bandwidth = 0;
+    double client_bandwidth = 0;  // one node's client, each direction; 0: not stated (no bound)
+    double capacity = 0;          // 0: not stated (not checked)
+};
+
+// Failure rates of a fleet, as published: the interruptions of each root cause over an exposure of
+// GPU-hours (a job's rate for a cause is count / exposure x its GPUs: a node-level cause scales with
+// the job's GPUs as its nodes do, at the source's GPUs per node).
+struct FailureCauseSpec {
+    std::string name;      // "faulty_gpu"
+    std::string category;  // "gpu", "memory", "network", "host", "software", ...
+    double count = 0;      // interruptions in the exposure
+    std::string source;
+};
+struct FailureRatesSpec {
+    std::string id;
+    std::string name;
+    std::string accelerator;  // the device of the fleet the rates were measured on
+    double exposure_gpu_hours = 0;
+    std::vector<FailureCauseSpec> causes;
+
+    // Failures per hour of a job of `gpus` accelerators, cause by cause.
+    double per_hour(const FailureCauseSpec& c, double gpus) const { return c.count / exposure_gpu_hours * gpus; }
+};
+
 enum class ScaleOutTopology { FatTree2, FatTree3, RailOptimized, Dragonfly };
 // In the order the key reference lists them (the default first).
 constexpr auto enum_names(ScaleOutTopology) {
@@ -193,6 +226,8 @@ struct ClusterSpec {
     NetworkBackend network = NetworkBackend::Analytical;
     PcieSpec pcie;
     std::optional<SsdSpec> ssd;
+    int ssds_per_node = 1;
+    std::optional<FileSystemSpec> storage;  // the shared file system, when the cluster has one
     // The serving engine's peer-memory all-reduce may run single-node all-reduces (set from the
     // serving plan's serving.custom_allreduce; training collectives are NCCL's).
     bool peer_allreduce = false;

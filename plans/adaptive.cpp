@@ -55,8 +55,8 @@ double reconfigure_seconds(const hardware::ClusterSpec& cluster, double checkpoi
             "", 0, "cluster.ssd");
     const double nodes = cluster.nodes;
     const double nic = cluster.nic.bandwidth * cluster.nics_per_node * cluster.nic.efficiency;
-    return checkpoint_bytes / (nodes * cluster.ssd->write_bandwidth) +
-           checkpoint_bytes / (nodes * cluster.ssd->read_bandwidth) +
+    return checkpoint_bytes / (nodes * cluster.ssds_per_node * cluster.ssd->write_bandwidth) +
+           checkpoint_bytes / (nodes * cluster.ssds_per_node * cluster.ssd->read_bandwidth) +
            (cluster.nodes > 1 ? checkpoint_bytes / (nodes * nic) : 0.0) + restart_s;
 }
 

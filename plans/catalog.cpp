@@ -91,6 +91,12 @@ const hardware::ScaleUpSpec& Catalog::fabric(const std::string& id) const {
 const hardware::NicSpec& Catalog::nic(const std::string& id) const { return lookup(nics_, id, "NIC"); }
 const hardware::PcieSpec& Catalog::pcie(const std::string& id) const { return lookup(pcie_, id, "PCIe link"); }
 const hardware::SsdSpec& Catalog::ssd(const std::string& id) const { return lookup(ssds_, id, "SSD"); }
+const hardware::FileSystemSpec& Catalog::filesystem(const std::string& id) const {
+    return lookup(filesystems_, id, "file system");
+}
+const hardware::FailureRatesSpec& Catalog::failure_rates(const std::string& id) const {
+    return lookup(failure_rates_, id, "failure-rate profile");
+}
 const models::ModelSpec& Catalog::model(const std::string& id) const { return lookup(models_, id, "model"); }
 const StackPreset& Catalog::stack(const std::string& id) const { return lookup(stacks_, id, "stack preset"); }
 
@@ -119,6 +125,8 @@ hardware::ClusterSpec build_cluster(const ClusterRequest& r, const Catalog& cat)
     c.network = r.network;
     c.pcie = cat.pcie(r.pcie);
     if (!r.ssd.empty()) c.ssd = cat.ssd(r.ssd);
+    c.ssds_per_node = r.ssds_per_node;
+    if (!r.storage.empty()) c.storage = cat.filesystem(r.storage);
     return c;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// The catalogs as data: accelerators, scale-up fabrics, NICs, PCIe links, SSDs, models and
+// The catalogs as data: accelerators, scale-up fabrics, NICs, PCIe links, SSDs, shared file
+// systems, failure-rate profiles, models and
 // software-stack presets, by id. Filled once by scenarios::load_catalog (from the YAML files under
 // hardware/catalog/, models/catalog/ and workloads/stacks/, every number with its source) and shared
 // read-only by every evaluation (plans/context.h).
@@ -59,6 +60,8 @@ public:
     const hardware::NicSpec& nic(const std::string& id) const;
     const hardware::PcieSpec& pcie(const std::string& id) const;
     const hardware::SsdSpec& ssd(const std::string& id) const;
+    const hardware::FileSystemSpec& filesystem(const std::string& id) const;
+    const hardware::FailureRatesSpec& failure_rates(const std::string& id) const;
     const models::ModelSpec& model(const std::string& id) const;
     const StackPreset& stack(const std::string& id) const;
     const StackPreset& engine(const std::string& id) const;
@@ -75,6 +78,8 @@ public:
     std::map<std::string, hardware::NicSpec>& nics() { return nics_; }
     std::map<std::string, hardware::PcieSpec>& pcies() { return pcie_; }
     std::map<std::string, hardware::SsdSpec>& ssds() { return ssds_; }
+    std::map<std::string, hardware::FileSystemSpec>& filesystems() { return filesystems_; }
+    std::map<std::string, hardware::FailureRatesSpec>& failure_rates() { return failure_rates_; }
     std::map<std::string, models::ModelSpec>& models() { return models_; }
     std::map<std::string, StackPreset>& stacks() { return stacks_; }
     std::map<std::string, StackPreset>& engines() { return engines_; }
@@ -84,6 +89,8 @@ public:
     const std::map<std::string, hardware::NicSpec>& nics() const { return nics_; }
     const std::map<std::string, hardware::PcieSpec>& pcies() const { return pcie_; }
     const std::map<std::string, hardware::SsdSpec>& ssds() const { return ssds_; }
+    const std::map<std::string, hardware::FileSystemSpec>& filesystems() const { return filesystems_; }
+    const std::map<std::string, hardware::FailureRatesSpec>& failure_rates() const { return failure_rates_; }
     const std::map<std::string, models::ModelSpec>& models() const { return models_; }
     const std::map<std::string, StackPreset>& stacks() const { return stacks_; }
     const std::map<std::string, StackPreset>& engines() const { return engines_; }
@@ -98,6 +105,8 @@ private:
     std::map<std::string, hardware::NicSpec> nics_;
     std::map<std::string, hardware::PcieSpec> pcie_;
     std::map<std::string, hardware::SsdSpec> ssds_;
+    std::map<std::string, hardware::FileSystemSpec> filesystems_;
+    std::map<std::string, hardware::FailureRatesSpec> failure_rates_;
     std::map<std::string, models::ModelSpec> models_;
     std::map<std::string, StackPreset> stacks_;
     std::map<std::string, StackPreset> engines_;

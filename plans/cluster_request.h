@@ -23,6 +23,8 @@ struct ClusterRequest {
     hardware::NetworkBackend network = hardware::NetworkBackend::Analytical;
     std::string pcie = "pcie-gen5-x16";
     std::string ssd;  // empty = none
+    int ssds_per_node = 1;
+    std::string storage;  // the shared file system's catalog id; empty = none
 };
 
 // Throws sim::InputError for unknown ids or a node larger than its fabric's domain.

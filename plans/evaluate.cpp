@@ -94,9 +94,16 @@ Outcome evaluate(const Scenario& s, const EvaluationContext& context, const Eval
     return std::visit(
         [&](const auto& plan) -> Outcome {
             using T = std::decay_t<decltype(plan)>;
-            if constexpr (std::is_same_v<T, workloads::TrainingPlan>)
-                return evaluate_training(s.model, s.cluster, plan, context, options);
-            else return evaluate_serving(s.model, s.cluster, plan, context, s.seed, options);
+            if constexpr (std::is_same_v<T, workloads::TrainingPlan>) {
+                Outcome out = evaluate_training(s.model, s.cluster, plan, context, options);
+                // The run's steps are the step priced once; a plan that does not fit has no run.
+                if (s.run && out.ok() && !out.training()->out_of_memory) {
+                    RunPlan run = plan_run(s, out.training()->step_time_s, *context.catalog);
+                    RunSummary summary = simulate_runs(run);
+                    out.run = Outcome::Run{std::move(run), std::move(summary)};
+                }
+                return out;
+            } else return evaluate_serving(s.model, s.cluster, plan, context, s.seed, options);
         },
         s.plan);
 }

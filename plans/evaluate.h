@@ -7,6 +7,7 @@
 #include "models/cost/cost_model.h"
 #include "plans/constraints.h"
 #include "plans/context.h"
+#include "plans/run.h"
 #include "plans/scenario.h"
 #include "sim/enum_names.h"
 #include "workloads/serving/serving_sim.h"
@@ -35,6 +36,12 @@ struct Outcome {
     std::vector<Violation> violations;  // non-empty: the plan cannot run, and there is no report
     std::optional<WorkloadReport> report;
     CostModelKind cost_model = CostModelKind::Roofline;
+    // A training scenario's whole run (its `run` section), when the step fits in memory.
+    struct Run {
+        RunPlan plan;
+        RunSummary summary;
+    };
+    std::optional<Run> run;
 
     bool ok() const { return violations.empty() && report.has_value(); }
     const workloads::StepReport* training() const {

@@ -135,6 +135,11 @@ const std::vector<KeyInfo>& scenario_keys() {
              "the `search.*` keys (`fathom search`: the training or serving plans searched and how they rank)")
             .shown_as("mapping")
             .by_default("the defaults below"),
+        Decl("run", KeyType::Text,
+             "the `run.*` keys (training: a whole run to its target tokens, with failures, checkpoints and "
+             "restarts, simulated over seeds)")
+            .shown_as("mapping")
+            .by_default("none (one step)"),
         Decl("serving.disaggregation", KeyType::Text,
              "prefill/decode disaggregation: `prefill` and `decode` pools, each with the "
              "`serving.disaggregation.prefill.*` "
@@ -275,8 +280,17 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
          member<&R::scale_up>()},
         {Decl("cluster.pcie", KeyType::Text, "host link catalog id (no workload uses it yet: a warning says so)"),
          member<&R::pcie>()},
-        {Decl("cluster.ssd", KeyType::Text, "local SSD catalog id (no workload uses it yet: a warning says so)"),
+        {Decl("cluster.ssd", KeyType::Text,
+              "local SSD catalog id (whole runs checkpoint to it, adaptive searches reshard through it; a step "
+              "does not use it: a warning says so)"),
          member<&R::ssd>()},
+        {Decl("cluster.ssds_per_node", KeyType::Integer, "local SSDs per node, striped (checkpoints write to all)")
+             .range(1, 64),
+         member<&R::ssds_per_node>()},
+        {Decl("cluster.storage", KeyType::Text,
+              "shared file system catalog id (`fathom list hardware`; whole runs checkpoint to it)")
+             .by_default("none"),
+         member<&R::storage>()},
         {Decl("cluster.scale_out.nic", KeyType::Text, "NIC catalog id"), member<&R::nic>()},
         {Decl("cluster.scale_out.nics_per_node", KeyType::Integer, "NICs per node").range(1),
          member<&R::nics_per_node>()},
@@ -312,6 +326,7 @@ std::vector<const KeyInfo*> collect_keys() {
     for (const auto& k : training_plan_keys()) every.push_back(&k.info);
     for (const auto& k : serving_plan_keys()) every.push_back(&k.info);
     for (const auto& k : search_keys()) every.push_back(&k.info);
+    for (const auto& k : run_keys()) every.push_back(&k.info);
     std::vector<const KeyInfo*> out;
     // Section by section, in the order a scenario file reads; a sub-mapping after its section's values.
     auto sub_mapping = [](const KeyInfo* k) { return !k->section().empty() && k->shown_type == "mapping"; };
@@ -336,7 +351,8 @@ std::vector<const KeyInfo*> collect_keys() {
                                       "traffic.sessions",
                                       "slo",
                                       "capacity",
-                                      "search"})
+                                      "search",
+                                      "run"})
         for (bool mappings : {false, true})
             for (const KeyInfo* k : every)
                 if (k->section() == section && sub_mapping(k) == mappings) out.push_back(k);

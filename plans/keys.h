@@ -11,6 +11,7 @@
 // `stack` (the software stack; a preset from workloads/stacks/ and its overrides).
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
+#include "plans/run_request.h"
 #include "sim/enum_names.h"
 #include "sim/units.h"
 #include "workloads/serving/serving_plan.h"
@@ -88,6 +89,8 @@ const std::vector<Key<workloads::TrainingPlan>>& training_plan_keys();
 // and `.decode` pools), `traffic` (arrivals and lengths: `traffic.prompt`, `traffic.output`,
 // `traffic.shared_prefix`, `traffic.sessions`) and `slo`.
 const std::vector<Key<workloads::serving::ServingPlan>>& serving_plan_keys();
+// A whole training run (`run`): its target, failures, checkpoints and recovery.
+const std::vector<Key<RunRequest>>& run_keys();
 // The entries of a ChoiceList value.
 std::vector<std::string> split_choices(const std::string& value);
 

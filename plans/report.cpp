@@ -79,6 +79,56 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
     rep.tables.emplace_back("stages", std::move(stages));
 }
 
+// A whole run: "run.*" fields (times in seconds, means over the seeds unless a percentile) and the
+// table "run_interruptions" (a row per failure cause).
+void add_run(Report& rep, const Outcome::Run& run) {
+    Record& s = rep.summary;
+    const RunPlan& p = run.plan;
+    const RunSummary& r = run.summary;
+    s.add("run.target_steps", p.spec.target_steps);
+    s.add("run.tokens_per_step", p.tokens_per_step);
+    s.add("run.productive_s", static_cast<double>(p.spec.target_steps) * p.spec.step_s);
+    s.add("run.seeds", static_cast<int64_t>(r.seeds));
+    s.add("run.time_to_target_s.mean", r.wall_mean_s);
+    s.add("run.time_to_target_s.p10", r.wall_p10_s);
+    s.add("run.time_to_target_s.p50", r.wall_p50_s);
+    s.add("run.time_to_target_s.p90", r.wall_p90_s);
+    s.add("run.ettr.mean", r.ettr_mean);
+    s.add("run.ettr.p10", r.ettr_p10);
+    s.add("run.ettr.p90", r.ettr_p90);
+    s.add("run.lost_s.work", r.lost_work_s);
+    s.add("run.lost_s.detect", r.detect_s);
+    s.add("run.lost_s.restart", r.restart_s);
+    s.add("run.lost_s.load", r.load_s);
+    s.add("run.lost_s.checkpoint_stall", r.checkpoint_stall_s);
+    s.add("run.interruptions", r.failures);
+    s.add("run.checkpoints", r.checkpoints);
+    s.add("run.failures_profile", p.profile);
+    s.add("run.failures_per_hour", p.failures_per_hour());
+    s.add("run.checkpoint.method", std::string(sim::name(p.checkpoint.method)));
+    s.add("run.checkpoint.tier", std::string(sim::name(p.checkpoint.tier)));
+    s.add("run.checkpoint.tier_id", p.checkpoint.tier_id);
+    s.add("run.checkpoint.bytes", p.checkpoint.bytes);
+    s.add("run.checkpoint.stall_s", p.checkpoint.stall_s);
+    s.add("run.checkpoint.durable_s", p.checkpoint.durable_s);
+    s.add("run.checkpoint.load_s", p.checkpoint.load_s);
+    s.add("run.checkpoint.interval_s", p.spec.checkpoint.interval_s);
+    s.add("run.checkpoint.young_daly_s", p.young_daly_s);
+    s.add("run.detect_s", p.spec.detect_s);
+    s.add("run.restart_s", p.spec.restart_s);
+    if (r.expected_s > 0) s.add("run.closed_form_s", r.expected_s);
+    std::vector<Record> causes;
+    for (size_t i = 0; i < p.spec.failures.size(); ++i) {
+        Record x;
+        x.add("cause", p.spec.failures[i].name);
+        x.add("category", p.categories[i]);
+        x.add("per_hour", p.spec.failures[i].per_hour);
+        x.add("interruptions", r.interruptions[i]);
+        causes.push_back(std::move(x));
+    }
+    rep.tables.emplace_back("run_interruptions", std::move(causes));
+}
+
 void add_percentiles(Record& s, const std::string& name, const workloads::serving::Percentiles& p, double scale) {
     s.add(name + ".mean", p.mean * scale);
     s.add(name + ".p50", p.p50 * scale);
@@ -280,6 +330,7 @@ Report make_report(const Scenario& scenario, const Outcome& outcome, const Inter
         return rep;
     }
     if (const auto* r = outcome.training()) add_training(rep, outcome, *r);
+    if (outcome.run) add_run(rep, *outcome.run);
     if (const auto* r = outcome.serving()) add_serving(rep, outcome, *r);
     if (bands && !bands->empty()) add_intervals(s, scenario, outcome, *bands);
     return rep;

@@ -6,6 +6,7 @@
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "plans/cluster_request.h"
+#include "plans/run_request.h"
 #include "plans/search_space.h"
 #include "sim/enum_names.h"
 #include "workloads/serving/serving_plan.h"
@@ -43,6 +44,7 @@ struct Scenario {
     hardware::ClusterSpec cluster;  // resolved against the catalog
     WorkloadPlan plan;
     std::optional<SearchSpace> search;  // the `search` section, when given (training or serving axes)
+    std::optional<RunRequest> run;      // the `run` section of a training scenario, when given
     std::vector<Warning> warnings;
 
     WorkloadKind kind() const { return static_cast<WorkloadKind>(plan.index()); }

@@ -6,6 +6,7 @@
 #include "sim/error.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -290,6 +291,48 @@ hardware::SsdSpec parse_ssd(const Node& n) {
     return x;
 }
 
+// A shared file system: aggregate bandwidths required; a node client's bandwidth and the capacity
+// where the source states them (0: not stated, so not a bound).
+hardware::FileSystemSpec parse_filesystem(const Node& n) {
+    n.allow_only({"kind", "id", "name", "write_bandwidth", "read_bandwidth", "client_bandwidth", "capacity"});
+    hardware::FileSystemSpec x;
+    x.id = n.str("id");
+    x.name = n.str("name");
+    x.write_bandwidth = n.sourced_quantity("write_bandwidth", Dimension::Bandwidth);
+    x.read_bandwidth = n.sourced_quantity("read_bandwidth", Dimension::Bandwidth);
+    if (n.has("client_bandwidth")) x.client_bandwidth = n.sourced_quantity("client_bandwidth", Dimension::Bandwidth);
+    if (n.has("capacity")) x.capacity = n.sourced_quantity("capacity", Dimension::Bytes);
+    for (auto [key, v] :
+         {std::pair{"write_bandwidth", x.write_bandwidth}, std::pair{"read_bandwidth", x.read_bandwidth},
+          std::pair{"client_bandwidth", x.client_bandwidth}, std::pair{"capacity", x.capacity}})
+        if (n.has(key) && !(v > 0)) n.fail(key, "must be positive");
+    return x;
+}
+
+// Published interruption counts by root cause over an exposure of GPU-hours.
+hardware::FailureRatesSpec parse_failure_rates(const Node& n) {
+    n.allow_only({"kind", "id", "name", "accelerator", "exposure_gpu_hours", "causes"});
+    hardware::FailureRatesSpec x;
+    x.id = n.str("id");
+    x.name = n.str("name");
+    x.accelerator = sourced_id(n, "accelerator");
+    x.exposure_gpu_hours = n.sourced_number("exposure_gpu_hours");
+    if (!(x.exposure_gpu_hours > 0) || !std::isfinite(x.exposure_gpu_hours))
+        n.fail("exposure_gpu_hours", "must be a positive number of GPU-hours");
+    for (const Node& c : n.child("causes").items()) {
+        c.allow_only({"name", "category", "count", "source"});
+        hardware::FailureCauseSpec cause{c.str("name"), c.str("category"), c.number("count"), c.str("source")};
+        if (cause.name.empty() || cause.category.empty()) c.fail("name", "a cause needs a name and a category");
+        if (cause.source.empty()) c.fail("source", "empty source");
+        if (!(cause.count >= 0) || !std::isfinite(cause.count)) c.fail("count", "must be a count >= 0");
+        for (const auto& other : x.causes)
+            if (other.name == cause.name) c.fail("name", "cause '" + cause.name + "' is listed twice");
+        x.causes.push_back(std::move(cause));
+    }
+    if (x.causes.empty()) n.fail("causes", "expected at least one cause");
+    return x;
+}
+
 // A preset of plan keys: training stacks (keys of training_plan_keys, listed under `frameworks`) or
 // serving engines (keys of serving_plan_keys, listed under `engines`).
 template <typename Plan>
@@ -389,6 +432,8 @@ std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
     load_dir(hw / "nics", "nic", c->nics(), parse_nic);
     load_dir(hw / "pcie", "pcie", c->pcies(), parse_pcie);
     load_dir(hw / "storage", "ssd", c->ssds(), parse_ssd);
+    load_dir(hw / "filesystems", "filesystem", c->filesystems(), parse_filesystem);
+    load_dir(hw / "reliability", "failure_rates", c->failure_rates(), parse_failure_rates);
     load_dir(fs::path(root) / "models" / "catalog", "model", c->models(),
              [](const Node& n) { return parse_model(n, true); });
     load_dir(fs::path(root) / "workloads" / "stacks", "stack", c->stacks(), [](const Node& n) {

@@ -5,6 +5,7 @@
 #include "plans/search_objective.h"
 #include "scenarios/calibration_io.h"
 #include "scenarios/overrides.h"
+#include "scenarios/run_section.h"
 #include "scenarios/schema.h"
 #include "sim/error.h"
 #include "sim/input_file.h"
@@ -283,7 +284,7 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
 }
 
 // Keys the scenario sets that no model reads yet, or whose values cannot differ in the result.
-void collect_warnings(const Node& root, plans::Scenario& s) {
+void collect_warnings(const Node& root, plans::Scenario& s, const plans::Catalog& catalog) {
     auto warn = [&s](const Node& n, const std::string& key, const std::string& message) {
         const int line = n.raw()[key] ? n.raw()[key].Mark().line + 1 : n.line();
         s.warnings.push_back({n.file(), line, n.path().empty() ? key : n.path() + "." + key, message});
@@ -291,12 +292,21 @@ void collect_warnings(const Node& root, plans::Scenario& s) {
     if (root.has("seed") && s.training())
         warn(root, "seed", "a training step is deterministic: the seed cannot change its result");
     const Node cluster = root.child("cluster");
-    const bool checkpoints = s.search && s.search->phases > 1;  // an adaptive run checkpoints to the SSDs
-    for (const char* key : {"pcie", "ssd"})
-        if (cluster.has(key) && !(checkpoints && std::string(key) == "ssd"))
+    // A whole run checkpoints over the host links to the SSDs or the file system; an adaptive search
+    // reshards through the SSDs.
+    const bool adaptive = s.search && s.search->phases > 1;
+    for (const std::string key : {"pcie", "ssd", "ssds_per_node", "storage"})
+        if (cluster.has(key) && !s.run && !(adaptive && (key == "ssd" || key == "ssds_per_node")))
             warn(cluster, key,
-                 "no workload uses the host link or local SSDs yet (no offload is modelled): this key "
-                 "cannot change the result");
+                 "a training step does not use the host link or the storage tiers (no offload is modelled; a "
+                 "`run` section's checkpoints do): this key cannot change the result");
+    if (s.run && s.run->failures != "none") {
+        const hardware::FailureRatesSpec& rates = catalog.failure_rates(s.run->failures);
+        if (rates.accelerator != s.cluster.accelerator.id)
+            warn(root.child("run"), "failures",
+                 "the profile's rates were measured on " + rates.accelerator + ", not " + s.cluster.accelerator.id +
+                     ": an estimate for this device");
+    }
     if (auto so = cluster.find("scale_out")) {
         if (s.cluster.nodes == 1) {
             warn(cluster, "scale_out",
@@ -375,7 +385,7 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog,
         root.has("kind") ? sim::parse<WorkloadKind>(std::get<std::string>(read_value(root, *plans::find_key("kind"))))
                          : WorkloadKind::Training;
     // The sections of each kind, in WorkloadKind's order.
-    const char* const own[2][4] = {{"parallel", "training", "stack", ""}, {"serving", "traffic", "slo", "capacity"}};
+    const char* const own[2][4] = {{"parallel", "training", "stack", "run"}, {"serving", "traffic", "slo", "capacity"}};
     for (int k = 0; k < 2; ++k) {
         if (static_cast<WorkloadKind>(k) == kind) continue;
         for (const char* key : own[k])
@@ -402,16 +412,17 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog,
         else if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
         s.plan = std::move(plan);
         if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
-        collect_warnings(root, s);
+        collect_warnings(root, s, catalog);
         return s;
     }
     workloads::TrainingPlan plan = parse_training(root, catalog, s.cluster.gpus());
     const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
     if (violations_out) *violations_out = violations;
     else if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
+    if (root.has("run")) s.run = parse_run(root, catalog, s.model, s.cluster, plan);
     s.plan = std::move(plan);
     if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
-    collect_warnings(root, s);
+    collect_warnings(root, s, catalog);
     return s;
 }
 

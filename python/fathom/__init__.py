@@ -26,13 +26,14 @@ from ._scenario import Scenario, load  # noqa: E402,F401
 from ._results import (  # noqa: E402,F401
     CapacityResult,
     CompareResult,
+    RunResult,
     SearchResult,
     ServingResult,
     TrainingResult,
 )
 
 __all__ = ["Scenario", "load", "run", "validate", "capacity", "search", "compare", "InputError", "TrainingResult",
-           "ServingResult", "CapacityResult", "SearchResult", "CompareResult"]
+           "RunResult", "ServingResult", "CapacityResult", "SearchResult", "CompareResult"]
 
 
 def run(scenario, overrides=None, *, requests=True, trace=False, **kwargs):

@@ -49,15 +49,42 @@ class _Summary:
         return _frame([{k: e.get(k) for k in ("name", "cat", "ph", "ts", "dur", "pid", "tid", "args")} for e in events])
 
 
+class RunResult:
+    """A whole training run (the scenario's `run` section) over its seeds: fields as the `run.*`
+    keys of `fathom run --json` without the prefix (r["time_to_target_s.p50"], r["ettr.mean"],
+    r["lost_s.restart"], ...; r.fields is the dict) and the interruptions by cause (to_pandas())."""
+
+    def __init__(self, fields, causes):
+        self.fields = fields
+        self.causes = causes
+
+    def __getitem__(self, name):
+        return self.fields[name]
+
+    def to_pandas(self):
+        """One row per failure cause: cause, category, per_hour (the job's rate) and the mean
+        interruptions over the seeds."""
+        return _frame(self.causes, columns=["cause", "category", "per_hour", "interruptions"])
+
+    def __repr__(self):
+        f = self.fields
+        days = [f.get(f"time_to_target_s.{q}", 0) / 86400 for q in ("p10", "p50", "p90")]
+        return (f"RunResult(time_to_target_days p10/p50/p90={days[0]:.2f}/{days[1]:.2f}/{days[2]:.2f}, "
+                f"ettr={f.get('ettr.mean', 0):.3f}, interruptions={f.get('interruptions', 0):.1f})")
+
+
 class TrainingResult(_Summary):
     """One training step: summary fields (step_time_s, tokens_per_s_per_gpu, mfu,
-    peak_memory_bytes, out_of_memory, ...) and the per-stage breakdown (to_pandas())."""
+    peak_memory_bytes, out_of_memory, ...) and the per-stage breakdown (to_pandas()); with a `run`
+    section, the whole run as .run (a RunResult; None without one, or when the step does not fit)."""
 
-    _tables = ("stages",)
+    _tables = ("stages", "run_interruptions")
 
     def __init__(self, report):
         super().__init__(report)
         self.stages = report.get("stages", [])
+        fields = {k[len("run."):]: v for k, v in self.summary.items() if k.startswith("run.")}
+        self.run = RunResult(fields, report.get("run_interruptions", [])) if fields else None
 
     def to_pandas(self):
         """One row per pipeline stage: compute and communication seconds, memory in bytes."""

@@ -44,6 +44,22 @@ def test_training_run_and_stages_match_the_cli():
     assert df["memory_bytes.total"][0] == r.peak_memory_bytes  # dotted names are single columns
 
 
+def test_whole_run_matches_the_cli():
+    # A whole run (the example's 16k-GPU Llama 3.1 405B pre-training, 20 seeds): the run.* fields
+    # and the interruptions by cause, bit-identical to `fathom run --json`.
+    scenario = os.path.join(EX, "run-llama3-405b-16kxh100.yaml")
+    r = fathom.run(scenario, run__seeds=20)
+    cli = cli_json("run", scenario, "--set", "run.seeds=20")
+    assert r.run is not None and r.run["seeds"] == 20
+    assert r.run["time_to_target_s.p50"] == cli["run"]["time_to_target_s"]["p50"]
+    assert r.run["ettr.mean"] == cli["run"]["ettr"]["mean"]
+    df = r.run.to_pandas()
+    assert list(df["cause"]) == [c["cause"] for c in cli["run_interruptions"]]
+    assert df["interruptions"].sum() == pytest.approx(r.run["interruptions"])
+    assert "ettr" in repr(r.run)
+    assert fathom.run(QUICKSTART).run is None
+
+
 def test_intervals_match_the_cli():
     # The 90% interval of the step time (scenarios/intervals.yaml), as `fathom run --json` gives it.
     r = fathom.run(QUICKSTART)

@@ -76,6 +76,8 @@ nlohmann::json print_rank_gap(const plans::IntervalTable& bands, const std::stri
                               const hardware::AcceleratorSpec& accelerator);
 // The q-quantile (0..1) of `v` by linear interpolation between order statistics (numpy's default).
 double percentile_of(std::vector<double> v, double q);
+// A training scenario's whole run (its `run` section): the plan of it and the seeds' summary.
+void print_run(const plans::Outcome::Run& run);
 // The evaluation context of a command: the catalog's tables, the seed, --collective-algorithm and
 // --max-tasks.
 plans::EvaluationContext cli_context(std::shared_ptr<const plans::Catalog> catalog, uint64_t seed, const Args& a);

@@ -2,6 +2,7 @@
 #include "scenarios/output_file.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
+#include "sim/stats.h"
 #include "tools/cli/cli.h"
 
 #include <algorithm>
@@ -27,13 +28,7 @@ std::string gib(double bytes) {
     return buf;
 }
 
-double percentile_of(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const double at = q * static_cast<double>(v.size() - 1);
-    const size_t lo = static_cast<size_t>(at), hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
-}
+double percentile_of(std::vector<double> v, double q) { return sim::quantile(std::move(v), q); }
 
 double median_of(std::vector<double> v) { return percentile_of(std::move(v), 0.5); }
 

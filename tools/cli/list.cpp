@@ -37,6 +37,16 @@ void print_hardware(const plans::Catalog& catalog) {
     for (const auto& [id, x] : catalog.pcies()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
     std::cout << "SSDs:\n";
     for (const auto& [id, x] : catalog.ssds()) std::printf("  %-22s %s\n", id.c_str(), x.name.c_str());
+    std::cout << "file systems (cluster.storage):\n";
+    for (const auto& [id, x] : catalog.filesystems())
+        std::printf("  %-22s %-44s %6.0f GB/s write\n", id.c_str(), x.name.c_str(), x.write_bandwidth / 1e9);
+    std::cout << "failure rates (run.failures):\n";
+    for (const auto& [id, x] : catalog.failure_rates()) {
+        double count = 0;
+        for (const auto& c : x.causes) count += c.count;
+        std::printf("  %-22s %-44s %5.1f per 1M GPU-hours\n", id.c_str(), x.name.c_str(),
+                    count / x.exposure_gpu_hours * 1e6);
+    }
 }
 
 void print_models(const plans::Catalog& catalog) {

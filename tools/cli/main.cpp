@@ -346,6 +346,8 @@ int cmd_run(const Args& a, bool validate_only) {
     if (r.flow_transfers > 0)
         std::printf("flows           %llu transfers as %llu flows sharing the fabric\n",
                     static_cast<unsigned long long>(r.flow_transfers), static_cast<unsigned long long>(r.flows));
+    if (o.run) print_run(*o.run);
+    else if (s.run) std::printf("\nwhole run       not simulated: the plan does not fit in memory\n");
     print_op_costs(s.cluster.accelerator, o.cost_model, r.op_sources);
     if (const auto outside = r.op_sources.outside_all(); !outside.empty()) {
         std::string ops;

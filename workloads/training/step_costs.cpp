@@ -98,15 +98,19 @@ double layer_rank_lora_params(const models::ModelSpec& m, const TrainingPlan& p)
     return models::lora_params(models::dense_layer_forward(m, microbatch_inputs(m, p)), p.training.lora_rank);
 }
 
-double training_model_flops_per_token(const models::ModelSpec& m, const TrainingPlan& p, bool causal) {
-    const double forward = m.forward_flops_per_token(p.training.seq_len, causal);
-    if (p.training.lora_rank <= 0) return 3.0 * forward;
+double trained_params(const models::ModelSpec& m, const TrainingPlan& p) {
+    if (p.training.lora_rank <= 0) return m.total_params(p.training.seq_len);
     // The adapters of the whole model: one layer's at tp 1 (unsharded shapes), times the layers.
     models::LayerInputs one;
     one.batch = models::TokenBatch::uniform(1, p.training.seq_len, p.training.seq_len);
-    const double adapters =
-        models::lora_params(models::dense_layer_forward(m, one), p.training.lora_rank) * static_cast<double>(m.layers);
-    return 2.0 * forward + 6.0 * adapters;
+    return models::lora_params(models::dense_layer_forward(m, one), p.training.lora_rank) *
+           static_cast<double>(m.layers);
+}
+
+double training_model_flops_per_token(const models::ModelSpec& m, const TrainingPlan& p, bool causal) {
+    const double forward = m.forward_flops_per_token(p.training.seq_len, causal);
+    if (p.training.lora_rank <= 0) return 3.0 * forward;
+    return 2.0 * forward + 6.0 * trained_params(m, p);
 }
 
 StepCosts cost_training_step(const models::ModelSpec& m, const TrainingPlan& p, ProgramCoster& coster) {

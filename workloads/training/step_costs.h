@@ -58,6 +58,8 @@ double layer_rank_params(const models::ModelSpec& model, const ParallelLayout& l
 double layer_rank_expert_params(const models::ModelSpec& model, const ParallelLayout& layout, bool moe_layer);
 // LoRA adapter parameters one rank holds per (dense) layer; 0 without LoRA.
 double layer_rank_lora_params(const models::ModelSpec& model, const TrainingPlan& plan);
+// Parameters the whole model trains: every one, or (LoRA) the adapters of every layer.
+double trained_params(const models::ModelSpec& model, const TrainingPlan& plan);
 // Model FLOPs per token of one training step: 3 x the forward (forward, input and weight
 // gradients); under LoRA 2 x the forward (no weight gradients for the frozen base) plus 6 FLOPs per
 // adapter parameter (the adapters' forward and both gradients).

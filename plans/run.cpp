@@ -1,0 +1,223 @@
+#include "plans/run.h"
+
+#include "sim/error.h"
+#include "sim/stats.h"
+#include "workloads/training/step_costs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace fathom::plans {
+
+namespace {
+
+std::string fmt(const char* format, double x) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, format, x);
+    return buf;
+}
+
+CheckpointTier resolve_tier(const hardware::ClusterSpec& c, CheckpointTier asked) {
+    if (asked != CheckpointTier::Auto) return asked;
+    return c.storage ? CheckpointTier::Storage : CheckpointTier::Ssd;
+}
+
+}  // namespace
+
+double tokens_per_step(const workloads::TrainingPlan& plan) {
+    return static_cast<double>(plan.training.global_batch) * static_cast<double>(plan.training.seq_len);
+}
+
+int64_t target_steps(const RunRequest& r, const workloads::TrainingPlan& plan, std::vector<Violation>& out) {
+    const double per_step = tokens_per_step(plan);
+    if ((r.target_tokens > 0) == (r.target_steps > 0)) {
+        out.push_back({"run.target_tokens", "give the target as run.target_tokens or run.target_steps (one of them)"});
+        return 0;
+    }
+    const double target = r.target_tokens > 0 ? r.target_tokens : static_cast<double>(r.target_steps) * per_step;
+    if (r.trained_tokens >= target) {
+        out.push_back({"run.trained_tokens", fmt("%.6g tokens already trained: the target (", r.trained_tokens) +
+                                                 fmt("%.6g tokens) is reached", target)});
+        return 0;
+    }
+    const double steps = std::ceil((target - r.trained_tokens) / per_step - 1e-9);
+    if (steps > 1e15) {
+        out.push_back({"run.target_tokens", fmt("%.6g steps of this plan's global batch: more than 1e15", steps)});
+        return 0;
+    }
+    return static_cast<int64_t>(steps);
+}
+
+CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::ClusterSpec& c,
+                               const workloads::TrainingPlan& plan, const RunRequest& r) {
+    CheckpointPlan out;
+    CheckpointCost& k = out.cost;
+    k.method = r.method;
+    k.tier = resolve_tier(c, r.tier);
+    const double params = model.total_params(plan.training.seq_len);
+    k.bytes = 2.0 * params + 12.0 * workloads::trained_params(model, plan);
+    const double nodes = c.nodes, gpus = c.gpus();
+    const double pcie = c.pcie.achievable_bandwidth();
+    k.snapshot_s = k.bytes / gpus / pcie;
+    const double per_node = k.bytes / nodes;
+    if (k.tier == CheckpointTier::Ssd) {
+        if (!c.ssd) {
+            out.violations.push_back(
+                {r.tier == CheckpointTier::Auto ? "run.checkpoint_tier" : "cluster.ssd",
+                 "the cluster has neither a shared file system (cluster.storage) nor local SSDs (cluster.ssd) to "
+                 "checkpoint to (`fathom list hardware`)"});
+            return out;
+        }
+        const hardware::SsdSpec& ssd = *c.ssd;
+        k.tier_id = ssd.id;
+        k.write_s = per_node / (c.ssds_per_node * ssd.write_bandwidth);
+        k.read_s = per_node / (c.ssds_per_node * ssd.read_bandwidth);
+        if (2 * per_node > c.ssds_per_node * ssd.capacity)
+            out.violations.push_back(
+                {"cluster.ssds_per_node",
+                 fmt("a node's share of two checkpoints (the last durable one stays while "
+                     "the next is written) is %.1f GB, ",
+                     2 * per_node / 1e9) +
+                     fmt("more than its SSDs hold (%.1f GB)", c.ssds_per_node * ssd.capacity / 1e9)});
+    } else {
+        if (!c.storage) {
+            out.violations.push_back({"cluster.storage",
+                                      "run.checkpoint_tier: storage needs the cluster's shared file "
+                                      "system (cluster.storage, `fathom list hardware`)"});
+            return out;
+        }
+        const hardware::FileSystemSpec& fs = *c.storage;
+        k.tier_id = fs.id;
+        const double client = fs.client_bandwidth > 0 ? per_node / fs.client_bandwidth : 0.0;
+        k.write_s = std::max(k.bytes / fs.write_bandwidth, client);
+        k.read_s = std::max(k.bytes / fs.read_bandwidth, client);
+        if (fs.capacity > 0 && 2 * k.bytes > fs.capacity)
+            out.violations.push_back(
+                {"cluster.storage", fmt("two checkpoints (the last durable one stays while the "
+                                        "next is written) are %.1f TB, ",
+                                        2 * k.bytes / 1e12) +
+                                        fmt("more than the file system holds (%.1f TB)", fs.capacity / 1e12)});
+    }
+    k.stall_s = r.method == CheckpointMethod::Sync ? k.snapshot_s + k.write_s : k.snapshot_s;
+    k.durable_s = k.snapshot_s + k.write_s;
+    k.load_s = k.read_s + k.snapshot_s;  // back to the GPUs over the same links
+    if (r.checkpoint_interval_s > 0 && r.checkpoint_interval_s < k.durable_s)
+        out.violations.push_back(
+            {"run.checkpoint_interval", fmt("%.4g s is shorter than one checkpoint's write ", r.checkpoint_interval_s) +
+                                            fmt("(%.4g s: ", k.durable_s) + fmt("%.4g GB to ", k.bytes / 1e9) +
+                                            k.tier_id + ")"});
+    return out;
+}
+
+double RunPlan::failures_per_hour() const {
+    double x = 0;
+    for (const auto& f : spec.failures) x += f.per_hour;
+    return x;
+}
+
+RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
+    const workloads::TrainingPlan& plan = *s.training();
+    const RunRequest& r = *s.run;
+    RunPlan out;
+    std::vector<Violation> violations;
+    out.spec.step_s = step_s;
+    out.spec.target_steps = target_steps(r, plan, violations);
+    CheckpointPlan k = plan_checkpoint(s.model, s.cluster, plan, r);
+    violations.insert(violations.end(), k.violations.begin(), k.violations.end());
+    if (!violations.empty()) throw plan_error(violations, s.file);
+    out.checkpoint = k.cost;
+    out.tokens_per_step = tokens_per_step(plan);
+    out.profile = r.failures;
+    if (r.failures != "none") {
+        const hardware::FailureRatesSpec& rates = catalog.failure_rates(r.failures);
+        out.profile_accelerator = rates.accelerator;
+        for (const auto& c : rates.causes) {
+            out.spec.failures.push_back({c.name, rates.per_hour(c, s.cluster.gpus()) * r.failure_scale});
+            out.categories.push_back(c.category);
+        }
+    }
+    const double lambda = out.failures_per_hour() / 3600.0;
+    out.young_daly_s = lambda > 0 ? workloads::run::young_daly_interval_s(k.cost.stall_s, lambda)
+                                  : std::numeric_limits<double>::infinity();
+    out.interval_given = r.checkpoint_interval_s > 0;
+    double interval = out.interval_given ? r.checkpoint_interval_s : std::max(out.young_daly_s, k.cost.durable_s);
+    // At a step's end: whole steps (none at all when nothing fails and no interval is given).
+    interval = std::isfinite(interval) ? std::ceil(interval / step_s - 1e-9) * step_s : 0.0;
+    out.spec.checkpoint = {interval, k.cost.stall_s, k.cost.durable_s, k.cost.load_s};
+    out.spec.detect_s = r.detect_s;
+    out.spec.restart_s = r.restart_s;
+    out.seeds = r.seeds;
+    out.seed = s.seed;
+    if (const std::string why = out.spec.check(); !why.empty()) throw sim::InputError("run: " + why, s.file, 0, "run");
+    if (const Violation v = check_run_size(out); !v.key.empty()) throw plan_error({v}, s.file);
+    return out;
+}
+
+Violation check_run_size(const RunPlan& p, double max_events) {
+    // Each segment between checkpoints (the whole run without them) restarts from its beginning
+    // e^(lambda a) - 1 times on average (expected_segment_s's renewal argument). The engine passes
+    // the checkpoints between two failures at once: a failure costs about three events.
+    const double lambda = p.failures_per_hour() / 3600.0;
+    const double target = static_cast<double>(p.spec.target_steps) * p.spec.step_s;
+    const double tau = p.spec.checkpoint.interval_s;
+    const double segments = tau > 0 ? std::ceil(target / tau) : 1.0;
+    const double length = tau > 0 ? tau + p.spec.checkpoint.stall_s : target;
+    const double per_segment = std::expm1(lambda * length);
+    const double events = 3.0 * p.seeds * (segments * per_segment + 1.0);
+    if (std::isfinite(events) && events <= max_events) return {};
+    if (!std::isfinite(per_segment) || per_segment > 1e3)
+        return {"run.checkpoint_interval",
+                fmt("the job fails %.3g times on average before it gets through one checkpoint interval", per_segment) +
+                    fmt(" (%.4g s of training at ", length) +
+                    fmt("%.3g failures an hour): it would almost never ", lambda * 3600) +
+                    "reach its target; checkpoint more often"};
+    return {"run.seeds", fmt("the runs would simulate about %.3g events", events) +
+                             fmt(" (at most %.3g): fewer seeds or a longer checkpoint interval", max_events)};
+}
+
+RunSummary simulate_runs(const RunPlan& plan) {
+    RunSummary out;
+    out.seeds = plan.seeds;
+    out.interruptions.assign(plan.spec.failures.size(), 0.0);
+    std::vector<double> wall, ettr;
+    wall.reserve(plan.seeds);
+    ettr.reserve(plan.seeds);
+    for (int i = 0; i < plan.seeds; ++i) {
+        const workloads::run::RunReport r =
+            workloads::run::simulate_run(plan.spec, plan.seed + static_cast<uint64_t>(i));
+        wall.push_back(r.wall_s);
+        ettr.push_back(r.ettr);
+        out.lost_work_s += r.lost_work_s;
+        out.detect_s += r.detect_s;
+        out.restart_s += r.restart_s;
+        out.load_s += r.load_s;
+        out.checkpoint_stall_s += r.checkpoint_stall_s;
+        out.checkpoints += static_cast<double>(r.checkpoints);
+        out.failures += static_cast<double>(r.failures());
+        for (size_t c = 0; c < r.interruptions.size(); ++c)
+            out.interruptions[c] += static_cast<double>(r.interruptions[c]);
+    }
+    const double n = plan.seeds;
+    for (double* x : {&out.lost_work_s, &out.detect_s, &out.restart_s, &out.load_s, &out.checkpoint_stall_s,
+                      &out.checkpoints, &out.failures})
+        *x /= n;
+    for (double& x : out.interruptions) x /= n;
+    double sum = 0;
+    for (double w : wall) sum += w;
+    out.wall_mean_s = sum / n;
+    out.wall_p10_s = sim::quantile(wall, 0.1);
+    out.wall_p50_s = sim::quantile(wall, 0.5);
+    out.wall_p90_s = sim::quantile(wall, 0.9);
+    double esum = 0;
+    for (double e : ettr) esum += e;
+    out.ettr_mean = esum / n;
+    out.ettr_p10 = sim::quantile(ettr, 0.1);
+    out.ettr_p90 = sim::quantile(ettr, 0.9);
+    if (plan.checkpoint.method == CheckpointMethod::Sync)
+        out.expected_s = workloads::run::expected_sync_run_s(plan.spec);
+    return out;
+}
+
+}  // namespace fathom::plans

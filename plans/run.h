@@ -1,0 +1,92 @@
+#pragma once
+// A whole training run from a scenario's `run` section (issue 38): the step the step model priced
+// once, the checkpoint's size from the plan and its write, snapshot and load times from the
+// cluster's PCIe links and storage tiers, the failure rates of a published fleet scaled to the
+// job's GPUs; then the run engine (workloads/run/training_run.h) over seeds.
+#include "plans/catalog.h"
+#include "plans/constraints.h"
+#include "plans/run_request.h"
+#include "plans/scenario.h"
+#include "workloads/run/training_run.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fathom::plans {
+
+// One checkpoint of the job's training state on its tier.
+//  - Its size: bf16 weights (2 bytes a parameter) and the fp32 master weights and Adam moments
+//    (12 bytes a trained parameter), each written once however the ranks replicate them
+//    (Megatron-Core's and PyTorch DCP's fully parallel save spread the writes over all ranks), so
+//    every GPU writes bytes / GPUs.
+//  - The snapshot: each GPU copies its share to host memory over its own PCIe link (the link's
+//    achievable bandwidth). The write: the nodes' SSDs striped (bytes / nodes / (ssds x write
+//    bandwidth)), or the shared file system (the slower of its aggregate write bandwidth and the
+//    nodes' clients together). A synchronous checkpoint stalls for snapshot + write; an
+//    asynchronous one for the snapshot, durable after the write. The load after a restart reads it
+//    back from its tier and copies it to the GPUs.
+//  - Not yet modelled (said): the drain's contention with training for PCIe and the NICs,
+//    multi-level checkpoints (in-memory peer replicas), a node's lost local SSD.
+struct CheckpointCost {
+    CheckpointMethod method = CheckpointMethod::Async;
+    CheckpointTier tier = CheckpointTier::Ssd;
+    std::string tier_id;  // the SSD's or the file system's catalog id
+    double bytes = 0;
+    double snapshot_s = 0, write_s = 0, read_s = 0;
+    double stall_s = 0, durable_s = 0, load_s = 0;
+};
+
+// The checkpoint's cost for the plan, or violations naming their key: no tier to write to, a tier
+// that cannot hold two checkpoints (the last durable one stays while the next is written), a given
+// interval shorter than one write.
+struct CheckpointPlan {
+    CheckpointCost cost;
+    std::vector<Violation> violations;
+};
+CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
+                               const workloads::TrainingPlan& plan, const RunRequest& request);
+
+// Sequences x tokens of one optimizer step.
+double tokens_per_step(const workloads::TrainingPlan& plan);
+// The steps from trained_tokens to the target, or violations (a target already reached).
+int64_t target_steps(const RunRequest& request, const workloads::TrainingPlan& plan, std::vector<Violation>& out);
+
+struct RunPlan {
+    workloads::run::RunSpec spec;  // failures per cause, in the profile's order
+    CheckpointCost checkpoint;
+    std::vector<std::string> categories;  // each cause's category
+    std::string profile;                  // the failure-rate profile's id ("none")
+    std::string profile_accelerator;      // the device it was measured on
+    double tokens_per_step = 0;
+    double young_daly_s = 0;  // the first-order optimum interval for the checkpoint's stall (inf: no failures)
+    bool interval_given = false;
+    int seeds = 1;
+    uint64_t seed = 1;
+
+    double failures_per_hour() const;
+};
+// The run of a training scenario with a `run` section, its step taking step_s. Throws the
+// violations as plan_error (the scenario parser has already refused those it could see).
+RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog);
+
+// A run too large to simulate: its expected events over the seeds (about three a failure) past
+// `max_events` (1e8: about 3 s here), or a job that fails so often that it almost never finishes a
+// checkpoint interval. An empty key: it fits.
+Violation check_run_size(const RunPlan& plan, double max_events = 1e8);
+
+// The runs of seeds seed, seed + 1, ...: time to target percentiles and the means of the rest.
+struct RunSummary {
+    int seeds = 0;
+    double wall_mean_s = 0, wall_p10_s = 0, wall_p50_s = 0, wall_p90_s = 0;
+    double ettr_mean = 0, ettr_p10 = 0, ettr_p90 = 0;
+    // Means over the seeds.
+    double lost_work_s = 0, detect_s = 0, restart_s = 0, load_s = 0, checkpoint_stall_s = 0;
+    double checkpoints = 0, failures = 0;
+    std::vector<double> interruptions;  // per cause
+    // The closed form's expected time to target (synchronous checkpoints only; else negative).
+    double expected_s = -1;
+};
+RunSummary simulate_runs(const RunPlan& plan);
+
+}  // namespace fathom::plans

@@ -1,0 +1,68 @@
+// The run.* keys: a whole training run to its target (plans/run_request.h).
+#include "plans/key_decl.h"
+#include "plans/run_request.h"
+
+namespace fathom::plans {
+
+using namespace key_decl;
+
+const std::vector<Key<RunRequest>>& run_keys() {
+    using R = RunRequest;
+    static const std::vector<Key<R>> keys = finish<R>({
+        {Decl("run.target_tokens", KeyType::Number,
+              "tokens to train (whole steps of the global batch, rounded up); or give run.target_steps")
+             .range(1, 1e18)
+             .by_default("one of the two is required"),
+         member<&R::target_tokens>()},
+        {Decl("run.target_steps", KeyType::Integer, "optimizer steps to train; or give run.target_tokens")
+             .range(1, 1e15)
+             .by_default("one of the two is required"),
+         member<&R::target_steps>()},
+        {Decl("run.trained_tokens", KeyType::Number,
+              "tokens already trained (a run resumed from its last checkpoint): the run simulates the rest")
+             .range(0, 1e18),
+         member<&R::trained_tokens>()},
+        {Decl("run.failures", KeyType::Text,
+              "failure-rate profile id (`fathom list hardware`: published interruption counts per root cause, scaled "
+              "to the job's GPUs), or `none`")
+             .required(),
+         member<&R::failures>()},
+        {Decl("run.failure_scale", KeyType::Number, "multiplies every cause's rate (a more or less reliable fleet)")
+             .range(0, 1e6),
+         member<&R::failure_scale>()},
+        {Decl("run.checkpoint_interval", KeyType::Quantity,
+              "training time between checkpoint starts, rounded up to whole steps")
+             .unit(sim::Dimension::Time)
+             .range(1e-9, 3.2e7)
+             .by_default("the Young/Daly optimum, at least one write"),
+         member<&R::checkpoint_interval_s>()},
+        {Decl("run.checkpoint_method", KeyType::Choice,
+              "sync: training stalls for the whole write; async: for the snapshot to host memory over PCIe, the "
+              "write to the tier drains beside training")
+             .choices_of<CheckpointMethod>(),
+         member<&R::method>()},
+        {Decl("run.checkpoint_tier", KeyType::Choice,
+              "where checkpoints are written: the nodes' SSDs (cluster.ssd) or the shared file system "
+              "(cluster.storage); auto: the file system when the cluster has one")
+             .choices_of<CheckpointTier>(),
+         member<&R::tier>()},
+        {Decl("run.detect", KeyType::Quantity, "from a failure until the job is known to have stopped")
+             .unit(sim::Dimension::Time)
+             .range(0, 3.2e7)
+             .required(),
+         member<&R::detect_s>()},
+        {Decl("run.restart", KeyType::Quantity,
+              "from then until training resumes, before loading the checkpoint (rescheduling, containers, "
+              "communicator init)")
+             .unit(sim::Dimension::Time)
+             .range(0, 3.2e7)
+             .required(),
+         member<&R::restart_s>()},
+        {Decl("run.seeds", KeyType::Integer, "simulated runs (seeds scenario seed, +1, ...) for the percentiles")
+             .range(1, 100000),
+         member<&R::seeds>()},
+    });
+    return keys;
+}
+
+}  // namespace fathom::plans

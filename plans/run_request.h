@@ -1,0 +1,40 @@
+#pragma once
+// A whole training run as a scenario's `run` section asks for it (the run.* keys, plans/keys.h):
+// the target, the failure-rate profile, the checkpoint policy and the recovery costs. plans/run.h
+// turns it, with the step the step model priced, into the run engine's spec.
+#include "sim/enum_names.h"
+
+#include <cstdint>
+#include <string>
+
+namespace fathom::plans {
+
+// Synchronous: training stalls for the whole write. Asynchronous: it stalls for the snapshot to
+// host memory over PCIe, and the write to the tier drains beside training.
+enum class CheckpointMethod { Sync, Async };
+constexpr auto enum_names(CheckpointMethod) {
+    return sim::name_table<CheckpointMethod>({{CheckpointMethod::Sync, "sync"}, {CheckpointMethod::Async, "async"}});
+}
+// Where checkpoints are written: the nodes' local SSDs (cluster.ssd) or the shared file system
+// (cluster.storage); `auto`: the file system when the cluster has one, else the SSDs.
+enum class CheckpointTier { Auto, Ssd, Storage };
+constexpr auto enum_names(CheckpointTier) {
+    return sim::name_table<CheckpointTier>(
+        {{CheckpointTier::Auto, "auto"}, {CheckpointTier::Ssd, "ssd"}, {CheckpointTier::Storage, "storage"}});
+}
+
+struct RunRequest {
+    double target_tokens = 0;          // 0: not given
+    int64_t target_steps = 0;          // 0: not given (exactly one of the two is)
+    double trained_tokens = 0;         // already trained (a run resumed from a checkpoint)
+    std::string failures;              // failure-rate profile id (hardware/catalog/reliability), or "none"
+    double failure_scale = 1;          // multiplies every cause's rate (sensitivity)
+    double checkpoint_interval_s = 0;  // 0: the Young/Daly optimum
+    CheckpointMethod method = CheckpointMethod::Async;
+    CheckpointTier tier = CheckpointTier::Auto;
+    double detect_s = 0;
+    double restart_s = 0;
+    int seeds = 100;
+};
+
+}  // namespace fathom::plans

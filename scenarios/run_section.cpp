@@ -1,0 +1,31 @@
+#include "scenarios/run_section.h"
+
+#include "plans/run.h"
+#include "scenarios/schema.h"
+
+namespace fathom::scenarios {
+
+plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, const models::ModelSpec& model,
+                            const hardware::ClusterSpec& cluster, const workloads::TrainingPlan& plan) {
+    const Node run = root.child("run");
+    check_section_keys(run, "run");
+    plans::RunRequest r;
+    read_section(run, "run", plans::run_keys(), r);
+    if (r.failures != "none" && !catalog.failure_rates().count(r.failures)) {
+        std::string known;
+        for (const auto& [id, x] : catalog.failure_rates()) known += ", " + id;
+        run.fail("failures", "unknown failure-rate profile '" + r.failures + "' (known: none" + known + ")");
+    }
+    std::vector<plans::Violation> violations;
+    plans::target_steps(r, plan, violations);
+    const plans::CheckpointPlan k = plans::plan_checkpoint(model, cluster, plan, r);
+    violations.insert(violations.end(), k.violations.begin(), k.violations.end());
+    if (violations.empty()) return r;
+    // The first violation at its key's line (its section's where the file leaves the key out): run.*
+    // in this section, cluster.* in the cluster's.
+    const plans::Violation& v = violations.front();
+    const auto dot = v.key.find('.');
+    root.child(v.key.substr(0, dot)).fail(v.key.substr(dot + 1), v.message);
+}
+
+}  // namespace fathom::scenarios

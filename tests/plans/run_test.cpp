@@ -1,0 +1,197 @@
+// Whole training runs from a scenario's `run` section (plans/run.h): the failure rates against the
+// published counts they come from, the checkpoint's size and times against their closed forms,
+// the interval's default, the simulated runs against the closed form, and the section's refusals
+// (file, line and key).
+#include "plans/run.h"
+
+#include "plans/evaluate.h"
+#include "scenarios/scenario.h"
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+using namespace fathom;
+
+namespace {
+
+// Llama 3 8B (context parallel 2, as the quickstart) on `nodes` DGX H100 nodes with local NVMe (one KIOXIA CM7-R: 6.75
+// GB/s write, 14 GB/s read, 7.68 TB) and PCIe 5.0 x16 host links; the `run` section's keys follow.
+std::string scenario(int nodes, const std::string& run, const std::string& cluster_extra = "") {
+    return "name: run-test\nmodel: llama3-8b\ncluster:\n  accelerator: h100-sxm-80gb\n  nodes: " +
+           std::to_string(nodes) + "\n  gpus_per_node: 8\n  ssd: nvme-gen5-14gbs\n" + cluster_extra +
+           "parallel:\n  cp: 2\ntraining:\n  seq_len: 8192\n  global_batch_size: 128\n  micro_batch_size: 1\n  "
+           "zero_stage: 1\n"
+           "run:\n" +
+           run;
+}
+
+plans::Scenario load(const std::string& yaml) {
+    return scenarios::load_scenario_text(yaml, "run-test.yaml", testing::source_catalog());
+}
+
+// The message of the InputError loading `yaml` throws (empty if none), with its line and key.
+struct Refusal {
+    std::string message, key;
+    int line = 0;
+};
+Refusal refusal(const std::string& yaml) {
+    try {
+        load(yaml);
+    } catch (const sim::InputError& e) {
+        return {e.what(), e.key(), e.line()};
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("the Llama 3 failure rates give 419 interruptions in 54 days to a 16,384-GPU job", "[plans][run]") {
+    const auto& rates = testing::source_catalog().failure_rates("llama3-h100");
+    double per_hour = 0, count = 0;
+    for (const auto& c : rates.causes) {
+        per_hour += rates.per_hour(c, 16384);
+        count += c.count;
+    }
+    // Table 5's counts sum to the 419 unexpected interruptions of the 54-day snapshot; the rate of
+    // a job of the snapshot's size is their count over its days.
+    CHECK(count == 419);
+    CHECK(per_hour * 24 == Approx(419.0 / 54));
+    // Half the GPUs, half the rate (node-level causes scale with the nodes at 8 GPUs a node).
+    CHECK(rates.per_hour(rates.causes.front(), 8192) == Approx(rates.per_hour(rates.causes.front(), 16384) / 2));
+}
+
+TEST_CASE("a checkpoint's size and times follow from the plan and the tiers", "[plans][run]") {
+    const plans::Scenario s = load(scenario(4,
+                                            "  target_tokens: 1e10\n  failures: llama3-h100\n  detect: 5 min\n"
+                                            "  restart: 10 min\n  checkpoint_method: sync\n"));
+    const plans::CheckpointPlan k = plans::plan_checkpoint(s.model, s.cluster, *s.training(), *s.run);
+    REQUIRE(k.violations.empty());
+    // 2 bytes of bf16 weights and 12 of fp32 master weights and Adam moments per parameter.
+    const double params = s.model.total_params(8192);
+    CHECK(k.cost.bytes == Approx(14 * params));
+    // Each of the 32 GPUs copies its 1/32 over its PCIe 5.0 x16 link; each node writes its quarter to
+    // its one SSD at 6.75 GB/s and reads it back at 14 GB/s.
+    const double pcie = s.cluster.pcie.achievable_bandwidth();
+    CHECK(k.cost.snapshot_s == Approx(14 * params / 32 / pcie));
+    CHECK(k.cost.write_s == Approx(14 * params / 4 / 6.75e9));
+    CHECK(k.cost.read_s == Approx(14 * params / 4 / 14e9));
+    // Synchronous: the stall is the whole write; the load reads and copies it back.
+    CHECK(k.cost.stall_s == Approx(k.cost.snapshot_s + k.cost.write_s));
+    CHECK(k.cost.durable_s == Approx(k.cost.stall_s));
+    CHECK(k.cost.load_s == Approx(k.cost.read_s + k.cost.snapshot_s));
+    // Asynchronous: only the snapshot stalls; two SSDs a node halve the write.
+    const plans::Scenario a =
+        load(scenario(4, "  target_tokens: 1e10\n  failures: llama3-h100\n  detect: 5 min\n  restart: 10 min\n",
+                      "  ssds_per_node: 2\n"));
+    const plans::CheckpointPlan ka = plans::plan_checkpoint(a.model, a.cluster, *a.training(), *a.run);
+    CHECK(ka.cost.stall_s == Approx(k.cost.snapshot_s));
+    CHECK(ka.cost.durable_s == Approx(k.cost.snapshot_s + k.cost.write_s / 2));
+    // The shared file system: the slower of its aggregate write bandwidth and the nodes' clients
+    // (SuperPOD "best": 250 GB/s aggregate, 20 GB/s a node: four nodes reach 80 GB/s).
+    const plans::Scenario f = load(scenario(4,
+                                            "  target_tokens: 1e10\n  failures: llama3-h100\n  detect: 5 min\n"
+                                            "  restart: 10 min\n  checkpoint_tier: storage\n",
+                                            "  storage: superpod-h100-best\n"));
+    const plans::CheckpointPlan kf = plans::plan_checkpoint(f.model, f.cluster, *f.training(), *f.run);
+    CHECK(kf.cost.write_s == Approx(14 * params / (4 * 20e9)));
+    CHECK(kf.cost.tier_id == "superpod-h100-best");
+}
+
+TEST_CASE("the run's interval defaults to the Young/Daly optimum in whole steps", "[plans][run]") {
+    const plans::Scenario s = load(scenario(4,
+                                            "  target_tokens: 1e10\n  failures: llama3-h100\n  detect: 5 min\n"
+                                            "  restart: 10 min\n  checkpoint_method: sync\n  seeds: 50\n"));
+    const double step_s = 2.0;
+    const plans::RunPlan p = plans::plan_run(s, step_s, testing::source_catalog());
+    // 1e10 tokens in steps of 128 x 8192: ceil(9536.7) steps.
+    CHECK(p.spec.target_steps == 9537);
+    // 32 GPUs at 419 failures in 16,384 x 54 x 24 GPU-hours.
+    const double lambda = 419.0 / (16384.0 * 54 * 24) * 32 / 3600;
+    CHECK(p.failures_per_hour() == Approx(lambda * 3600));
+    CHECK(p.young_daly_s == Approx(std::sqrt(2 * p.checkpoint.stall_s / lambda)));
+    const double steps = std::ceil(p.young_daly_s / step_s);
+    CHECK(p.spec.checkpoint.interval_s == Approx(steps * step_s));
+    // The simulated runs against the closed form (synchronous checkpoints, exponential failures):
+    // at this rate (one failure in ~84 h) few of the 50 seeds fail, so the mean sits within 1%.
+    const plans::RunSummary r = plans::simulate_runs(p);
+    REQUIRE(r.expected_s > 0);
+    CHECK(r.wall_mean_s == Approx(r.expected_s).epsilon(0.01));
+    CHECK(r.wall_p10_s <= r.wall_p50_s);
+    CHECK(r.wall_p50_s <= r.wall_p90_s);
+    CHECK(r.ettr_mean == Approx(p.spec.target_steps * step_s / r.wall_mean_s).epsilon(0.01));
+}
+
+TEST_CASE("evaluate runs a scenario's whole run on its step, the same for the same seed", "[plans][run]") {
+    const plans::Scenario s = load(scenario(1,
+                                            "  target_steps: 200000\n  failures: llama3-h100\n"
+                                            "  failure_scale: 100\n  detect: 5 min\n  restart: 10 min\n"
+                                            "  seeds: 20\n"));
+    const plans::Outcome a = plans::evaluate(s, testing::source_context());
+    const plans::Outcome b = plans::evaluate(s, testing::source_context());
+    REQUIRE(a.run);
+    REQUIRE(b.run);
+    CHECK(a.run->plan.spec.step_s == a.training()->step_time_s);
+    CHECK(a.run->summary.wall_mean_s == b.run->summary.wall_mean_s);
+    CHECK(a.run->summary.failures > 0);
+    // Wall clock = productive time + every loss, on average as in each run.
+    const auto& r = a.run->summary;
+    const double productive = 200000 * a.training()->step_time_s;
+    CHECK(r.wall_mean_s ==
+          Approx(productive + r.lost_work_s + r.detect_s + r.restart_s + r.load_s + r.checkpoint_stall_s));
+}
+
+TEST_CASE("a run section's bad input names its file, line and key", "[plans][run][bad-input]") {
+    const std::string ok_rest = "  failures: llama3-h100\n  detect: 5 min\n  restart: 10 min\n";
+    SECTION("no target, or two") {
+        const Refusal r = refusal(scenario(1, ok_rest));
+        CHECK_THAT(r.message, Catch::Contains("run.target_tokens or run.target_steps"));
+        const Refusal both = refusal(scenario(1, "  target_tokens: 1e9\n  target_steps: 10\n" + ok_rest));
+        CHECK_THAT(both.message, Catch::Contains("one of them"));
+    }
+    SECTION("a target already reached") {
+        const Refusal r = refusal(scenario(1, "  target_tokens: 1e9\n  trained_tokens: 2e9\n" + ok_rest));
+        CHECK(r.key == "run.trained_tokens");
+        CHECK(r.line == 17);
+        CHECK_THAT(r.message, Catch::Contains("is reached"));
+    }
+    SECTION("an unknown failure profile, a negative scale") {
+        const Refusal r =
+            refusal(scenario(1, "  target_tokens: 1e9\n  failures: typo\n  detect: 5 min\n  restart: 1 min\n"));
+        CHECK(r.key == "run.failures");
+        CHECK_THAT(r.message, Catch::Contains("known: none, llama3-h100"));
+        const Refusal n = refusal(scenario(1, "  target_tokens: 1e9\n  failure_scale: -1\n" + ok_rest));
+        CHECK(n.key == "run.failure_scale");
+    }
+    SECTION("an interval shorter than one checkpoint's write") {
+        const Refusal r = refusal(scenario(1, "  target_tokens: 1e9\n  checkpoint_interval: 1 s\n" + ok_rest));
+        CHECK(r.key == "run.checkpoint_interval");
+        CHECK(r.line == 17);
+        CHECK_THAT(r.message, Catch::Contains("shorter than one checkpoint's write"));
+    }
+    SECTION("a time without its unit") {
+        const Refusal r =
+            refusal(scenario(1, "  target_tokens: 1e9\n  failures: none\n  detect: 5\n  restart: 1 min\n"));
+        CHECK(r.key == "run.detect");
+    }
+    SECTION("no tier to write to, or a tier too small") {
+        std::string yaml = scenario(1, "  target_tokens: 1e9\n" + ok_rest);
+        yaml.replace(yaml.find("  ssd: nvme-gen5-14gbs\n"), 23, "");
+        CHECK_THAT(refusal(yaml).message, Catch::Contains("neither a shared file system"));
+        // Llama 3.1 405B on one node: 14 x 406e9 bytes, two of them far past one 7.68 TB SSD.
+        std::string big = scenario(1, "  target_tokens: 1e9\n" + ok_rest);
+        big.replace(big.find("llama3-8b"), 9, "llama3.1-405b");
+        const Refusal r = refusal(big);
+        CHECK(r.key == "cluster.ssds_per_node");
+        CHECK_THAT(r.message, Catch::Contains("more than its SSDs hold"));
+    }
+    SECTION("a run section in a serving scenario") {
+        const Refusal r = refusal(
+            "model: llama3-8b\nkind: serving\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
+            "serving: {tp: 8}\ntraffic: {num_requests: 10, prompt: 100, output: 10}\nrun: {target_steps: 1}\n");
+        CHECK_THAT(r.message, Catch::Contains("belongs to training scenarios"));
+    }
+}

@@ -1,0 +1,75 @@
+// `fathom run` of a training scenario with a `run` section: the whole run after the step.
+#include "tools/cli/cli.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace fathom::cli {
+
+namespace {
+
+// A duration in the unit that reads best: s, min, h or days.
+std::string span(double s) {
+    char buf[48];
+    if (!std::isfinite(s)) return "never";
+    if (s < 1) std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+    else if (s < 120) std::snprintf(buf, sizeof buf, "%.1f s", s);
+    else if (s < 7200) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+    else if (s < 3 * 86400) std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+    else std::snprintf(buf, sizeof buf, "%.2f days", s / 86400);
+    return buf;
+}
+
+// A size in GB or TB.
+std::string size(double bytes) {
+    char buf[48];
+    if (bytes >= 1e12) std::snprintf(buf, sizeof buf, "%.2f TB", bytes / 1e12);
+    else std::snprintf(buf, sizeof buf, "%.3g GB", bytes / 1e9);
+    return buf;
+}
+
+}  // namespace
+
+void print_run(const plans::Outcome::Run& run) {
+    const plans::RunPlan& p = run.plan;
+    const plans::RunSummary& r = run.summary;
+    const auto& k = p.checkpoint;
+    const double productive = static_cast<double>(p.spec.target_steps) * p.spec.step_s;
+    std::printf("\nwhole run       %lld steps of %.3g tokens: %s of training\n",
+                static_cast<long long>(p.spec.target_steps), p.tokens_per_step, span(productive).c_str());
+    const double per_hour = p.failures_per_hour();
+    if (p.profile == "none") std::printf("failures        none (run.failures: none)\n");
+    else
+        std::printf("failures        %s (measured on %s): %.2f per day for this job, one every %s\n", p.profile.c_str(),
+                    p.profile_accelerator.c_str(), per_hour * 24, span(3600 / per_hour).c_str());
+    std::printf("checkpoint      %s to %s (%s): %s; stalls training %s, durable after %s; load %s\n",
+                sim::name(k.method), k.tier_id.c_str(), sim::name(k.tier), size(k.bytes).c_str(),
+                span(k.stall_s).c_str(), span(k.durable_s).c_str(), span(k.load_s).c_str());
+    if (p.spec.checkpoint.interval_s > 0)
+        std::printf("interval        %s of training (%s; the Young/Daly optimum for this stall: %s)\n",
+                    span(p.spec.checkpoint.interval_s).c_str(),
+                    p.interval_given ? "run.checkpoint_interval" : "default", span(p.young_daly_s).c_str());
+    else std::printf("interval        no checkpoints (nothing fails, and run.checkpoint_interval is not given)\n");
+    std::printf("recovery        detect %s + restart %s + load %s\n", span(p.spec.detect_s).c_str(),
+                span(p.spec.restart_s).c_str(), span(k.load_s).c_str());
+    std::printf("\ntime to target  %s median (p10 %s, p90 %s; mean %s over %d seeds)\n", span(r.wall_p50_s).c_str(),
+                span(r.wall_p10_s).c_str(), span(r.wall_p90_s).c_str(), span(r.wall_mean_s).c_str(), r.seeds);
+    std::printf("ETTR            %.3f mean (p10 %.3f, p90 %.3f): productive step time over wall clock\n", r.ettr_mean,
+                r.ettr_p10, r.ettr_p90);
+    std::printf("lost (mean)     work redone %s, detection %s, restarts %s, loads %s, checkpoint stalls %s\n",
+                span(r.lost_work_s).c_str(), span(r.detect_s).c_str(), span(r.restart_s).c_str(),
+                span(r.load_s).c_str(), span(r.checkpoint_stall_s).c_str());
+    std::printf("events (mean)   %.1f interruptions (%.2f per day of wall clock), %.0f checkpoints\n", r.failures,
+                r.wall_mean_s > 0 ? r.failures / (r.wall_mean_s / 86400) : 0.0, r.checkpoints);
+    if (r.expected_s > 0)
+        std::printf("closed form     %s expected (synchronous checkpoints, exponential failures)\n",
+                    span(r.expected_s).c_str());
+    if (p.spec.failures.empty() || r.failures <= 0) return;
+    std::printf("\n%-24s %-22s %10s %14s\n", "cause", "category", "per day", "interruptions");
+    for (size_t i = 0; i < p.spec.failures.size(); ++i)
+        std::printf("%-24s %-22s %10.3f %14.2f\n", p.spec.failures[i].name.c_str(), p.categories[i].c_str(),
+                    p.spec.failures[i].per_hour * 24, r.interruptions[i]);
+}
+
+}  // namespace fathom::cli
