@@ -83,9 +83,9 @@ CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::C
                      fmt("more than its SSDs hold (%.1f GB)", c.ssds_per_node * ssd.capacity / 1e9)});
     } else {
         if (!c.storage) {
-            out.violations.push_back({"cluster.storage",
-                                      "run.checkpoint_tier: storage needs the cluster's shared file "
-                                      "system (cluster.storage, `fathom list hardware`)"});
+            out.violations.push_back({"run.checkpoint_tier",
+                                      "storage: the cluster has no shared file system (set "
+                                      "cluster.storage, `fathom list hardware`)"});
             return out;
         }
         const hardware::FileSystemSpec& fs = *c.storage;
@@ -169,7 +169,11 @@ Violation check_run_size(const RunPlan& p, double max_events) {
     if (std::isfinite(events) && events <= max_events) return {};
     if (!std::isfinite(per_segment) || per_segment > 1e3)
         return {"run.checkpoint_interval",
-                fmt("the job fails %.3g times on average before it gets through one checkpoint interval", per_segment) +
+                (std::isfinite(per_segment)
+                     ? fmt("the job fails %.3g times on average before it gets through one checkpoint interval",
+                           per_segment)
+                     : std::string("the job fails more often than can be counted before it gets through one checkpoint "
+                                   "interval")) +
                     fmt(" (%.4g s of training at ", length) +
                     fmt("%.3g failures an hour): it would almost never ", lambda * 3600) +
                     "reach its target; checkpoint more often"};
