@@ -30,13 +30,18 @@ double tokens_per_step(const workloads::TrainingPlan& plan) {
     return static_cast<double>(plan.training.global_batch) * static_cast<double>(plan.training.seq_len);
 }
 
-int64_t target_steps(const RunRequest& r, const workloads::TrainingPlan& plan, std::vector<Violation>& out) {
+int64_t target_steps(const RunRequest& r, const workloads::TrainingPlan& plan, double step_s,
+                     std::vector<Violation>& out) {
     const double per_step = tokens_per_step(plan);
-    if ((r.target_tokens > 0) == (r.target_steps > 0)) {
-        out.push_back({"run.target_tokens", "give the target as run.target_tokens or run.target_steps (one of them)"});
+    if ((r.target_tokens > 0) + (r.target_steps > 0) + (r.target_time_s > 0) != 1) {
+        out.push_back({"run.target_tokens",
+                       "give the target as run.target_tokens, run.target_steps or run.target_time (one of them)"});
         return 0;
     }
-    const double target = r.target_tokens > 0 ? r.target_tokens : static_cast<double>(r.target_steps) * per_step;
+    if (r.target_time_s > 0 && !(step_s > 0)) return 0;  // known once the step is priced
+    const double steps_given =
+        r.target_time_s > 0 ? std::ceil(r.target_time_s / step_s - 1e-9) : static_cast<double>(r.target_steps);
+    const double target = r.target_tokens > 0 ? r.target_tokens : steps_given * per_step;
     if (r.trained_tokens >= target) {
         out.push_back({"run.trained_tokens", fmt("%.6g tokens already trained: the target (", r.trained_tokens) +
                                                  fmt("%.6g tokens) is reached", target)});
@@ -123,7 +128,7 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
     RunPlan out;
     std::vector<Violation> violations;
     out.spec.step_s = step_s;
-    out.spec.target_steps = target_steps(r, plan, violations);
+    out.spec.target_steps = target_steps(r, plan, step_s, violations);
     CheckpointPlan k = plan_checkpoint(s.model, s.cluster, plan, r);
     violations.insert(violations.end(), k.violations.begin(), k.violations.end());
     if (!violations.empty()) throw plan_error(violations, s.file);

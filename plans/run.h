@@ -49,8 +49,10 @@ CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::C
 
 // Sequences x tokens of one optimizer step.
 double tokens_per_step(const workloads::TrainingPlan& plan);
-// The steps from trained_tokens to the target, or violations (a target already reached).
-int64_t target_steps(const RunRequest& request, const workloads::TrainingPlan& plan, std::vector<Violation>& out);
+// The steps from trained_tokens to the target, or violations (no target or several, a target
+// already reached); a target time needs the step's time (0 before it is known: no steps).
+int64_t target_steps(const RunRequest& request, const workloads::TrainingPlan& plan, double step_s,
+                     std::vector<Violation>& out);
 
 struct RunPlan {
     workloads::run::RunSpec spec;  // failures per cause, in the profile's order

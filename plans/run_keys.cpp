@@ -10,14 +10,23 @@ const std::vector<Key<RunRequest>>& run_keys() {
     using R = RunRequest;
     static const std::vector<Key<R>> keys = finish<R>({
         {Decl("run.target_tokens", KeyType::Number,
-              "tokens to train (whole steps of the global batch, rounded up); or give run.target_steps")
+              "tokens to train (whole steps of the global batch, rounded up); or give run.target_steps or "
+              "run.target_time")
              .range(1, 1e18)
-             .by_default("one of the two is required"),
+             .by_default("one of the three is required"),
          member<&R::target_tokens>()},
-        {Decl("run.target_steps", KeyType::Integer, "optimizer steps to train; or give run.target_tokens")
+        {Decl("run.target_steps", KeyType::Integer,
+              "optimizer steps to train; or give run.target_tokens or run.target_time")
              .range(1, 1e15)
-             .by_default("one of the two is required"),
+             .by_default("one of the three is required"),
          member<&R::target_steps>()},
+        {Decl("run.target_time", KeyType::Quantity,
+              "productive training time (whole steps, rounded up; a window of a run, as reliability reports "
+              "count it); or give run.target_tokens or run.target_steps")
+             .unit(sim::Dimension::Time)
+             .range(1e-9, 3.2e9)
+             .by_default("one of the three is required"),
+         member<&R::target_time_s>()},
         {Decl("run.trained_tokens", KeyType::Number,
               "tokens already trained (a run resumed from its last checkpoint): the run simulates the rest")
              .range(0, 1e18),

@@ -25,7 +25,8 @@ constexpr auto enum_names(CheckpointTier) {
 
 struct RunRequest {
     double target_tokens = 0;          // 0: not given
-    int64_t target_steps = 0;          // 0: not given (exactly one of the two is)
+    int64_t target_steps = 0;          // 0: not given
+    double target_time_s = 0;          // productive training time; 0: not given (exactly one of the three is)
     double trained_tokens = 0;         // already trained (a run resumed from a checkpoint)
     std::string failures;              // failure-rate profile id (hardware/catalog/reliability), or "none"
     double failure_scale = 1;          // multiplies every cause's rate (sensitivity)

@@ -88,6 +88,9 @@ const std::vector<Field>& case_fields() {
                                   // fathom's extension (scenarios/measured-format-fathom.md)
                                   "recompute_num_layers", "ep_comm_overlap"});
                  t.push_back({"lora", leaves({"rank", "alpha"})});
+                 // fathom's extension: a window of a whole run
+                 t.push_back({"run", leaves({"days", "storage", "checkpoint_method", "checkpoint_interval_s",
+                                             "detect_s", "restart_s"})});
                  return t;
              }()},
             {"serving",

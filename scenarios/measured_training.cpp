@@ -9,6 +9,7 @@
 #include "scenarios/measured_blocks.h"
 #include "scenarios/measured_kinds.h"
 #include "scenarios/measured_rules.h"
+#include "scenarios/measured_run.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 #include "workloads/training/step_costs.h"
 
@@ -207,6 +208,7 @@ Translation translate_training(const Case& c, const plans::EvaluationContext& ct
     run_rules(d, TrainingStep::Software);
     translate_kernels(d);
     run_rules(d, TrainingStep::Fit);
+    translate_run(c, d.catalog, accelerator, d.doc, t.assumptions);
     t.memory_fit = d.fit;
     t.cannot_run = [](const std::vector<plans::Violation>& v) { return "plan not expressible: " + v.front().message; };
     if (range.empty()) {
@@ -272,6 +274,7 @@ double training_metric(const Case& c, const Evaluated& e, CompareResult& out) {
         return 100.0 * flops_per_step(c, m, p) / (r.step_time_s * gpus) / peak;
     }
     if (metric == "peak_memory_gib") return r.peak_memory_bytes / 1073741824.0;
+    if (is_run_metric(metric)) return run_metric(c, e, out);
     throw Unsupported{"metric '" + metric + "' is not predicted for training"};
 }
 

@@ -17,7 +17,7 @@ plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, con
         run.fail("failures", "unknown failure-rate profile '" + r.failures + "' (known: none" + known + ")");
     }
     std::vector<plans::Violation> violations;
-    plans::target_steps(r, plan, violations);
+    plans::target_steps(r, plan, 0.0, violations);
     const plans::CheckpointPlan k = plans::plan_checkpoint(model, cluster, plan, r);
     violations.insert(violations.end(), k.violations.begin(), k.violations.end());
     if (violations.empty()) return r;

@@ -5,6 +5,8 @@ each message must say (EXPECT) and which extremes must be answered (ANSWERED).
 import re
 from pathlib import Path
 
+from bad_input_run_cases import RUN_EXPECT, run_cases
+
 ROOT = Path(__file__).resolve().parent.parent
 QUICKSTART = (ROOT / "scenarios/examples/quickstart.yaml").read_text()
 SERVING = """name: bad-input serving
@@ -32,6 +34,8 @@ SYNTHETIC = SERVING.replace("  arrival: trace\n  trace: trace.csv\n",
 def sub(text, old, new, count=1):
     assert old in text, old
     return text.replace(old, new, count)
+
+
 
 
 def training(old, new):
@@ -318,39 +322,6 @@ def file_cases(add):
         "calibrate", "layers", "IN", "--device", "h100-sxm-80gb")
 
 
-RUN = QUICKSTART.replace("  gpus_per_node: 8\n", "  gpus_per_node: 8\n  ssd: nvme-gen5-14gbs\n") + (
-    "run:\n  target_tokens: 1e11\n  failures: llama3-h100\n  detect: 5 min\n  restart: 10 min\n")
-
-
-def run(old, new):
-    return sub(RUN, old, new)
-
-
-def run_cases(add):
-    """A whole run's section (issue 38): rates, targets, intervals and tiers that cannot work."""
-    for name, old, new in (
-        ("run failure_scale negative", "  failures: llama3-h100\n", "  failures: llama3-h100\n  failure_scale: -2\n"),
-        ("run unknown failure profile", "failures: llama3-h100", "failures: llama-h100"),
-        ("run without a target", "  target_tokens: 1e11\n", ""),
-        ("run with two targets", "  target_tokens: 1e11\n", "  target_tokens: 1e11\n  target_steps: 10\n"),
-        ("run target already reached", "  target_tokens: 1e11\n", "  target_tokens: 1e11\n  trained_tokens: 2e11\n"),
-        ("run interval shorter than a write", "  target_tokens: 1e11\n", "  target_tokens: 1e11\n  checkpoint_interval: 1 s\n"),
-        ("run interval without a unit", "  target_tokens: 1e11\n", "  target_tokens: 1e11\n  checkpoint_interval: 600\n"),
-        ("run interval zero", "  target_tokens: 1e11\n", "  target_tokens: 1e11\n  checkpoint_interval: 0 s\n"),
-        ("run detect nan", "detect: 5 min", "detect: .nan min"),
-        ("run seeds 0", "  restart: 10 min\n", "  restart: 10 min\n  seeds: 0\n"),
-        ("run target tokens 1e400", "target_tokens: 1e11", "target_tokens: 1e400"),
-        ("run on a cluster without storage", "  ssd: nvme-gen5-14gbs\n", ""),
-        ("run tier storage without a file system", "  restart: 10 min\n", "  restart: 10 min\n  checkpoint_tier: storage\n"),
-        ("run tier too small for two checkpoints", "model: llama3-8b", "model: llama3.1-405b"),
-        ("run never finishing", "  restart: 10 min\n", "  restart: 10 min\n  failure_scale: 1e6\n  checkpoint_interval: 10 h\n"),
-    ):
-        add("run-class", name, {"s.yaml": run(old, new)}, "run", "IN")
-    add("run-class", "run section in a serving scenario",
-        {"s.yaml": SYNTHETIC + "run: {target_steps: 10}\n"}, "validate", "IN")
-    add("run-class", "run --set failures unknown", {"s.yaml": RUN}, "validate", "IN", "--set", "run.failures=x")
-
-
 def cases():
     """(class, name, files {name: text}, args) for every input; 'IN' in args is the first file."""
     c = []
@@ -368,23 +339,7 @@ def cases():
 # without their temporary folder; for a compare case reported unsupported, its line): an error that
 # names the right file, line and key, with the reason.
 EXPECT = {
-    'run failure_scale negative': "s.yaml:28: key 'run.failure_scale': must be between 0 and 1000000, got -2",
-    'run unknown failure profile': "s.yaml:27: key 'run.failures': unknown failure-rate profile 'llama-h100' (known: none",
-    'run without a target': "s.yaml:26: key 'run.target_tokens': give the target as run.target_tokens or run.target_steps",
-    'run with two targets': "s.yaml:26: key 'run.target_tokens': give the target as run.target_tokens or run.target_steps",
-    'run target already reached': "s.yaml:27: key 'run.trained_tokens': 2e+11 tokens already trained: the target",
-    'run interval shorter than a write': "s.yaml:27: key 'run.checkpoint_interval': 1 s is shorter than one checkpoint's write",
-    'run interval without a unit': "s.yaml:27: key 'run.checkpoint_interval': missing unit",
-    'run interval zero': "s.yaml:27: key 'run.checkpoint_interval': must be between",
-    'run detect nan': "s.yaml:28: key 'run.detect': expected a time",
-    'run seeds 0': "s.yaml:30: key 'run.seeds': must be between 1 and 100000, got 0",
-    'run target tokens 1e400': "s.yaml:26: key 'run.target_tokens': expected a number",
-    'run on a cluster without storage': "s.yaml:25: key 'run.checkpoint_tier': the cluster has neither a shared file system",
-    'run tier storage without a file system': "s.yaml:30: key 'run.checkpoint_tier': storage: the cluster has no shared file system",
-    'run tier too small for two checkpoints': "s.yaml:8: key 'cluster.ssds_per_node': a node's share of two checkpoints",
-    'run never finishing': "s.yaml: key 'run.checkpoint_interval': impossible plan: the job fails more often than can be counted",
-    'run section in a serving scenario': "s.yaml:13: key 'run': key 'run' belongs to training scenarios",
-    'run --set failures unknown': "s.yaml: key 'run.failures': unknown failure-rate profile 'x'",
+    **RUN_EXPECT,
     '2^31-1 requests, run': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests: more than 10000000",
     '2^31-1 requests, validate': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests: more than 10000000",
     '2^31-1 requests, capacity': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests",

@@ -19,8 +19,12 @@ SERVING_EXTENSION = {
     'two_batch_overlap': 'bool',
     'packaging': {'nim'},
 }
-# scenarios/measured-format-fathom.md, "Added training fields".
-TRAINING_EXTENSION = {'recompute_num_layers': 'int', 'ep_comm_overlap': 'bool'}
+# scenarios/measured-format-fathom.md, "Added training fields" (with `run`, a window of a whole run).
+TRAINING_EXTENSION = {'recompute_num_layers': 'int', 'ep_comm_overlap': 'bool',
+                      'run': {'days': 'num', 'storage': 'str', 'checkpoint_method': {'sync', 'async'},
+                              'checkpoint_interval_s': 'num', 'detect_s': 'num', 'restart_s': 'num'}}
+# scenarios/measured-format-fathom.md, "Added metrics": (unit, required qualifiers, optional ones).
+METRICS_EXTENSION = {'interruptions_per_day': ('interruptions/day', {}, {}), 'ettr_percent': ('%', {}, {})}
 # scenarios/measured-format-fathom.md, "Added benchmark fields".
 BENCHMARK_EXTENSION = {'groups': 'int'}
 # scenarios/measured-format-fathom.md, "Added serving.workload.dataset values": the catalog's
@@ -39,6 +43,8 @@ def main(argv):
         return 2
     check_measured.SERVING.update(SERVING_EXTENSION)
     check_measured.TRAINING.update(TRAINING_EXTENSION)
+    check_measured.METRICS.update(METRICS_EXTENSION)
+    check_measured.METRIC_FIELDS['metric'].update(METRICS_EXTENSION)  # the set CASE and OTHER_METRIC share
     check_measured.BENCHMARK.update(BENCHMARK_EXTENSION)
     check_measured.DATASETS.update(DATASETS)  # the set SERVING's workload.dataset refers to
     return check_measured.main(argv)

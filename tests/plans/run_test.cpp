@@ -5,6 +5,7 @@
 #include "plans/run.h"
 
 #include "plans/evaluate.h"
+#include "scenarios/measured.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
@@ -148,7 +149,7 @@ TEST_CASE("a run section's bad input names its file, line and key", "[plans][run
     const std::string ok_rest = "  failures: llama3-h100\n  detect: 5 min\n  restart: 10 min\n";
     SECTION("no target, or two") {
         const Refusal r = refusal(scenario(1, ok_rest));
-        CHECK_THAT(r.message, Catch::Contains("run.target_tokens or run.target_steps"));
+        CHECK_THAT(r.message, Catch::Contains("run.target_tokens, run.target_steps or run.target_time"));
         const Refusal both = refusal(scenario(1, "  target_tokens: 1e9\n  target_steps: 10\n" + ok_rest));
         CHECK_THAT(both.message, Catch::Contains("one of them"));
     }
@@ -193,5 +194,33 @@ TEST_CASE("a run section's bad input names its file, line and key", "[plans][run
             "model: llama3-8b\nkind: serving\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
             "serving: {tp: 8}\ntraffic: {num_requests: 10, prompt: 100, output: 10}\nrun: {target_steps: 1}\n");
         CHECK_THAT(r.message, Catch::Contains("belongs to training scenarios"));
+    }
+}
+
+TEST_CASE("published whole runs: Llama 3's interruptions in-sample, OPT-175B's out of sample",
+          "[plans][run][compare]") {
+    // scenarios/measured-runs.yaml. Llama 3's 419 unexpected interruptions in 54 days are the
+    // profile's own counts over the snapshot's wall clock; the engine draws them per hour of up-time,
+    // so the simulated rate per wall-clock day is the published one times the fraction of the
+    // window the job was up (1 - detection, restart and load time / wall clock, ~0.92 here): below
+    // the count, and by less than the 10% of down-time the report's ETTR bound allows.
+    // Its ETTR sits above the report's 90% bound with compare's assumed recovery costs. OPT-175B's
+    // A100 fleet restarted at least 1.75 times a day; the H100 fleet's rates give 0.47 (-73%):
+    // pinned as a gap (more than 50% low), not hidden.
+    const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-runs.yaml",
+                                                     testing::source_context());
+    REQUIRE(results.size() == 3);
+    for (const auto& r : results) {
+        INFO(r.id << " " << r.reason << " measured " << r.measured << " predicted " << r.predicted);
+        REQUIRE(r.ok());
+        if (r.id == "run-llama3-405b-16384xh100-interruptions") {
+            CHECK(r.predicted < r.measured);
+            CHECK(r.predicted > 0.9 * r.measured);
+        } else if (r.id == "run-llama3-405b-16384xh100-ettr") {
+            CHECK(r.predicted > 90.0);
+            CHECK(r.predicted < 100.0);
+        } else {
+            CHECK(r.error < -0.5);
+        }
     }
 }
