@@ -87,6 +87,18 @@ void TraceWriter::complete(int pid, int tid, std::string_view name, Time start, 
     out_ << "}";
 }
 
+void TraceWriter::complete_seconds(int pid, int tid, std::string_view name, double start_s, double duration_s,
+                                   std::initializer_list<TraceArg> args) {
+    begin_event();
+    char buf[96];
+    out_ << "{\"ph\":\"X\",\"pid\":" << pid << ",\"tid\":" << tid << ",\"name\":";
+    write_escaped(out_, name);
+    std::snprintf(buf, sizeof buf, ",\"ts\":%.3f,\"dur\":%.3f", start_s * 1e6, duration_s * 1e6);
+    out_ << buf;
+    if (args.size() > 0) write_args(out_, args);
+    out_ << "}";
+}
+
 void TraceWriter::counter(int pid, std::string_view name, Time t, std::initializer_list<TraceArg> values) {
     begin_event();
     out_ << "{\"ph\":\"C\",\"pid\":" << pid << ",\"name\":";

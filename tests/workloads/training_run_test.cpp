@@ -3,9 +3,15 @@
 // work per failure, the Young/Daly optimum, and the run's accounting.
 #include "workloads/run/training_run.h"
 
+#include "workloads/run/run_timeline.h"
+
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
 
 using namespace fathom::workloads::run;
 
@@ -148,4 +154,39 @@ TEST_CASE("whole checkpoint cycles passed at once give the run that checkpoints 
             CHECK(fast.lost_work_s == Approx(slow.lost_work_s).epsilon(1e-9));
         }
     }
+}
+
+TEST_CASE("a run's timeline is the run: its spans tile the wall clock, a failure each interruption", "[run]") {
+    // The training track (training, checkpoint stalls, stretches of whole cycles) and the recovery
+    // track (detection, restart, load) never overlap and cover the wall clock end to end; the
+    // failures track holds one instant per interruption, named by its cause.
+    const RunSpec s = hundred_hours();
+    std::ostringstream out;
+    const RunReport r = write_run_trace(s, 5, out);
+    REQUIRE(r.wall_s == simulate_run(s, 5).wall_s);
+    const auto doc = nlohmann::json::parse(out.str());
+    double covered = 0, end = 0, recovery = 0;
+    int64_t failures = 0, checkpoints = 0;
+    std::map<std::string, int64_t> causes;
+    for (const auto& e : doc["traceEvents"]) {
+        if (e["ph"] != "X") continue;
+        const double start = e["ts"].get<double>() / 1e6, dur = e["dur"].get<double>() / 1e6;
+        if (e["tid"] == 3) {
+            ++failures;
+            ++causes[e["name"].get<std::string>()];
+            continue;
+        }
+        CHECK(start == Approx(end).margin(1e-3));  // each span starts where the last ended
+        end = start + dur;
+        covered += dur;
+        if (e["tid"] == 2) recovery += dur;
+        if (e["name"] == "checkpoint stall") ++checkpoints;
+        if (e.contains("args")) checkpoints += e["args"]["checkpoints"].get<int64_t>();
+    }
+    CHECK(covered == Approx(r.wall_s).epsilon(1e-9));
+    CHECK(recovery == Approx(r.detect_s + r.restart_s + r.load_s).epsilon(1e-9));
+    CHECK(failures == r.failures());
+    CHECK(checkpoints == r.checkpoints);
+    CHECK(causes["gpu"] == r.interruptions[0]);
+    CHECK(causes["software"] == r.interruptions[1]);
 }

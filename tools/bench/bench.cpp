@@ -25,6 +25,8 @@
 //   BM_TrainingRun/N  N seeds of a 54-day run of a 16,384-GPU job (workloads/run/training_run.h):
 //                     ~470 failures and ~1,500 checkpoints each; runs_per_s = simulated runs per
 //                     wall second (issue 38: one run under 1 s, 1,000 seeds under 30 s)
+//   BM_WholeRunScenario/N  the example whole run (run-llama3-405b-16kxh100.yaml) as `fathom run`
+//                     evaluates it: its step, then N seeds of its 128-day run
 // Run: build/fathom_bench [--benchmark_filter=Step|Serving]
 #include "hardware/network/simgrid_network.h"
 #include "plans/evaluate.h"
@@ -362,5 +364,23 @@ void BM_TrainingRun(benchmark::State& state) {
     state.counters["mean_failures"] = failures / static_cast<double>(seeds);
 }
 BENCHMARK(BM_TrainingRun)->Arg(1)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+// The whole example run of scenarios/examples/run-llama3-405b-16kxh100.yaml end to end as `fathom
+// run` does it, the step priced once and N seeds of its 128-day run (Llama 3's failure profile,
+// asynchronous checkpoints every two steps: ~920 failures and ~465,000 checkpoints a run).
+void BM_WholeRunScenario(benchmark::State& state) {
+    const auto& ctx = context();
+    const std::string seeds = "run.seeds=" + std::to_string(state.range(0));
+    const plans::Scenario s = scenarios::load_scenario(
+        std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/run-llama3-405b-16kxh100.yaml", *ctx.catalog, {seeds});
+    double days = 0;
+    for (auto _ : state) {
+        const plans::Outcome o = plans::evaluate(s, ctx);
+        days = o.run->summary.wall_p50_s / 86400;
+        benchmark::DoNotOptimize(days);
+    }
+    state.counters["median_days"] = days;
+}
+BENCHMARK(BM_WholeRunScenario)->Arg(200)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

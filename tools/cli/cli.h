@@ -33,6 +33,7 @@ struct Args {
     std::string command;
     std::vector<std::string> positional;
     std::string json, trace, algorithm, device, out, requests, only_case, network, placement;
+    std::string run_trace;  // run: the whole run's timeline (a training scenario with a `run` section)
     std::string intervals;  // compare: write the validation bands of its residuals to this file
     bool other_metrics = false;
     bool rank_plans = false;  // compare: rank each training case's published plan

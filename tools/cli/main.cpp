@@ -15,6 +15,7 @@
 #include "sim/units.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/mpi.h"
+#include "workloads/run/run_timeline.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
@@ -42,10 +43,13 @@ namespace {
 constexpr const char* kUsage = R"(usage: fathom <command> [options]
 
 commands:
-  run SCENARIO.yaml [--json FILE] [--trace FILE] [--requests FILE] [--network simgrid] [--set key=value ...]
-      predict one training step, or serve a scenario's traffic (kind: serving); --json writes the
-      metrics, --trace a Perfetto timeline, --requests (serving) the per-request CSV; --network
-      simgrid costs collectives as flows sharing the topology graph's links (cluster.network)
+  run SCENARIO.yaml [--json FILE] [--trace FILE] [--requests FILE] [--run-trace FILE] [--network simgrid]
+      [--set key=value ...]
+      predict one training step (and, with a `run` section, the whole run to its target over
+      seeds), or serve a scenario's traffic (kind: serving); --json writes the metrics, --trace a
+      Perfetto timeline of the step or the serving run, --run-trace one of the whole run (its first
+      seed, at day scale), --requests (serving) the per-request CSV; --network simgrid costs
+      collectives as flows sharing the topology graph's links (cluster.network)
   topology SCENARIO.yaml [-o FILE.dot]
       the cluster as a graph: a summary, and GraphViz DOT (default SCENARIO-name.dot)
   share TRAINING.yaml TRAINING.yaml ... [--placement packed|interleaved] [--json FILE]
@@ -82,9 +86,10 @@ commands:
 
 Args parse_args(int argc, char** argv) {
     po::options_description opts("options");
-    opts.add_options()("json", po::value<std::string>(), "write metrics as JSON")(
-        "trace", po::value<std::string>(), "write a Chrome/Perfetto trace")("requests", po::value<std::string>(),
-                                                                            "serving: write the per-request CSV")(
+    opts.add_options()("json", po::value<std::string>(), "write metrics as JSON")("trace", po::value<std::string>(),
+                                                                                  "write a Chrome/Perfetto trace")(
+        "run-trace", po::value<std::string>(), "write the whole run's Chrome/Perfetto timeline")(
+        "requests", po::value<std::string>(), "serving: write the per-request CSV")(
         "set", po::value<std::vector<std::string>>()->composing(), "override a scenario field: key=value")(
         "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
         "network", po::value<std::string>(), "network backend: analytical or simgrid (sets cluster.network)")(
@@ -124,6 +129,7 @@ Args parse_args(int argc, char** argv) {
     }
     if (vm.count("json")) a.json = vm["json"].as<std::string>();
     if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
+    if (vm.count("run-trace")) a.run_trace = vm["run-trace"].as<std::string>();
     if (vm.count("requests")) a.requests = vm["requests"].as<std::string>();
     if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
     if (vm.count("network")) {
@@ -357,6 +363,12 @@ int cmd_run(const Args& a, bool validate_only) {
     print_device_model(s.cluster.accelerator);
     print_intervals(s, o, ctx.catalog->intervals());
     if (!a.trace.empty()) write_file(a.trace, trace.str());
+    if (!a.run_trace.empty()) {
+        if (!o.run) throw sim::InputError("--run-trace: no whole run (a `run` section, a plan that fits)", s.file);
+        std::ostringstream timeline;
+        workloads::run::write_run_trace(o.run->plan.spec, o.run->plan.seed, timeline);
+        write_file(a.run_trace, timeline.str());
+    }
     if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o, &ctx.catalog->intervals())));
     return 0;
 }

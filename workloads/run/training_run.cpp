@@ -31,6 +31,11 @@ struct Run {
         double progress, durable_at;  // a checkpoint written or draining
     };
     std::vector<Pending> pending;
+    std::vector<RunEvent>* log = nullptr;
+
+    void note(RunEvent::Kind kind, double start, double duration, int cause = -1, int64_t checkpoints = 0) {
+        if (log && duration >= 0) log->push_back({kind, start, duration, cause, checkpoints});
+    }
 
     // Checkpoints durable by `wall` move `durable` forward and leave the pending list (settled at
     // each new checkpoint too, so the list holds only those still draining, not the whole run's).
@@ -41,6 +46,31 @@ struct Run {
             return true;
         });
         pending.erase(done, pending.end());
+    }
+    // At a checkpoint interval's start, the whole cycles (training, then a checkpoint's stall)
+    // before the next failure (`up` seconds away) and below the target pass at once: the event
+    // stream stays one event per failure, not per checkpoint. The last such cycle runs as events,
+    // so every one passed here is durable before anything can look (a durable time within a cycle).
+    void pass_cycles(double tau, double target, double& up, double& next_checkpoint) {
+        const double stall = spec.checkpoint.stall_s;
+        if (spec.checkpoint.durable_s > tau + stall) return;
+        const double cycle = tau + stall;
+        const double by_failure = std::floor(up / cycle);
+        const double by_target = std::ceil((target - progress) / tau) - 1;
+        const double m = std::fmin(by_failure, by_target) - 1;  // the last cycle runs as events
+        if (m < 2) return;
+        const double start = wall + m * tau + (m - 1) * stall;  // the m-th checkpoint's start
+        settle();
+        pending.clear();
+        durable = std::max(durable, progress + (m - 1) * tau);
+        progress += m * tau;
+        pending.push_back({progress, start + spec.checkpoint.durable_s});
+        note(RunEvent::Kind::Cycles, wall, m * cycle, -1, static_cast<int64_t>(m));
+        wall += m * cycle;
+        up -= m * cycle;
+        rep.checkpoints += static_cast<int64_t>(m);
+        rep.checkpoint_stall_s += m * stall;
+        next_checkpoint = progress + tau;
     }
     // A failure now: back to the last durable checkpoint, then detection, restart and its load.
     void fail(size_t cause) {
@@ -53,6 +83,10 @@ struct Run {
         rep.detect_s += spec.detect_s;
         rep.restart_s += spec.restart_s;
         rep.load_s += load;
+        note(RunEvent::Kind::Failure, wall, 0, static_cast<int>(cause));
+        note(RunEvent::Kind::Detect, wall, spec.detect_s);
+        note(RunEvent::Kind::Restart, wall + spec.detect_s, spec.restart_s);
+        if (load > 0) note(RunEvent::Kind::Load, wall + spec.detect_s + spec.restart_s, load);
         wall += spec.detect_s + spec.restart_s + load;
     }
 };
@@ -89,7 +123,7 @@ int64_t RunReport::failures() const {
     return n;
 }
 
-RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
+RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>* log) {
     sim::RandomStreams streams(seed);
     sim::RandomStream& gaps = streams.stream("run.failure");
     sim::RandomStream& causes = streams.stream("run.cause");
@@ -97,7 +131,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
     const double lambda = per_hour / 3600.0;
     const double target = static_cast<double>(spec.target_steps) * spec.step_s;
     const double tau = spec.checkpoint.interval_s > 0 ? spec.checkpoint.interval_s : kNever;
-    Run run{spec, {}, 0, 0, 0, {}};
+    Run run{spec, {}, 0, 0, 0, {}, log};
     run.rep.interruptions.assign(spec.failures.size(), 0);
     run.rep.productive_s = target;
     auto next_gap = [&] { return lambda > 0 ? gaps.exponential(lambda) : kNever; };
@@ -107,32 +141,12 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
     double next_checkpoint = tau;  // progress at which the next checkpoint starts
     const double stall = spec.checkpoint.stall_s;
     for (;;) {
-        // At a checkpoint interval's start, the whole cycles (training, then a checkpoint's stall)
-        // before the next failure and below the target pass at once: the event stream stays one
-        // event per failure, not per checkpoint. The last such cycle stays pending; every earlier
-        // one is durable before anything can look (a durable time within one cycle).
-        if (spec.batch_cycles && next_checkpoint == run.progress + tau && spec.checkpoint.durable_s <= tau + stall) {
-            const double cycle = tau + stall;
-            const double by_failure = std::floor(up / cycle);
-            const double by_target = std::ceil((target - run.progress) / tau) - 1;
-            const double m = std::fmin(by_failure, by_target) - 1;  // the last cycle runs as events
-            if (m >= 2) {
-                const double start = run.wall + m * tau + (m - 1) * stall;  // the m-th checkpoint's start
-                run.settle();
-                run.pending.clear();
-                run.durable = std::max(run.durable, run.progress + (m - 1) * tau);
-                run.progress += m * tau;
-                run.pending.push_back({run.progress, start + spec.checkpoint.durable_s});
-                run.wall += m * cycle;
-                up -= m * cycle;
-                run.rep.checkpoints += static_cast<int64_t>(m);
-                run.rep.checkpoint_stall_s += m * stall;
-                next_checkpoint = run.progress + tau;
-            }
-        }
+        if (spec.batch_cycles && next_checkpoint == run.progress + tau)
+            run.pass_cycles(tau, target, up, next_checkpoint);
         const double stop = std::fmin(next_checkpoint, target);
         const double run_for = stop - run.progress;
         if (up < run_for) {  // fails while training
+            run.note(RunEvent::Kind::Train, run.wall, up);
             run.progress += up;
             run.wall += up;
             run.fail(draw_cause(spec, per_hour, causes));
@@ -140,6 +154,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
             up = next_gap();
             continue;
         }
+        run.note(RunEvent::Kind::Train, run.wall, run_for);
         run.progress = stop;
         run.wall += run_for;
         up -= run_for;
@@ -149,6 +164,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
         run.settle();
         run.pending.push_back({run.progress, run.wall + spec.checkpoint.durable_s});
         if (up < stall) {  // fails during the stall: the checkpoint is not durable yet
+            run.note(RunEvent::Kind::Checkpoint, run.wall, up);
             run.wall += up;
             run.rep.checkpoint_stall_s += up;
             run.fail(draw_cause(spec, per_hour, causes));
@@ -156,6 +172,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed) {
             up = next_gap();
             continue;
         }
+        run.note(RunEvent::Kind::Checkpoint, run.wall, stall);
         run.wall += stall;
         run.rep.checkpoint_stall_s += stall;
         up -= stall;

@@ -67,7 +67,19 @@ struct RunReport {
     int64_t failures() const;
 };
 
-RunReport simulate_run(const RunSpec& spec, uint64_t seed);
+// What a run did, in order, for its timeline: training, checkpoint stalls (or `checkpoints` whole
+// cycles of training and checkpoints passed at once), failures (an instant, with their cause's
+// index), and the detection, restart and load after each.
+struct RunEvent {
+    enum class Kind { Train, Checkpoint, Cycles, Failure, Detect, Restart, Load };
+    Kind kind = Kind::Train;
+    double start_s = 0, duration_s = 0;
+    int cause = -1;           // Failure
+    int64_t checkpoints = 0;  // Cycles
+};
+
+// One run to its target; with `log`, its events appended there.
+RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>* log = nullptr);
 
 // Closed forms for the synchronous case (durable_s = stall_s), failures of total rate lambda per
 // second while up, recovery r = detect + restart + load:
