@@ -181,6 +181,11 @@ struct FailureCauseSpec {
     std::string category;  // "gpu", "memory", "network", "host", "software", ...
     double count = 0;      // interruptions in the exposure
     std::string source;
+
+    // Whether the failure takes its node out for repair: hardware and maintenance causes do; a
+    // software or dependency failure, or one of unknown cause (an NCCL watchdog timeout), is mended
+    // by the restart.
+    bool takes_node() const { return category != "dependency" && category != "software" && category != "unknown"; }
 };
 struct FailureRatesSpec {
     std::string id;

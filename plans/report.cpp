@@ -98,6 +98,7 @@ void add_run(Report& rep, const Outcome::Run& run) {
     s.add("run.ettr.p90", r.ettr_p90);
     s.add("run.lost_s.work", r.lost_work_s);
     s.add("run.lost_s.detect", r.detect_s);
+    s.add("run.lost_s.node_wait", r.node_wait_s);
     s.add("run.lost_s.restart", r.restart_s);
     s.add("run.lost_s.load", r.load_s);
     s.add("run.lost_s.checkpoint_stall", r.checkpoint_stall_s);
@@ -116,6 +117,8 @@ void add_run(Report& rep, const Outcome::Run& run) {
     s.add("run.checkpoint.young_daly_s", p.young_daly_s);
     s.add("run.detect_s", p.spec.detect_s);
     s.add("run.restart_s", p.spec.restart_s);
+    s.add("run.spare_nodes", p.spec.pool.spares);
+    s.add("run.repair_s", p.spec.pool.repair_s);
     if (r.expected_s > 0) s.add("run.closed_form_s", r.expected_s);
     std::vector<Record> causes;
     for (size_t i = 0; i < p.spec.failures.size(); ++i) {
@@ -123,6 +126,7 @@ void add_run(Report& rep, const Outcome::Run& run) {
         x.add("cause", p.spec.failures[i].name);
         x.add("category", p.categories[i]);
         x.add("per_hour", p.spec.failures[i].per_hour);
+        x.add("takes_node", p.spec.failures[i].takes_node);
         x.add("interruptions", r.interruptions[i]);
         causes.push_back(std::move(x));
     }

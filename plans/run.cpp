@@ -139,7 +139,8 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
         const hardware::FailureRatesSpec& rates = catalog.failure_rates(r.failures);
         out.profile_accelerator = rates.accelerator;
         for (const auto& c : rates.causes) {
-            out.spec.failures.push_back({c.name, rates.per_hour(c, s.cluster.gpus()) * r.failure_scale});
+            out.spec.failures.push_back(
+                {c.name, rates.per_hour(c, s.cluster.gpus()) * r.failure_scale, c.takes_node()});
             out.categories.push_back(c.category);
         }
     }
@@ -153,6 +154,7 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
     out.spec.checkpoint = {interval, k.cost.stall_s, k.cost.durable_s, k.cost.load_s};
     out.spec.detect_s = r.detect_s;
     out.spec.restart_s = r.restart_s;
+    out.spec.pool = {r.spare_nodes, r.repair_s};
     out.seeds = r.seeds;
     out.seed = s.seed;
     if (const std::string why = out.spec.check(); !why.empty()) throw sim::InputError("run: " + why, s.file, 0, "run");
@@ -201,6 +203,7 @@ RunSummary simulate_runs(const RunPlan& plan) {
         out.lost_work_s += r.lost_work_s;
         out.detect_s += r.detect_s;
         out.restart_s += r.restart_s;
+        out.node_wait_s += r.node_wait_s;
         out.load_s += r.load_s;
         out.checkpoint_stall_s += r.checkpoint_stall_s;
         out.checkpoints += static_cast<double>(r.checkpoints);
@@ -209,8 +212,8 @@ RunSummary simulate_runs(const RunPlan& plan) {
             out.interruptions[c] += static_cast<double>(r.interruptions[c]);
     }
     const double n = plan.seeds;
-    for (double* x : {&out.lost_work_s, &out.detect_s, &out.restart_s, &out.load_s, &out.checkpoint_stall_s,
-                      &out.checkpoints, &out.failures})
+    for (double* x : {&out.lost_work_s, &out.detect_s, &out.node_wait_s, &out.restart_s, &out.load_s,
+                      &out.checkpoint_stall_s, &out.checkpoints, &out.failures})
         *x /= n;
     for (double& x : out.interruptions) x /= n;
     double sum = 0;

@@ -83,7 +83,7 @@ struct RunSummary {
     double wall_mean_s = 0, wall_p10_s = 0, wall_p50_s = 0, wall_p90_s = 0;
     double ettr_mean = 0, ettr_p10 = 0, ettr_p90 = 0;
     // Means over the seeds.
-    double lost_work_s = 0, detect_s = 0, restart_s = 0, load_s = 0, checkpoint_stall_s = 0;
+    double lost_work_s = 0, detect_s = 0, node_wait_s = 0, restart_s = 0, load_s = 0, checkpoint_stall_s = 0;
     double checkpoints = 0, failures = 0;
     std::vector<double> interruptions;  // per cause
     // The closed form's expected time to target (synchronous checkpoints only; else negative).

@@ -67,6 +67,17 @@ const std::vector<Key<RunRequest>>& run_keys() {
              .range(0, 3.2e7)
              .required(),
          member<&R::restart_s>()},
+        {Decl("run.spare_nodes", KeyType::Integer,
+              "healthy nodes standing by: a hardware failure sends its node to repair (run.repair), a spare "
+              "takes its place, and with none left the restart waits for a node back")
+             .range(0, 1e9)
+             .by_default("unlimited (a replacement always at hand)"),
+         member<&R::spare_nodes>()},
+        {Decl("run.repair", KeyType::Quantity, "a failed node's time out for repair (with run.spare_nodes)")
+             .unit(sim::Dimension::Time)
+             .range(0, 3.2e9)
+             .by_default("required with run.spare_nodes"),
+         member<&R::repair_s>()},
         {Decl("run.seeds", KeyType::Integer, "simulated runs (seeds scenario seed, +1, ...) for the percentiles")
              .range(1, 100000),
          member<&R::seeds>()},

@@ -16,6 +16,9 @@ plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, con
         for (const auto& [id, x] : catalog.failure_rates()) known += ", " + id;
         run.fail("failures", "unknown failure-rate profile '" + r.failures + "' (known: none" + known + ")");
     }
+    if (run.has("spare_nodes") != run.has("repair"))
+        run.fail(run.has("spare_nodes") ? "spare_nodes" : "repair",
+                 "run.spare_nodes and run.repair go together (how many spares, and how long a failed node is away)");
     std::vector<plans::Violation> violations;
     plans::target_steps(r, plan, 0.0, violations);
     const plans::CheckpointPlan k = plans::plan_checkpoint(model, cluster, plan, r);

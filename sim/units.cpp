@@ -25,6 +25,7 @@ constexpr UnitEntry kUnits[] = {
     {"MB", Dimension::Bytes, 1e6},
     {"GB", Dimension::Bytes, 1e9},
     {"TB", Dimension::Bytes, 1e12},
+    {"PB", Dimension::Bytes, 1e15},
     {"KiB", Dimension::Bytes, 1024.0},
     {"MiB", Dimension::Bytes, 1048576.0},
     {"GiB", Dimension::Bytes, 1073741824.0},
@@ -53,6 +54,8 @@ constexpr UnitEntry kUnits[] = {
     {"s", Dimension::Time, 1.0},
     {"min", Dimension::Time, 60.0},
     {"h", Dimension::Time, 3600.0},
+    {"day", Dimension::Time, 86400.0},
+    {"days", Dimension::Time, 86400.0},
     {"W", Dimension::Power, 1.0},
     {"kW", Dimension::Power, 1e3},
 };

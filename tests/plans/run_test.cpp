@@ -141,8 +141,8 @@ TEST_CASE("evaluate runs a scenario's whole run on its step, the same for the sa
     // Wall clock = productive time + every loss, on average as in each run.
     const auto& r = a.run->summary;
     const double productive = 200000 * a.training()->step_time_s;
-    CHECK(r.wall_mean_s ==
-          Approx(productive + r.lost_work_s + r.detect_s + r.restart_s + r.load_s + r.checkpoint_stall_s));
+    CHECK(r.wall_mean_s == Approx(productive + r.lost_work_s + r.detect_s + r.node_wait_s + r.restart_s + r.load_s +
+                                  r.checkpoint_stall_s));
 }
 
 TEST_CASE("a run section's bad input names its file, line and key", "[plans][run][bad-input]") {
@@ -173,6 +173,13 @@ TEST_CASE("a run section's bad input names its file, line and key", "[plans][run
         CHECK(r.line == 17);
         CHECK_THAT(r.message, Catch::Contains("shorter than one checkpoint's write"));
     }
+    SECTION("spares without a repair time, or the reverse") {
+        const Refusal r = refusal(scenario(1, "  target_tokens: 1e9\n  spare_nodes: 2\n" + ok_rest));
+        CHECK(r.key == "run.spare_nodes");
+        CHECK_THAT(r.message, Catch::Contains("go together"));
+        const Refusal back = refusal(scenario(1, "  target_tokens: 1e9\n  repair: 2 days\n" + ok_rest));
+        CHECK(back.key == "run.repair");
+    }
     SECTION("a time without its unit") {
         const Refusal r =
             refusal(scenario(1, "  target_tokens: 1e9\n  failures: none\n  detect: 5\n  restart: 1 min\n"));
@@ -195,6 +202,29 @@ TEST_CASE("a run section's bad input names its file, line and key", "[plans][run
             "serving: {tp: 8}\ntraffic: {num_requests: 10, prompt: 100, output: 10}\nrun: {target_steps: 1}\n");
         CHECK_THAT(r.message, Catch::Contains("belongs to training scenarios"));
     }
+}
+
+TEST_CASE("spares: hardware failures take their node to repair, a short pool holds the job up", "[plans][run]") {
+    // 4 nodes of Llama 3 8B at 100x Llama 3's rates (~1.6 failures a day, ~85% of them hardware),
+    // 2-day repairs: without spares every hardware failure waits out its repair (less detection);
+    // with as many spares as failures nothing waits; the software causes never take a node.
+    const std::string base =
+        "  target_steps: 100000\n  failures: llama3-h100\n  failure_scale: 100\n  detect: 5 min\n"
+        "  restart: 10 min\n  seeds: 20\n";
+    const plans::Scenario none = load(scenario(4, base + "  spare_nodes: 0\n  repair: 2 days\n"));
+    const plans::Scenario plenty = load(scenario(4, base + "  spare_nodes: 100000\n  repair: 2 days\n"));
+    const plans::RunPlan pn = plans::plan_run(none, 1.0, testing::source_catalog());
+    const plans::RunPlan pp = plans::plan_run(plenty, 1.0, testing::source_catalog());
+    for (const auto& f : pn.spec.failures)
+        CHECK(f.takes_node == (f.name != "software_bug" && f.name != "nccl_watchdog" && f.name != "dependency"));
+    const plans::RunSummary rn = plans::simulate_runs(pn), rp = plans::simulate_runs(pp);
+    CHECK(rp.node_wait_s == 0);
+    CHECK(rn.node_wait_s > 0);
+    double hardware = 0;
+    for (size_t i = 0; i < pn.spec.failures.size(); ++i)
+        if (pn.spec.failures[i].takes_node) hardware += rn.interruptions[i];
+    CHECK(rn.node_wait_s <= hardware * (2 * 86400 - 300) * (1 + 1e-12));
+    CHECK(rn.wall_mean_s > rp.wall_mean_s);
 }
 
 TEST_CASE("published whole runs: Llama 3's interruptions in-sample, OPT-175B's out of sample",

@@ -27,6 +27,10 @@ TEST_CASE("parse_quantity converts to SI base units", "[sim][units]") {
     // Whitespace is optional and trimmed.
     CHECK(parse_quantity("  2GB ", Dimension::Bytes) == Approx(2e9).epsilon(1e-15));
     CHECK(parse_quantity("700 W", Dimension::Power) == 700.0);
+    // Day-scale runs and file systems (issue 38).
+    CHECK(parse_quantity("2 days", Dimension::Time) == 172800.0);
+    CHECK(parse_quantity("1 day", Dimension::Time) == 86400.0);
+    CHECK(parse_quantity("240 PB", Dimension::Bytes) == Approx(240e15).epsilon(1e-15));
 }
 
 TEST_CASE("parse_quantity rejects a missing, wrong or unknown unit", "[sim][units]") {

@@ -190,3 +190,32 @@ TEST_CASE("a run's timeline is the run: its spans tile the wall clock, a failure
     CHECK(causes["gpu"] == r.interruptions[0]);
     CHECK(causes["software"] == r.interruptions[1]);
 }
+
+TEST_CASE("a finite spare pool holds restarts up until a node is back from repair", "[run]") {
+    // Failures are drawn on up-time, so waiting for a node changes no draw: the same seed's run
+    // with a pool is the unlimited one plus its waits. Without spares, a failure that takes a node
+    // (here the "gpu" cause, not "software") waits for that node's 5-min repair less the 2 min of
+    // detection it overlaps: 3 min each (the node is back before the job can fail again, so no two
+    // repairs overlap). Spares as many as the failures: no wait at all.
+    RunSpec unlimited = hundred_hours();
+    unlimited.failures[1].takes_node = false;
+    RunSpec none = unlimited;
+    none.pool = {0, 300};
+    RunSpec plenty = unlimited;
+    plenty.pool = {100000, 300};
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        const RunReport u = simulate_run(unlimited, seed), n = simulate_run(none, seed), p = simulate_run(plenty, seed);
+        CHECK(n.interruptions == u.interruptions);
+        CHECK(n.node_wait_s == Approx(180.0 * static_cast<double>(u.interruptions[0])));
+        CHECK(n.wall_s == Approx(u.wall_s + n.node_wait_s).epsilon(1e-12));
+        CHECK(p.wall_s == u.wall_s);
+        CHECK(p.node_wait_s == 0);
+    }
+    // One spare and week-long repairs: a second hardware failure within a week of the first waits
+    // for the first node back; never longer than a repair.
+    RunSpec one = unlimited;
+    one.pool = {1, 7 * 86400};
+    const RunReport o = simulate_run(one, 3);
+    CHECK(o.node_wait_s > 0);
+    CHECK(o.node_wait_s < static_cast<double>(o.interruptions[0]) * 7 * 86400);
+}

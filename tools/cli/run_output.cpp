@@ -53,6 +53,9 @@ void print_run(const plans::Outcome::Run& run) {
     else std::printf("interval        no checkpoints (nothing fails, and run.checkpoint_interval is not given)\n");
     std::printf("recovery        detect %s + restart %s + load %s\n", span(p.spec.detect_s).c_str(),
                 span(p.spec.restart_s).c_str(), span(k.load_s).c_str());
+    if (p.spec.pool.spares >= 0)
+        std::printf("spares          %lld nodes; a hardware failure's node is away %s for repair\n",
+                    static_cast<long long>(p.spec.pool.spares), span(p.spec.pool.repair_s).c_str());
     std::printf("\ntime to target  %s median (p10 %s, p90 %s; mean %s over %d seeds)\n", span(r.wall_p50_s).c_str(),
                 span(r.wall_p10_s).c_str(), span(r.wall_p90_s).c_str(), span(r.wall_mean_s).c_str(), r.seeds);
     std::printf("ETTR            %.3f mean (p10 %.3f, p90 %.3f): productive step time over wall clock\n", r.ettr_mean,
@@ -60,6 +63,8 @@ void print_run(const plans::Outcome::Run& run) {
     std::printf("lost (mean)     work redone %s, detection %s, restarts %s, loads %s, checkpoint stalls %s\n",
                 span(r.lost_work_s).c_str(), span(r.detect_s).c_str(), span(r.restart_s).c_str(),
                 span(r.load_s).c_str(), span(r.checkpoint_stall_s).c_str());
+    if (p.spec.pool.spares >= 0)
+        std::printf("                waiting for a node out of repair %s\n", span(r.node_wait_s).c_str());
     std::printf("events (mean)   %.1f interruptions (%.2f per day of wall clock), %.0f checkpoints\n", r.failures,
                 r.wall_mean_s > 0 ? r.failures / (r.wall_mean_s / 86400) : 0.0, r.checkpoints);
     if (r.expected_s > 0)

@@ -35,6 +35,9 @@ RunReport write_run_trace(const RunSpec& spec, uint64_t seed, std::ostream& out)
                 break;
             }
             case Kind::Detect: w.complete_seconds(kPid, kRecovery, "detection", e.start_s, e.duration_s); break;
+            case Kind::NodeWait:
+                w.complete_seconds(kPid, kRecovery, "waiting for a node", e.start_s, e.duration_s);
+                break;
             case Kind::Restart: w.complete_seconds(kPid, kRecovery, "restart", e.start_s, e.duration_s); break;
             case Kind::Load: w.complete_seconds(kPid, kRecovery, "checkpoint load", e.start_s, e.duration_s); break;
         }

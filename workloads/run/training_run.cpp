@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace fathom::workloads::run {
@@ -72,7 +73,30 @@ struct Run {
         rep.checkpoint_stall_s += m * stall;
         next_checkpoint = progress + tau;
     }
-    // A failure now: back to the last durable checkpoint, then detection, restart and its load.
+    std::vector<double> repairs;  // when each node in repair returns (a min-heap), finite pools only
+
+    // A finite pool: the failed node leaves for repair; the job restarts once the nodes in repair
+    // are no more than the spares (it is known at once which node failed: the wait overlaps
+    // detection).
+    double wait_for_node(size_t cause) {
+        const SparePool& pool = spec.pool;
+        if (pool.spares < 0 || !spec.failures[cause].takes_node) return 0;
+        auto later = std::greater<double>();
+        while (!repairs.empty() && repairs.front() <= wall) {
+            std::pop_heap(repairs.begin(), repairs.end(), later);
+            repairs.pop_back();
+        }
+        repairs.push_back(wall + pool.repair_s);
+        std::push_heap(repairs.begin(), repairs.end(), later);
+        const auto short_by = static_cast<int64_t>(repairs.size()) - pool.spares;
+        if (short_by <= 0) return 0;
+        // The job restarts when `short_by` nodes are back: the short_by-th earliest return.
+        std::vector<double> back = repairs;
+        std::nth_element(back.begin(), back.begin() + (short_by - 1), back.end());
+        return std::max(0.0, back[static_cast<size_t>(short_by - 1)] - wall - spec.detect_s);
+    }
+    // A failure now: back to the last durable checkpoint, then detection, any wait for a node,
+    // restart and its load.
     void fail(size_t cause) {
         ++rep.interruptions[cause];
         settle();
@@ -80,14 +104,17 @@ struct Run {
         rep.lost_work_s += progress - durable;
         progress = durable;
         const double load = durable > 0 ? spec.checkpoint.load_s : 0.0;
+        const double wait = wait_for_node(cause);
         rep.detect_s += spec.detect_s;
+        rep.node_wait_s += wait;
         rep.restart_s += spec.restart_s;
         rep.load_s += load;
         note(RunEvent::Kind::Failure, wall, 0, static_cast<int>(cause));
         note(RunEvent::Kind::Detect, wall, spec.detect_s);
-        note(RunEvent::Kind::Restart, wall + spec.detect_s, spec.restart_s);
-        if (load > 0) note(RunEvent::Kind::Load, wall + spec.detect_s + spec.restart_s, load);
-        wall += spec.detect_s + spec.restart_s + load;
+        if (wait > 0) note(RunEvent::Kind::NodeWait, wall + spec.detect_s, wait);
+        note(RunEvent::Kind::Restart, wall + spec.detect_s + wait, spec.restart_s);
+        if (load > 0) note(RunEvent::Kind::Load, wall + spec.detect_s + wait + spec.restart_s, load);
+        wall += spec.detect_s + wait + spec.restart_s + load;
     }
 };
 
@@ -114,6 +141,7 @@ std::string RunSpec::check() const {
         return "checkpoint: times must be >= 0 and finite";
     if (k.durable_s < k.stall_s) return "checkpoint: durable after the stall at the earliest";
     if (!finite_at_least(detect_s, 0) || !finite_at_least(restart_s, 0)) return "restart: times must be >= 0";
+    if (pool.spares >= 0 && !finite_at_least(pool.repair_s, 0)) return "pool.repair_s: must be >= 0 and finite";
     return "";
 }
 
@@ -131,7 +159,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>
     const double lambda = per_hour / 3600.0;
     const double target = static_cast<double>(spec.target_steps) * spec.step_s;
     const double tau = spec.checkpoint.interval_s > 0 ? spec.checkpoint.interval_s : kNever;
-    Run run{spec, {}, 0, 0, 0, {}, log};
+    Run run{spec, {}, 0, 0, 0, {}, log, {}};
     run.rep.interruptions.assign(spec.failures.size(), 0);
     run.rep.productive_s = target;
     auto next_gap = [&] { return lambda > 0 ? gaps.exponential(lambda) : kNever; };

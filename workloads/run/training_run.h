@@ -16,8 +16,11 @@
 //    processes are not up; Daly's model makes the same choice).
 //  - A failure rolls the job back to the last durable checkpoint (the work since is lost), then
 //    costs detect_s + restart_s + load_s before training resumes.
+//  - A failure that takes a node sends it to repair; with a finite spare pool the restart waits for
+//    a repaired node when no spare is healthy (SparePool).
 // Not yet modelled (issue 38, said): the drain's contention with training for NICs and PCIe,
-// stragglers, elastic recovery and spare nodes, Weibull failures, multi-level checkpoints.
+// stragglers, elastic recovery (continuing on fewer nodes), Weibull failures, multi-level
+// checkpoints.
 //
 // Draws come from the named streams "run.failure" (the gaps) and "run.cause" (which cause) of
 // sim::RandomStreams: the same spec and seed give the same run on every platform.
@@ -28,8 +31,18 @@
 namespace fathom::workloads::run {
 
 struct FailureCause {
-    std::string name;     // "gpu", "hbm", "network", "host", "software", ...
-    double per_hour = 0;  // failures per hour of the whole job (all its components of this kind)
+    std::string name;        // "gpu", "hbm", "network", "host", "software", ...
+    double per_hour = 0;     // failures per hour of the whole job (all its components of this kind)
+    bool takes_node = true;  // the failed node leaves for repair (hardware); false: a restart mends it
+};
+
+// The nodes that stand in for failed ones. Unlimited (spares < 0): a replacement is always at
+// hand, its swap part of the restart. Else a failure that takes a node sends it to repair for
+// repair_s, a spare takes its place if one is healthy, and without one the job waits for the
+// first repair to finish before it restarts.
+struct SparePool {
+    int64_t spares = -1;
+    double repair_s = 0;
 };
 
 struct CheckpointPolicy {
@@ -46,6 +59,7 @@ struct RunSpec {
     CheckpointPolicy checkpoint;
     double detect_s = 0;   // from a failure to the job's stop being noticed
     double restart_s = 0;  // rescheduling, containers, communicator init
+    SparePool pool;
     // Whole checkpoint cycles between failures pass as one event (false: each checkpoint is one, the
     // reference the tests compare the shortcut with).
     bool batch_cycles = true;
@@ -62,6 +76,7 @@ struct RunReport {
     double lost_work_s = 0;  // progress rolled back by failures
     double detect_s = 0, restart_s = 0, load_s = 0;
     double checkpoint_stall_s = 0;
+    double node_wait_s = 0;              // restarts held up for a node out of repair (no healthy spare)
     int64_t checkpoints = 0;             // started
     std::vector<int64_t> interruptions;  // per cause, in RunSpec::failures' order
     int64_t failures() const;
@@ -71,7 +86,7 @@ struct RunReport {
 // cycles of training and checkpoints passed at once), failures (an instant, with their cause's
 // index), and the detection, restart and load after each.
 struct RunEvent {
-    enum class Kind { Train, Checkpoint, Cycles, Failure, Detect, Restart, Load };
+    enum class Kind { Train, Checkpoint, Cycles, Failure, Detect, NodeWait, Restart, Load };
     Kind kind = Kind::Train;
     double start_s = 0, duration_s = 0;
     int cause = -1;           // Failure
