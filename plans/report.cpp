@@ -106,6 +106,7 @@ void add_run(Report& rep, const Outcome::Run& run) {
     s.add("run.checkpoints", r.checkpoints);
     s.add("run.failures_profile", p.profile);
     s.add("run.failures_per_hour", p.failures_per_hour());
+    s.add("run.failure_shape", p.spec.failure_shape);
     s.add("run.checkpoint.method", std::string(sim::name(p.checkpoint.method)));
     s.add("run.checkpoint.tier", std::string(sim::name(p.checkpoint.tier)));
     s.add("run.checkpoint.tier_id", p.checkpoint.tier_id);

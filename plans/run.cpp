@@ -155,6 +155,7 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
     out.spec.detect_s = r.detect_s;
     out.spec.restart_s = r.restart_s;
     out.spec.pool = {r.spare_nodes, r.repair_s};
+    out.spec.failure_shape = r.failure_shape;
     out.seeds = r.seeds;
     out.seed = s.seed;
     if (const std::string why = out.spec.check(); !why.empty()) throw sim::InputError("run: " + why, s.file, 0, "run");
@@ -227,7 +228,7 @@ RunSummary simulate_runs(const RunPlan& plan) {
     out.ettr_mean = esum / n;
     out.ettr_p10 = sim::quantile(ettr, 0.1);
     out.ettr_p90 = sim::quantile(ettr, 0.9);
-    if (plan.checkpoint.method == CheckpointMethod::Sync)
+    if (plan.checkpoint.method == CheckpointMethod::Sync && plan.spec.failure_shape == 1 && plan.spec.pool.spares < 0)
         out.expected_s = workloads::run::expected_sync_run_s(plan.spec);
     return out;
 }

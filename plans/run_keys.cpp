@@ -6,6 +6,7 @@ namespace fathom::plans {
 
 using namespace key_decl;
 
+// Declarative table: the run.* keys, in the order the key reference lists them.
 const std::vector<Key<RunRequest>>& run_keys() {
     using R = RunRequest;
     static const std::vector<Key<R>> keys = finish<R>({
@@ -39,6 +40,11 @@ const std::vector<Key<RunRequest>>& run_keys() {
         {Decl("run.failure_scale", KeyType::Number, "multiplies every cause's rate (a more or less reliable fleet)")
              .range(0, 1e6),
          member<&R::failure_scale>()},
+        {Decl("run.failure_shape", KeyType::Number,
+              "gaps between failures: 1, exponential (a Poisson process); else Weibull of this shape and the "
+              "same mean, renewed at each restart (Schroeder and Gibson, DSN 2006, fit 0.7-0.8 to HPC systems)")
+             .range(0.1, 10),
+         member<&R::failure_shape>()},
         {Decl("run.checkpoint_interval", KeyType::Quantity,
               "training time between checkpoint starts, rounded up to whole steps")
              .unit(sim::Dimension::Time)

@@ -35,6 +35,7 @@ struct RunRequest {
     CheckpointTier tier = CheckpointTier::Auto;
     double detect_s = 0;
     double restart_s = 0;
+    double failure_shape = 1;  // Weibull shape of the gaps between failures (1: exponential)
     int64_t spare_nodes = -1;  // -1: unlimited (a replacement always at hand)
     double repair_s = 0;       // a failed node's time out (with spare_nodes)
     int seeds = 100;

@@ -26,6 +26,8 @@ public:
     double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
     // Exponential with the given rate (mean 1/rate), by inversion.
     double exponential(double rate) { return -std::log1p(-uniform()) / rate; }
+    // Weibull of `shape` k and `scale` eta by inversion: eta (-ln(1 - U))^(1/k) (k = 1: exponential).
+    double weibull(double shape, double scale) { return scale * std::pow(-std::log1p(-uniform()), 1.0 / shape); }
     // Standard normal by Box-Muller (the cosine branch; one draw per call keeps streams simple).
     double standard_normal() {
         double u1 = uniform();

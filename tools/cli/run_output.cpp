@@ -21,6 +21,12 @@ std::string span(double s) {
     return buf;
 }
 
+std::string fixed(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2g", x);
+    return buf;
+}
+
 // A size in GB or TB.
 std::string size(double bytes) {
     char buf[48];
@@ -41,8 +47,10 @@ void print_run(const plans::Outcome::Run& run) {
     const double per_hour = p.failures_per_hour();
     if (p.profile == "none") std::printf("failures        none (run.failures: none)\n");
     else
-        std::printf("failures        %s (measured on %s): %.2f per day for this job, one every %s\n", p.profile.c_str(),
-                    p.profile_accelerator.c_str(), per_hour * 24, span(3600 / per_hour).c_str());
+        std::printf(
+            "failures        %s (measured on %s): %.2f per day for this job, one every %s%s\n", p.profile.c_str(),
+            p.profile_accelerator.c_str(), per_hour * 24, span(3600 / per_hour).c_str(),
+            p.spec.failure_shape == 1 ? "" : (", Weibull gaps of shape " + fixed(p.spec.failure_shape)).c_str());
     std::printf("checkpoint      %s to %s (%s): %s; stalls training %s, durable after %s; load %s\n",
                 sim::name(k.method), k.tier_id.c_str(), sim::name(k.tier), size(k.bytes).c_str(),
                 span(k.stall_s).c_str(), span(k.durable_s).c_str(), span(k.load_s).c_str());
@@ -68,7 +76,7 @@ void print_run(const plans::Outcome::Run& run) {
     std::printf("events (mean)   %.1f interruptions (%.2f per day of wall clock), %.0f checkpoints\n", r.failures,
                 r.wall_mean_s > 0 ? r.failures / (r.wall_mean_s / 86400) : 0.0, r.checkpoints);
     if (r.expected_s > 0)
-        std::printf("closed form     %s expected (synchronous checkpoints, exponential failures)\n",
+        std::printf("closed form     %s expected (synchronous checkpoints, exponential failures, unlimited spares)\n",
                     span(r.expected_s).c_str());
     if (p.spec.failures.empty() || r.failures <= 0) return;
     std::printf("\n%-24s %-22s %10s %14s\n", "cause", "category", "per day", "interruptions");

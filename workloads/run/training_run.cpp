@@ -142,6 +142,7 @@ std::string RunSpec::check() const {
     if (k.durable_s < k.stall_s) return "checkpoint: durable after the stall at the earliest";
     if (!finite_at_least(detect_s, 0) || !finite_at_least(restart_s, 0)) return "restart: times must be >= 0";
     if (pool.spares >= 0 && !finite_at_least(pool.repair_s, 0)) return "pool.repair_s: must be >= 0 and finite";
+    if (!(failure_shape >= 0.1 && failure_shape <= 10)) return "failure_shape: must be between 0.1 and 10";
     return "";
 }
 
@@ -162,7 +163,12 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>
     Run run{spec, {}, 0, 0, 0, {}, log, {}};
     run.rep.interruptions.assign(spec.failures.size(), 0);
     run.rep.productive_s = target;
-    auto next_gap = [&] { return lambda > 0 ? gaps.exponential(lambda) : kNever; };
+    // Weibull gaps of the same mean 1 / lambda: scale = mean / Gamma(1 + 1/k).
+    const double shape = spec.failure_shape, scale = 1.0 / lambda / std::tgamma(1.0 + 1.0 / shape);
+    auto next_gap = [&] {
+        if (!(lambda > 0)) return kNever;
+        return shape == 1 ? gaps.exponential(lambda) : gaps.weibull(shape, scale);
+    };
     // Up-time until the next failure, carried across checkpoints (the process is memoryless; the
     // carried draw keeps one draw per failure).
     double up = next_gap();

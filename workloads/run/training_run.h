@@ -11,16 +11,16 @@
 //    the checkpoint becomes durable durable_s after it started (synchronous: = stall_s;
 //    asynchronous: the snapshot plus the drain to its tier, which runs beside training).
 //  - Failures of each cause arrive as a Poisson process of the whole job's rate for that cause
-//    while the job is up (running or stalled on a checkpoint); a failure of any rank stops the
-//    synchronous job. Failures during detection, restart and load are not drawn (the job's
-//    processes are not up; Daly's model makes the same choice).
+//    (or, with failure_shape != 1, the job's failures as a Weibull renewal process of the same mean
+//    rate, each failure's cause drawn in proportion to the rates) while the job is up (running or stalled on a
+//    checkpoint); a failure of any rank stops the synchronous job. Failures during detection, restart and load are not
+//    drawn (the job's processes are not up; Daly's model makes the same choice).
 //  - A failure rolls the job back to the last durable checkpoint (the work since is lost), then
 //    costs detect_s + restart_s + load_s before training resumes.
 //  - A failure that takes a node sends it to repair; with a finite spare pool the restart waits for
 //    a repaired node when no spare is healthy (SparePool).
 // Not yet modelled (issue 38, said): the drain's contention with training for NICs and PCIe,
-// stragglers, elastic recovery (continuing on fewer nodes), Weibull failures, multi-level
-// checkpoints.
+// stragglers, elastic recovery (continuing on fewer nodes), multi-level checkpoints.
 //
 // Draws come from the named streams "run.failure" (the gaps) and "run.cause" (which cause) of
 // sim::RandomStreams: the same spec and seed give the same run on every platform.
@@ -60,6 +60,9 @@ struct RunSpec {
     double detect_s = 0;   // from a failure to the job's stop being noticed
     double restart_s = 0;  // rescheduling, containers, communicator init
     SparePool pool;
+    // The gaps between failures: exponential (1, a Poisson process), or Weibull of this shape with
+    // the same mean, renewed at each restart (< 1: failures cluster after a restart).
+    double failure_shape = 1;
     // Whole checkpoint cycles between failures pass as one event (false: each checkpoint is one, the
     // reference the tests compare the shortcut with).
     bool batch_cycles = true;
