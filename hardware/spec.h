@@ -233,6 +233,7 @@ struct ClusterSpec {
     std::optional<SsdSpec> ssd;
     int ssds_per_node = 1;
     std::optional<FileSystemSpec> storage;  // the shared file system, when the cluster has one
+    double host_memory = 0;                 // a node's host DRAM, bytes (0: not stated)
     // The serving engine's peer-memory all-reduce may run single-node all-reduces (set from the
     // serving plan's serving.custom_allreduce; training collectives are NCCL's).
     bool peer_allreduce = false;

@@ -127,6 +127,7 @@ hardware::ClusterSpec build_cluster(const ClusterRequest& r, const Catalog& cat)
     if (!r.ssd.empty()) c.ssd = cat.ssd(r.ssd);
     c.ssds_per_node = r.ssds_per_node;
     if (!r.storage.empty()) c.storage = cat.filesystem(r.storage);
+    c.host_memory = r.host_memory;
     return c;
 }
 

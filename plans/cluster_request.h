@@ -24,7 +24,8 @@ struct ClusterRequest {
     std::string pcie = "pcie-gen5-x16";
     std::string ssd;  // empty = none
     int ssds_per_node = 1;
-    std::string storage;  // the shared file system's catalog id; empty = none
+    std::string storage;     // the shared file system's catalog id; empty = none
+    double host_memory = 0;  // a node's host DRAM, bytes; 0 = not stated
 };
 
 // Throws sim::InputError for unknown ids or a node larger than its fabric's domain.

@@ -287,6 +287,12 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
         {Decl("cluster.ssds_per_node", KeyType::Integer, "local SSDs per node, striped (checkpoints write to all)")
              .range(1, 64),
          member<&R::ssds_per_node>()},
+        {Decl("cluster.host_memory", KeyType::Quantity,
+              "a node's host DRAM (whole runs checkpointing to peers' memory; a DGX H100 has 2 TB)")
+             .unit(sim::Dimension::Bytes)
+             .range(1e6, 1e15)
+             .by_default("not stated"),
+         member<&R::host_memory>()},
         {Decl("cluster.storage", KeyType::Text,
               "shared file system catalog id (`fathom list hardware`; whole runs checkpoint to it)")
              .by_default("none"),

@@ -55,6 +55,88 @@ int64_t target_steps(const RunRequest& r, const workloads::TrainingPlan& plan, d
     return static_cast<int64_t>(steps);
 }
 
+namespace {
+
+// Each tier's write and read of a node's share `per_node` of a checkpoint of `bytes` (tier_id,
+// write_s, read_s), and the violations that keep it from holding checkpoints; false when it cannot
+// be priced at all.
+bool price_ssd(const hardware::ClusterSpec& c, const RunRequest& r, double per_node, CheckpointPlan& out) {
+    CheckpointCost& k = out.cost;
+    if (!c.ssd) {
+        out.violations.push_back(
+            {r.tier == CheckpointTier::Auto ? "run.checkpoint_tier" : "cluster.ssd",
+             "the cluster has neither a shared file system (cluster.storage) nor local SSDs (cluster.ssd) to "
+             "checkpoint to (`fathom list hardware`)"});
+        return false;
+    }
+    const hardware::SsdSpec& ssd = *c.ssd;
+    k.tier_id = ssd.id;
+    k.write_s = per_node / (c.ssds_per_node * ssd.write_bandwidth);
+    k.read_s = per_node / (c.ssds_per_node * ssd.read_bandwidth);
+    if (2 * per_node > c.ssds_per_node * ssd.capacity)
+        out.violations.push_back({"cluster.ssds_per_node",
+                                  fmt("a node's share of two checkpoints (the last durable one stays while "
+                                      "the next is written) is %.1f GB, ",
+                                      2 * per_node / 1e9) +
+                                      fmt("more than its SSDs hold (%.1f GB)", c.ssds_per_node * ssd.capacity / 1e9)});
+    return true;
+}
+
+// Each node's share to memory_replicas peers over its NICs, read back from one of them.
+bool price_memory(const hardware::ClusterSpec& c, const RunRequest& r, double per_node, CheckpointPlan& out) {
+    CheckpointCost& k = out.cost;
+    const double nics = c.nic.bandwidth * c.nics_per_node * c.nic.efficiency;
+    k.tier_id = "peer host memory";
+    k.write_s = per_node * r.memory_replicas / nics;
+    k.read_s = per_node / nics;
+    if (!(c.host_memory > 0)) {
+        out.violations.push_back({"cluster.host_memory",
+                                  "run.checkpoint_tier memory needs a node's host DRAM "
+                                  "(cluster.host_memory: 2 TB on a DGX H100)"});
+        return false;
+    }
+    if (r.memory_replicas > c.nodes - 1) {
+        out.violations.push_back(
+            {"run.memory_replicas",
+             fmt("%.0f copies on other nodes, but the cluster has ", static_cast<double>(r.memory_replicas)) +
+                 fmt("%.0f other nodes", static_cast<double>(c.nodes - 1))});
+        return false;
+    }
+    const double held = 2.0 * (1 + r.memory_replicas) * per_node;  // own and peers', last and next
+    if (held > c.host_memory)
+        out.violations.push_back(
+            {"run.memory_replicas",
+             fmt("a node would hold %.1f GB of checkpoints (its own share and ", held / 1e9) +
+                 fmt("%.0f peers', the last durable ones and the next), ", static_cast<double>(r.memory_replicas)) +
+                 fmt("more than its host memory (%.1f GB)", c.host_memory / 1e9)});
+    return true;
+}
+
+// The slower of the file system's aggregate bandwidth and the nodes' clients together.
+bool price_storage(const hardware::ClusterSpec& c, double per_node, CheckpointPlan& out) {
+    CheckpointCost& k = out.cost;
+    if (!c.storage) {
+        out.violations.push_back({"run.checkpoint_tier",
+                                  "storage: the cluster has no shared file system (set "
+                                  "cluster.storage, `fathom list hardware`)"});
+        return false;
+    }
+    const hardware::FileSystemSpec& fs = *c.storage;
+    k.tier_id = fs.id;
+    const double client = fs.client_bandwidth > 0 ? per_node / fs.client_bandwidth : 0.0;
+    k.write_s = std::max(k.bytes / fs.write_bandwidth, client);
+    k.read_s = std::max(k.bytes / fs.read_bandwidth, client);
+    if (fs.capacity > 0 && 2 * k.bytes > fs.capacity)
+        out.violations.push_back(
+            {"cluster.storage", fmt("two checkpoints (the last durable one stays while the "
+                                    "next is written) are %.1f TB, ",
+                                    2 * k.bytes / 1e12) +
+                                    fmt("more than the file system holds (%.1f TB)", fs.capacity / 1e12)});
+    return true;
+}
+
+}  // namespace
+
 CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::ClusterSpec& c,
                                const workloads::TrainingPlan& plan, const RunRequest& r) {
     CheckpointPlan out;
@@ -63,48 +145,12 @@ CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::C
     k.tier = resolve_tier(c, r.tier);
     const double params = model.total_params(plan.training.seq_len);
     k.bytes = 2.0 * params + 12.0 * workloads::trained_params(model, plan);
-    const double nodes = c.nodes, gpus = c.gpus();
-    const double pcie = c.pcie.achievable_bandwidth();
-    k.snapshot_s = k.bytes / gpus / pcie;
-    const double per_node = k.bytes / nodes;
-    if (k.tier == CheckpointTier::Ssd) {
-        if (!c.ssd) {
-            out.violations.push_back(
-                {r.tier == CheckpointTier::Auto ? "run.checkpoint_tier" : "cluster.ssd",
-                 "the cluster has neither a shared file system (cluster.storage) nor local SSDs (cluster.ssd) to "
-                 "checkpoint to (`fathom list hardware`)"});
-            return out;
-        }
-        const hardware::SsdSpec& ssd = *c.ssd;
-        k.tier_id = ssd.id;
-        k.write_s = per_node / (c.ssds_per_node * ssd.write_bandwidth);
-        k.read_s = per_node / (c.ssds_per_node * ssd.read_bandwidth);
-        if (2 * per_node > c.ssds_per_node * ssd.capacity)
-            out.violations.push_back(
-                {"cluster.ssds_per_node",
-                 fmt("a node's share of two checkpoints (the last durable one stays while "
-                     "the next is written) is %.1f GB, ",
-                     2 * per_node / 1e9) +
-                     fmt("more than its SSDs hold (%.1f GB)", c.ssds_per_node * ssd.capacity / 1e9)});
-    } else {
-        if (!c.storage) {
-            out.violations.push_back({"run.checkpoint_tier",
-                                      "storage: the cluster has no shared file system (set "
-                                      "cluster.storage, `fathom list hardware`)"});
-            return out;
-        }
-        const hardware::FileSystemSpec& fs = *c.storage;
-        k.tier_id = fs.id;
-        const double client = fs.client_bandwidth > 0 ? per_node / fs.client_bandwidth : 0.0;
-        k.write_s = std::max(k.bytes / fs.write_bandwidth, client);
-        k.read_s = std::max(k.bytes / fs.read_bandwidth, client);
-        if (fs.capacity > 0 && 2 * k.bytes > fs.capacity)
-            out.violations.push_back(
-                {"cluster.storage", fmt("two checkpoints (the last durable one stays while the "
-                                        "next is written) are %.1f TB, ",
-                                        2 * k.bytes / 1e12) +
-                                        fmt("more than the file system holds (%.1f TB)", fs.capacity / 1e12)});
-    }
+    k.snapshot_s = k.bytes / c.gpus() / c.pcie.achievable_bandwidth();
+    const double per_node = k.bytes / c.nodes;
+    const bool priced = k.tier == CheckpointTier::Ssd      ? price_ssd(c, r, per_node, out)
+                        : k.tier == CheckpointTier::Memory ? price_memory(c, r, per_node, out)
+                                                           : price_storage(c, per_node, out);
+    if (!priced) return out;
     k.stall_s = r.method == CheckpointMethod::Sync ? k.snapshot_s + k.write_s : k.snapshot_s;
     k.durable_s = k.snapshot_s + k.write_s;
     k.load_s = k.read_s + k.snapshot_s;  // back to the GPUs over the same links

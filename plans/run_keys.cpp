@@ -57,10 +57,16 @@ const std::vector<Key<RunRequest>>& run_keys() {
              .choices_of<CheckpointMethod>(),
          member<&R::method>()},
         {Decl("run.checkpoint_tier", KeyType::Choice,
-              "where checkpoints are written: the nodes' SSDs (cluster.ssd) or the shared file system "
-              "(cluster.storage); auto: the file system when the cluster has one")
+              "where checkpoints are written: the nodes' SSDs (cluster.ssd), the shared file system "
+              "(cluster.storage), or peer nodes' host memory over the NICs (cluster.host_memory; Gemini-style); "
+              "auto: the file system when the cluster has one, else the SSDs")
              .choices_of<CheckpointTier>(),
          member<&R::tier>()},
+        {Decl("run.memory_replicas", KeyType::Integer,
+              "checkpoint_tier memory: the other nodes holding a copy of each node's share (a failure loses its "
+              "own node's memory; losing every copy at once is not modelled)")
+             .range(1, 64),
+         member<&R::memory_replicas>()},
         {Decl("run.detect", KeyType::Quantity, "from a failure until the job is known to have stopped")
              .unit(sim::Dimension::Time)
              .range(0, 3.2e7)

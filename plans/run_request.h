@@ -17,10 +17,14 @@ constexpr auto enum_names(CheckpointMethod) {
 }
 // Where checkpoints are written: the nodes' local SSDs (cluster.ssd) or the shared file system
 // (cluster.storage); `auto`: the file system when the cluster has one, else the SSDs.
-enum class CheckpointTier { Auto, Ssd, Storage };
+// `memory`: peer nodes' host memory (Gemini, SOSP 2023): each node's share copied to
+// run.memory_replicas other nodes over its NICs, kept by an agent outside the training processes.
+enum class CheckpointTier { Auto, Ssd, Storage, Memory };
 constexpr auto enum_names(CheckpointTier) {
-    return sim::name_table<CheckpointTier>(
-        {{CheckpointTier::Auto, "auto"}, {CheckpointTier::Ssd, "ssd"}, {CheckpointTier::Storage, "storage"}});
+    return sim::name_table<CheckpointTier>({{CheckpointTier::Auto, "auto"},
+                                            {CheckpointTier::Ssd, "ssd"},
+                                            {CheckpointTier::Storage, "storage"},
+                                            {CheckpointTier::Memory, "memory"}});
 }
 
 struct RunRequest {
@@ -35,6 +39,7 @@ struct RunRequest {
     CheckpointTier tier = CheckpointTier::Auto;
     double detect_s = 0;
     double restart_s = 0;
+    int memory_replicas = 1;   // tier memory: the peers holding each node's share
     double failure_shape = 1;  // Weibull shape of the gaps between failures (1: exponential)
     int64_t spare_nodes = -1;  // -1: unlimited (a replacement always at hand)
     double repair_s = 0;       // a failed node's time out (with spare_nodes)

@@ -295,7 +295,7 @@ void collect_warnings(const Node& root, plans::Scenario& s, const plans::Catalog
     // A whole run checkpoints over the host links to the SSDs or the file system; an adaptive search
     // reshards through the SSDs.
     const bool adaptive = s.search && s.search->phases > 1;
-    for (const std::string key : {"pcie", "ssd", "ssds_per_node", "storage"})
+    for (const std::string key : {"pcie", "ssd", "ssds_per_node", "storage", "host_memory"})
         if (cluster.has(key) && !s.run && !(adaptive && (key == "ssd" || key == "ssds_per_node")))
             warn(cluster, key,
                  "a training step does not use the host link or the storage tiers (no offload is modelled; a "

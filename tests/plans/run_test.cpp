@@ -100,6 +100,17 @@ TEST_CASE("a checkpoint's size and times follow from the plan and the tiers", "[
     const plans::CheckpointPlan kf = plans::plan_checkpoint(f.model, f.cluster, *f.training(), *f.run);
     CHECK(kf.cost.write_s == Approx(14 * params / (4 * 20e9)));
     CHECK(kf.cost.tier_id == "superpod-h100-best");
+    // Peers' host memory (Gemini): each node's quarter to two peers over its 8 x 400G NICs at
+    // their achievable fraction, read back from one.
+    const plans::Scenario m = load(scenario(4,
+                                            "  target_tokens: 1e10\n  failures: llama3-h100\n  detect: 5 min\n"
+                                            "  restart: 10 min\n  checkpoint_tier: memory\n  memory_replicas: 2\n",
+                                            "  host_memory: 2 TB\n"));
+    const plans::CheckpointPlan km = plans::plan_checkpoint(m.model, m.cluster, *m.training(), *m.run);
+    REQUIRE(km.violations.empty());
+    const double nics = 8 * m.cluster.nic.bandwidth * m.cluster.nic.efficiency;
+    CHECK(km.cost.write_s == Approx(14 * params / 4 * 2 / nics));
+    CHECK(km.cost.read_s == Approx(14 * params / 4 / nics));
 }
 
 TEST_CASE("the run's interval defaults to the Young/Daly optimum in whole steps", "[plans][run]") {
@@ -172,6 +183,17 @@ TEST_CASE("a run section's bad input names its file, line and key", "[plans][run
         CHECK(r.key == "run.checkpoint_interval");
         CHECK(r.line == 17);
         CHECK_THAT(r.message, Catch::Contains("shorter than one checkpoint's write"));
+    }
+    SECTION("peer memory without the nodes' memory, or too little of it") {
+        const Refusal r = refusal(scenario(1, "  target_tokens: 1e9\n  checkpoint_tier: memory\n" + ok_rest));
+        CHECK(r.key == "cluster.host_memory");
+        const Refusal alone = refusal(
+            scenario(1, "  target_tokens: 1e9\n  checkpoint_tier: memory\n" + ok_rest, "  host_memory: 2 TB\n"));
+        CHECK_THAT(alone.message, Catch::Contains("the cluster has 0 other nodes"));
+        const Refusal small = refusal(
+            scenario(2, "  target_tokens: 1e9\n  checkpoint_tier: memory\n" + ok_rest, "  host_memory: 100 GB\n"));
+        CHECK(small.key == "run.memory_replicas");
+        CHECK_THAT(small.message, Catch::Contains("more than its host memory"));
     }
     SECTION("spares without a repair time, or the reverse") {
         const Refusal r = refusal(scenario(1, "  target_tokens: 1e9\n  spare_nodes: 2\n" + ok_rest));
