@@ -102,6 +102,8 @@ void add_run(Report& rep, const Outcome::Run& run) {
     s.add("run.lost_s.restart", r.restart_s);
     s.add("run.lost_s.load", r.load_s);
     s.add("run.lost_s.checkpoint_stall", r.checkpoint_stall_s);
+    s.add("run.lost_s.stragglers", r.straggler_s);
+    s.add("run.evictions", r.evictions);
     s.add("run.interruptions", r.failures);
     s.add("run.checkpoints", r.checkpoints);
     s.add("run.failures_profile", p.profile);

@@ -202,6 +202,8 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
     out.spec.restart_s = r.restart_s;
     out.spec.pool = {r.spare_nodes, r.repair_s};
     out.spec.failure_shape = r.failure_shape;
+    out.spec.stragglers = {r.stragglers_per_node_day * s.cluster.nodes / 24.0, r.straggler_slowdown,
+                           r.straggler_detect_s};
     out.seeds = r.seeds;
     out.seed = s.seed;
     if (const std::string why = out.spec.check(); !why.empty()) throw sim::InputError("run: " + why, s.file, 0, "run");
@@ -251,6 +253,8 @@ RunSummary simulate_runs(const RunPlan& plan) {
         out.detect_s += r.detect_s;
         out.restart_s += r.restart_s;
         out.node_wait_s += r.node_wait_s;
+        out.straggler_s += r.straggler_s;
+        out.evictions += static_cast<double>(r.evictions);
         out.load_s += r.load_s;
         out.checkpoint_stall_s += r.checkpoint_stall_s;
         out.checkpoints += static_cast<double>(r.checkpoints);
@@ -259,8 +263,8 @@ RunSummary simulate_runs(const RunPlan& plan) {
             out.interruptions[c] += static_cast<double>(r.interruptions[c]);
     }
     const double n = plan.seeds;
-    for (double* x : {&out.lost_work_s, &out.detect_s, &out.node_wait_s, &out.restart_s, &out.load_s,
-                      &out.checkpoint_stall_s, &out.checkpoints, &out.failures})
+    for (double* x : {&out.straggler_s, &out.evictions, &out.lost_work_s, &out.detect_s, &out.node_wait_s,
+                      &out.restart_s, &out.load_s, &out.checkpoint_stall_s, &out.checkpoints, &out.failures})
         *x /= n;
     for (double& x : out.interruptions) x /= n;
     double sum = 0;
@@ -274,7 +278,8 @@ RunSummary simulate_runs(const RunPlan& plan) {
     out.ettr_mean = esum / n;
     out.ettr_p10 = sim::quantile(ettr, 0.1);
     out.ettr_p90 = sim::quantile(ettr, 0.9);
-    if (plan.checkpoint.method == CheckpointMethod::Sync && plan.spec.failure_shape == 1 && plan.spec.pool.spares < 0)
+    if (plan.checkpoint.method == CheckpointMethod::Sync && plan.spec.failure_shape == 1 && plan.spec.pool.spares < 0 &&
+        plan.spec.stragglers.per_hour == 0)
         out.expected_s = workloads::run::expected_sync_run_s(plan.spec);
     return out;
 }

@@ -85,9 +85,10 @@ struct RunSummary {
     // Means over the seeds.
     double lost_work_s = 0, detect_s = 0, node_wait_s = 0, restart_s = 0, load_s = 0, checkpoint_stall_s = 0;
     double checkpoints = 0, failures = 0;
+    double straggler_s = 0, evictions = 0;
     std::vector<double> interruptions;  // per cause
     // The closed form's expected time to target (synchronous checkpoints, exponential failures,
-    // unlimited spares only; else negative).
+    // unlimited spares, no stragglers only; else negative).
     double expected_s = -1;
 };
 RunSummary simulate_runs(const RunPlan& plan);

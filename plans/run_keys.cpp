@@ -79,6 +79,24 @@ const std::vector<Key<RunRequest>>& run_keys() {
              .range(0, 3.2e7)
              .required(),
          member<&R::restart_s>()},
+        {Decl("run.stragglers_per_node_day", KeyType::Number,
+              "slow nodes (throttling, a degraded link) appearing per node and day of training; no published "
+              "rate exists (MegaScale found ~0.5% of machines slow at a time): with run.straggler_slowdown and "
+              "run.straggler_detect")
+             .range(0, 1e3)
+             .by_default("none"),
+         member<&R::stragglers_per_node_day>()},
+        {Decl("run.straggler_slowdown", KeyType::Number,
+              "step time x this while a straggler is present (a synchronous step runs at its slowest rank)")
+             .range(1, 100)
+             .by_default("required with stragglers"),
+         member<&R::straggler_slowdown>()},
+        {Decl("run.straggler_detect", KeyType::Quantity,
+              "from a straggler's onset until its node is evicted (a restart from the last durable checkpoint)")
+             .unit(sim::Dimension::Time)
+             .range(0, 3.2e9)
+             .by_default("required with stragglers"),
+         member<&R::straggler_detect_s>()},
         {Decl("run.spare_nodes", KeyType::Integer,
               "healthy nodes standing by: a hardware failure sends its node to repair (run.repair), a spare "
               "takes its place, and with none left the restart waits for a node back")

@@ -39,8 +39,11 @@ struct RunRequest {
     CheckpointTier tier = CheckpointTier::Auto;
     double detect_s = 0;
     double restart_s = 0;
-    int memory_replicas = 1;   // tier memory: the peers holding each node's share
-    double failure_shape = 1;  // Weibull shape of the gaps between failures (1: exponential)
+    int memory_replicas = 1;             // tier memory: the peers holding each node's share
+    double failure_shape = 1;            // Weibull shape of the gaps between failures (1: exponential)
+    double stragglers_per_node_day = 0;  // 0: none
+    double straggler_slowdown = 1;
+    double straggler_detect_s = 0;
     int64_t spare_nodes = -1;  // -1: unlimited (a replacement always at hand)
     double repair_s = 0;       // a failed node's time out (with spare_nodes)
     int seeds = 100;

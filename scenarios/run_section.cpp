@@ -19,6 +19,12 @@ plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, con
     if (run.has("spare_nodes") != run.has("repair"))
         run.fail(run.has("spare_nodes") ? "spare_nodes" : "repair",
                  "run.spare_nodes and run.repair go together (how many spares, and how long a failed node is away)");
+    const int straggler_keys =
+        run.has("stragglers_per_node_day") + run.has("straggler_slowdown") + run.has("straggler_detect");
+    if (straggler_keys != 0 && straggler_keys != 3)
+        run.fail(run.has("stragglers_per_node_day") ? "stragglers_per_node_day" : "straggler_slowdown",
+                 "run.stragglers_per_node_day, run.straggler_slowdown and run.straggler_detect go together (how "
+                 "often, how slow, how long until eviction)");
     std::vector<plans::Violation> violations;
     plans::target_steps(r, plan, 0.0, violations);
     const plans::CheckpointPlan k = plans::plan_checkpoint(model, cluster, plan, r);

@@ -195,6 +195,11 @@ TEST_CASE("a run section's bad input names its file, line and key", "[plans][run
         CHECK(small.key == "run.memory_replicas");
         CHECK_THAT(small.message, Catch::Contains("more than its host memory"));
     }
+    SECTION("stragglers without all three of their keys") {
+        const Refusal r = refusal(scenario(1, "  target_tokens: 1e9\n  stragglers_per_node_day: 0.01\n" + ok_rest));
+        CHECK(r.key == "run.stragglers_per_node_day");
+        CHECK_THAT(r.message, Catch::Contains("go together"));
+    }
     SECTION("spares without a repair time, or the reverse") {
         const Refusal r = refusal(scenario(1, "  target_tokens: 1e9\n  spare_nodes: 2\n" + ok_rest));
         CHECK(r.key == "run.spare_nodes");
@@ -247,6 +252,21 @@ TEST_CASE("spares: hardware failures take their node to repair, a short pool hol
         if (pn.spec.failures[i].takes_node) hardware += rn.interruptions[i];
     CHECK(rn.node_wait_s <= hardware * (2 * 86400 - 300) * (1 + 1e-12));
     CHECK(rn.wall_mean_s > rp.wall_mean_s);
+}
+
+TEST_CASE("stragglers per node and day become the job's rate, their slow steps a loss of their own", "[plans][run]") {
+    // 0.05 stragglers a node-day on 4 nodes: 0.2 a day for the job (1/120 an hour); each slows steps
+    // 2x for up to 1 h, so costs at most 30 min of slow steps, then an eviction's restart.
+    const plans::Scenario s =
+        load(scenario(4,
+                      "  target_steps: 1000000\n  failures: none\n  detect: 5 min\n  restart: 10 min\n  seeds: 20\n"
+                      "  stragglers_per_node_day: 0.05\n  straggler_slowdown: 2\n  straggler_detect: 1 h\n"));
+    const plans::RunPlan p = plans::plan_run(s, 1.0, testing::source_catalog());
+    CHECK(p.spec.stragglers.per_hour == Approx(0.2 / 24));
+    const plans::RunSummary r = plans::simulate_runs(p);
+    CHECK(r.evictions > 0);
+    CHECK(r.straggler_s <= (r.evictions + 1) * 1800 * (1 + 1e-9));
+    CHECK(r.expected_s < 0);  // no closed form with stragglers
 }
 
 TEST_CASE("published whole runs: Llama 3's interruptions in-sample, OPT-175B's out of sample",

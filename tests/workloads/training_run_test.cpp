@@ -247,3 +247,29 @@ TEST_CASE("Weibull failure gaps keep the mean rate: failures per hour up match t
     bad.failure_shape = 0;
     CHECK_THAT(bad.check(), Catch::Contains("failure_shape"));
 }
+
+TEST_CASE("stragglers slow every step until evicted, and each eviction is a restart", "[run]") {
+    // Stragglers at 0.5 an hour, each slowing the step 1.5x for its 10 min to detection, then
+    // evicted (restart and load, no detection). Each cost at most 600 x (1 - 1/1.5) = 200 s of slow
+    // steps (less where checkpoint stalls or a failure's restart took part of its 10 min); the wall clock still adds up
+    // to productive time plus every loss; onsets come at the rate per hour of training without a straggler (200 seeds,
+    // 5%). Without stragglers the run is draw for draw the one before (their onsets have their own stream).
+    RunSpec s = hundred_hours();
+    s.stragglers = {0.5, 1.5, 600};
+    double evictions = 0, clear_training = 0;
+    for (uint64_t seed = 1; seed <= 200; ++seed) {
+        std::vector<RunEvent> events;
+        const RunReport r = simulate_run(s, seed, &events);
+        CHECK(r.straggler_s <= 200.0 * static_cast<double>(r.evictions + 1) + 1e-6);
+        CHECK(r.wall_s == Approx(r.productive_s + r.lost_work_s + r.detect_s + r.node_wait_s + r.restart_s + r.load_s +
+                                 r.checkpoint_stall_s + r.straggler_s)
+                              .epsilon(1e-9));
+        evictions += static_cast<double>(r.evictions);
+        for (const RunEvent& e : events)
+            if (e.kind == RunEvent::Kind::Train || e.kind == RunEvent::Kind::Cycles) clear_training += e.duration_s;
+    }
+    CHECK(evictions / (clear_training / 3600) == Approx(0.5).epsilon(0.05));
+    RunSpec none = hundred_hours();
+    none.stragglers = {0, 1.5, 600};
+    CHECK(simulate_run(none, 9).wall_s == simulate_run(hundred_hours(), 9).wall_s);
+}

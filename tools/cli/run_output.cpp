@@ -61,6 +61,10 @@ void print_run(const plans::Outcome::Run& run) {
     else std::printf("interval        no checkpoints (nothing fails, and run.checkpoint_interval is not given)\n");
     std::printf("recovery        detect %s + restart %s + load %s\n", span(p.spec.detect_s).c_str(),
                 span(p.spec.restart_s).c_str(), span(k.load_s).c_str());
+    if (p.spec.stragglers.per_hour > 0)
+        std::printf("stragglers      %.2f a day for this job, each slowing steps %.2fx for %s until evicted\n",
+                    p.spec.stragglers.per_hour * 24, p.spec.stragglers.slowdown,
+                    span(p.spec.stragglers.detect_s).c_str());
     if (p.spec.pool.spares >= 0)
         std::printf("spares          %lld nodes; a hardware failure's node is away %s for repair\n",
                     static_cast<long long>(p.spec.pool.spares), span(p.spec.pool.repair_s).c_str());
@@ -73,11 +77,16 @@ void print_run(const plans::Outcome::Run& run) {
                 span(r.load_s).c_str(), span(r.checkpoint_stall_s).c_str());
     if (p.spec.pool.spares >= 0)
         std::printf("                waiting for a node out of repair %s\n", span(r.node_wait_s).c_str());
+    if (p.spec.stragglers.per_hour > 0)
+        std::printf("                slow steps behind stragglers %s (%.1f evicted, their restarts above)\n",
+                    span(r.straggler_s).c_str(), r.evictions);
     std::printf("events (mean)   %.1f interruptions (%.2f per day of wall clock), %.0f checkpoints\n", r.failures,
                 r.wall_mean_s > 0 ? r.failures / (r.wall_mean_s / 86400) : 0.0, r.checkpoints);
     if (r.expected_s > 0)
-        std::printf("closed form     %s expected (synchronous checkpoints, exponential failures, unlimited spares)\n",
-                    span(r.expected_s).c_str());
+        std::printf(
+            "closed form     %s expected (synchronous checkpoints, exponential failures, unlimited spares, "
+            "no stragglers)\n",
+            span(r.expected_s).c_str());
     if (p.spec.failures.empty() || r.failures <= 0) return;
     std::printf("\n%-24s %-22s %10s %14s\n", "cause", "category", "per day", "interruptions");
     for (size_t i = 0; i < p.spec.failures.size(); ++i)

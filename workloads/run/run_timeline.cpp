@@ -20,6 +20,10 @@ RunReport write_run_trace(const RunSpec& spec, uint64_t seed, std::ostream& out)
     for (const RunEvent& e : events) {
         switch (e.kind) {
             case Kind::Train: w.complete_seconds(kPid, kTraining, "training", e.start_s, e.duration_s); break;
+            case Kind::SlowTrain:
+                w.complete_seconds(kPid, kTraining, "training, a straggler present", e.start_s, e.duration_s);
+                break;
+            case Kind::Eviction: w.complete_seconds(kPid, kFailures, "straggler evicted", e.start_s, 0); break;
             case Kind::Checkpoint:
                 w.complete_seconds(kPid, kTraining, "checkpoint stall", e.start_s, e.duration_s);
                 break;

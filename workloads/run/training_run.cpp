@@ -52,11 +52,11 @@ struct Run {
     // before the next failure (`up` seconds away) and below the target pass at once: the event
     // stream stays one event per failure, not per checkpoint. The last such cycle runs as events,
     // so every one passed here is durable before anything can look (a durable time within a cycle).
-    void pass_cycles(double tau, double target, double& up, double& next_checkpoint) {
+    void pass_cycles(double tau, double target, double& up, double& to_slow, double& next_checkpoint) {
         const double stall = spec.checkpoint.stall_s;
         if (spec.checkpoint.durable_s > tau + stall) return;
         const double cycle = tau + stall;
-        const double by_failure = std::floor(up / cycle);
+        const double by_failure = std::fmin(std::floor(up / cycle), std::floor(to_slow / tau));
         const double by_target = std::ceil((target - progress) / tau) - 1;
         const double m = std::fmin(by_failure, by_target) - 1;  // the last cycle runs as events
         if (m < 2) return;
@@ -69,6 +69,7 @@ struct Run {
         note(RunEvent::Kind::Cycles, wall, m * cycle, -1, static_cast<int64_t>(m));
         wall += m * cycle;
         up -= m * cycle;
+        to_slow -= m * tau;
         rep.checkpoints += static_cast<int64_t>(m);
         rep.checkpoint_stall_s += m * stall;
         next_checkpoint = progress + tau;
@@ -78,9 +79,9 @@ struct Run {
     // A finite pool: the failed node leaves for repair; the job restarts once the nodes in repair
     // are no more than the spares (it is known at once which node failed: the wait overlaps
     // detection).
-    double wait_for_node(size_t cause) {
+    double wait_for_node(bool takes_node, double detect) {
         const SparePool& pool = spec.pool;
-        if (pool.spares < 0 || !spec.failures[cause].takes_node) return 0;
+        if (pool.spares < 0 || !takes_node) return 0;
         auto later = std::greater<double>();
         while (!repairs.empty() && repairs.front() <= wall) {
             std::pop_heap(repairs.begin(), repairs.end(), later);
@@ -93,28 +94,32 @@ struct Run {
         // The job restarts when `short_by` nodes are back: the short_by-th earliest return.
         std::vector<double> back = repairs;
         std::nth_element(back.begin(), back.begin() + (short_by - 1), back.end());
-        return std::max(0.0, back[static_cast<size_t>(short_by - 1)] - wall - spec.detect_s);
+        return std::max(0.0, back[static_cast<size_t>(short_by - 1)] - wall - detect);
     }
-    // A failure now: back to the last durable checkpoint, then detection, any wait for a node,
+    // A failure (cause >= 0) or a straggler's eviction (cause < 0: no detection left, its node
+    // taken) now: back to the last durable checkpoint, then detection, any wait for a node,
     // restart and its load.
-    void fail(size_t cause) {
-        ++rep.interruptions[cause];
+    void fail(int cause) {
+        const bool eviction = cause < 0;
+        if (eviction) ++rep.evictions;
+        else ++rep.interruptions[static_cast<size_t>(cause)];
         settle();
         pending.clear();  // still draining: lost with the job
         rep.lost_work_s += progress - durable;
         progress = durable;
+        const double detect = eviction ? 0.0 : spec.detect_s;
         const double load = durable > 0 ? spec.checkpoint.load_s : 0.0;
-        const double wait = wait_for_node(cause);
-        rep.detect_s += spec.detect_s;
+        const double wait = wait_for_node(eviction || spec.failures[static_cast<size_t>(cause)].takes_node, detect);
+        rep.detect_s += detect;
         rep.node_wait_s += wait;
         rep.restart_s += spec.restart_s;
         rep.load_s += load;
-        note(RunEvent::Kind::Failure, wall, 0, static_cast<int>(cause));
-        note(RunEvent::Kind::Detect, wall, spec.detect_s);
-        if (wait > 0) note(RunEvent::Kind::NodeWait, wall + spec.detect_s, wait);
-        note(RunEvent::Kind::Restart, wall + spec.detect_s + wait, spec.restart_s);
-        if (load > 0) note(RunEvent::Kind::Load, wall + spec.detect_s + wait + spec.restart_s, load);
-        wall += spec.detect_s + wait + spec.restart_s + load;
+        note(eviction ? RunEvent::Kind::Eviction : RunEvent::Kind::Failure, wall, 0, cause);
+        if (detect > 0) note(RunEvent::Kind::Detect, wall, detect);
+        if (wait > 0) note(RunEvent::Kind::NodeWait, wall + detect, wait);
+        note(RunEvent::Kind::Restart, wall + detect + wait, spec.restart_s);
+        if (load > 0) note(RunEvent::Kind::Load, wall + detect + wait + spec.restart_s, load);
+        wall += detect + wait + spec.restart_s + load;
     }
 };
 
@@ -152,64 +157,105 @@ int64_t RunReport::failures() const {
     return n;
 }
 
+namespace {
+
+// What ends a stretch of training first.
+enum class Next { Reach, Failure, Onset, Eviction };
+
+// The draws of a run: failure gaps (exponential, or Weibull of the same mean) and straggler onsets,
+// each from its own named stream, so a spec without stragglers draws exactly what it did before.
+struct Clocks {
+    sim::RandomStreams streams;
+    sim::RandomStream &gaps, &causes, &slow;
+    double lambda, shape, scale, sigma;
+    double up = 0;         // up-time until the next failure, carried across checkpoints
+    double to_slow = 0;    // training time until the next straggler appears
+    double evict_at = -1;  // wall time the present straggler is evicted (< 0: none)
+
+    Clocks(const RunSpec& spec, uint64_t seed)
+        : streams(seed),
+          gaps(streams.stream("run.failure")),
+          causes(streams.stream("run.cause")),
+          slow(streams.stream("run.straggler")),
+          lambda(total_per_hour(spec) / 3600.0),
+          shape(spec.failure_shape),
+          scale(1.0 / lambda / std::tgamma(1.0 + 1.0 / shape)),
+          sigma(spec.stragglers.per_hour / 3600.0) {
+        up = next_gap();
+        to_slow = next_onset();
+    }
+    // Weibull gaps of the same mean 1 / lambda: scale = mean / Gamma(1 + 1/k).
+    double next_gap() {
+        if (!(lambda > 0)) return kNever;
+        return shape == 1 ? gaps.exponential(lambda) : gaps.weibull(shape, scale);
+    }
+    double next_onset() { return sigma > 0 ? slow.exponential(sigma) : kNever; }
+};
+
+}  // namespace
+
 RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>* log) {
-    sim::RandomStreams streams(seed);
-    sim::RandomStream& gaps = streams.stream("run.failure");
-    sim::RandomStream& causes = streams.stream("run.cause");
+    Clocks c(spec, seed);
     const double per_hour = total_per_hour(spec);
-    const double lambda = per_hour / 3600.0;
     const double target = static_cast<double>(spec.target_steps) * spec.step_s;
     const double tau = spec.checkpoint.interval_s > 0 ? spec.checkpoint.interval_s : kNever;
     Run run{spec, {}, 0, 0, 0, {}, log, {}};
     run.rep.interruptions.assign(spec.failures.size(), 0);
     run.rep.productive_s = target;
-    // Weibull gaps of the same mean 1 / lambda: scale = mean / Gamma(1 + 1/k).
-    const double shape = spec.failure_shape, scale = 1.0 / lambda / std::tgamma(1.0 + 1.0 / shape);
-    auto next_gap = [&] {
-        if (!(lambda > 0)) return kNever;
-        return shape == 1 ? gaps.exponential(lambda) : gaps.weibull(shape, scale);
-    };
-    // Up-time until the next failure, carried across checkpoints (the process is memoryless; the
-    // carried draw keeps one draw per failure).
-    double up = next_gap();
     double next_checkpoint = tau;  // progress at which the next checkpoint starts
     const double stall = spec.checkpoint.stall_s;
+    auto restart = [&](int cause) {
+        run.fail(cause);
+        next_checkpoint = run.progress + tau;
+        if (cause >= 0) c.up = c.next_gap();
+    };
     for (;;) {
-        if (spec.batch_cycles && next_checkpoint == run.progress + tau)
-            run.pass_cycles(tau, target, up, next_checkpoint);
+        const bool slow = c.evict_at >= 0;
+        if (spec.batch_cycles && !slow && next_checkpoint == run.progress + tau)
+            run.pass_cycles(tau, target, c.up, c.to_slow, next_checkpoint);
+        // Training to the next checkpoint or the target, unless a failure, a straggler's onset or
+        // its eviction comes first.
+        const double factor = slow ? spec.stragglers.slowdown : 1.0;
         const double stop = std::fmin(next_checkpoint, target);
-        const double run_for = stop - run.progress;
-        if (up < run_for) {  // fails while training
-            run.note(RunEvent::Kind::Train, run.wall, up);
-            run.progress += up;
-            run.wall += up;
-            run.fail(draw_cause(spec, per_hour, causes));
-            next_checkpoint = run.progress + tau;
-            up = next_gap();
+        double dt = (stop - run.progress) * factor;
+        Next next = Next::Reach;
+        if (c.up < dt) dt = c.up, next = Next::Failure;
+        if (!slow && c.to_slow < dt) dt = c.to_slow, next = Next::Onset;
+        if (slow && c.evict_at - run.wall < dt) dt = std::max(0.0, c.evict_at - run.wall), next = Next::Eviction;
+        run.note(slow ? RunEvent::Kind::SlowTrain : RunEvent::Kind::Train, run.wall, dt);
+        run.progress = next == Next::Reach ? stop : run.progress + dt / factor;
+        run.wall += dt;
+        c.up -= dt;
+        if (!slow) c.to_slow -= dt;
+        run.rep.straggler_s += dt * (1 - 1 / factor);
+        if (next == Next::Failure) {
+            restart(static_cast<int>(draw_cause(spec, per_hour, c.causes)));
             continue;
         }
-        run.note(RunEvent::Kind::Train, run.wall, run_for);
-        run.progress = stop;
-        run.wall += run_for;
-        up -= run_for;
+        if (next == Next::Onset) {
+            c.evict_at = run.wall + spec.stragglers.detect_s;
+            continue;
+        }
+        if (next == Next::Eviction) {
+            c.evict_at = -1;
+            c.to_slow = c.next_onset();
+            restart(-1);
+            continue;
+        }
         if (run.progress >= target) break;
         // A checkpoint of this progress: its stall, durable later.
         ++run.rep.checkpoints;
         run.settle();
         run.pending.push_back({run.progress, run.wall + spec.checkpoint.durable_s});
-        if (up < stall) {  // fails during the stall: the checkpoint is not durable yet
-            run.note(RunEvent::Kind::Checkpoint, run.wall, up);
-            run.wall += up;
-            run.rep.checkpoint_stall_s += up;
-            run.fail(draw_cause(spec, per_hour, causes));
-            next_checkpoint = run.progress + tau;
-            up = next_gap();
+        const double stalled = std::fmin(c.up, stall);
+        run.note(RunEvent::Kind::Checkpoint, run.wall, stalled);
+        run.wall += stalled;
+        run.rep.checkpoint_stall_s += stalled;
+        if (c.up < stall) {  // fails during the stall: the checkpoint is not durable yet
+            restart(static_cast<int>(draw_cause(spec, per_hour, c.causes)));
             continue;
         }
-        run.note(RunEvent::Kind::Checkpoint, run.wall, stall);
-        run.wall += stall;
-        run.rep.checkpoint_stall_s += stall;
-        up -= stall;
+        c.up -= stall;
         next_checkpoint = run.progress + tau;
     }
     run.rep.wall_s = run.wall;

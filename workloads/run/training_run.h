@@ -19,8 +19,9 @@
 //    costs detect_s + restart_s + load_s before training resumes.
 //  - A failure that takes a node sends it to repair; with a finite spare pool the restart waits for
 //    a repaired node when no spare is healthy (SparePool).
+//  - Stragglers slow every step until they are evicted (Stragglers).
 // Not yet modelled (issue 38, said): the drain's contention with training for NICs and PCIe,
-// stragglers, elastic recovery (continuing on fewer nodes), multi-level checkpoints.
+// elastic recovery (continuing on fewer nodes), multi-level checkpoints.
 //
 // Draws come from the named streams "run.failure" (the gaps) and "run.cause" (which cause) of
 // sim::RandomStreams: the same spec and seed give the same run on every platform.
@@ -45,6 +46,17 @@ struct SparePool {
     double repair_s = 0;
 };
 
+// Slow ranks (thermal or power throttling, a degraded link): a synchronous step runs at the slowest,
+// so while one is present every step takes `slowdown` times as long. They appear as a Poisson
+// process of the job's rate while it trains; monitoring flags one detect_s later (MegaScale, NSDI
+// 2024 section 5; C4), and the job evicts its node: a restart from the last durable checkpoint
+// without the failure's detection (the node goes to repair like a failed one).
+struct Stragglers {
+    double per_hour = 0;  // the whole job's rate
+    double slowdown = 1;  // step time x this while one is present
+    double detect_s = 0;  // from its onset to its eviction
+};
+
 struct CheckpointPolicy {
     double interval_s = 0;  // progress between checkpoint starts; 0: no checkpoints (a failure restarts from 0)
     double stall_s = 0;     // training stalls this long per checkpoint
@@ -60,6 +72,7 @@ struct RunSpec {
     double detect_s = 0;   // from a failure to the job's stop being noticed
     double restart_s = 0;  // rescheduling, containers, communicator init
     SparePool pool;
+    Stragglers stragglers;
     // The gaps between failures: exponential (1, a Poisson process), or Weibull of this shape with
     // the same mean, renewed at each restart (< 1: failures cluster after a restart).
     double failure_shape = 1;
@@ -80,6 +93,8 @@ struct RunReport {
     double detect_s = 0, restart_s = 0, load_s = 0;
     double checkpoint_stall_s = 0;
     double node_wait_s = 0;              // restarts held up for a node out of repair (no healthy spare)
+    double straggler_s = 0;              // wall clock lost to slow steps (each slow second's 1 - 1/slowdown)
+    int64_t evictions = 0;               // stragglers evicted (their restarts are in the losses above)
     int64_t checkpoints = 0;             // started
     std::vector<int64_t> interruptions;  // per cause, in RunSpec::failures' order
     int64_t failures() const;
@@ -89,7 +104,7 @@ struct RunReport {
 // cycles of training and checkpoints passed at once), failures (an instant, with their cause's
 // index), and the detection, restart and load after each.
 struct RunEvent {
-    enum class Kind { Train, Checkpoint, Cycles, Failure, Detect, NodeWait, Restart, Load };
+    enum class Kind { Train, SlowTrain, Checkpoint, Cycles, Failure, Eviction, Detect, NodeWait, Restart, Load };
     Kind kind = Kind::Train;
     double start_s = 0, duration_s = 0;
     int cause = -1;           // Failure
