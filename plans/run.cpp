@@ -214,8 +214,9 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
 Violation check_run_size(const RunPlan& p, double max_events) {
     // Each segment between checkpoints (the whole run without them) restarts from its beginning
     // e^(lambda a) - 1 times on average (expected_segment_s's renewal argument). The engine passes
-    // the checkpoints between two failures at once: a failure costs about three events.
-    const double lambda = p.failures_per_hour() / 3600.0;
+    // the checkpoints between two failures at once: a failure costs about three events. A
+    // straggler's eviction rolls the job back as a failure does: their rates add.
+    const double lambda = (p.failures_per_hour() + p.spec.stragglers.per_hour) / 3600.0;
     const double target = static_cast<double>(p.spec.target_steps) * p.spec.step_s;
     const double tau = p.spec.checkpoint.interval_s;
     const double segments = tau > 0 ? std::ceil(target / tau) : 1.0;
@@ -231,7 +232,7 @@ Violation check_run_size(const RunPlan& p, double max_events) {
                      : std::string("the job fails more often than can be counted before it gets through one checkpoint "
                                    "interval")) +
                     fmt(" (%.4g s of training at ", length) +
-                    fmt("%.3g failures an hour): it would almost never ", lambda * 3600) +
+                    fmt("%.3g failures and evictions an hour): it would almost never ", lambda * 3600) +
                     "reach its target; checkpoint more often"};
     return {"run.seeds", fmt("the runs would simulate about %.3g events", events) +
                              fmt(" (at most %.3g): fewer seeds or a longer checkpoint interval", max_events)};

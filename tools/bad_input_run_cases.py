@@ -43,6 +43,9 @@ def run_cases(add):
         ("run tier storage without a file system", "  restart: 10 min\n", "  restart: 10 min\n  checkpoint_tier: storage\n"),
         ("run tier too small for two checkpoints", "model: llama3-8b", "model: llama3.1-405b"),
         ("run memory tier without host memory", "  restart: 10 min\n", "  restart: 10 min\n  checkpoint_tier: memory\n"),
+        ("run evicting stragglers faster than it checkpoints", "  restart: 10 min\n",
+         "  restart: 10 min\n  stragglers_per_node_day: 1000\n  straggler_slowdown: 2\n  straggler_detect: 1 s\n"
+         "  checkpoint_interval: 10 h\n"),
         ("run stragglers without a slowdown", "  restart: 10 min\n", "  restart: 10 min\n  stragglers_per_node_day: 0.01\n"),
         ("run spares without a repair time", "  restart: 10 min\n", "  restart: 10 min\n  spare_nodes: 4\n"),
         ("run never finishing", "  restart: 10 min\n", "  restart: 10 min\n  failure_scale: 1e6\n  checkpoint_interval: 10 h\n"),
@@ -54,6 +57,7 @@ def run_cases(add):
 
 
 RUN_EXPECT = {
+    'run evicting stragglers faster than it checkpoints': "s.yaml: key 'run.checkpoint_interval': impossible plan: the job fails",
     'run stragglers without a slowdown': "s.yaml:30: key 'run.stragglers_per_node_day': run.stragglers_per_node_day, run.straggler_slowdown",
     'run memory tier without host memory': "s.yaml:8: key 'cluster.host_memory': run.checkpoint_tier memory needs",
     'run spares without a repair time': "s.yaml:30: key 'run.spare_nodes': run.spare_nodes and run.repair go together",
