@@ -49,7 +49,10 @@ int64_t target_steps(const RunRequest& r, const workloads::TrainingPlan& plan, d
     }
     const double steps = std::ceil((target - r.trained_tokens) / per_step - 1e-9);
     if (steps > 1e15) {
-        out.push_back({"run.target_tokens", fmt("%.6g steps of this plan's global batch: more than 1e15", steps)});
+        const char* key = r.target_tokens > 0  ? "run.target_tokens"
+                          : r.target_steps > 0 ? "run.target_steps"
+                                               : "run.target_time";
+        out.push_back({key, fmt("%.6g steps of this plan's global batch: more than 1e15", steps)});
         return 0;
     }
     return static_cast<int64_t>(steps);
