@@ -241,6 +241,8 @@ struct ClusterSpec {
     int gpus() const { return nodes * gpus_per_node; }
     // Scale-out bandwidth available to one GPU, bytes/s per direction, before efficiency.
     double nic_bandwidth_per_gpu() const { return nic.bandwidth * nics_per_node / gpus_per_node; }
+    // What one node's NICs together reach on a large transfer (a checkpoint, a reshard), bytes/s.
+    double node_nic_achievable() const { return nic.bandwidth * nics_per_node * nic.efficiency; }
 };
 
 }  // namespace fathom::hardware

@@ -1,5 +1,6 @@
 #include "plans/adaptive.h"
 
+#include "plans/run.h"
 #include "sim/error.h"
 
 #include <algorithm>
@@ -54,7 +55,7 @@ double reconfigure_seconds(const hardware::ClusterSpec& cluster, double checkpoi
             "(`fathom list hardware`)",
             "", 0, "cluster.ssd");
     const double nodes = cluster.nodes;
-    const double nic = cluster.nic.bandwidth * cluster.nics_per_node * cluster.nic.efficiency;
+    const double nic = cluster.node_nic_achievable();
     return checkpoint_bytes / (nodes * cluster.ssds_per_node * cluster.ssd->write_bandwidth) +
            checkpoint_bytes / (nodes * cluster.ssds_per_node * cluster.ssd->read_bandwidth) +
            (cluster.nodes > 1 ? checkpoint_bytes / (nodes * nic) : 0.0) + restart_s;
@@ -164,7 +165,7 @@ AdaptiveRun plan_adaptive_run(const SearchResult& result, const SearchSpace& spa
     for (size_t i : ph.ev) groups.emplace(layout_key(result.candidates[i].plan), static_cast<int>(groups.size()));
     for (size_t i : ph.ev) ph.group.push_back(groups.at(layout_key(result.candidates[i].plan)));
     ph.groups = groups.size();
-    run.checkpoint_bytes = model.total_params(seq_len) * 14.0;
+    run.checkpoint_bytes = checkpoint_bytes(model, result.candidates[ph.ev.front()].plan);
     if (groups.size() > 1 && space.phases > 1)
         run.reconfigure_one_s = reconfigure_seconds(cluster, run.checkpoint_bytes, space.restart_s);
 

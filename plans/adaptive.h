@@ -15,9 +15,9 @@
 // Phase k covers p in [k/K, (k+1)/K]; plan c runs it in
 //   E_min x integral_{p_k}^{p_k+1} (1 + B_c / b(p)) dp x seq_len / tokens_per_s(c) seconds.
 // Changing only the global batch costs nothing (Megatron's --rampup-batch-size changes it in the
-// run); any other change saves the training state (weights in bf16 and 12 bytes of fp32 master
-// weights and Adam moments per parameter: 14 B/param, ZeRO paper, Rajbhandari et al. 2020, less
-// the gradients) to the nodes' local SSDs (cluster.ssd, one per node), restarts
+// run); any other change saves the training state (plans::checkpoint_bytes: weights in bf16 and 12
+// bytes of fp32 master weights and Adam moments per parameter, 14 B/param, ZeRO paper, Rajbhandari
+// et al. 2020, less the gradients) to the nodes' local SSDs (cluster.ssd, cluster.ssds_per_node striped), restarts
 // (search.restart_s) and loads it again, every node reading its share from its SSD and fetching
 // it over its NICs (the new layout's shards live elsewhere). A dynamic programme over the phases
 // finds the cheapest sequence exactly.

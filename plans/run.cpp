@@ -88,7 +88,7 @@ bool price_ssd(const hardware::ClusterSpec& c, const RunRequest& r, double per_n
 // Each node's share to memory_replicas peers over its NICs, read back from one of them.
 bool price_memory(const hardware::ClusterSpec& c, const RunRequest& r, double per_node, CheckpointPlan& out) {
     CheckpointCost& k = out.cost;
-    const double nics = c.nic.bandwidth * c.nics_per_node * c.nic.efficiency;
+    const double nics = c.node_nic_achievable();
     k.tier_id = "peer host memory";
     k.write_s = per_node * r.memory_replicas / nics;
     k.read_s = per_node / nics;
@@ -140,14 +140,17 @@ bool price_storage(const hardware::ClusterSpec& c, double per_node, CheckpointPl
 
 }  // namespace
 
+double checkpoint_bytes(const models::ModelSpec& model, const workloads::TrainingPlan& plan) {
+    return 2.0 * model.total_params(plan.training.seq_len) + 12.0 * workloads::trained_params(model, plan);
+}
+
 CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::ClusterSpec& c,
                                const workloads::TrainingPlan& plan, const RunRequest& r) {
     CheckpointPlan out;
     CheckpointCost& k = out.cost;
     k.method = r.method;
     k.tier = resolve_tier(c, r.tier);
-    const double params = model.total_params(plan.training.seq_len);
-    k.bytes = 2.0 * params + 12.0 * workloads::trained_params(model, plan);
+    k.bytes = checkpoint_bytes(model, plan);
     k.snapshot_s = k.bytes / c.gpus() / c.pcie.achievable_bandwidth();
     const double per_node = k.bytes / c.nodes;
     const bool priced = k.tier == CheckpointTier::Ssd      ? price_ssd(c, r, per_node, out)

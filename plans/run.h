@@ -37,6 +37,10 @@ struct CheckpointCost {
     double stall_s = 0, durable_s = 0, load_s = 0;
 };
 
+// The training state a checkpoint holds (above): 2 bytes a parameter and 12 a trained one (the
+// mixed-precision Adam states of the ZeRO paper, Rajbhandari et al. 2020, less the gradients).
+double checkpoint_bytes(const models::ModelSpec& model, const workloads::TrainingPlan& plan);
+
 // The checkpoint's cost for the plan, or violations naming their key: no tier to write to, a tier
 // that cannot hold two checkpoints (the last durable one stays while the next is written), a given
 // interval shorter than one write.

@@ -74,29 +74,34 @@ void TraceWriter::thread_name(int pid, int tid, std::string_view name) {
     out_ << "}}";
 }
 
-void TraceWriter::complete(int pid, int tid, std::string_view name, Time start, Time duration,
-                           std::initializer_list<TraceArg> args) {
+void TraceWriter::begin_complete(int pid, int tid, std::string_view name) {
     begin_event();
     out_ << "{\"ph\":\"X\",\"pid\":" << pid << ",\"tid\":" << tid << ",\"name\":";
     write_escaped(out_, name);
-    out_ << ",\"ts\":";
-    write_us(out_, start);
-    out_ << ",\"dur\":";
-    write_us(out_, duration);
+}
+
+void TraceWriter::end_complete(std::initializer_list<TraceArg> args) {
     if (args.size() > 0) write_args(out_, args);
     out_ << "}";
 }
 
+void TraceWriter::complete(int pid, int tid, std::string_view name, Time start, Time duration,
+                           std::initializer_list<TraceArg> args) {
+    begin_complete(pid, tid, name);
+    out_ << ",\"ts\":";
+    write_us(out_, start);
+    out_ << ",\"dur\":";
+    write_us(out_, duration);
+    end_complete(args);
+}
+
 void TraceWriter::complete_seconds(int pid, int tid, std::string_view name, double start_s, double duration_s,
                                    std::initializer_list<TraceArg> args) {
-    begin_event();
+    begin_complete(pid, tid, name);
     char buf[96];
-    out_ << "{\"ph\":\"X\",\"pid\":" << pid << ",\"tid\":" << tid << ",\"name\":";
-    write_escaped(out_, name);
     std::snprintf(buf, sizeof buf, ",\"ts\":%.3f,\"dur\":%.3f", start_s * 1e6, duration_s * 1e6);
     out_ << buf;
-    if (args.size() > 0) write_args(out_, args);
-    out_ << "}";
+    end_complete(args);
 }
 
 void TraceWriter::counter(int pid, std::string_view name, Time t, std::initializer_list<TraceArg> values) {

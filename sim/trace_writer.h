@@ -47,6 +47,10 @@ public:
 
 private:
     void begin_event();  // the separator before every event but the first
+    // A complete event's head (kind, process, track, name) and its arguments and end; the
+    // times between them are the caller's.
+    void begin_complete(int pid, int tid, std::string_view name);
+    void end_complete(std::initializer_list<TraceArg> args);
 
     std::ostream& out_;
     bool first_ = true;

@@ -3,22 +3,10 @@ project's own examples (quickstart, a measured case, a calibration CSV, a reques
 each message must say (EXPECT) and which extremes must be answered (ANSWERED).
 """
 import re
-from pathlib import Path
 
+from bad_input_base import QUICKSTART, ROOT, SERVING, SYNTHETIC, sub
 from bad_input_run_cases import RUN_EXPECT, run_cases
 
-ROOT = Path(__file__).resolve().parent.parent
-QUICKSTART = (ROOT / "scenarios/examples/quickstart.yaml").read_text()
-SERVING = """name: bad-input serving
-kind: serving
-model: llama3-8b
-cluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}
-serving: {engine: vllm, tp: 1}
-traffic:
-  arrival: trace
-  trace: trace.csv
-slo: {ttft: 2 s, tpot: 100 ms}
-"""
 TRACE_HEAD = "arrival_s,prompt_tokens,output_tokens\n"
 TRACE_ROWS = "0.0,512,64\n0.5,1024,32\n1.0,256,128\n"
 MEASURED = re.sub(r"\n    pp: 0\n", "\n    pp: 8\n",
@@ -27,13 +15,6 @@ CALIB_HEAD = ("op,dtype,m,n,k,batch,heads,kv_heads,seq_len,kv_len,head_dim,causa
               "time_p10_us,time_p90_us,achieved,source\n")
 CALIB_ROW = "gemm,bf16,4096,4096,4096,1,,,,,,,,180.0,178.0,182.0,,test\n"
 ESC = "\x1b"
-SYNTHETIC = SERVING.replace("  arrival: trace\n  trace: trace.csv\n",
-                            "  arrival: poisson\n  rate: 2\n  num_requests: 50\n  prompt: 512\n  output: 64\n")
-
-
-def sub(text, old, new, count=1):
-    assert old in text, old
-    return text.replace(old, new, count)
 
 
 

@@ -1,21 +1,7 @@
 """The whole-run part of tools/bad_input_cases.py's corpus (issue 38): a training scenario's `run`
 section with rates, targets, intervals and tiers that cannot work, and what each message must say.
 """
-from pathlib import Path
-
-QUICKSTART = (Path(__file__).resolve().parent.parent / "scenarios/examples/quickstart.yaml").read_text()
-SERVING = """name: bad-input serving
-kind: serving
-model: llama3-8b
-cluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}
-serving: {engine: vllm, tp: 1}
-traffic: {arrival: poisson, rate: 2, num_requests: 50, prompt: 512, output: 64}
-"""
-
-
-def sub(text, old, new):
-    assert old in text, old
-    return text.replace(old, new, 1)
+from bad_input_base import QUICKSTART, SYNTHETIC, sub
 
 RUN = QUICKSTART.replace("  gpus_per_node: 8\n", "  gpus_per_node: 8\n  ssd: nvme-gen5-14gbs\n") + (
     "run:\n  target_tokens: 1e11\n  failures: llama3-h100\n  detect: 5 min\n  restart: 10 min\n")
@@ -52,7 +38,7 @@ def run_cases(add):
     ):
         add("run-class", name, {"s.yaml": run(old, new)}, "run", "IN")
     add("run-class", "run section in a serving scenario",
-        {"s.yaml": SERVING + "run: {target_steps: 10}\n"}, "validate", "IN")
+        {"s.yaml": SYNTHETIC + "run: {target_steps: 10}\n"}, "validate", "IN")
     add("run-class", "run --set failures unknown", {"s.yaml": RUN}, "validate", "IN", "--set", "run.failures=x")
 
 
@@ -76,6 +62,6 @@ RUN_EXPECT = {
     'run tier storage without a file system': "s.yaml:30: key 'run.checkpoint_tier': storage: the cluster has no shared file system",
     'run tier too small for two checkpoints': "s.yaml:8: key 'cluster.ssds_per_node': a node's share of two checkpoints",
     'run never finishing': "s.yaml: key 'run.checkpoint_interval': impossible plan: the job fails more often than can be counted",
-    'run section in a serving scenario': "s.yaml:7: key 'run': key 'run' belongs to training scenarios",
+    'run section in a serving scenario': "s.yaml:13: key 'run': key 'run' belongs to training scenarios",
     'run --set failures unknown': "s.yaml: key 'run.failures': unknown failure-rate profile 'x'",
 }

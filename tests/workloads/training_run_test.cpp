@@ -136,6 +136,9 @@ TEST_CASE("a run is a function of its seed, and bad specs say which field", "[ru
     bad = s;
     bad.target_steps = 0;
     CHECK_THAT(bad.check(), Catch::Contains("target_steps"));
+    bad = s;
+    bad.stragglers = {0.5, 0.9, 600};  // a "slowdown" that speeds steps up
+    CHECK_THAT(bad.check(), Catch::Contains("stragglers"));
 }
 
 TEST_CASE("whole checkpoint cycles passed at once give the run that checkpoints event by event", "[run]") {

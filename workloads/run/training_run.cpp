@@ -33,6 +33,7 @@ struct Run {
     };
     std::vector<Pending> pending;
     std::vector<RunEvent>* log = nullptr;
+    std::vector<double> repairs;  // when each node in repair returns (a min-heap), finite pools only
 
     void note(RunEvent::Kind kind, double start, double duration, int cause = -1, int64_t checkpoints = 0) {
         if (log && duration >= 0) log->push_back({kind, start, duration, cause, checkpoints});
@@ -74,8 +75,6 @@ struct Run {
         rep.checkpoint_stall_s += m * stall;
         next_checkpoint = progress + tau;
     }
-    std::vector<double> repairs;  // when each node in repair returns (a min-heap), finite pools only
-
     // A finite pool: the failed node leaves for repair; the job restarts once the nodes in repair
     // are no more than the spares (it is known at once which node failed: the wait overlaps
     // detection).
@@ -148,6 +147,9 @@ std::string RunSpec::check() const {
     if (!finite_at_least(detect_s, 0) || !finite_at_least(restart_s, 0)) return "restart: times must be >= 0";
     if (pool.spares >= 0 && !finite_at_least(pool.repair_s, 0)) return "pool.repair_s: must be >= 0 and finite";
     if (!(failure_shape >= 0.1 && failure_shape <= 10)) return "failure_shape: must be between 0.1 and 10";
+    if (!finite_at_least(stragglers.per_hour, 0) || !finite_at_least(stragglers.detect_s, 0) ||
+        !finite_at_least(stragglers.slowdown, 1))
+        return "stragglers: a rate and a detection time >= 0, a slowdown >= 1, all finite";
     return "";
 }
 

@@ -11,10 +11,11 @@
 //    the checkpoint becomes durable durable_s after it started (synchronous: = stall_s;
 //    asynchronous: the snapshot plus the drain to its tier, which runs beside training).
 //  - Failures of each cause arrive as a Poisson process of the whole job's rate for that cause
-//    (or, with failure_shape != 1, the job's failures as a Weibull renewal process of the same mean
-//    rate, each failure's cause drawn in proportion to the rates) while the job is up (running or stalled on a
-//    checkpoint); a failure of any rank stops the synchronous job. Failures during detection, restart and load are not
-//    drawn (the job's processes are not up; Daly's model makes the same choice).
+//    (or, with failure_shape != 1, the job's failures as a Weibull renewal process of the same
+//    mean rate, each failure's cause drawn in proportion to the rates) while the job is up
+//    (running or stalled on a checkpoint); a failure of any rank stops the synchronous job.
+//    Failures during detection, restart and load are not drawn (the job's processes are not up;
+//    Daly's model makes the same choice).
 //  - A failure rolls the job back to the last durable checkpoint (the work since is lost), then
 //    costs detect_s + restart_s + load_s before training resumes.
 //  - A failure that takes a node sends it to repair; with a finite spare pool the restart waits for
@@ -23,8 +24,9 @@
 // Not yet modelled (issue 38, said): the drain's contention with training for NICs and PCIe,
 // elastic recovery (continuing on fewer nodes), multi-level checkpoints.
 //
-// Draws come from the named streams "run.failure" (the gaps) and "run.cause" (which cause) of
-// sim::RandomStreams: the same spec and seed give the same run on every platform.
+// Draws come from the named streams "run.failure" (the gaps), "run.cause" (which cause) and
+// "run.straggler" (onsets) of sim::RandomStreams: the same spec and seed give the same run on every
+// platform, and a spec without stragglers draws what it did before they were modelled.
 #include <cstdint>
 #include <string>
 #include <vector>
