@@ -104,6 +104,16 @@ void add_run(Report& rep, const Outcome::Run& run) {
     s.add("run.lost_s.checkpoint_stall", r.checkpoint_stall_s);
     s.add("run.lost_s.stragglers", r.straggler_s);
     s.add("run.evictions", r.evictions);
+    s.add("run.recovery", std::string(p.spec.elastic.enabled ? "elastic" : "restart"));
+    if (p.spec.elastic.enabled) {
+        s.add("run.lost_s.reconfigure", r.reconfigure_s);
+        s.add("run.lost_s.degraded", r.degraded_s);
+        s.add("run.elastic.drops", r.drops);
+        s.add("run.elastic.restarts", r.restarts);
+        s.add("run.elastic.reconfigure_s", p.spec.elastic.reconfigure_s);
+        s.add("run.elastic.copy_s", p.spec.elastic.copy_s);
+        s.add("run.elastic.replicas_per_node", static_cast<int64_t>(p.replicas_per_node));
+    }
     s.add("run.interruptions", r.failures);
     s.add("run.checkpoints", r.checkpoints);
     s.add("run.failures_profile", p.profile);

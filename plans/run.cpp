@@ -1,5 +1,6 @@
 #include "plans/run.h"
 
+#include "plans/run_elastic.h"
 #include "sim/error.h"
 #include "sim/stats.h"
 #include "workloads/training/step_costs.h"
@@ -174,7 +175,7 @@ double RunPlan::failures_per_hour() const {
     return x;
 }
 
-RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
+RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const ElasticSteps& elastic) {
     const workloads::TrainingPlan& plan = *s.training();
     const RunRequest& r = *s.run;
     RunPlan out;
@@ -183,6 +184,8 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
     out.spec.target_steps = target_steps(r, plan, step_s, violations);
     CheckpointPlan k = plan_checkpoint(s.model, s.cluster, plan, r);
     violations.insert(violations.end(), k.violations.begin(), k.violations.end());
+    const std::vector<Violation> ev = elastic_violations(s.cluster, plan, r);
+    violations.insert(violations.end(), ev.begin(), ev.end());
     if (!violations.empty()) throw plan_error(violations, s.file);
     out.checkpoint = k.cost;
     out.tokens_per_step = tokens_per_step(plan);
@@ -210,6 +213,18 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog) {
     out.spec.failure_shape = r.failure_shape;
     out.spec.stragglers = {r.stragglers_per_node_day * s.cluster.nodes / 24.0, r.straggler_slowdown,
                            r.straggler_detect_s};
+    if (r.recovery == Recovery::Elastic) {
+        workloads::run::Elastic& e = out.spec.elastic;
+        e.enabled = true;
+        e.reconfigure_s = r.reconfigure_s;
+        e.copy_s = elastic.state_bytes_per_gpu * s.cluster.gpus_per_node / s.cluster.node_nic_achievable();
+        out.replicas_per_node = replicas_per_node(s.cluster, plan);
+        if (elastic.step_s)
+            e.slowdown = [steps = elastic.step_s, step_s](int out_nodes) {
+                const double t = steps(out_nodes);
+                return t > 0 && std::isfinite(t) ? std::max(1.0, t / step_s) : 0.0;
+            };
+    }
     out.seeds = r.seeds;
     out.seed = s.seed;
     if (const std::string why = out.spec.check(); !why.empty()) throw sim::InputError("run: " + why, s.file, 0, "run");
@@ -261,6 +276,10 @@ RunSummary simulate_runs(const RunPlan& plan) {
         out.restart_s += r.restart_s;
         out.node_wait_s += r.node_wait_s;
         out.straggler_s += r.straggler_s;
+        out.reconfigure_s += r.reconfigure_s;
+        out.degraded_s += r.degraded_s;
+        out.drops += static_cast<double>(r.drops);
+        out.restarts += static_cast<double>(r.restarts());
         out.evictions += static_cast<double>(r.evictions);
         out.load_s += r.load_s;
         out.checkpoint_stall_s += r.checkpoint_stall_s;
@@ -270,8 +289,9 @@ RunSummary simulate_runs(const RunPlan& plan) {
             out.interruptions[c] += static_cast<double>(r.interruptions[c]);
     }
     const double n = plan.seeds;
-    for (double* x : {&out.straggler_s, &out.evictions, &out.lost_work_s, &out.detect_s, &out.node_wait_s,
-                      &out.restart_s, &out.load_s, &out.checkpoint_stall_s, &out.checkpoints, &out.failures})
+    for (double* x : {&out.reconfigure_s, &out.degraded_s, &out.drops, &out.restarts, &out.straggler_s, &out.evictions,
+                      &out.lost_work_s, &out.detect_s, &out.node_wait_s, &out.restart_s, &out.load_s,
+                      &out.checkpoint_stall_s, &out.checkpoints, &out.failures})
         *x /= n;
     for (double& x : out.interruptions) x /= n;
     double sum = 0;
@@ -286,7 +306,7 @@ RunSummary simulate_runs(const RunPlan& plan) {
     out.ettr_p10 = sim::quantile(ettr, 0.1);
     out.ettr_p90 = sim::quantile(ettr, 0.9);
     if (plan.checkpoint.method == CheckpointMethod::Sync && plan.spec.failure_shape == 1 && plan.spec.pool.spares < 0 &&
-        plan.spec.stragglers.per_hour == 0)
+        plan.spec.stragglers.per_hour == 0 && !plan.spec.elastic.enabled)
         out.expected_s = workloads::run::expected_sync_run_s(plan.spec);
     return out;
 }

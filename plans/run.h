@@ -10,6 +10,7 @@
 #include "workloads/run/training_run.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ namespace fathom::plans {
 //    asynchronous one for the snapshot, durable after the write. The load after a restart reads it
 //    back from its tier and copies it to the GPUs.
 //  - Not yet modelled (said): the drain's contention with training for PCIe and the NICs,
-//    multi-level checkpoints (in-memory peer replicas), a node's lost local SSD.
+//    multi-level checkpoints, a node's lost local SSD.
 struct CheckpointCost {
     CheckpointMethod method = CheckpointMethod::Async;
     CheckpointTier tier = CheckpointTier::Ssd;
@@ -58,6 +59,15 @@ double tokens_per_step(const workloads::TrainingPlan& plan);
 int64_t target_steps(const RunRequest& request, const workloads::TrainingPlan& plan, double step_s,
                      std::vector<Violation>& out);
 
+// Elastic recovery's inputs from the step model (run.recovery elastic): the step time with `out`
+// failed nodes' replicas out (plans/run_elastic.h's layout; 0 when it cannot run: out of memory, a
+// plan check), and the training state a GPU holds (weights and optimizer state: what a rejoining
+// node copies from a healthy peer).
+struct ElasticSteps {
+    std::function<double(int out)> step_s;
+    double state_bytes_per_gpu = 0;
+};
+
 struct RunPlan {
     workloads::run::RunSpec spec;  // failures per cause, in the profile's order
     CheckpointCost checkpoint;
@@ -67,14 +77,16 @@ struct RunPlan {
     double tokens_per_step = 0;
     double young_daly_s = 0;  // the first-order optimum interval for the checkpoint's stall (inf: no failures)
     bool interval_given = false;
+    int replicas_per_node = 0;  // elastic: the data-parallel replicas a node's failure takes out
     int seeds = 1;
     uint64_t seed = 1;
 
     double failures_per_hour() const;
 };
-// The run of a training scenario with a `run` section, its step taking step_s. Throws the
-// violations as plan_error (the scenario parser has already refused those it could see).
-RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog);
+// The run of a training scenario with a `run` section, its step taking step_s (elastic recovery:
+// `elastic` the steps on fewer replicas). Throws the violations as plan_error (the scenario parser
+// has already refused those it could see).
+RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const ElasticSteps& elastic = {});
 
 // A run too large to simulate: its expected events over the seeds (about three a failure) past
 // `max_events` (1e8: about 3 s here), or a job that fails so often that it almost never finishes a
@@ -90,9 +102,10 @@ struct RunSummary {
     double lost_work_s = 0, detect_s = 0, node_wait_s = 0, restart_s = 0, load_s = 0, checkpoint_stall_s = 0;
     double checkpoints = 0, failures = 0;
     double straggler_s = 0, evictions = 0;
-    std::vector<double> interruptions;  // per cause
+    double reconfigure_s = 0, degraded_s = 0, drops = 0, restarts = 0;  // elastic drops; whole-job restarts
+    std::vector<double> interruptions;                                  // per cause
     // The closed form's expected time to target (synchronous checkpoints, exponential failures,
-    // unlimited spares, no stragglers only; else negative).
+    // unlimited spares, no stragglers, restarts only; else negative).
     double expected_s = -1;
 };
 RunSummary simulate_runs(const RunPlan& plan);

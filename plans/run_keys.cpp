@@ -108,6 +108,19 @@ const std::vector<Key<RunRequest>>& run_keys() {
              .range(0, 3.2e9)
              .by_default("required with run.spare_nodes"),
          member<&R::repair_s>()},
+        {Decl("run.recovery", KeyType::Choice,
+              "after a failure: restart the job from its last durable checkpoint; or elastic: go on without the "
+              "failed node's data-parallel replicas, the global batch kept (TorchFT, ElasWave), until they rejoin "
+              "(a spare or the repaired node, restarted, its state copied from a peer over the NICs)")
+             .choices_of<Recovery>(),
+         member<&R::recovery>()},
+        {Decl("run.reconfigure", KeyType::Quantity,
+              "recovery elastic: the job's pause as replicas leave or rejoin (communicator rebuild: ElasWave "
+              "reports under one second)")
+             .unit(sim::Dimension::Time)
+             .range(0, 3.2e7)
+             .by_default("required with recovery elastic"),
+         member<&R::reconfigure_s>()},
         {Decl("run.seeds", KeyType::Integer, "simulated runs (seeds scenario seed, +1, ...) for the percentiles")
              .range(1, 100000),
          member<&R::seeds>()},

@@ -27,6 +27,13 @@ constexpr auto enum_names(CheckpointTier) {
                                             {CheckpointTier::Memory, "memory"}});
 }
 
+// After a failure: restart the whole job from its last durable checkpoint, or go on without the
+// failed node's data-parallel replicas until they rejoin (workloads/run/training_run.h, Elastic).
+enum class Recovery { Restart, Elastic };
+constexpr auto enum_names(Recovery) {
+    return sim::name_table<Recovery>({{Recovery::Restart, "restart"}, {Recovery::Elastic, "elastic"}});
+}
+
 struct RunRequest {
     double target_tokens = 0;          // 0: not given
     int64_t target_steps = 0;          // 0: not given
@@ -46,6 +53,8 @@ struct RunRequest {
     double straggler_detect_s = 0;
     int64_t spare_nodes = -1;  // -1: unlimited (a replacement always at hand)
     double repair_s = 0;       // a failed node's time out (with spare_nodes)
+    Recovery recovery = Recovery::Restart;
+    double reconfigure_s = -1;  // elastic: the job's pause as replicas leave or rejoin; -1: not given
     int seeds = 100;
 };
 

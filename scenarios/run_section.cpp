@@ -1,6 +1,7 @@
 #include "scenarios/run_section.h"
 
 #include "plans/run.h"
+#include "plans/run_elastic.h"
 #include "scenarios/schema.h"
 
 namespace fathom::scenarios {
@@ -25,8 +26,15 @@ plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, con
         run.fail(run.has("stragglers_per_node_day") ? "stragglers_per_node_day" : "straggler_slowdown",
                  "run.stragglers_per_node_day, run.straggler_slowdown and run.straggler_detect go together (how "
                  "often, how slow, how long until eviction)");
+    const bool elastic = r.recovery == plans::Recovery::Elastic;
+    if (elastic != run.has("reconfigure"))
+        run.fail(elastic ? "recovery" : "reconfigure",
+                 "run.recovery elastic and run.reconfigure go together (the job's pause as replicas leave or "
+                 "rejoin)");
     std::vector<plans::Violation> violations;
     plans::target_steps(r, plan, 0.0, violations);
+    const std::vector<plans::Violation> ev = plans::elastic_violations(cluster, plan, r);
+    violations.insert(violations.end(), ev.begin(), ev.end());
     const plans::CheckpointPlan k = plans::plan_checkpoint(model, cluster, plan, r);
     violations.insert(violations.end(), k.violations.begin(), k.violations.end());
     if (violations.empty()) return r;

@@ -35,6 +35,10 @@ def run_cases(add):
         ("run stragglers without a slowdown", "  restart: 10 min\n", "  restart: 10 min\n  stragglers_per_node_day: 0.01\n"),
         ("run spares without a repair time", "  restart: 10 min\n", "  restart: 10 min\n  spare_nodes: 4\n"),
         ("run never finishing", "  restart: 10 min\n", "  restart: 10 min\n  failure_scale: 1e6\n  checkpoint_interval: 10 h\n"),
+        ("run elastic without a reconfiguration time", "  restart: 10 min\n", "  restart: 10 min\n  recovery: elastic\n"),
+        ("run reconfiguration time without elastic", "  restart: 10 min\n", "  restart: 10 min\n  reconfigure: 1 s\n"),
+        ("run elastic with every replica on one node", "  restart: 10 min\n",
+         "  restart: 10 min\n  recovery: elastic\n  reconfigure: 1 s\n"),
     ):
         add("run-class", name, {"s.yaml": run(old, new)}, "run", "IN")
     add("run-class", "run section in a serving scenario",
@@ -62,6 +66,9 @@ RUN_EXPECT = {
     'run tier storage without a file system': "s.yaml:30: key 'run.checkpoint_tier': storage: the cluster has no shared file system",
     'run tier too small for two checkpoints': "s.yaml:8: key 'cluster.ssds_per_node': a node's share of two checkpoints",
     'run never finishing': "s.yaml: key 'run.checkpoint_interval': impossible plan: the job fails more often than can be counted",
+    'run elastic without a reconfiguration time': "s.yaml:30: key 'run.recovery': run.recovery elastic and run.reconfigure go together",
+    'run reconfiguration time without elastic': "s.yaml:30: key 'run.reconfigure': run.recovery elastic and run.reconfigure go together",
+    'run elastic with every replica on one node': "s.yaml:30: key 'run.recovery': elastic: a failed node would take every data-parallel replica",
     'run section in a serving scenario': "s.yaml:13: key 'run': key 'run' belongs to training scenarios",
     'run --set failures unknown': "s.yaml: key 'run.failures': unknown failure-rate profile 'x'",
 }

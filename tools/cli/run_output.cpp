@@ -61,6 +61,13 @@ void print_run(const plans::Outcome::Run& run) {
     else std::printf("interval        no checkpoints (nothing fails, and run.checkpoint_interval is not given)\n");
     std::printf("recovery        detect %s + restart %s + load %s\n", span(p.spec.detect_s).c_str(),
                 span(p.spec.restart_s).c_str(), span(k.load_s).c_str());
+    if (p.spec.elastic.enabled)
+        std::printf(
+            "elastic         a failed node takes %d data-parallel replica%s out, the rest go on with the "
+            "global batch; each leave and rejoin pauses %s, a rejoining node copies its state from a peer "
+            "in %s\n",
+            p.replicas_per_node, p.replicas_per_node == 1 ? "" : "s", span(p.spec.elastic.reconfigure_s).c_str(),
+            span(p.spec.elastic.copy_s).c_str());
     if (p.spec.stragglers.per_hour > 0)
         std::printf("stragglers      %.2f a day for this job, each slowing steps %.2fx for %s until evicted\n",
                     p.spec.stragglers.per_hour * 24, p.spec.stragglers.slowdown,
@@ -80,6 +87,11 @@ void print_run(const plans::Outcome::Run& run) {
     if (p.spec.stragglers.per_hour > 0)
         std::printf("                slow steps behind stragglers %s (%.1f evicted, their restarts above)\n",
                     span(r.straggler_s).c_str(), r.evictions);
+    if (p.spec.elastic.enabled)
+        std::printf(
+            "                slower steps on fewer replicas %s, reconfigurations %s (%.1f went on "
+            "elastically, %.1f restarted the job)\n",
+            span(r.degraded_s).c_str(), span(r.reconfigure_s).c_str(), r.drops, r.restarts);
     std::printf("events (mean)   %.1f interruptions (%.2f per day of wall clock), %.0f checkpoints\n", r.failures,
                 r.wall_mean_s > 0 ? r.failures / (r.wall_mean_s / 86400) : 0.0, r.checkpoints);
     if (r.expected_s > 0)

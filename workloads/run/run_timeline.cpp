@@ -21,7 +21,8 @@ RunReport write_run_trace(const RunSpec& spec, uint64_t seed, std::ostream& out)
         switch (e.kind) {
             case Kind::Train: w.complete_seconds(kPid, kTraining, "training", e.start_s, e.duration_s); break;
             case Kind::SlowTrain:
-                w.complete_seconds(kPid, kTraining, "training, a straggler present", e.start_s, e.duration_s);
+                w.complete_seconds(kPid, kTraining, "training, slower (a straggler, or replicas out)", e.start_s,
+                                   e.duration_s);
                 break;
             case Kind::Eviction: w.complete_seconds(kPid, kFailures, "straggler evicted", e.start_s, 0); break;
             case Kind::Checkpoint:
@@ -44,6 +45,10 @@ RunReport write_run_trace(const RunSpec& spec, uint64_t seed, std::ostream& out)
                 break;
             case Kind::Restart: w.complete_seconds(kPid, kRecovery, "restart", e.start_s, e.duration_s); break;
             case Kind::Load: w.complete_seconds(kPid, kRecovery, "checkpoint load", e.start_s, e.duration_s); break;
+            case Kind::Reconfigure:
+                w.complete_seconds(kPid, kRecovery, "reconfiguration", e.start_s, e.duration_s);
+                break;
+            case Kind::Rejoin: w.complete_seconds(kPid, kFailures, "replicas rejoin", e.start_s, 0); break;
         }
     }
     w.close();

@@ -34,6 +34,10 @@ struct Run {
     std::vector<Pending> pending;
     std::vector<RunEvent>* log = nullptr;
     std::vector<double> repairs;  // when each node in repair returns (a min-heap), finite pools only
+    std::vector<double> back;     // elastic: when each node's replicas out rejoin (a min-heap)
+    double elastic_factor = 1;    // elastic: step time over the full job's with back.size() nodes out
+
+    int out() const { return static_cast<int>(back.size()); }
 
     void note(RunEvent::Kind kind, double start, double duration, int cause = -1, int64_t checkpoints = 0) {
         if (log && duration >= 0) log->push_back({kind, start, duration, cause, checkpoints});
@@ -91,24 +95,69 @@ struct Run {
         const auto short_by = static_cast<int64_t>(repairs.size()) - pool.spares;
         if (short_by <= 0) return 0;
         // The job restarts when `short_by` nodes are back: the short_by-th earliest return.
-        std::vector<double> back = repairs;
-        std::nth_element(back.begin(), back.begin() + (short_by - 1), back.end());
-        return std::max(0.0, back[static_cast<size_t>(short_by - 1)] - wall - detect);
+        std::vector<double> returns = repairs;
+        std::nth_element(returns.begin(), returns.begin() + (short_by - 1), returns.end());
+        return std::max(0.0, returns[static_cast<size_t>(short_by - 1)] - wall - detect);
+    }
+    void count(int cause) {
+        if (cause < 0) ++rep.evictions;
+        else ++rep.interruptions[static_cast<size_t>(cause)];
+    }
+    bool takes_node(int cause) const { return cause < 0 || spec.failures[static_cast<size_t>(cause)].takes_node; }
+    // Elastic: whether the job can go on with one more node's replicas out.
+    bool can_drop() {
+        if (!spec.elastic.enabled) return false;
+        const double f = spec.elastic.slowdown(out() + 1);
+        return f >= 1 && std::isfinite(f);
+    }
+    // An elastic drop of a failed node (cause >= 0) or an evicted straggler's (cause < 0): the step
+    // in progress is lost; the job pauses for detection and reconfiguration and goes on slower; the
+    // node's replicas rejoin once it is back (wait_for_node), restarted and copied from a peer.
+    void drop(int cause) {
+        count(cause);
+        ++rep.drops;
+        const double steps = std::floor(progress / spec.step_s * (1 + 1e-12));
+        const double partial = std::max(0.0, progress - steps * spec.step_s);
+        rep.lost_work_s += partial;
+        progress -= partial;
+        const double detect = cause < 0 ? 0.0 : spec.detect_s;
+        const double wait = wait_for_node(takes_node(cause), detect);
+        const double pause = detect + spec.elastic.reconfigure_s;
+        note(cause < 0 ? RunEvent::Kind::Eviction : RunEvent::Kind::Failure, wall, 0, cause);
+        if (detect > 0) note(RunEvent::Kind::Detect, wall, detect);
+        note(RunEvent::Kind::Reconfigure, wall + detect, spec.elastic.reconfigure_s);
+        rep.detect_s += detect;
+        rep.reconfigure_s += spec.elastic.reconfigure_s;
+        wall += pause;
+        back.push_back(wall + wait + spec.restart_s + spec.elastic.copy_s);
+        std::push_heap(back.begin(), back.end(), std::greater<double>());
+        elastic_factor = spec.elastic.slowdown(out());
+    }
+    // Elastic: the earliest node out rejoins now; the job pauses to take its replicas back.
+    void rejoin() {
+        std::pop_heap(back.begin(), back.end(), std::greater<double>());
+        back.pop_back();
+        note(RunEvent::Kind::Rejoin, wall, 0);
+        note(RunEvent::Kind::Reconfigure, wall, spec.elastic.reconfigure_s);
+        wall += spec.elastic.reconfigure_s;
+        rep.reconfigure_s += spec.elastic.reconfigure_s;
+        elastic_factor = back.empty() ? 1.0 : spec.elastic.slowdown(out());
     }
     // A failure (cause >= 0) or a straggler's eviction (cause < 0: no detection left, its node
     // taken) now: back to the last durable checkpoint, then detection, any wait for a node,
-    // restart and its load.
+    // restart and its load. The restart brings any replicas out (elastic) back with it.
     void fail(int cause) {
         const bool eviction = cause < 0;
-        if (eviction) ++rep.evictions;
-        else ++rep.interruptions[static_cast<size_t>(cause)];
+        count(cause);
+        back.clear();
+        elastic_factor = 1;
         settle();
         pending.clear();  // still draining: lost with the job
         rep.lost_work_s += progress - durable;
         progress = durable;
         const double detect = eviction ? 0.0 : spec.detect_s;
         const double load = durable > 0 ? spec.checkpoint.load_s : 0.0;
-        const double wait = wait_for_node(eviction || spec.failures[static_cast<size_t>(cause)].takes_node, detect);
+        const double wait = wait_for_node(takes_node(cause), detect);
         rep.detect_s += detect;
         rep.node_wait_s += wait;
         rep.restart_s += spec.restart_s;
@@ -150,6 +199,9 @@ std::string RunSpec::check() const {
     if (!finite_at_least(stragglers.per_hour, 0) || !finite_at_least(stragglers.detect_s, 0) ||
         !finite_at_least(stragglers.slowdown, 1))
         return "stragglers: a rate and a detection time >= 0, a slowdown >= 1, all finite";
+    if (elastic.enabled &&
+        (!finite_at_least(elastic.reconfigure_s, 0) || !finite_at_least(elastic.copy_s, 0) || !elastic.slowdown))
+        return "elastic: a reconfiguration and a copy time >= 0 and finite, and the steps on fewer replicas";
     return "";
 }
 
@@ -162,7 +214,7 @@ int64_t RunReport::failures() const {
 namespace {
 
 // What ends a stretch of training first.
-enum class Next { Reach, Failure, Onset, Eviction };
+enum class Next { Reach, Failure, Onset, Eviction, Rejoin };
 
 // The draws of a run: failure gaps (exponential, or Weibull of the same mean) and straggler onsets,
 // each from its own named stream, so a spec without stragglers draws exactly what it did before.
@@ -194,6 +246,31 @@ struct Clocks {
     double next_onset() { return sigma > 0 ? slow.exponential(sigma) : kNever; }
 };
 
+// Training from now to `stop` (progress), unless a failure, a straggler's onset or its eviction, or
+// replicas rejoining come first: the stretch's wall clock, its slow seconds' losses, and what ended it.
+Next train(Run& run, Clocks& c, double stop) {
+    const RunSpec& spec = run.spec;
+    const bool slow = c.evict_at >= 0;
+    const double straggling = slow ? spec.stragglers.slowdown : 1.0;
+    const double factor = straggling * run.elastic_factor;
+    double dt = (stop - run.progress) * factor;
+    Next next = Next::Reach;
+    if (c.up < dt) dt = c.up, next = Next::Failure;
+    if (!slow && c.to_slow < dt) dt = c.to_slow, next = Next::Onset;
+    if (slow && c.evict_at - run.wall < dt) dt = std::max(0.0, c.evict_at - run.wall), next = Next::Eviction;
+    if (!run.back.empty() && run.back.front() - run.wall < dt)
+        dt = std::max(0.0, run.back.front() - run.wall), next = Next::Rejoin;
+    run.note(factor > 1 ? RunEvent::Kind::SlowTrain : RunEvent::Kind::Train, run.wall, dt);
+    run.progress = next == Next::Reach ? stop : run.progress + dt / factor;
+    run.wall += dt;
+    c.up -= dt;
+    if (!slow) c.to_slow -= dt;
+    // Each slow second's loss, the straggler's part first: 1 - 1/(s e) = (1 - 1/s) + (1 - 1/e)/s.
+    run.rep.straggler_s += dt * (1 - 1 / straggling);
+    run.rep.degraded_s += dt / straggling * (1 - 1 / run.elastic_factor);
+    return next;
+}
+
 }  // namespace
 
 RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>* log) {
@@ -201,37 +278,32 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>
     const double per_hour = total_per_hour(spec);
     const double target = static_cast<double>(spec.target_steps) * spec.step_s;
     const double tau = spec.checkpoint.interval_s > 0 ? spec.checkpoint.interval_s : kNever;
-    Run run{spec, {}, 0, 0, 0, {}, log, {}};
+    Run run{spec, {}, 0, 0, 0, {}, log, {}, {}, 1};
     run.rep.interruptions.assign(spec.failures.size(), 0);
     run.rep.productive_s = target;
     double next_checkpoint = tau;  // progress at which the next checkpoint starts
     const double stall = spec.checkpoint.stall_s;
+    // A failure or an eviction: an elastic drop when the job can go on without the node (the
+    // checkpoint schedule goes on), else a restart from the last durable checkpoint.
     auto restart = [&](int cause) {
-        run.fail(cause);
-        next_checkpoint = run.progress + tau;
+        if (run.can_drop()) run.drop(cause);
+        else {
+            run.fail(cause);
+            next_checkpoint = run.progress + tau;
+        }
         if (cause >= 0) c.up = c.next_gap();
     };
     for (;;) {
         const bool slow = c.evict_at >= 0;
-        if (spec.batch_cycles && !slow && next_checkpoint == run.progress + tau)
+        if (spec.batch_cycles && !slow && run.back.empty() && next_checkpoint == run.progress + tau)
             run.pass_cycles(tau, target, c.up, c.to_slow, next_checkpoint);
-        // Training to the next checkpoint or the target, unless a failure, a straggler's onset or
-        // its eviction comes first.
-        const double factor = slow ? spec.stragglers.slowdown : 1.0;
-        const double stop = std::fmin(next_checkpoint, target);
-        double dt = (stop - run.progress) * factor;
-        Next next = Next::Reach;
-        if (c.up < dt) dt = c.up, next = Next::Failure;
-        if (!slow && c.to_slow < dt) dt = c.to_slow, next = Next::Onset;
-        if (slow && c.evict_at - run.wall < dt) dt = std::max(0.0, c.evict_at - run.wall), next = Next::Eviction;
-        run.note(slow ? RunEvent::Kind::SlowTrain : RunEvent::Kind::Train, run.wall, dt);
-        run.progress = next == Next::Reach ? stop : run.progress + dt / factor;
-        run.wall += dt;
-        c.up -= dt;
-        if (!slow) c.to_slow -= dt;
-        run.rep.straggler_s += dt * (1 - 1 / factor);
+        const Next next = train(run, c, std::fmin(next_checkpoint, target));
         if (next == Next::Failure) {
             restart(static_cast<int>(draw_cause(spec, per_hour, c.causes)));
+            continue;
+        }
+        if (next == Next::Rejoin) {
+            run.rejoin();
             continue;
         }
         if (next == Next::Onset) {
@@ -254,7 +326,9 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>
         run.wall += stalled;
         run.rep.checkpoint_stall_s += stalled;
         if (c.up < stall) {  // fails during the stall: the checkpoint is not durable yet
+            run.pending.pop_back();
             restart(static_cast<int>(draw_cause(spec, per_hour, c.causes)));
+            next_checkpoint = run.progress + tau;
             continue;
         }
         c.up -= stall;

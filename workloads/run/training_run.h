@@ -21,13 +21,16 @@
 //  - A failure that takes a node sends it to repair; with a finite spare pool the restart waits for
 //    a repaired node when no spare is healthy (SparePool).
 //  - Stragglers slow every step until they are evicted (Stragglers).
+//  - With elastic recovery (Elastic) a failure drops the failed node's data-parallel replicas and
+//    the job goes on without them until they rejoin.
 // Not yet modelled (issue 38, said): the drain's contention with training for NICs and PCIe,
-// elastic recovery (continuing on fewer nodes), multi-level checkpoints.
+// multi-level checkpoints.
 //
 // Draws come from the named streams "run.failure" (the gaps), "run.cause" (which cause) and
 // "run.straggler" (onsets) of sim::RandomStreams: the same spec and seed give the same run on every
 // platform, and a spec without stragglers draws what it did before they were modelled.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,6 +62,25 @@ struct Stragglers {
     double detect_s = 0;  // from its onset to its eviction
 };
 
+// Elastic recovery (TorchFT's replica groups; ElasWave, papers.md T74): a failure drops the
+// data-parallel replicas on the failed node, and the others go on with the global batch kept (each
+// running more micro-batches), slower, until the node's replicas rejoin: after the node is back (a
+// spare at once, else a repaired node, as SparePool says; a failure that leaves the node, a software
+// one, after its processes restart), its restart, and a live copy of its training state from a
+// healthy peer beside training. The job pauses reconfigure_s when replicas leave (after the
+// failure's detection) and when they rejoin; the step in progress is lost, not the work since the
+// last checkpoint. A failure that would leave a layout that cannot run (slowdown 0: no replica
+// left, or it does not fit in memory) restarts the whole job as without elastic recovery, and the
+// restart brings every replica back. The checkpoint's stall is taken as the full job's.
+struct Elastic {
+    bool enabled = false;
+    double reconfigure_s = 0;  // the job's pause as replicas leave or rejoin (communicator rebuild)
+    double copy_s = 0;         // a rejoining node's state copied from a peer
+    // The step time with `out` nodes' replicas out over the full job's (>= 1), or 0 when that layout
+    // cannot run. Called once per depth change; out >= 1.
+    std::function<double(int out)> slowdown;
+};
+
 struct CheckpointPolicy {
     double interval_s = 0;  // progress between checkpoint starts; 0: no checkpoints (a failure restarts from 0)
     double stall_s = 0;     // training stalls this long per checkpoint
@@ -75,6 +97,7 @@ struct RunSpec {
     double restart_s = 0;  // rescheduling, containers, communicator init
     SparePool pool;
     Stragglers stragglers;
+    Elastic elastic;
     // The gaps between failures: exponential (1, a Poisson process), or Weibull of this shape with
     // the same mean, renewed at each restart (< 1: failures cluster after a restart).
     double failure_shape = 1;
@@ -97,16 +120,35 @@ struct RunReport {
     double node_wait_s = 0;              // restarts held up for a node out of repair (no healthy spare)
     double straggler_s = 0;              // wall clock lost to slow steps (each slow second's 1 - 1/slowdown)
     int64_t evictions = 0;               // stragglers evicted (their restarts are in the losses above)
+    double reconfigure_s = 0;            // elastic: the job's pauses as replicas left and rejoined
+    double degraded_s = 0;               // elastic: wall clock lost to slower steps on fewer replicas
+    int64_t drops = 0;                   // elastic: failures and evictions the job went on through
     int64_t checkpoints = 0;             // started
     std::vector<int64_t> interruptions;  // per cause, in RunSpec::failures' order
     int64_t failures() const;
+    // Failures and evictions that restarted the whole job.
+    int64_t restarts() const { return failures() + evictions - drops; }
 };
 
-// What a run did, in order, for its timeline: training, checkpoint stalls (or `checkpoints` whole
-// cycles of training and checkpoints passed at once), failures (an instant, with their cause's
-// index), and the detection, restart and load after each.
+// What a run did, in order, for its timeline: training (slow behind a straggler or on fewer
+// replicas), checkpoint stalls (or `checkpoints` whole cycles of training and checkpoints passed at
+// once), failures (an instant, with their cause's index), and the detection, restart and load
+// after each, or an elastic drop's reconfiguration and the replicas' rejoin.
 struct RunEvent {
-    enum class Kind { Train, SlowTrain, Checkpoint, Cycles, Failure, Eviction, Detect, NodeWait, Restart, Load };
+    enum class Kind {
+        Train,
+        SlowTrain,
+        Checkpoint,
+        Cycles,
+        Failure,
+        Eviction,
+        Detect,
+        NodeWait,
+        Restart,
+        Load,
+        Reconfigure,  // elastic: replicas leaving or rejoining
+        Rejoin        // elastic: an instant, replicas back
+    };
     Kind kind = Kind::Train;
     double start_s = 0, duration_s = 0;
     int cause = -1;           // Failure
