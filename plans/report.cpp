@@ -126,6 +126,14 @@ void add_run(Report& rep, const Outcome::Run& run) {
     s.add("run.checkpoint.stall_s", p.checkpoint.stall_s);
     s.add("run.checkpoint.durable_s", p.checkpoint.durable_s);
     s.add("run.checkpoint.load_s", p.checkpoint.load_s);
+    s.add("run.checkpoint.node_local", p.checkpoint.node_local);
+    s.add("run.checkpoint.ssd_replicas", static_cast<int64_t>(p.checkpoint.ssd_replicas));
+    s.add("run.checkpoint.persist_every", p.checkpoint.persist_every);
+    if (p.checkpoint.persist_every > 0) {
+        s.add("run.checkpoint.persist_s", p.checkpoint.persist_s);
+        s.add("run.checkpoint.persist_load_s", p.checkpoint.persist_load_s);
+    }
+    s.add("run.local_losses", r.local_losses);
     s.add("run.checkpoint.interval_s", p.spec.checkpoint.interval_s);
     s.add("run.checkpoint.young_daly_s", p.young_daly_s);
     s.add("run.detect_s", p.spec.detect_s);

@@ -75,14 +75,24 @@ bool price_ssd(const hardware::ClusterSpec& c, const RunRequest& r, double per_n
     }
     const hardware::SsdSpec& ssd = *c.ssd;
     k.tier_id = ssd.id;
-    k.write_s = per_node / (c.ssds_per_node * ssd.write_bandwidth);
+    // Its own share and ssd_replicas peers' on its SSDs; its share to the peers over its NICs.
+    const double copies = 1.0 + r.ssd_replicas;
+    k.write_s = std::max(copies * per_node / (c.ssds_per_node * ssd.write_bandwidth),
+                         r.ssd_replicas * per_node / c.node_nic_achievable());
     k.read_s = per_node / (c.ssds_per_node * ssd.read_bandwidth);
-    if (2 * per_node > c.ssds_per_node * ssd.capacity)
-        out.violations.push_back({"cluster.ssds_per_node",
-                                  fmt("a node's share of two checkpoints (the last durable one stays while "
-                                      "the next is written) is %.1f GB, ",
-                                      2 * per_node / 1e9) +
-                                      fmt("more than its SSDs hold (%.1f GB)", c.ssds_per_node * ssd.capacity / 1e9)});
+    if (r.ssd_replicas > c.nodes - 1)
+        out.violations.push_back(
+            {"run.ssd_replicas",
+             fmt("a copy of each node's share on %.0f other nodes, but the cluster has ", r.ssd_replicas) +
+                 fmt("%.0f other nodes", static_cast<double>(c.nodes - 1))});
+    if (2 * copies * per_node > c.ssds_per_node * ssd.capacity)
+        out.violations.push_back(
+            {"cluster.ssds_per_node",
+             fmt("a node's share of two checkpoints (the last durable one stays while "
+                 "the next is written) is %.1f GB",
+                 2 * per_node / 1e9) +
+                 (r.ssd_replicas > 0 ? fmt(" (x%.0f with its peers' copies)", copies) : "") +
+                 fmt(", more than its SSDs hold (%.1f GB)", c.ssds_per_node * ssd.capacity / 1e9)});
     return true;
 }
 
@@ -116,6 +126,38 @@ bool price_memory(const hardware::ClusterSpec& c, const RunRequest& r, double pe
     return true;
 }
 
+// A checkpoint of `bytes` to or from the file system: the slower of its aggregate bandwidth and
+// the nodes' clients together (each node's share over its client).
+double fs_write_s(const hardware::FileSystemSpec& fs, double bytes, double per_node) {
+    return std::max(bytes / fs.write_bandwidth, fs.client_bandwidth > 0 ? per_node / fs.client_bandwidth : 0.0);
+}
+double fs_read_s(const hardware::FileSystemSpec& fs, double bytes, double per_node) {
+    return std::max(bytes / fs.read_bandwidth, fs.client_bandwidth > 0 ? per_node / fs.client_bandwidth : 0.0);
+}
+
+// Multi-level: every persist_every-th checkpoint also drained from host memory to the file system.
+void price_persist(const hardware::ClusterSpec& c, const RunRequest& r, double per_node, CheckpointPlan& out) {
+    CheckpointCost& k = out.cost;
+    k.persist_every = r.persist_every;
+    if (r.persist_every <= 0) return;
+    if (k.tier == CheckpointTier::Storage)
+        return out.violations.push_back({"run.persist_every",
+                                         "checkpoints on the shared file system (run.checkpoint_tier) persist "
+                                         "already"});
+    if (!c.storage)
+        return out.violations.push_back({"run.persist_every",
+                                         "a persistent level needs a shared file system (cluster.storage, `fathom "
+                                         "list hardware`)"});
+    const hardware::FileSystemSpec& fs = *c.storage;
+    k.persist_write_s = fs_write_s(fs, k.bytes, per_node);
+    k.persist_s = k.snapshot_s + k.persist_write_s;
+    k.persist_load_s = fs_read_s(fs, k.bytes, per_node) + k.snapshot_s;
+    if (fs.capacity > 0 && 2 * k.bytes > fs.capacity)
+        out.violations.push_back(
+            {"cluster.storage", fmt("two persisted checkpoints are %.1f TB, ", 2 * k.bytes / 1e12) +
+                                    fmt("more than the file system holds (%.1f TB)", fs.capacity / 1e12)});
+}
+
 // The slower of the file system's aggregate bandwidth and the nodes' clients together.
 bool price_storage(const hardware::ClusterSpec& c, double per_node, CheckpointPlan& out) {
     CheckpointCost& k = out.cost;
@@ -127,9 +169,8 @@ bool price_storage(const hardware::ClusterSpec& c, double per_node, CheckpointPl
     }
     const hardware::FileSystemSpec& fs = *c.storage;
     k.tier_id = fs.id;
-    const double client = fs.client_bandwidth > 0 ? per_node / fs.client_bandwidth : 0.0;
-    k.write_s = std::max(k.bytes / fs.write_bandwidth, client);
-    k.read_s = std::max(k.bytes / fs.read_bandwidth, client);
+    k.write_s = fs_write_s(fs, k.bytes, per_node);
+    k.read_s = fs_read_s(fs, k.bytes, per_node);
     if (fs.capacity > 0 && 2 * k.bytes > fs.capacity)
         out.violations.push_back(
             {"cluster.storage", fmt("two checkpoints (the last durable one stays while the "
@@ -161,6 +202,17 @@ CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::C
     k.stall_s = r.method == CheckpointMethod::Sync ? k.snapshot_s + k.write_s : k.snapshot_s;
     k.durable_s = k.snapshot_s + k.write_s;
     k.load_s = k.read_s + k.snapshot_s;  // back to the GPUs over the same links
+    k.ssd_replicas = r.ssd_replicas;
+    if (r.ssd_replicas > 0 && k.tier != CheckpointTier::Ssd)
+        out.violations.push_back({"run.ssd_replicas", "copies on other nodes' SSDs are for run.checkpoint_tier ssd"});
+    k.node_local = k.tier == CheckpointTier::Ssd && r.ssd_replicas == 0;
+    price_persist(c, r, per_node, out);
+    if (r.checkpoint_interval_s > 0 && k.persist_every > 0 &&
+        k.persist_s > static_cast<double>(k.persist_every) * r.checkpoint_interval_s)
+        out.violations.push_back(
+            {"run.persist_every", fmt("a persisted checkpoint drains for %.4g s, ", k.persist_s) +
+                                      fmt("longer than %.0f intervals: the file system would fall behind",
+                                          static_cast<double>(k.persist_every))});
     if (r.checkpoint_interval_s > 0 && r.checkpoint_interval_s < k.durable_s)
         out.violations.push_back(
             {"run.checkpoint_interval", fmt("%.4g s is shorter than one checkpoint's write ", r.checkpoint_interval_s) +
@@ -206,7 +258,15 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const
     double interval = out.interval_given ? r.checkpoint_interval_s : std::max(out.young_daly_s, k.cost.durable_s);
     // At a step's end: whole steps (none at all when nothing fails and no interval is given).
     interval = std::isfinite(interval) ? std::ceil(interval / step_s - 1e-9) * step_s : 0.0;
-    out.spec.checkpoint = {interval, k.cost.stall_s, k.cost.durable_s, k.cost.load_s};
+    out.spec.checkpoint = {interval,          k.cost.stall_s,       k.cost.durable_s, k.cost.load_s,
+                           k.cost.node_local, k.cost.persist_every, k.cost.persist_s, k.cost.persist_load_s};
+    if (k.cost.persist_every > 0 && k.cost.persist_s > static_cast<double>(k.cost.persist_every) * interval)
+        throw plan_error({{"run.persist_every", fmt("a persisted checkpoint drains for %.4g s, ", k.cost.persist_s) +
+                                                    fmt("longer than %.0f default intervals: the file system would "
+                                                        "fall behind (persist less often, or give "
+                                                        "run.checkpoint_interval)",
+                                                        static_cast<double>(k.cost.persist_every))}},
+                         s.file);
     out.spec.detect_s = r.detect_s;
     out.spec.restart_s = r.restart_s;
     out.spec.pool = {r.spare_nodes, r.repair_s};
@@ -239,11 +299,21 @@ Violation check_run_size(const RunPlan& p, double max_events) {
     // straggler's eviction rolls the job back as a failure does: their rates add.
     const double lambda = (p.failures_per_hour() + p.spec.stragglers.per_hour) / 3600.0;
     const double target = static_cast<double>(p.spec.target_steps) * p.spec.step_s;
-    const double tau = p.spec.checkpoint.interval_s;
+    const workloads::run::CheckpointPolicy& k = p.spec.checkpoint;
+    const double tau = k.interval_s;
     const double segments = tau > 0 ? std::ceil(target / tau) : 1.0;
-    const double length = tau > 0 ? tau + p.spec.checkpoint.stall_s : target;
+    const double length = tau > 0 ? tau + k.stall_s : target;
     const double per_segment = std::expm1(lambda * length);
-    const double events = 3.0 * p.seeds * (segments * per_segment + 1.0);
+    // On a node-local tier a node's loss goes back to the last persisted checkpoint (or the start):
+    // for those failures the segments are persist_every intervals long (or the whole run).
+    double node_lambda = p.spec.stragglers.per_hour / 3600.0;
+    for (const auto& f : p.spec.failures)
+        if (f.takes_node) node_lambda += f.per_hour / 3600.0;
+    const bool levels = k.node_local && k.persist_every > 0 && tau > 0;
+    const double safe_segments = !k.node_local ? 0.0 : levels ? std::ceil(segments / k.persist_every) : 1.0;
+    const double safe_length = levels ? static_cast<double>(k.persist_every) * length : target + segments * k.stall_s;
+    const double per_safe = k.node_local ? std::expm1(node_lambda * safe_length) : 0.0;
+    const double events = 3.0 * p.seeds * (segments * per_segment + safe_segments * per_safe + 1.0);
     if (std::isfinite(events) && events <= max_events) return {};
     if (!std::isfinite(per_segment) || per_segment > 1e3)
         return {"run.checkpoint_interval",
@@ -255,6 +325,14 @@ Violation check_run_size(const RunPlan& p, double max_events) {
                     fmt(" (%.4g s of training at ", length) +
                     fmt("%.3g failures and evictions an hour): it would almost never ", lambda * 3600) +
                     "reach its target; checkpoint more often"};
+    if (k.node_local && (!std::isfinite(per_safe) || per_safe > 1e3))
+        return {k.persist_every > 0 ? "run.persist_every" : "run.ssd_replicas",
+                std::string("a node's failure loses its share of the checkpoints on its SSDs, and the job goes back ") +
+                    (k.persist_every > 0 ? "to its last persisted checkpoint" : "to the start") +
+                    fmt(" (up to %.4g s of training", safe_length) +
+                    fmt(" at %.3g node failures and evictions an hour): it would almost never reach its target; ",
+                        node_lambda * 3600) +
+                    "keep copies on other nodes (run.ssd_replicas) or persist more often (run.persist_every)"};
     return {"run.seeds", fmt("the runs would simulate about %.3g events", events) +
                              fmt(" (at most %.3g): fewer seeds or a longer checkpoint interval", max_events)};
 }
@@ -279,6 +357,7 @@ RunSummary simulate_runs(const RunPlan& plan) {
         out.reconfigure_s += r.reconfigure_s;
         out.degraded_s += r.degraded_s;
         out.drops += static_cast<double>(r.drops);
+        out.local_losses += static_cast<double>(r.local_losses);
         out.restarts += static_cast<double>(r.restarts());
         out.evictions += static_cast<double>(r.evictions);
         out.load_s += r.load_s;
@@ -289,9 +368,9 @@ RunSummary simulate_runs(const RunPlan& plan) {
             out.interruptions[c] += static_cast<double>(r.interruptions[c]);
     }
     const double n = plan.seeds;
-    for (double* x : {&out.reconfigure_s, &out.degraded_s, &out.drops, &out.restarts, &out.straggler_s, &out.evictions,
-                      &out.lost_work_s, &out.detect_s, &out.node_wait_s, &out.restart_s, &out.load_s,
-                      &out.checkpoint_stall_s, &out.checkpoints, &out.failures})
+    for (double* x : {&out.local_losses, &out.reconfigure_s, &out.degraded_s, &out.drops, &out.restarts,
+                      &out.straggler_s, &out.evictions, &out.lost_work_s, &out.detect_s, &out.node_wait_s,
+                      &out.restart_s, &out.load_s, &out.checkpoint_stall_s, &out.checkpoints, &out.failures})
         *x /= n;
     for (double& x : out.interruptions) x /= n;
     double sum = 0;
@@ -306,7 +385,7 @@ RunSummary simulate_runs(const RunPlan& plan) {
     out.ettr_p10 = sim::quantile(ettr, 0.1);
     out.ettr_p90 = sim::quantile(ettr, 0.9);
     if (plan.checkpoint.method == CheckpointMethod::Sync && plan.spec.failure_shape == 1 && plan.spec.pool.spares < 0 &&
-        plan.spec.stragglers.per_hour == 0 && !plan.spec.elastic.enabled)
+        plan.spec.stragglers.per_hour == 0 && !plan.spec.elastic.enabled && !plan.spec.checkpoint.node_local)
         out.expected_s = workloads::run::expected_sync_run_s(plan.spec);
     return out;
 }

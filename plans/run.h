@@ -27,8 +27,10 @@ namespace fathom::plans {
 //    nodes' clients together). A synchronous checkpoint stalls for snapshot + write; an
 //    asynchronous one for the snapshot, durable after the write. The load after a restart reads it
 //    back from its tier and copies it to the GPUs.
-//  - Not yet modelled (said): the drain's contention with training for PCIe and the NICs,
-//    multi-level checkpoints, a node's lost local SSD.
+//  - On the SSDs each node's share is lost with the node unless run.ssd_replicas peers hold a
+//    copy (sent over the NICs); every run.persist_every-th checkpoint can also drain to the file
+//    system (multi-level), which survives anything.
+//  - Not yet modelled (said): the drain's contention with training for PCIe and the NICs.
 struct CheckpointCost {
     CheckpointMethod method = CheckpointMethod::Async;
     CheckpointTier tier = CheckpointTier::Ssd;
@@ -36,6 +38,13 @@ struct CheckpointCost {
     double bytes = 0;
     double snapshot_s = 0, write_s = 0, read_s = 0;
     double stall_s = 0, durable_s = 0, load_s = 0;
+    // Multi-level: the tier loses a node's share with the node (the SSDs without copies elsewhere);
+    // every persist_every-th checkpoint also drains to the shared file system (persist_write_s),
+    // persisted persist_s after its start, and loaded back in persist_load_s.
+    bool node_local = false;
+    int ssd_replicas = 0;
+    int64_t persist_every = 0;
+    double persist_write_s = 0, persist_s = 0, persist_load_s = 0;
 };
 
 // The training state a checkpoint holds (above): 2 bytes a parameter and 12 a trained one (the
@@ -103,9 +112,10 @@ struct RunSummary {
     double checkpoints = 0, failures = 0;
     double straggler_s = 0, evictions = 0;
     double reconfigure_s = 0, degraded_s = 0, drops = 0, restarts = 0;  // elastic drops; whole-job restarts
-    std::vector<double> interruptions;                                  // per cause
+    double local_losses = 0;            // rollbacks past a local checkpoint lost with its node
+    std::vector<double> interruptions;  // per cause
     // The closed form's expected time to target (synchronous checkpoints, exponential failures,
-    // unlimited spares, no stragglers, restarts only; else negative).
+    // unlimited spares, no stragglers, restarts only, checkpoints that survive a node; else negative).
     double expected_s = -1;
 };
 RunSummary simulate_runs(const RunPlan& plan);

@@ -67,6 +67,20 @@ const std::vector<Key<RunRequest>>& run_keys() {
               "own node's memory; losing every copy at once is not modelled)")
              .range(1, 64),
          member<&R::memory_replicas>()},
+        {Decl("run.ssd_replicas", KeyType::Integer,
+              "checkpoint_tier ssd: other nodes' SSDs holding a copy of each node's share, sent over the NICs "
+              "(NVIDIA Resiliency Extension's local checkpoints with replication); with none a node's failure "
+              "loses its share, and the job goes back to the last persisted checkpoint (run.persist_every) or the "
+              "start")
+             .range(0, 64),
+         member<&R::ssd_replicas>()},
+        {Decl("run.persist_every", KeyType::Integer,
+              "checkpoint_tier ssd or memory: every Nth checkpoint also drains to the shared file system "
+              "(cluster.storage) beside training, a level that survives any failure (multi-level checkpoints: "
+              "DataStates-LLM, Gemini)")
+             .range(1, 1e9)
+             .by_default("none"),
+         member<&R::persist_every>()},
         {Decl("run.detect", KeyType::Quantity, "from a failure until the job is known to have stopped")
              .unit(sim::Dimension::Time)
              .range(0, 3.2e7)

@@ -47,6 +47,8 @@ struct RunRequest {
     double detect_s = 0;
     double restart_s = 0;
     int memory_replicas = 1;             // tier memory: the peers holding each node's share
+    int ssd_replicas = 0;                // tier ssd: the peers' SSDs holding a copy of each node's share
+    int64_t persist_every = 0;           // every Nth checkpoint also to the shared file system (0: none)
     double failure_shape = 1;            // Weibull shape of the gaps between failures (1: exponential)
     double stragglers_per_node_day = 0;  // 0: none
     double straggler_slowdown = 1;

@@ -39,7 +39,10 @@ void translate_run(const Case& c, const plans::Catalog& catalog, const std::stri
         doc.set("run.checkpoint_tier", std::string("storage"), "training.run.storage");
     } else {
         doc.set("cluster.ssd", std::string("nvme-gen5-14gbs"), "training.run");
-        assumptions.push_back("checkpoints to one local NVMe SSD a node (nvme-gen5-14gbs; the storage is not stated)");
+        doc.set("run.ssd_replicas", int64_t{1}, "training.run");
+        assumptions.push_back(
+            "checkpoints to one local NVMe SSD a node, each node's share copied to one other node's (nvme-gen5-14gbs; "
+            "the storage is not stated)");
     }
     const std::string method = c.choice("training.run.checkpoint_method", {"sync", "async"}, "");
     if (method.empty()) assumptions.push_back("asynchronous checkpoints (the method is not stated)");

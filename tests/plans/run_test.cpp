@@ -116,7 +116,8 @@ TEST_CASE("a checkpoint's size and times follow from the plan and the tiers", "[
 TEST_CASE("the run's interval defaults to the Young/Daly optimum in whole steps", "[plans][run]") {
     const plans::Scenario s = load(scenario(4,
                                             "  target_tokens: 1e10\n  failures: llama3-h100\n  detect: 5 min\n"
-                                            "  restart: 10 min\n  checkpoint_method: sync\n  seeds: 50\n"));
+                                            "  restart: 10 min\n  checkpoint_method: sync\n  seeds: 50\n"
+                                            "  ssd_replicas: 1\n"));  // a node's loss keeps its share
     const double step_s = 2.0;
     const plans::RunPlan p = plans::plan_run(s, step_s, testing::source_catalog());
     // 1e10 tokens in steps of 128 x 8192: ceil(9536.7) steps.

@@ -35,6 +35,28 @@ std::string size(double bytes) {
     return buf;
 }
 
+// The checkpoint's tier, times and levels.
+void print_checkpoint(const plans::RunPlan& p) {
+    const auto& k = p.checkpoint;
+    std::printf("checkpoint      %s to %s (%s): %s; stalls training %s, durable after %s; load %s\n",
+                sim::name(k.method), k.tier_id.c_str(), sim::name(k.tier), size(k.bytes).c_str(),
+                span(k.stall_s).c_str(), span(k.durable_s).c_str(), span(k.load_s).c_str());
+    if (k.ssd_replicas > 0)
+        std::printf("                each node's share also on %d other node%s' SSDs (sent over its NICs)\n",
+                    k.ssd_replicas, k.ssd_replicas == 1 ? "" : "s");
+    if (k.persist_every > 0)
+        std::printf(
+            "persisted       every %lld%s checkpoint also to the shared file system: persisted after %s, "
+            "loaded in %s\n",
+            static_cast<long long>(k.persist_every), k.persist_every == 1 ? "" : "th", span(k.persist_s).c_str(),
+            span(k.persist_load_s).c_str());
+    if (k.node_local)
+        std::printf(
+            "                a node's failure loses its share of the checkpoints on its SSDs: the job goes "
+            "back to %s\n",
+            k.persist_every > 0 ? "the last persisted one" : "the start (run.ssd_replicas, run.persist_every)");
+}
+
 }  // namespace
 
 void print_run(const plans::Outcome::Run& run) {
@@ -51,9 +73,7 @@ void print_run(const plans::Outcome::Run& run) {
             "failures        %s (measured on %s): %.2f per day for this job, one every %s%s\n", p.profile.c_str(),
             p.profile_accelerator.c_str(), per_hour * 24, span(3600 / per_hour).c_str(),
             p.spec.failure_shape == 1 ? "" : (", Weibull gaps of shape " + fixed(p.spec.failure_shape)).c_str());
-    std::printf("checkpoint      %s to %s (%s): %s; stalls training %s, durable after %s; load %s\n",
-                sim::name(k.method), k.tier_id.c_str(), sim::name(k.tier), size(k.bytes).c_str(),
-                span(k.stall_s).c_str(), span(k.durable_s).c_str(), span(k.load_s).c_str());
+    print_checkpoint(p);
     if (p.spec.checkpoint.interval_s > 0)
         std::printf("interval        %s of training (%s; the Young/Daly optimum for this stall: %s)\n",
                     span(p.spec.checkpoint.interval_s).c_str(),
@@ -84,6 +104,9 @@ void print_run(const plans::Outcome::Run& run) {
                 span(r.load_s).c_str(), span(r.checkpoint_stall_s).c_str());
     if (p.spec.pool.spares >= 0)
         std::printf("                waiting for a node out of repair %s\n", span(r.node_wait_s).c_str());
+    if (k.node_local)
+        std::printf("                %.1f rollbacks past a local checkpoint lost with its node (in the work redone)\n",
+                    r.local_losses);
     if (p.spec.stragglers.per_hour > 0)
         std::printf("                slow steps behind stragglers %s (%.1f evicted, their restarts above)\n",
                     span(r.straggler_s).c_str(), r.evictions);

@@ -28,8 +28,9 @@ struct Run {
     double progress = 0;  // productive seconds done and not lost
     double wall = 0;
     double durable = 0;  // progress of the last durable checkpoint
+    double safe = 0;     // ... of the last that survives a node's loss (= durable off node-local tiers)
     struct Pending {
-        double progress, durable_at;  // a checkpoint written or draining
+        double progress, durable_at, safe_at;  // a checkpoint written or draining; safe_at inf: never
     };
     std::vector<Pending> pending;
     std::vector<RunEvent>* log = nullptr;
@@ -47,11 +48,32 @@ struct Run {
     // each new checkpoint too, so the list holds only those still draining, not the whole run's).
     void settle() {
         const auto done = std::remove_if(pending.begin(), pending.end(), [&](const Pending& p) {
-            if (p.durable_at > wall) return false;
-            durable = std::max(durable, p.progress);
-            return true;
+            if (p.durable_at <= wall) durable = std::max(durable, p.progress);
+            if (p.safe_at <= wall) safe = std::max(safe, p.progress);
+            return p.durable_at <= wall && (p.safe_at <= wall || p.safe_at == kNever);
         });
         pending.erase(done, pending.end());
+    }
+    // Checkpoints fall at whole intervals of progress: the k-th at k intervals, the persisted ones
+    // at multiples of persist_every (a schedule by step, as frameworks' save intervals are; a
+    // restart goes back to one of them and keeps it).
+    int64_t interval_index(double at_progress) const { return std::llround(at_progress / spec.checkpoint.interval_s); }
+    // A checkpoint of the present progress started at `at`.
+    void start_checkpoint(double at) {
+        const CheckpointPolicy& k = spec.checkpoint;
+        const bool persisted = k.persist_every > 0 && interval_index(progress) % k.persist_every == 0;
+        const double safe_at = !k.node_local ? at + k.durable_s : persisted ? at + k.persist_s : kNever;
+        pending.push_back({progress, at + k.durable_s, safe_at});
+    }
+    // Whether a failure (cause >= 0) or an eviction (cause < 0) loses the local checkpoints.
+    bool loses_local(int cause) const { return spec.checkpoint.node_local && takes_node(cause); }
+    // A node's loss on a node-local tier: its share of every checkpoint, written or draining, is
+    // gone; the last persisted one is the last that can be read.
+    void lose_local() {
+        settle();
+        pending.clear();
+        if (durable > safe) ++rep.local_losses;
+        durable = safe;
     }
     // At a checkpoint interval's start, the whole cycles (training, then a checkpoint's stall)
     // before the next failure (`up` seconds away) and below the target pass at once: the event
@@ -59,18 +81,29 @@ struct Run {
     // so every one passed here is durable before anything can look (a durable time within a cycle).
     void pass_cycles(double tau, double target, double& up, double& to_slow, double& next_checkpoint) {
         const double stall = spec.checkpoint.stall_s;
-        if (spec.checkpoint.durable_s > tau + stall) return;
+        const CheckpointPolicy& k = spec.checkpoint;
+        if (k.durable_s > tau + stall || (k.node_local && k.persist_every > 0 && k.persist_s > tau + stall)) return;
         const double cycle = tau + stall;
         const double by_failure = std::fmin(std::floor(up / cycle), std::floor(to_slow / tau));
         const double by_target = std::ceil((target - progress) / tau) - 1;
         const double m = std::fmin(by_failure, by_target) - 1;  // the last cycle runs as events
         if (m < 2) return;
         const double start = wall + m * tau + (m - 1) * stall;  // the m-th checkpoint's start
+        // Whatever is pending is durable and persisted within the first cycle; of the m passed,
+        // all but the last are durable before it, and the persisted ones safe.
         settle();
+        for (const Pending& p : pending)
+            if (p.safe_at != kNever) safe = std::max(safe, p.progress);
         pending.clear();
         durable = std::max(durable, progress + (m - 1) * tau);
+        const int64_t now = interval_index(progress), last = now + static_cast<int64_t>(m) - 1;
+        if (!k.node_local) safe = durable;
+        else if (k.persist_every > 0) {
+            const int64_t persisted = last / k.persist_every * k.persist_every;  // the last persisted <= last
+            if (persisted > now) safe = std::max(safe, progress + static_cast<double>(persisted - now) * tau);
+        }
         progress += m * tau;
-        pending.push_back({progress, start + spec.checkpoint.durable_s});
+        start_checkpoint(start);
         note(RunEvent::Kind::Cycles, wall, m * cycle, -1, static_cast<int64_t>(m));
         wall += m * cycle;
         up -= m * cycle;
@@ -120,6 +153,7 @@ struct Run {
         const double partial = std::max(0.0, progress - steps * spec.step_s);
         rep.lost_work_s += partial;
         progress -= partial;
+        if (loses_local(cause)) lose_local();
         const double detect = cause < 0 ? 0.0 : spec.detect_s;
         const double wait = wait_for_node(takes_node(cause), detect);
         const double pause = detect + spec.elastic.reconfigure_s;
@@ -151,12 +185,14 @@ struct Run {
         count(cause);
         back.clear();
         elastic_factor = 1;
+        const bool lost = loses_local(cause);
+        if (lost) lose_local();
         settle();
         pending.clear();  // still draining: lost with the job
         rep.lost_work_s += progress - durable;
         progress = durable;
         const double detect = eviction ? 0.0 : spec.detect_s;
-        const double load = durable > 0 ? spec.checkpoint.load_s : 0.0;
+        const double load = durable > 0 ? (lost ? spec.checkpoint.persist_load_s : spec.checkpoint.load_s) : 0.0;
         const double wait = wait_for_node(takes_node(cause), detect);
         rep.detect_s += detect;
         rep.node_wait_s += wait;
@@ -193,6 +229,8 @@ std::string RunSpec::check() const {
     if (!finite_at_least(k.stall_s, 0) || !finite_at_least(k.durable_s, 0) || !finite_at_least(k.load_s, 0))
         return "checkpoint: times must be >= 0 and finite";
     if (k.durable_s < k.stall_s) return "checkpoint: durable after the stall at the earliest";
+    if (k.persist_every < 0 || !finite_at_least(k.persist_s, 0) || !finite_at_least(k.persist_load_s, 0))
+        return "checkpoint.persist: every N >= 0 checkpoints, times >= 0 and finite";
     if (!finite_at_least(detect_s, 0) || !finite_at_least(restart_s, 0)) return "restart: times must be >= 0";
     if (pool.spares >= 0 && !finite_at_least(pool.repair_s, 0)) return "pool.repair_s: must be >= 0 and finite";
     if (!(failure_shape >= 0.1 && failure_shape <= 10)) return "failure_shape: must be between 0.1 and 10";
@@ -278,7 +316,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>
     const double per_hour = total_per_hour(spec);
     const double target = static_cast<double>(spec.target_steps) * spec.step_s;
     const double tau = spec.checkpoint.interval_s > 0 ? spec.checkpoint.interval_s : kNever;
-    Run run{spec, {}, 0, 0, 0, {}, log, {}, {}, 1};
+    Run run{spec, {}, 0, 0, 0, 0, {}, log, {}, {}, 1};
     run.rep.interruptions.assign(spec.failures.size(), 0);
     run.rep.productive_s = target;
     double next_checkpoint = tau;  // progress at which the next checkpoint starts
@@ -320,7 +358,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>
         // A checkpoint of this progress: its stall, durable later.
         ++run.rep.checkpoints;
         run.settle();
-        run.pending.push_back({run.progress, run.wall + spec.checkpoint.durable_s});
+        run.start_checkpoint(run.wall);
         const double stalled = std::fmin(c.up, stall);
         run.note(RunEvent::Kind::Checkpoint, run.wall, stalled);
         run.wall += stalled;

@@ -23,8 +23,8 @@
 //  - Stragglers slow every step until they are evicted (Stragglers).
 //  - With elastic recovery (Elastic) a failure drops the failed node's data-parallel replicas and
 //    the job goes on without them until they rejoin.
-// Not yet modelled (issue 38, said): the drain's contention with training for NICs and PCIe,
-// multi-level checkpoints.
+//  - Checkpoints on nodes' own SSDs are lost with a node; persisted ones survive (CheckpointPolicy).
+// Not yet modelled (issue 38, said): the drain's contention with training for NICs and PCIe.
 //
 // Draws come from the named streams "run.failure" (the gaps), "run.cause" (which cause) and
 // "run.straggler" (onsets) of sim::RandomStreams: the same spec and seed give the same run on every
@@ -81,11 +81,21 @@ struct Elastic {
     std::function<double(int out)> slowdown;
 };
 
+// Multi-level checkpoints: on a node-local tier (each node's share on its own SSDs, no copy
+// elsewhere) a checkpoint is lost with any of its nodes, so a failure that takes a node (or an
+// eviction) rolls the job back to the last persisted checkpoint, loaded from the persistent tier,
+// or to the start without one; a failure that leaves the nodes reads the local one. Every
+// persist_every-th checkpoint also drains to the persistent tier (the shared file system), beside
+// training, persisted persist_s after its start. On other tiers every durable checkpoint survives.
 struct CheckpointPolicy {
     double interval_s = 0;  // progress between checkpoint starts; 0: no checkpoints (a failure restarts from 0)
     double stall_s = 0;     // training stalls this long per checkpoint
     double durable_s = 0;   // from the start until durable (>= stall_s)
     double load_s = 0;      // reading it back after a restart
+    bool node_local = false;
+    int64_t persist_every = 0;  // node_local: every Nth checkpoint also persisted (0: none)
+    double persist_s = 0;       // from the start until persisted (>= stall_s)
+    double persist_load_s = 0;  // reading a persisted one back
 };
 
 struct RunSpec {
@@ -124,6 +134,7 @@ struct RunReport {
     double degraded_s = 0;               // elastic: wall clock lost to slower steps on fewer replicas
     int64_t drops = 0;                   // elastic: failures and evictions the job went on through
     int64_t checkpoints = 0;             // started
+    int64_t local_losses = 0;            // node-local tier: rollbacks past a local checkpoint lost with a node
     std::vector<int64_t> interruptions;  // per cause, in RunSpec::failures' order
     int64_t failures() const;
     // Failures and evictions that restarted the whole job.
