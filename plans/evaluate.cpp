@@ -6,10 +6,6 @@
 #include "sim/error.h"
 #include "workloads/serving/serving_memory.h"
 
-#include <algorithm>
-#include <map>
-#include <memory>
-
 namespace fathom::plans {
 
 std::unique_ptr<models::CostModel> cost_model_for(const hardware::AcceleratorSpec& acc,
@@ -95,36 +91,6 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     return out;
 }
 
-namespace {
-
-// The steps of elastic recovery's layouts, each priced once by the step model as the run reaches it
-// (the run's spec keeps this for a later replay: it holds copies, not references).
-ElasticSteps elastic_steps(const Scenario& s, const workloads::StepReport& step, const EvaluationContext& context) {
-    ElasticSteps out;
-    for (const workloads::StageReport& st : step.stages)
-        out.state_bytes_per_gpu = std::max(out.state_bytes_per_gpu, st.memory.weights + st.memory.optimizer);
-    struct Priced {
-        models::ModelSpec model;
-        hardware::ClusterSpec cluster;
-        workloads::TrainingPlan plan;
-        EvaluationContext context;
-        std::map<int, double> steps;
-    };
-    auto priced = std::make_shared<Priced>(Priced{s.model, s.cluster, *s.training(), context, {}});
-    out.step_s = [priced](int out_nodes) {
-        const auto [it, fresh] = priced->steps.emplace(out_nodes, 0.0);
-        if (!fresh) return it->second;
-        const std::optional<DegradedLayout> d = degraded_layout(priced->cluster, priced->plan, out_nodes);
-        if (!d) return 0.0;
-        const Outcome o = evaluate_training(priced->model, d->cluster, d->plan, priced->context, {});
-        if (o.ok() && !o.training()->out_of_memory) it->second = o.training()->step_time_s;
-        return it->second;
-    };
-    return out;
-}
-
-}  // namespace
-
 Outcome evaluate(const Scenario& s, const EvaluationContext& context, const EvaluateOptions& options) {
     return std::visit(
         [&](const auto& plan) -> Outcome {
@@ -133,9 +99,8 @@ Outcome evaluate(const Scenario& s, const EvaluationContext& context, const Eval
                 Outcome out = evaluate_training(s.model, s.cluster, plan, context, options);
                 // The run's steps are the step priced once; a plan that does not fit has no run.
                 if (s.run && out.ok() && !out.training()->out_of_memory) {
-                    const ElasticSteps elastic = s.run->recovery == Recovery::Elastic
-                                                     ? elastic_steps(s, *out.training(), context)
-                                                     : ElasticSteps{};
+                    const ElasticSteps elastic =
+                        s.run->recovery == Recovery::Elastic ? elastic_steps(s, context) : ElasticSteps{};
                     RunPlan run = plan_run(s, out.training()->step_time_s, *context.catalog, elastic);
                     RunSummary summary = simulate_runs(run);
                     out.run = Outcome::Run{std::move(run), std::move(summary)};

@@ -4,10 +4,12 @@
 #include "plans/search_keys.h"
 
 #include "plans/key_decl.h"
+#include "plans/run_request.h"
 #include "plans/search.h"
 #include "plans/search_objective.h"
 #include "plans/search_product.h"
 #include "sim/error.h"
+#include "sim/units.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
@@ -131,6 +133,29 @@ void set_prices(S& s, const KeyValue& v) {
 KeyValue get_prices(const S& s) {
     std::vector<std::string> v;
     for (const auto& [id, usd] : s.prices) v.push_back(id + "=" + format_value(usd));
+    return joined(v);
+}
+
+// search.checkpoint_interval: times with their units ("30 min"), held as a comma-joined list.
+void set_intervals(S& s, const KeyValue& v) {
+    s.checkpoint_intervals_s.clear();
+    for (const auto& e : split_choices(to_str(v))) {
+        double x = 0;
+        try {
+            x = sim::parse_quantity(e, sim::Dimension::Time);
+        } catch (const std::exception& err) {
+            throw sim::InputError(err.what(), "", 0, "search.checkpoint_interval");
+        }
+        if (!(x > 0) || !(x <= 3.2e7))
+            throw sim::InputError("'" + e + "': an interval must be between 1 ns and 3.2e7 s", "", 0,
+                                  "search.checkpoint_interval");
+        s.checkpoint_intervals_s.push_back(x);
+    }
+}
+
+KeyValue get_intervals(const S& s) {
+    std::vector<std::string> v;
+    for (double x : s.checkpoint_intervals_s) v.push_back(format_value(x) + " s");
     return joined(v);
 }
 
@@ -319,6 +344,24 @@ void add_settings(std::vector<SearchKey>& k) {
                     "USD per GPU-hour of each device type, as ID=USD entries (h200-sxm-141gb=3.5)")
                     .shown_as("list of text")
                     .setting(F, T, {&set_prices, &get_prices}, "search.price_per_gpu_hour for every type"));
+    k.push_back(
+        Row("search.checkpoint_interval", KeyType::ChoiceList,
+            "whole runs (a `run` section): checkpoint intervals tried for every plan that fits, times with "
+            "units ([10 min, 30 min, 1 h]); the runs are ranked by time to target")
+            .shown_as("list of times")
+            .setting(T, F, {&set_intervals, &get_intervals}, "run.checkpoint_interval (or its Young/Daly default)"));
+    k.push_back(Row("search.checkpoint_method", KeyType::ChoiceList,
+                    "whole runs: checkpoint methods tried (run.checkpoint_method)")
+                    .choices(sim::choices<CheckpointMethod>())
+                    .setting(T, F, member<&S::checkpoint_methods>(), "run.checkpoint_method"));
+    k.push_back(Row("search.spare_nodes", KeyType::IntegerList,
+                    "whole runs: spare-node pools tried (run.spare_nodes; with run.repair)")
+                    .range(0, 1e9)
+                    .setting(T, F, member<&S::spare_nodes>(), "run.spare_nodes"));
+    k.push_back(Row("search.recovery", KeyType::ChoiceList,
+                    "whole runs: recoveries tried (run.recovery; elastic with run.reconfigure)")
+                    .choices(sim::choices<Recovery>())
+                    .setting(T, F, member<&S::recoveries>(), "run.recovery"));
     k.push_back(Row("search.top", KeyType::Integer, "rows of the printed ranking")
                     .range(1, 100000)
                     .setting(T, T, member<&S::top>(), "10"));

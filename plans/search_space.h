@@ -46,6 +46,18 @@ struct SearchSpace {
     int phases = 1;
     double restart_s = 0;
 
+    // A scenario with a `run` section: the whole-run settings tried for every plan that fits, the
+    // runs ranked by time to target (plans/run_search.h). An empty list takes the run section's.
+    std::vector<double> checkpoint_intervals_s;
+    std::vector<std::string> checkpoint_methods;  // run.checkpoint_method's choices
+    std::vector<int64_t> spare_nodes;
+    std::vector<std::string> recoveries;  // run.recovery's choices
+
+    bool has_run_axes() const {
+        return !checkpoint_intervals_s.empty() || !checkpoint_methods.empty() || !spare_nodes.empty() ||
+               !recoveries.empty();
+    }
+
     // The values given for the axis at `path`; null when it takes its default rule.
     const std::vector<KeyValue>* given(const std::string& path) const {
         const auto it = axes.find(path);

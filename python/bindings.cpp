@@ -8,6 +8,7 @@
 #include "plans/capacity.h"
 #include "plans/evaluate.h"
 #include "plans/report.h"
+#include "plans/run_search.h"
 #include "plans/search.h"
 #include "plans/search_report.h"
 #include "plans/serving_search.h"
@@ -157,7 +158,9 @@ struct SearchOut {
     std::string share;
     int64_t counts[4] = {0, 0, 0, 0};
     bool truncated = false;
-    std::string truncation;  // why the enumeration stopped short ("" when it did not)
+    std::string truncation;           // why the enumeration stopped short ("" when it did not)
+    std::vector<plans::Record> runs;  // whole runs (a `run` section), ranked by time to target
+    std::vector<int64_t> run_ranking;
 };
 
 // `r` (a search's result, or this process's share of it) with the shares of the other ranks
@@ -165,11 +168,12 @@ struct SearchOut {
 template <typename R, typename C, typename Encode, typename Merge, typename Finalize>
 SearchOut collect(R r, const plans::Partition& partition, const std::vector<std::string>& shares, Encode encode,
                   Merge merge, Finalize finalize, const std::vector<plans::CandidateField<C>>& fields,
-                  plans::Objective objective) {
+                  plans::Objective objective, R* merged = nullptr) {
     SearchOut out;
     out.share = encode(r, partition);
     for (const auto& s : shares) merge(r, s);
     if (!shares.empty()) finalize(r);
+    if (merged) *merged = r;
     for (const auto& c : r.candidates) out.rows.push_back(plans::candidate_record(c, fields, objective));
     out.ranking = r.ranking;
     out.counts[0] = r.evaluated, out.counts[1] = r.pruned, out.counts[2] = r.out_of_memory, out.counts[3] = r.skipped;
@@ -192,13 +196,22 @@ py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, 
         py::gil_scoped_release release;
         try {
             const auto& sc = l.scenario;
-            if (const auto* base = sc.training())
+            if (const auto* base = sc.training()) {
+                plans::SearchResult merged;
                 out = collect(
                     plans::search_training(sc.model, sc.cluster, *base, space, l.context, opt), opt.partition, shares,
                     plans::encode_search_share, plans::merge_search_share,
                     [&](plans::SearchResult& r) { plans::finalize_training_search(r, space); },
-                    plans::training_candidate_fields(), space.objective);
-            else
+                    plans::training_candidate_fields(), space.objective, &merged);
+                // Whole runs once the plans are all there (one process, or the merge of the shares).
+                if (sc.run && (size <= 1 || !shares.empty())) {
+                    plans::SearchOptions whole = opt;
+                    whole.partition = {};
+                    const plans::RunSearchResult runs = plans::search_runs(sc, space, merged, l.context, whole);
+                    out.runs = plans::run_search_records(runs, merged);
+                    out.run_ranking = runs.ranking;
+                }
+            } else
                 out = collect(
                     plans::search_serving(sc.model, sc.cluster, *sc.serving(), space, l.context, sc.seed, opt),
                     opt.partition, shares, plans::encode_serving_search_share, plans::merge_serving_search_share,
@@ -220,7 +233,8 @@ py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, 
                     py::arg("ranking") = out.ranking, py::arg("evaluated") = out.counts[0],
                     py::arg("pruned") = out.counts[1], py::arg("out_of_memory") = out.counts[2],
                     py::arg("skipped") = out.counts[3], py::arg("truncated") = out.truncated,
-                    py::arg("truncation") = out.truncation, py::arg("share") = py::bytes(out.share));
+                    py::arg("truncation") = out.truncation, py::arg("share") = py::bytes(out.share),
+                    py::arg("runs") = records(out.runs), py::arg("run_ranking") = out.run_ranking);
 }
 
 py::list compare(const std::string& path, bool other_metrics, const std::string& only_case) {

@@ -26,8 +26,16 @@ plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, con
         run.fail(run.has("stragglers_per_node_day") ? "stragglers_per_node_day" : "straggler_slowdown",
                  "run.stragglers_per_node_day, run.straggler_slowdown and run.straggler_detect go together (how "
                  "often, how slow, how long until eviction)");
+    // The pause is the elastic recovery's, which the run or its search (search.recovery) tries.
+    bool searched = false;
+    if (root.has("search") && root.child("search").is_map() && root.child("search").has("recovery")) {
+        const Node list = root.child("search").child("recovery");
+        if (list.is_scalar()) searched = list.scalar() == "elastic";
+        else
+            for (const Node& x : list.items()) searched = searched || (x.is_scalar() && x.scalar() == "elastic");
+    }
     const bool elastic = r.recovery == plans::Recovery::Elastic;
-    if (elastic != run.has("reconfigure"))
+    if (elastic ? !run.has("reconfigure") : run.has("reconfigure") && !searched)
         run.fail(elastic ? "recovery" : "reconfigure",
                  "run.recovery elastic and run.reconfigure go together (the job's pause as replicas leave or "
                  "rejoin)");

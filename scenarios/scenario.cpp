@@ -300,10 +300,10 @@ void collect_warnings(const Node& root, plans::Scenario& s, const plans::Catalog
             warn(cluster, key,
                  "a training step does not use the host link or the storage tiers (no offload is modelled; a "
                  "`run` section's checkpoints do): this key cannot change the result");
-    if (s.run && s.search)
-        warn(root, "run",
-             "fathom search ranks plans by their step (its objective); the whole run is simulated by fathom run "
-             "only (a search over checkpoint and spare settings by time to target is not yet modelled)");
+    if (!s.run && s.search && s.search->has_run_axes())
+        warn(root, "search",
+             "search.checkpoint_interval, checkpoint_method, spare_nodes and recovery are tried on whole runs: "
+             "without a `run` section they cannot change the result");
     if (s.run && s.run->failures != "none") {
         const hardware::FailureRatesSpec& rates = catalog.failure_rates(s.run->failures);
         if (rates.accelerator != s.cluster.accelerator.id)

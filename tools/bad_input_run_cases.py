@@ -45,6 +45,11 @@ def run_cases(add):
          "  restart: 10 min\n  recovery: elastic\n  reconfigure: 1 s\n"),
     ):
         add("run-class", name, {"s.yaml": run(old, new)}, "run", "IN")
+    for name, search in (
+        ("run search interval without a unit", "search:\n  checkpoint_interval: [10]\n"),
+        ("run search spares without a repair time", "search:\n  tp: [1]\n  spare_nodes: [0, 2]\n"),
+    ):
+        add("run-class", name, {"s.yaml": RUN + search}, "search", "IN")
     add("run-class", "run section in a serving scenario",
         {"s.yaml": SYNTHETIC + "run: {target_steps: 10}\n"}, "validate", "IN")
     add("run-class", "run --set failures unknown", {"s.yaml": RUN}, "validate", "IN", "--set", "run.failures=x")
@@ -76,6 +81,8 @@ RUN_EXPECT = {
     'run elastic without a reconfiguration time': "s.yaml:30: key 'run.recovery': run.recovery elastic and run.reconfigure go together",
     'run reconfiguration time without elastic': "s.yaml:30: key 'run.reconfigure': run.recovery elastic and run.reconfigure go together",
     'run elastic with every replica on one node': "s.yaml:30: key 'run.recovery': elastic: a failed node would take every data-parallel replica",
+    'run search interval without a unit': "s.yaml:31: key 'search.checkpoint_interval': missing unit",
+    'run search spares without a repair time': "s.yaml: key 'search.spare_nodes': spare pools need a node's time out for repair",
     'run section in a serving scenario': "s.yaml:13: key 'run': key 'run' belongs to training scenarios",
     'run --set failures unknown': "s.yaml: key 'run.failures': unknown failure-rate profile 'x'",
 }

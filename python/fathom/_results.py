@@ -137,7 +137,9 @@ class CapacityResult(_Summary):
 class SearchResult:
     """A plan search: every candidate (evaluated, pruned with its reason, out of memory), the
     ranking (candidate indices, best first), and to_pandas() with a `rank` column (NaN for the
-    candidates not ranked)."""
+    candidates not ranked). With a `run` section, the whole runs of the plans that fit crossed with
+    the search's run settings: .runs (records), .run_ranking (fastest to target first) and
+    runs_to_pandas()."""
 
     def __init__(self, report):
         self.kind = report["kind"]
@@ -148,6 +150,8 @@ class SearchResult:
         self.out_of_memory, self.skipped = report["out_of_memory"], report["skipped"]
         self.truncated = report["truncated"]
         self.truncation = report["truncation"]  # why the enumeration stopped short, "" when it did not
+        self.runs = report.get("runs", [])
+        self.run_ranking = list(report.get("run_ranking", []))
 
     @property
     def best(self):
@@ -158,6 +162,14 @@ class SearchResult:
         df = _frame(self.candidates)
         rank = {index: k + 1 for k, index in enumerate(self.ranking)}
         df["rank"] = df["index"].map(rank)
+        return df
+
+    def runs_to_pandas(self):
+        """One row per whole run (plan and run settings) with a `rank` column by time to target."""
+        df = _frame(self.runs)
+        if len(self.runs):
+            rank = {index: k + 1 for k, index in enumerate(self.run_ranking)}
+            df["rank"] = df["index"].map(rank)
         return df
 
     def __repr__(self):

@@ -197,6 +197,9 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"search.disaggregation", {"off", "on"}},
         {"search.policy", registry_names(workloads::serving::policy_registry())},
         {"search.prices", {}},
+        {"search.checkpoint_interval", {}},  // a free list: times with units
+        {"search.checkpoint_method", sim::choices<CheckpointMethod>()},
+        {"search.recovery", sim::choices<Recovery>()},
     };
     std::vector<const KeyInfo*> declared;
     for (const auto& k : scenario_keys())

@@ -44,6 +44,21 @@ def test_training_run_and_stages_match_the_cli():
     assert df["memory_bytes.total"][0] == r.peak_memory_bytes  # dotted names are single columns
 
 
+def test_run_search_matches_the_cli():
+    # A search over whole runs (plans that fit x run settings, ranked by time to target):
+    # the runs' records and ranking, bit-identical to `fathom search --json`'s whole_runs.
+    scenario = os.path.join(EX, "run-search-llama3-70b-1kxh100.yaml")
+    r = fathom.search(scenario, threads=2, run__seeds=10)
+    cli = cli_json("search", scenario, "--set", "run.seeds=10")["whole_runs"]
+    assert r.run_ranking == cli["ranking"]
+    assert len(r.runs) == len(cli["runs"]) == 4 * 36
+    best = r.runs[r.run_ranking[0]]
+    assert best["time_to_target_s.p50"] == cli["runs"][cli["ranking"][0]]["time_to_target_s"]["p50"]
+    df = r.runs_to_pandas()
+    assert df.loc[df["rank"] == 1, "index"].iloc[0] == r.run_ranking[0]
+    assert set(df["recovery"]) == {"restart", "elastic"}
+
+
 def test_whole_run_matches_the_cli():
     # A whole run (the example's 16k-GPU Llama 3.1 405B pre-training, 20 seeds): the run.* fields
     # and the interruptions by cause, bit-identical to `fathom run --json`.

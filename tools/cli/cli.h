@@ -165,6 +165,12 @@ bool run_search(const std::string& file, const char* what, const MpiWorld& mpi, 
     }
     return true;
 }
+// `fathom search` with a `run` section (tools/cli/run_search_output.cpp): the whole runs of the
+// plans that fit crossed with the search's run settings, printed ranked by time to target; returned
+// as JSON ({"runs": records, "ranking": indices}).
+nlohmann::json print_run_search(const plans::Scenario& s, const plans::SearchSpace& space,
+                                const plans::SearchResult& plans, const plans::EvaluationContext& ctx,
+                                const plans::SearchOptions& options);
 // The serving half of `fathom search` (tools/cli/search_serving.cpp), for a loaded serving scenario.
 int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog);
 

@@ -228,6 +228,7 @@ int cmd_search(const Args& a) {
                            r.candidates[static_cast<size_t>(r.ranking[0])].goodput_tokens_per_s,
                            r.candidates[static_cast<size_t>(r.ranking[1])].goodput_tokens_per_s, s.cluster.accelerator);
     const nlohmann::json adaptive = print_training_findings(s, space, r);
+    const nlohmann::json runs = s.run ? print_run_search(s, space, r, ctx, opt) : nlohmann::json();
     if (!a.out.empty()) write_file(a.out, records_csv(records, csv_columns));
     if (!a.json.empty()) {
         nlohmann::json j = search_json(r, records);
@@ -235,6 +236,7 @@ int cmd_search(const Args& a) {
         j["objective"] = sim::name(space.objective);
         j["adaptive_run"] = adaptive;
         j["rank_gap"] = gap;
+        j["whole_runs"] = runs;
         write_json(a.json, j);
     }
     return 0;
