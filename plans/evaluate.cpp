@@ -2,7 +2,7 @@
 
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
-#include "plans/run_elastic.h"
+#include "plans/run_steps.h"
 #include "sim/error.h"
 #include "workloads/serving/serving_memory.h"
 
@@ -99,9 +99,9 @@ Outcome evaluate(const Scenario& s, const EvaluationContext& context, const Eval
                 Outcome out = evaluate_training(s.model, s.cluster, plan, context, options);
                 // The run's steps are the step priced once; a plan that does not fit has no run.
                 if (s.run && out.ok() && !out.training()->out_of_memory) {
-                    const ElasticSteps elastic =
-                        s.run->recovery == Recovery::Elastic ? elastic_steps(s, context) : ElasticSteps{};
-                    RunPlan run = plan_run(s, out.training()->step_time_s, *context.catalog, elastic);
+                    const RunSteps steps = run_steps(s, context, s.run->recovery == Recovery::Elastic,
+                                                     s.run->method == CheckpointMethod::Async);
+                    RunPlan run = plan_run(s, out.training()->step_time_s, *context.catalog, steps);
                     RunSummary summary = simulate_runs(run);
                     out.run = Outcome::Run{std::move(run), std::move(summary)};
                 }

@@ -126,6 +126,9 @@ void add_run(Report& rep, const Outcome::Run& run) {
     s.add("run.checkpoint.stall_s", p.checkpoint.stall_s);
     s.add("run.checkpoint.durable_s", p.checkpoint.durable_s);
     s.add("run.checkpoint.load_s", p.checkpoint.load_s);
+    s.add("run.checkpoint.drain_nic_share", p.checkpoint.drain_nic_share);
+    s.add("run.checkpoint.drain_slowdown", p.spec.checkpoint.drain_slowdown);
+    s.add("run.lost_s.drain", r.drain_s);
     s.add("run.checkpoint.node_local", p.checkpoint.node_local);
     s.add("run.checkpoint.ssd_replicas", static_cast<int64_t>(p.checkpoint.ssd_replicas));
     s.add("run.checkpoint.persist_every", p.checkpoint.persist_every);

@@ -206,6 +206,13 @@ CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::C
     if (r.ssd_replicas > 0 && k.tier != CheckpointTier::Ssd)
         out.violations.push_back({"run.ssd_replicas", "copies on other nodes' SSDs are for run.checkpoint_tier ssd"});
     k.node_local = k.tier == CheckpointTier::Ssd && r.ssd_replicas == 0;
+    k.drain_nic_bytes = k.tier == CheckpointTier::Storage  ? per_node
+                        : k.tier == CheckpointTier::Memory ? per_node * r.memory_replicas
+                                                           : per_node * r.ssd_replicas;
+    if (r.method == CheckpointMethod::Async && k.write_s > 0) {
+        const double nics = c.node_nic_achievable();
+        k.drain_nic_share = std::min(k.drain_nic_bytes / k.write_s, nics / 2) / nics;
+    }
     price_persist(c, r, per_node, out);
     if (r.checkpoint_interval_s > 0 && k.persist_every > 0 &&
         k.persist_s > static_cast<double>(k.persist_every) * r.checkpoint_interval_s)
@@ -227,7 +234,7 @@ double RunPlan::failures_per_hour() const {
     return x;
 }
 
-RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const ElasticSteps& elastic) {
+RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const RunSteps& steps) {
     const workloads::TrainingPlan& plan = *s.training();
     const RunRequest& r = *s.run;
     RunPlan out;
@@ -260,6 +267,8 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const
     interval = std::isfinite(interval) ? std::ceil(interval / step_s - 1e-9) * step_s : 0.0;
     out.spec.checkpoint = {interval,          k.cost.stall_s,       k.cost.durable_s, k.cost.load_s,
                            k.cost.node_local, k.cost.persist_every, k.cost.persist_s, k.cost.persist_load_s};
+    if (k.cost.drain_nic_share > 0 && steps.drain_step_s > 0)
+        out.spec.checkpoint.drain_slowdown = std::max(1.0, steps.drain_step_s / step_s);
     if (k.cost.persist_every > 0 && k.cost.persist_s > static_cast<double>(k.cost.persist_every) * interval)
         throw plan_error({{"run.persist_every", fmt("a persisted checkpoint drains for %.4g s, ", k.cost.persist_s) +
                                                     fmt("longer than %.0f default intervals: the file system would "
@@ -277,11 +286,11 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const
         workloads::run::Elastic& e = out.spec.elastic;
         e.enabled = true;
         e.reconfigure_s = r.reconfigure_s;
-        e.copy_s = elastic.state_bytes_per_gpu * s.cluster.gpus_per_node / s.cluster.node_nic_achievable();
+        e.copy_s = steps.state_bytes_per_gpu * s.cluster.gpus_per_node / s.cluster.node_nic_achievable();
         out.replicas_per_node = replicas_per_node(s.cluster, plan);
-        if (elastic.step_s)
-            e.slowdown = [steps = elastic.step_s, step_s](int out_nodes) {
-                const double t = steps(out_nodes);
+        if (steps.degraded_step_s)
+            e.slowdown = [degraded = steps.degraded_step_s, step_s](int out_nodes) {
+                const double t = degraded(out_nodes);
                 return t > 0 && std::isfinite(t) ? std::max(1.0, t / step_s) : 0.0;
             };
     }
@@ -358,6 +367,7 @@ RunSummary simulate_runs(const RunPlan& plan) {
         out.degraded_s += r.degraded_s;
         out.drops += static_cast<double>(r.drops);
         out.local_losses += static_cast<double>(r.local_losses);
+        out.drain_s += r.drain_s;
         out.restarts += static_cast<double>(r.restarts());
         out.evictions += static_cast<double>(r.evictions);
         out.load_s += r.load_s;
@@ -368,7 +378,7 @@ RunSummary simulate_runs(const RunPlan& plan) {
             out.interruptions[c] += static_cast<double>(r.interruptions[c]);
     }
     const double n = plan.seeds;
-    for (double* x : {&out.local_losses, &out.reconfigure_s, &out.degraded_s, &out.drops, &out.restarts,
+    for (double* x : {&out.drain_s, &out.local_losses, &out.reconfigure_s, &out.degraded_s, &out.drops, &out.restarts,
                       &out.straggler_s, &out.evictions, &out.lost_work_s, &out.detect_s, &out.node_wait_s,
                       &out.restart_s, &out.load_s, &out.checkpoint_stall_s, &out.checkpoints, &out.failures})
         *x /= n;

@@ -30,7 +30,8 @@ namespace fathom::plans {
 //  - On the SSDs each node's share is lost with the node unless run.ssd_replicas peers hold a
 //    copy (sent over the NICs); every run.persist_every-th checkpoint can also drain to the file
 //    system (multi-level), which survives anything.
-//  - Not yet modelled (said): the drain's contention with training for PCIe and the NICs.
+//  - An asynchronous drain over the NICs takes its share of them from training (drain_nic_share):
+//    the steps it overlaps are priced by the step model with the NICs that are left.
 struct CheckpointCost {
     CheckpointMethod method = CheckpointMethod::Async;
     CheckpointTier tier = CheckpointTier::Ssd;
@@ -45,6 +46,13 @@ struct CheckpointCost {
     int ssd_replicas = 0;
     int64_t persist_every = 0;
     double persist_write_s = 0, persist_s = 0, persist_load_s = 0;
+    // An asynchronous drain's traffic over each node's NICs (to the file system, or to peers'
+    // memory or SSDs) and the share of the NICs it takes from training: max-min fair, its own rate
+    // (bytes / write_s, bounded by its tier) up to half of them. 0 for synchronous checkpoints
+    // (training is stalled) and for a drain to the node's own SSDs (off the NICs; the host's
+    // PCIe lanes to the drives are not the GPUs' and NICs' links). The drain's own slowing by
+    // training's traffic is not modelled (its write time is its tier's).
+    double drain_nic_bytes = 0, drain_nic_share = 0;
 };
 
 // The training state a checkpoint holds (above): 2 bytes a parameter and 12 a trained one (the
@@ -68,13 +76,15 @@ double tokens_per_step(const workloads::TrainingPlan& plan);
 int64_t target_steps(const RunRequest& request, const workloads::TrainingPlan& plan, double step_s,
                      std::vector<Violation>& out);
 
-// Elastic recovery's inputs from the step model (run.recovery elastic): the step time with `out`
-// failed nodes' replicas out (plans/run_elastic.h's layout; 0 when it cannot run: out of memory, a
-// plan check), and the training state a GPU holds (weights and optimizer state: what a rejoining
-// node copies from a healthy peer).
-struct ElasticSteps {
-    std::function<double(int out)> step_s;
+// What a run takes from the step model beyond its step (plans/run_steps.h): with elastic recovery,
+// the step time with `out` failed nodes' replicas out (plans/run_elastic.h's layout; 0 when it
+// cannot run: out of memory, a plan check) and the training state a GPU holds (weights and
+// optimizer state: what a rejoining node copies from a healthy peer); with asynchronous
+// checkpoints, the step while a drain shares the NICs (0: not priced, no slowdown).
+struct RunSteps {
+    std::function<double(int out)> degraded_step_s;
     double state_bytes_per_gpu = 0;
+    double drain_step_s = 0;
 };
 
 struct RunPlan {
@@ -92,10 +102,10 @@ struct RunPlan {
 
     double failures_per_hour() const;
 };
-// The run of a training scenario with a `run` section, its step taking step_s (elastic recovery:
-// `elastic` the steps on fewer replicas). Throws the violations as plan_error (the scenario parser
-// has already refused those it could see).
-RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const ElasticSteps& elastic = {});
+// The run of a training scenario with a `run` section, its step taking step_s (`steps`: the steps
+// on fewer replicas and behind a drain, when the run needs them). Throws the violations as
+// plan_error (the scenario parser has already refused those it could see).
+RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const RunSteps& steps = {});
 
 // A run too large to simulate: its expected events over the seeds (about three a failure) past
 // `max_events` (1e8: about 3 s here), or a job that fails so often that it almost never finishes a
@@ -113,6 +123,7 @@ struct RunSummary {
     double straggler_s = 0, evictions = 0;
     double reconfigure_s = 0, degraded_s = 0, drops = 0, restarts = 0;  // elastic drops; whole-job restarts
     double local_losses = 0;            // rollbacks past a local checkpoint lost with its node
+    double drain_s = 0;                 // steps slowed by checkpoint drains sharing the NICs
     std::vector<double> interruptions;  // per cause
     // The closed form's expected time to target (synchronous checkpoints, exponential failures,
     // unlimited spares, no stragglers, restarts only, checkpoints that survive a node; else negative).

@@ -1,13 +1,6 @@
 #include "plans/run_elastic.h"
 
-#include "plans/evaluate.h"
-#include "workloads/training/training_memory.h"
-
-#include <algorithm>
 #include <limits>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 
 namespace fathom::plans {
@@ -51,37 +44,6 @@ std::optional<DegradedLayout> degraded_layout(const hardware::ClusterSpec& clust
     d.plan.training.global_batch = static_cast<int>(batch);
     d.cluster.nodes = static_cast<int>(dp * replica_gpus(plan) / cluster.gpus_per_node);
     return d;
-}
-
-ElasticSteps elastic_steps(const Scenario& s, const EvaluationContext& context) {
-    ElasticSteps out;
-    const workloads::TrainingPlan& plan = *s.training();
-    for (const workloads::StageMemory& st : workloads::estimate_training_memory(s.model, s.cluster, plan).stages)
-        out.state_bytes_per_gpu = std::max(out.state_bytes_per_gpu, st.memory.weights + st.memory.optimizer);
-    struct Priced {
-        models::ModelSpec model;
-        hardware::ClusterSpec cluster;
-        workloads::TrainingPlan plan;
-        EvaluationContext context;
-        std::map<int, double> steps;
-        std::mutex mutex;  // runs of several threads may share one plan's steps (a run search)
-    };
-    auto priced = std::make_shared<Priced>();
-    priced->model = s.model;
-    priced->cluster = s.cluster;
-    priced->plan = plan;
-    priced->context = context;
-    out.step_s = [priced](int out_nodes) {
-        const std::lock_guard<std::mutex> lock(priced->mutex);
-        const auto [it, fresh] = priced->steps.emplace(out_nodes, 0.0);
-        if (!fresh) return it->second;
-        const std::optional<DegradedLayout> d = degraded_layout(priced->cluster, priced->plan, out_nodes);
-        if (!d) return 0.0;
-        const Outcome o = evaluate_training(priced->model, d->cluster, d->plan, priced->context, {});
-        if (o.ok() && !o.training()->out_of_memory) it->second = o.training()->step_time_s;
-        return it->second;
-    };
-    return out;
 }
 
 }  // namespace fathom::plans

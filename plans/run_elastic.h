@@ -4,8 +4,6 @@
 // to price once per depth reached.
 #include "hardware/spec.h"
 #include "plans/constraints.h"
-#include "plans/context.h"
-#include "plans/run.h"
 #include "plans/run_request.h"
 #include "workloads/training/training_plan.h"
 
@@ -35,11 +33,5 @@ struct DegradedLayout {
 };
 std::optional<DegradedLayout> degraded_layout(const hardware::ClusterSpec& cluster, const workloads::TrainingPlan& plan,
                                               int out);
-
-// The scenario's elastic steps: each degraded layout priced by the step model once, when a run
-// first reaches it (the returned function holds copies of the scenario's parts and the context, so
-// it outlives them: a later replay of the run calls it again; threads may share it), and the training state a GPU holds
-// (weights and optimizer state, the memory estimate's worst stage).
-ElasticSteps elastic_steps(const Scenario& s, const EvaluationContext& context);
 
 }  // namespace fathom::plans

@@ -1,6 +1,6 @@
 #include "plans/run_search.h"
 
-#include "plans/run_elastic.h"
+#include "plans/run_steps.h"
 #include "sim/error.h"
 
 #include <algorithm>
@@ -64,14 +64,17 @@ RunSearchResult search_runs(const Scenario& s, const SearchSpace& space, const S
                                   " runs to simulate (fewer settings, or fewer plans: search.top does not limit "
                                   "them, the axes do)",
                               s.file, 0, "search.checkpoint_interval");
-    // One scenario per plan (its run section replaced per setting), and its elastic steps, shared.
+    // One scenario per plan (its run section replaced per setting), and its steps beside its own
+    // (degraded, behind a drain), shared by its settings.
     std::vector<Scenario> scenarios(fitting.size(), s);
-    std::vector<ElasticSteps> elastic(fitting.size());
+    std::vector<RunSteps> steps(fitting.size());
     const bool any_elastic = std::any_of(settings.begin(), settings.end(),
                                          [](const RunRequest& r) { return r.recovery == Recovery::Elastic; });
+    const bool any_async = std::any_of(settings.begin(), settings.end(),
+                                       [](const RunRequest& r) { return r.method == CheckpointMethod::Async; });
     for (size_t i = 0; i < fitting.size(); ++i) {
         scenarios[i].plan = plans.candidates[static_cast<size_t>(fitting[i])].plan;
-        if (any_elastic) elastic[i] = elastic_steps(scenarios[i], context);
+        steps[i] = run_steps(scenarios[i], context, any_elastic, any_async);
     }
     out.candidates.resize(fitting.size() * settings.size());
     run_candidates(out.candidates.size(), options, [&](size_t i) {
@@ -84,8 +87,7 @@ RunSearchResult search_runs(const Scenario& s, const SearchSpace& space, const S
         Scenario one = scenarios[p];
         one.run = c.request;
         try {
-            const RunPlan run = plan_run(one, c.step_time_s, *context.catalog,
-                                         c.request.recovery == Recovery::Elastic ? elastic[p] : ElasticSteps{});
+            const RunPlan run = plan_run(one, c.step_time_s, *context.catalog, steps[p]);
             c.interval_s = run.spec.checkpoint.interval_s;
             c.summary = simulate_runs(run);
             c.ok = true;

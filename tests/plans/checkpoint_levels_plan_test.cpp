@@ -3,6 +3,7 @@
 // refusals by key, and a run on local SSDs against the same run with copies or a persisted level.
 #include "plans/evaluate.h"
 #include "plans/run.h"
+#include "plans/run_steps.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
@@ -123,4 +124,38 @@ TEST_CASE("a run on local SSDs loses more to node failures than with copies or a
     CHECK(l.lost_work_s > c.lost_work_s);
     CHECK(a.wall_mean_s > l.wall_mean_s);
     CHECK(l.wall_mean_s > c.wall_mean_s);
+}
+
+TEST_CASE("an asynchronous drain over the NICs takes its share of them from training's steps", "[plans][run]") {
+    // To the file system: each node's quarter at its client's 20 GB/s, a small share of the node's
+    // 8 x 400G NICs; to peers' host memory: as fast as the NICs go, so half of them (max-min fair
+    // with training's flows); to the node's own SSDs, or synchronous: none.
+    std::string fs = scenario(4, "");
+    fs.replace(fs.find("  checkpoint_tier: ssd\n"), 22, "  checkpoint_tier: storage\n");
+    const plans::Scenario on_fs = load(fs);
+    const plans::CheckpointCost f = cost(on_fs);
+    const double nics = on_fs.cluster.node_nic_achievable();
+    CHECK(f.drain_nic_bytes == Approx(f.bytes / 4));
+    CHECK(f.drain_nic_share == Approx(20e9 / nics));
+    std::string mem = scenario(4, "");
+    mem.replace(mem.find("  checkpoint_tier: ssd\n"), 22, "  checkpoint_tier: memory\n");
+    mem.replace(mem.find("  storage: superpod-h100-best\n"), 30, "  host_memory: 2 TB\n");
+    const plans::Scenario in_memory = load(mem);
+    CHECK(cost(in_memory).drain_nic_share == Approx(0.5));
+    CHECK(cost(load(scenario(4, ""))).drain_nic_share == 0);
+    std::string sync = mem;
+    sync.replace(sync.find("  checkpoint_tier: memory\n"), 26,
+                 "  checkpoint_tier: memory\n  checkpoint_method: sync\n");
+    CHECK(cost(load(sync)).drain_nic_share == 0);
+    // The step behind the drain is the step model's with half the NIC bandwidth: the 16
+    // data-parallel replicas' gradient reduction crosses the nodes, so it is slower, and the run's
+    // steps take that much longer while a drain is in flight.
+    const plans::Outcome o = plans::evaluate(in_memory, testing::source_context());
+    REQUIRE(o.run);
+    const double step = o.training()->step_time_s;
+    const double behind = plans::step_with_nics(in_memory, testing::source_context(), 0.5);
+    CHECK(behind > step);
+    CHECK(o.run->plan.spec.checkpoint.drain_slowdown == Approx(behind / step).epsilon(1e-12));
+    CHECK(plans::step_with_nics(in_memory, testing::source_context(), 1.0) == step);
+    CHECK(o.run->summary.drain_s > 0);
 }

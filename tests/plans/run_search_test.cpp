@@ -4,7 +4,7 @@
 // reason; settings no run can take refused naming their search key.
 #include "plans/run_search.h"
 
-#include "plans/run_elastic.h"
+#include "plans/run_steps.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
@@ -76,11 +76,9 @@ TEST_CASE("a run search crosses the plans that fit with the run settings, each r
         plans::Scenario one = s;
         one.plan = plans.candidates[static_cast<size_t>(x.plan)].plan;
         one.run = x.request;
-        const plans::ElasticSteps elastic = x.request.recovery == plans::Recovery::Elastic
-                                                ? plans::elastic_steps(one, testing::source_context())
-                                                : plans::ElasticSteps{};
+        const plans::RunSteps steps = plans::run_steps(one, testing::source_context(), true, true);
         const plans::RunSummary y = plans::simulate_runs(plans::plan_run(
-            one, plans.candidates[static_cast<size_t>(x.plan)].step_time_s, testing::source_catalog(), elastic));
+            one, plans.candidates[static_cast<size_t>(x.plan)].step_time_s, testing::source_catalog(), steps));
         CHECK(x.summary.wall_p50_s == y.wall_p50_s);
         CHECK(x.summary.ettr_mean == y.ettr_mean);
     }

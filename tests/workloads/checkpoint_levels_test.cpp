@@ -1,7 +1,8 @@
-// Multi-level checkpoints in whole runs (workloads/run/training_run.h, CheckpointPolicy): on the
-// nodes' own SSDs a checkpoint is lost with a node, so a node's failure goes back to the last
-// persisted one (or the start) while a software failure reads the local one. Checked against runs
-// that differ only in their interval, and against the closed form of a run without checkpoints.
+// Checkpoint levels and drains in whole runs (workloads/run/training_run.h, CheckpointPolicy): on
+// the nodes' own SSDs a checkpoint is lost with a node, so a node's failure goes back to the last
+// persisted one (or the start) while a software failure reads the local one; an asynchronous drain
+// over the NICs slows the steps it overlaps. Checked against runs that differ only in their
+// interval, and against closed forms.
 #include "workloads/run/training_run.h"
 
 #include <catch2/catch.hpp>
@@ -91,4 +92,46 @@ TEST_CASE("local checkpoints and nothing persisted: a node's loss restarts the r
     // The wall time's spread is about its mean (a geometric number of restarts): 4,000 seeds put
     // the mean within about 2.5% (two standard errors).
     CHECK(sum / seeds == Approx(expected).epsilon(0.03));
+}
+
+TEST_CASE("a drain sharing the NICs slows the steps it overlaps, by its window's share of each cycle", "[run]") {
+    // No failures, 100 hours of steps, hourly asynchronous checkpoints stalling 5 s and durable
+    // 305 s after they start: each of the 99 checkpoints drains for 300 s after its stall, steps
+    // 1.5x as long meanwhile: 300 x (1 - 1/1.5) = 100 s more per checkpoint. Wall clock: 360,000 +
+    // 99 x (5 + 100) = 370,395 s, whole cycles passed at once or event by event.
+    RunSpec s = levels(0, 0);
+    s.failures.clear();
+    s.checkpoint = {3600, 5, 305, 300};
+    s.checkpoint.drain_slowdown = 1.5;
+    RunSpec each = s;
+    each.batch_cycles = false;
+    REQUIRE(s.check().empty());
+    const RunReport a = simulate_run(s, 1), b = simulate_run(each, 1);
+    CHECK(a.checkpoints == 99);
+    CHECK(a.drain_s == Approx(9900).epsilon(1e-12));
+    CHECK(a.wall_s == Approx(370'395).epsilon(1e-12));
+    CHECK(b.wall_s == Approx(a.wall_s).epsilon(1e-12));
+    CHECK(b.drain_s == Approx(a.drain_s).epsilon(1e-12));
+    // With failures, stragglers and elastic drops the shortcut still lands on the event-by-event run,
+    // and every second is accounted for.
+    s.failures = {{"gpu", 0.4, true}, {"software", 0.2, false}};
+    s.checkpoint.interval_s = 900;
+    s.stragglers = {0.1, 2.0, 1800};
+    s.elastic.enabled = true;
+    s.elastic.reconfigure_s = 30;
+    s.elastic.copy_s = 60;
+    s.elastic.slowdown = [](int out) { return out <= 2 ? 1.0 + 0.1 * out : 0.0; };
+    each = s;
+    each.batch_cycles = false;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        const RunReport x = simulate_run(s, seed), y = simulate_run(each, seed);
+        CHECK(x.wall_s == Approx(y.wall_s).epsilon(1e-9));
+        CHECK(x.drain_s == Approx(y.drain_s).epsilon(1e-9));
+        CHECK(x.drain_s > 0);
+        CHECK(x.wall_s == Approx(x.productive_s + x.lost_work_s + x.detect_s + x.node_wait_s + x.restart_s + x.load_s +
+                                 x.checkpoint_stall_s + x.straggler_s + x.reconfigure_s + x.degraded_s + x.drain_s)
+                              .epsilon(1e-12));
+    }
+    s.checkpoint.drain_slowdown = 0.5;
+    CHECK(s.check().rfind("checkpoint.drain_slowdown", 0) == 0);
 }

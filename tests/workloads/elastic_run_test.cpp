@@ -32,7 +32,7 @@ RunSpec elastic_run() {
 
 double accounted(const RunReport& r) {
     return r.productive_s + r.lost_work_s + r.detect_s + r.node_wait_s + r.restart_s + r.load_s + r.checkpoint_stall_s +
-           r.straggler_s + r.reconfigure_s + r.degraded_s;
+           r.straggler_s + r.reconfigure_s + r.degraded_s + r.drain_s;
 }
 
 struct Means {

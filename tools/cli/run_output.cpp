@@ -41,6 +41,11 @@ void print_checkpoint(const plans::RunPlan& p) {
     std::printf("checkpoint      %s to %s (%s): %s; stalls training %s, durable after %s; load %s\n",
                 sim::name(k.method), k.tier_id.c_str(), sim::name(k.tier), size(k.bytes).c_str(),
                 span(k.stall_s).c_str(), span(k.durable_s).c_str(), span(k.load_s).c_str());
+    if (k.drain_nic_share > 0)
+        std::printf(
+            "                the drain takes %.2f%% of each node's NICs from training: steps %.4fx as long "
+            "while it runs\n",
+            100 * k.drain_nic_share, p.spec.checkpoint.drain_slowdown);
     if (k.ssd_replicas > 0)
         std::printf("                each node's share also on %d other node%s' SSDs (sent over its NICs)\n",
                     k.ssd_replicas, k.ssd_replicas == 1 ? "" : "s");
@@ -104,6 +109,8 @@ void print_run(const plans::Outcome::Run& run) {
                 span(r.load_s).c_str(), span(r.checkpoint_stall_s).c_str());
     if (p.spec.pool.spares >= 0)
         std::printf("                waiting for a node out of repair %s\n", span(r.node_wait_s).c_str());
+    if (k.drain_nic_share > 0)
+        std::printf("                steps slowed behind checkpoint drains %s\n", span(r.drain_s).c_str());
     if (k.node_local)
         std::printf("                %.1f rollbacks past a local checkpoint lost with its node (in the work redone)\n",
                     r.local_losses);

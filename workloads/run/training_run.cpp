@@ -65,6 +65,12 @@ struct Run {
         const double safe_at = !k.node_local ? at + k.durable_s : persisted ? at + k.persist_s : kNever;
         pending.push_back({progress, at + k.durable_s, safe_at});
     }
+    // When the drains in flight end (the latest durable time pending; before now: none).
+    double drain_end() const {
+        double end = 0;
+        for (const Pending& p : pending) end = std::max(end, p.durable_at);
+        return end;
+    }
     // Whether a failure (cause >= 0) or an eviction (cause < 0) loses the local checkpoints.
     bool loses_local(int cause) const { return spec.checkpoint.node_local && takes_node(cause); }
     // A node's loss on a node-local tier: its share of every checkpoint, written or draining, is
@@ -79,16 +85,23 @@ struct Run {
     // before the next failure (`up` seconds away) and below the target pass at once: the event
     // stream stays one event per failure, not per checkpoint. The last such cycle runs as events,
     // so every one passed here is durable before anything can look (a durable time within a cycle).
+    // Each cycle's training runs its first stretch behind the drain of the checkpoint before it
+    // (the drain ends within it: durable_s <= tau + stall), `lag` longer; the first cycle behind
+    // whatever drain is in flight now (none after a restart).
     void pass_cycles(double tau, double target, double& up, double& to_slow, double& next_checkpoint) {
         const double stall = spec.checkpoint.stall_s;
         const CheckpointPolicy& k = spec.checkpoint;
         if (k.durable_s > tau + stall || (k.node_local && k.persist_every > 0 && k.persist_s > tau + stall)) return;
-        const double cycle = tau + stall;
-        const double by_failure = std::fmin(std::floor(up / cycle), std::floor(to_slow / tau));
+        const double behind = 1 - 1 / k.drain_slowdown;
+        const double lag = (k.durable_s - stall) * behind;
+        const double first_lag = std::max(0.0, drain_end() - wall) * behind;
+        const double cycle = tau + stall + lag;
+        const double by_failure = std::fmin(std::floor(up / cycle), std::floor(to_slow / (tau + lag)));
         const double by_target = std::ceil((target - progress) / tau) - 1;
         const double m = std::fmin(by_failure, by_target) - 1;  // the last cycle runs as events
         if (m < 2) return;
-        const double start = wall + m * tau + (m - 1) * stall;  // the m-th checkpoint's start
+        const double lagged = first_lag + (m - 1) * lag;
+        const double start = wall + m * tau + (m - 1) * stall + lagged;  // the m-th checkpoint's start
         // Whatever is pending is durable and persisted within the first cycle; of the m passed,
         // all but the last are durable before it, and the persisted ones safe.
         settle();
@@ -104,10 +117,12 @@ struct Run {
         }
         progress += m * tau;
         start_checkpoint(start);
-        note(RunEvent::Kind::Cycles, wall, m * cycle, -1, static_cast<int64_t>(m));
-        wall += m * cycle;
-        up -= m * cycle;
-        to_slow -= m * tau;
+        const double passed_wall = m * (tau + stall) + lagged;
+        note(RunEvent::Kind::Cycles, wall, passed_wall, -1, static_cast<int64_t>(m));
+        wall += passed_wall;
+        up -= passed_wall;
+        to_slow -= m * tau + lagged;
+        rep.drain_s += lagged;
         rep.checkpoints += static_cast<int64_t>(m);
         rep.checkpoint_stall_s += m * stall;
         next_checkpoint = progress + tau;
@@ -229,6 +244,7 @@ std::string RunSpec::check() const {
     if (!finite_at_least(k.stall_s, 0) || !finite_at_least(k.durable_s, 0) || !finite_at_least(k.load_s, 0))
         return "checkpoint: times must be >= 0 and finite";
     if (k.durable_s < k.stall_s) return "checkpoint: durable after the stall at the earliest";
+    if (!finite_at_least(k.drain_slowdown, 1)) return "checkpoint.drain_slowdown: must be >= 1 and finite";
     if (k.persist_every < 0 || !finite_at_least(k.persist_s, 0) || !finite_at_least(k.persist_load_s, 0))
         return "checkpoint.persist: every N >= 0 checkpoints, times >= 0 and finite";
     if (!finite_at_least(detect_s, 0) || !finite_at_least(restart_s, 0)) return "restart: times must be >= 0";
@@ -252,7 +268,7 @@ int64_t RunReport::failures() const {
 namespace {
 
 // What ends a stretch of training first.
-enum class Next { Reach, Failure, Onset, Eviction, Rejoin };
+enum class Next { Reach, Failure, Onset, Eviction, Rejoin, DrainEnd };
 
 // The draws of a run: failure gaps (exponential, or Weibull of the same mean) and straggler onsets,
 // each from its own named stream, so a spec without stragglers draws exactly what it did before.
@@ -290,7 +306,9 @@ Next train(Run& run, Clocks& c, double stop) {
     const RunSpec& spec = run.spec;
     const bool slow = c.evict_at >= 0;
     const double straggling = slow ? spec.stragglers.slowdown : 1.0;
-    const double factor = straggling * run.elastic_factor;
+    const double drain_end = spec.checkpoint.drain_slowdown > 1 ? run.drain_end() : 0.0;
+    const double draining = run.wall < drain_end ? spec.checkpoint.drain_slowdown : 1.0;
+    const double factor = straggling * run.elastic_factor * draining;
     double dt = (stop - run.progress) * factor;
     Next next = Next::Reach;
     if (c.up < dt) dt = c.up, next = Next::Failure;
@@ -298,14 +316,17 @@ Next train(Run& run, Clocks& c, double stop) {
     if (slow && c.evict_at - run.wall < dt) dt = std::max(0.0, c.evict_at - run.wall), next = Next::Eviction;
     if (!run.back.empty() && run.back.front() - run.wall < dt)
         dt = std::max(0.0, run.back.front() - run.wall), next = Next::Rejoin;
+    if (draining > 1 && drain_end - run.wall < dt) dt = drain_end - run.wall, next = Next::DrainEnd;
     run.note(factor > 1 ? RunEvent::Kind::SlowTrain : RunEvent::Kind::Train, run.wall, dt);
     run.progress = next == Next::Reach ? stop : run.progress + dt / factor;
     run.wall += dt;
     c.up -= dt;
     if (!slow) c.to_slow -= dt;
-    // Each slow second's loss, the straggler's part first: 1 - 1/(s e) = (1 - 1/s) + (1 - 1/e)/s.
+    // Each slow second's loss, the straggler's part first, then the replicas', then the drain's:
+    // 1 - 1/(s e d) = (1 - 1/s) + (1 - 1/e)/s + (1 - 1/d)/(s e).
     run.rep.straggler_s += dt * (1 - 1 / straggling);
     run.rep.degraded_s += dt / straggling * (1 - 1 / run.elastic_factor);
+    run.rep.drain_s += dt / (straggling * run.elastic_factor) * (1 - 1 / draining);
     return next;
 }
 
@@ -344,6 +365,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>
             run.rejoin();
             continue;
         }
+        if (next == Next::DrainEnd) continue;
         if (next == Next::Onset) {
             c.evict_at = run.wall + spec.stragglers.detect_s;
             continue;

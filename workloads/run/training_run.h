@@ -24,7 +24,7 @@
 //  - With elastic recovery (Elastic) a failure drops the failed node's data-parallel replicas and
 //    the job goes on without them until they rejoin.
 //  - Checkpoints on nodes' own SSDs are lost with a node; persisted ones survive (CheckpointPolicy).
-// Not yet modelled (issue 38, said): the drain's contention with training for NICs and PCIe.
+//  - An asynchronous drain over the NICs slows the steps it overlaps (CheckpointPolicy).
 //
 // Draws come from the named streams "run.failure" (the gaps), "run.cause" (which cause) and
 // "run.straggler" (onsets) of sim::RandomStreams: the same spec and seed give the same run on every
@@ -94,8 +94,11 @@ struct CheckpointPolicy {
     double load_s = 0;      // reading it back after a restart
     bool node_local = false;
     int64_t persist_every = 0;  // node_local: every Nth checkpoint also persisted (0: none)
-    double persist_s = 0;       // from the start until persisted (>= stall_s)
+    double persist_s = 0;       // from the start until persisted
     double persist_load_s = 0;  // reading a persisted one back
+    // An asynchronous drain shares the nodes' NICs with training's own traffic: while one is in
+    // flight (from the end of the stall until durable) every step takes this times as long.
+    double drain_slowdown = 1;
 };
 
 struct RunSpec {
@@ -129,6 +132,7 @@ struct RunReport {
     double checkpoint_stall_s = 0;
     double node_wait_s = 0;              // restarts held up for a node out of repair (no healthy spare)
     double straggler_s = 0;              // wall clock lost to slow steps (each slow second's 1 - 1/slowdown)
+    double drain_s = 0;                  // wall clock lost to steps slowed by checkpoint drains
     int64_t evictions = 0;               // stragglers evicted (their restarts are in the losses above)
     double reconfigure_s = 0;            // elastic: the job's pauses as replicas left and rejoined
     double degraded_s = 0;               // elastic: wall clock lost to slower steps on fewer replicas
