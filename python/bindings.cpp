@@ -16,6 +16,7 @@
 #include "scenarios/measured.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
+#include "workloads/run/run_timeline.h"
 #include "workloads/serving/serving_metrics.h"
 
 #include <pybind11/pybind11.h>
@@ -116,6 +117,14 @@ py::dict run(const Loaded& l, bool requests, bool trace) {
     }
     py::dict d = report_dict(rep);
     if (trace) d["trace_json"] = py::str(events.str());
+    if (trace && outcome.run) {  // the whole run's first seed at day scale (`fathom run --run-trace`)
+        std::ostringstream timeline;
+        {
+            py::gil_scoped_release release;
+            workloads::run::write_run_trace(outcome.run->plan.spec, outcome.run->plan.seed, timeline);
+        }
+        d["run_trace_json"] = py::str(timeline.str());
+    }
     if (requests)
         if (const auto* s = outcome.serving()) {
             py::list rows;

@@ -42,21 +42,33 @@ class _Summary:
     def timeline(self):
         """The events of the Chrome trace (`fathom run --trace`) as a DataFrame: name, cat, ph, ts
         and dur in microseconds, pid, tid and args (a counter's values; run with trace=True)."""
-        if self._trace is None:
-            raise ValueError("run with trace=True to keep the timeline")
-        doc = json.loads(self._trace)
-        events = doc["traceEvents"] if isinstance(doc, dict) else doc
-        return _frame([{k: e.get(k) for k in ("name", "cat", "ph", "ts", "dur", "pid", "tid", "args")} for e in events])
+        return _trace_frame(self._trace)
+
+
+def _trace_frame(trace):
+    if trace is None:
+        raise ValueError("run with trace=True to keep the timeline")
+    doc = json.loads(trace)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return _frame([{k: e.get(k) for k in ("name", "cat", "ph", "ts", "dur", "pid", "tid", "args")} for e in events])
 
 
 class RunResult:
     """A whole training run (the scenario's `run` section) over its seeds: fields as the `run.*`
     keys of `fathom run --json` without the prefix (r["time_to_target_s.p50"], r["ettr.mean"],
-    r["lost_s.restart"], ...; r.fields is the dict) and the interruptions by cause (to_pandas())."""
+    r["lost_s.restart"], ...; r.fields is the dict), the interruptions by cause (to_pandas()) and,
+    run with trace=True, the first seed's run as a timeline (timeline(): `fathom run --run-trace`)."""
 
-    def __init__(self, fields, causes):
+    def __init__(self, fields, causes, trace=None):
         self.fields = fields
         self.causes = causes
+        self._trace = trace
+
+    def timeline(self):
+        """The first seed's whole run as a DataFrame of trace events (name: training, checkpoint
+        stall, detection, restart, a failure's cause, ...; ts and dur in microseconds; tid: the
+        training, recovery or failures track)."""
+        return _trace_frame(self._trace)
 
     def __getitem__(self, name):
         return self.fields[name]
@@ -84,7 +96,7 @@ class TrainingResult(_Summary):
         super().__init__(report)
         self.stages = report.get("stages", [])
         fields = {k[len("run."):]: v for k, v in self.summary.items() if k.startswith("run.")}
-        self.run = RunResult(fields, report.get("run_interruptions", [])) if fields else None
+        self.run = RunResult(fields, report.get("run_interruptions", []), report.get("run_trace_json")) if fields else None
 
     def to_pandas(self):
         """One row per pipeline stage: compute and communication seconds, memory in bytes."""

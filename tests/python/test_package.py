@@ -72,6 +72,18 @@ def test_whole_run_matches_the_cli():
     assert list(df["cause"]) == [c["cause"] for c in cli["run_interruptions"]]
     assert df["interruptions"].sum() == pytest.approx(r.run["interruptions"])
     assert "ettr" in repr(r.run)
+    # Its timeline: the first seed's run, as `fathom run --run-trace` writes it.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "run.json")
+        subprocess.run([CLI, "run", scenario, "--set", "run.seeds=20", "--run-trace", path], check=True,
+                       capture_output=True, env=CLI_ENV)
+        with open(path) as f:
+            cli_events = json.load(f)["traceEvents"]
+    t = fathom.run(scenario, run__seeds=20, trace=True).run.timeline()
+    assert len(t) == len(cli_events)
+    assert (t["name"] == "checkpoint load").sum() == sum(e.get("name") == "checkpoint load" for e in cli_events)
+    with pytest.raises(ValueError):
+        r.run.timeline()
     assert fathom.run(QUICKSTART).run is None
 
 
