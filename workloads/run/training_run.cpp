@@ -96,10 +96,11 @@ struct Run {
         const double lag = (k.durable_s - stall) * behind;
         const double first_lag = std::max(0.0, drain_end() - wall) * behind;
         const double cycle = tau + stall + lag;
+        // fmin: an infinite interval (no checkpoints) or no stragglers make NaNs here, which it skips.
         const double by_failure = std::fmin(std::floor(up / cycle), std::floor(to_slow / (tau + lag)));
         const double by_target = std::ceil((target - progress) / tau) - 1;
         const double m = std::fmin(by_failure, by_target) - 1;  // the last cycle runs as events
-        if (m < 2) return;
+        if (!(m >= 2)) return;
         const double lagged = first_lag + (m - 1) * lag;
         const double start = wall + m * tau + (m - 1) * stall + lagged;  // the m-th checkpoint's start
         // Whatever is pending is durable and persisted within the first cycle; of the m passed,
@@ -109,9 +110,9 @@ struct Run {
             if (p.safe_at != kNever) safe = std::max(safe, p.progress);
         pending.clear();
         durable = std::max(durable, progress + (m - 1) * tau);
-        const int64_t now = interval_index(progress), last = now + static_cast<int64_t>(m) - 1;
         if (!k.node_local) safe = durable;
         else if (k.persist_every > 0) {
+            const int64_t now = interval_index(progress), last = now + static_cast<int64_t>(m) - 1;
             const int64_t persisted = last / k.persist_every * k.persist_every;  // the last persisted <= last
             if (persisted > now) safe = std::max(safe, progress + static_cast<double>(persisted - now) * tau);
         }
@@ -324,9 +325,11 @@ Next train(Run& run, Clocks& c, double stop) {
     if (!slow) c.to_slow -= dt;
     // Each slow second's loss, the straggler's part first, then the replicas', then the drain's:
     // 1 - 1/(s e d) = (1 - 1/s) + (1 - 1/e)/s + (1 - 1/d)/(s e).
-    run.rep.straggler_s += dt * (1 - 1 / straggling);
-    run.rep.degraded_s += dt / straggling * (1 - 1 / run.elastic_factor);
-    run.rep.drain_s += dt / (straggling * run.elastic_factor) * (1 - 1 / draining);
+    if (factor > 1) {
+        run.rep.straggler_s += dt * (1 - 1 / straggling);
+        run.rep.degraded_s += dt / straggling * (1 - 1 / run.elastic_factor);
+        run.rep.drain_s += dt / (straggling * run.elastic_factor) * (1 - 1 / draining);
+    }
     return next;
 }
 
@@ -356,7 +359,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>
         const bool slow = c.evict_at >= 0;
         if (spec.batch_cycles && !slow && run.back.empty() && next_checkpoint == run.progress + tau)
             run.pass_cycles(tau, target, c.up, c.to_slow, next_checkpoint);
-        const Next next = train(run, c, std::fmin(next_checkpoint, target));
+        const Next next = train(run, c, std::min(next_checkpoint, target));
         if (next == Next::Failure) {
             restart(static_cast<int>(draw_cause(spec, per_hour, c.causes)));
             continue;
@@ -381,7 +384,7 @@ RunReport simulate_run(const RunSpec& spec, uint64_t seed, std::vector<RunEvent>
         ++run.rep.checkpoints;
         run.settle();
         run.start_checkpoint(run.wall);
-        const double stalled = std::fmin(c.up, stall);
+        const double stalled = std::min(c.up, stall);
         run.note(RunEvent::Kind::Checkpoint, run.wall, stalled);
         run.wall += stalled;
         run.rep.checkpoint_stall_s += stalled;
