@@ -305,7 +305,8 @@ Violation check_run_size(const RunPlan& p, double max_events) {
     // Each segment between checkpoints (the whole run without them) restarts from its beginning
     // e^(lambda a) - 1 times on average (expected_segment_s's renewal argument). The engine passes
     // the checkpoints between two failures at once: a failure costs about three events. A
-    // straggler's eviction rolls the job back as a failure does: their rates add.
+    // straggler's eviction rolls the job back as a failure does: their rates add. An elastic run
+    // is bounded as if every failure restarted it (conservative: most go on without the node).
     const double lambda = (p.failures_per_hour() + p.spec.stragglers.per_hour) / 3600.0;
     const double target = static_cast<double>(p.spec.target_steps) * p.spec.step_s;
     const workloads::run::CheckpointPolicy& k = p.spec.checkpoint;

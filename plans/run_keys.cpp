@@ -133,7 +133,7 @@ const std::vector<Key<RunRequest>>& run_keys() {
               "reports under one second)")
              .unit(sim::Dimension::Time)
              .range(0, 3.2e7)
-             .by_default("required with recovery elastic"),
+             .by_default("required with recovery elastic, or a search.recovery listing it"),
          member<&R::reconfigure_s>()},
         {Decl("run.seeds", KeyType::Integer, "simulated runs (seeds scenario seed, +1, ...) for the percentiles")
              .range(1, 100000),

@@ -47,8 +47,8 @@ void print_checkpoint(const plans::RunPlan& p) {
             "while it runs\n",
             100 * k.drain_nic_share, p.spec.checkpoint.drain_slowdown);
     if (k.ssd_replicas > 0)
-        std::printf("                each node's share also on %d other node%s' SSDs (sent over its NICs)\n",
-                    k.ssd_replicas, k.ssd_replicas == 1 ? "" : "s");
+        std::printf("                each node's share also on %d other %s SSDs (sent over its NICs)\n", k.ssd_replicas,
+                    k.ssd_replicas == 1 ? "node's" : "nodes'");
     if (k.persist_every > 0)
         std::printf(
             "persisted       every %lld%s checkpoint also to the shared file system: persisted after %s, "
@@ -115,8 +115,9 @@ void print_run(const plans::Outcome::Run& run) {
         std::printf("                %.1f rollbacks past a local checkpoint lost with its node (in the work redone)\n",
                     r.local_losses);
     if (p.spec.stragglers.per_hour > 0)
-        std::printf("                slow steps behind stragglers %s (%.1f evicted, their restarts above)\n",
-                    span(r.straggler_s).c_str(), r.evictions);
+        std::printf(
+            "                slow steps behind stragglers %s (%.1f evicted: their restarts or elastic drops above)\n",
+            span(r.straggler_s).c_str(), r.evictions);
     if (p.spec.elastic.enabled)
         std::printf(
             "                slower steps on fewer replicas %s, reconfigurations %s (%.1f went on "
