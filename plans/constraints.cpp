@@ -188,6 +188,10 @@ std::vector<Violation> check_training_plan(const models::ModelSpec& m, const har
     check_experts(v, m, p);
     check_pipeline_split(v, m, p);
     check_batch(v, m, c, p);
+    if (p.stack.activation_offload == workloads::ActivationOffload::Ssd && !c.ssd)
+        add(v, "stack.activation_offload",
+            "ssd: the activations go to the nodes' SSDs, but the cluster has none (cluster.ssd, `fathom list "
+            "hardware`)");
     return v;
 }
 

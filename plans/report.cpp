@@ -67,6 +67,7 @@ void add_training(Report& rep, const Outcome& o, const workloads::StepReport& r)
         x.add("exposed_comm_s", st.exposed_comm_s);
         x.add("idle_s", st.idle_s);
         x.add("peak_in_flight", static_cast<int64_t>(st.peak_in_flight));
+        x.add("activations_offloaded", st.activations_offloaded);
         x.add("memory_bytes.weights", st.memory.weights);
         x.add("memory_bytes.gradients", st.memory.gradients);
         x.add("memory_bytes.optimizer", st.memory.optimizer);

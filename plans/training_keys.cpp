@@ -10,6 +10,7 @@ namespace fathom::plans {
 namespace {
 
 using hardware::Dtype;
+using workloads::ActivationOffload;
 using workloads::GradDtype;
 using workloads::MoeRouting;
 using workloads::ParallelLayout;
@@ -170,6 +171,12 @@ const std::vector<Key<TrainingPlan>>& training_plan_keys() {
                   "rank in a node, once per destination node across nodes)")
                  .choices_of<models::MoeDispatcher>({models::MoeDispatcher::AllToAll, models::MoeDispatcher::DeepEp}),
              member<&P::stack, &TrainingStack::moe_dispatcher>()},
+            {Decl("stack.activation_offload", KeyType::Choice,
+                  "activations left for the backward pass: none (on the device), or ssd: written to the nodes' "
+                  "SSDs (cluster.ssd) as the forward pass makes them and read back ahead of the backward pass "
+                  "(SSDTrain), as much as the drives move within the stage's compute time")
+                 .choices_of<ActivationOffload>(),
+             member<&P::stack, &TrainingStack::activation_offload>()},
             {Decl("stack.ep_comm_overlap", KeyType::Boolean,
                   "MoE all-to-alls run beside another micro-batch's compute (Megatron-Core "
                   "--overlap-moe-expert-parallel-comm)"),

@@ -295,8 +295,11 @@ void collect_warnings(const Node& root, plans::Scenario& s, const plans::Catalog
     // A whole run checkpoints over the host links to the SSDs or the file system; an adaptive search
     // reshards through the SSDs.
     const bool adaptive = s.search && s.search->phases > 1;
+    // Activation offload uses the SSDs and the host links.
+    const bool offload = s.training() && s.training()->stack.activation_offload != workloads::ActivationOffload::None;
     for (const std::string key : {"pcie", "ssd", "ssds_per_node", "storage", "host_memory"})
-        if (cluster.has(key) && !s.run && !(adaptive && (key == "ssd" || key == "ssds_per_node")))
+        if (cluster.has(key) && !s.run && !((adaptive || offload) && (key == "ssd" || key == "ssds_per_node")) &&
+            !(offload && key == "pcie"))
             warn(cluster, key,
                  "a training step does not use the host link or the storage tiers (no offload is modelled; a "
                  "`run` section's checkpoints do): this key cannot change the result");

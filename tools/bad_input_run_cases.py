@@ -50,6 +50,9 @@ def run_cases(add):
         ("run search spares without a repair time", "search:\n  tp: [1]\n  spare_nodes: [0, 2]\n"),
     ):
         add("run-class", name, {"s.yaml": RUN + search}, "search", "IN")
+    add("run-class", "activation offload without SSDs",
+        {"s.yaml": sub(QUICKSTART, "  preset: nemo-24.07", "  activation_offload: ssd\n  preset: nemo-24.07")},
+        "validate", "IN")
     add("run-class", "run section in a serving scenario",
         {"s.yaml": SYNTHETIC + "run: {target_steps: 10}\n"}, "validate", "IN")
     add("run-class", "run --set failures unknown", {"s.yaml": RUN}, "validate", "IN", "--set", "run.failures=x")
@@ -83,6 +86,7 @@ RUN_EXPECT = {
     'run elastic with every replica on one node': "s.yaml:30: key 'run.recovery': elastic: a failed node would take every data-parallel replica",
     'run search interval without a unit': "s.yaml:31: key 'search.checkpoint_interval': missing unit",
     'run search spares without a repair time': "s.yaml: key 'search.spare_nodes': spare pools need a node's time out for repair",
+    'activation offload without SSDs': "s.yaml:22: key 'stack.activation_offload': impossible plan: ssd: the activations go to the nodes' SSDs",
     'run section in a serving scenario': "s.yaml:13: key 'run': key 'run' belongs to training scenarios",
     'run --set failures unknown': "s.yaml: key 'run.failures': unknown failure-rate profile 'x'",
 }

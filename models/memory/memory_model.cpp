@@ -18,7 +18,7 @@ MemoryBreakdown estimate_memory(const MemoryInputs& in) {
     if (in.zero_stage >= 3) b.weights += in.gathered_params * in.weight_bytes;
     b.gradients = states(trained, trained_experts, in.grad_bytes, 2);
     b.optimizer = states(trained, trained_experts, in.optimizer_bytes, 1);
-    b.activations = in.activation_per_microbatch * in.in_flight;
+    b.activations = in.activation_per_microbatch * in.in_flight - in.activations_offloaded;
     b.transient = in.transient;
     b.reserved = in.runtime_reserved;
     return b;

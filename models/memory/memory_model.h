@@ -28,6 +28,7 @@ struct MemoryInputs {
     double gathered_params = 0;            // ZeRO-3 working set (parameters gathered at once)
     double activation_per_microbatch = 0;  // bytes for one micro-batch through this stage
     double in_flight = 1;                  // peak micro-batches whose activations are alive
+    double activations_offloaded = 0;      // of those, bytes held off the device at the peak (offload)
     double transient = 0;                  // largest short-lived buffer (e.g. logits + loss, a recomputed layer)
     double runtime_reserved = 0;           // CUDA context, communication buffers, allocator slack
 };

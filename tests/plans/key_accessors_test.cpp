@@ -173,6 +173,7 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"stack.attention_kernel",
          sim::choices<models::AttentionKernel>({models::AttentionKernel::Fa3, models::AttentionKernel::Fa2})},
         {"stack.selective_recompute", sim::choices<workloads::SelectivePolicy>()},
+        {"stack.activation_offload", sim::choices<workloads::ActivationOffload>()},
         // Training has no DeepEP low-latency kernels (decode only).
         {"stack.moe_dispatcher",
          sim::choices<models::MoeDispatcher>({models::MoeDispatcher::AllToAll, models::MoeDispatcher::DeepEp})},

@@ -348,6 +348,14 @@ int cmd_run(const Args& a, bool validate_only) {
     print_stage_table(r.stages, r.comm_kinds, "");
     std::printf("\nmemory          peak %s of %s per GPU: %s\n", gib(r.peak_memory_bytes).c_str(),
                 gib(r.memory_capacity_bytes).c_str(), r.out_of_memory ? "OUT OF MEMORY" : "fits");
+    if (p.stack.activation_offload == workloads::ActivationOffload::Ssd) {
+        double least = 1;
+        for (const auto& st : r.stages) least = std::min(least, st.activations_offloaded);
+        std::printf(
+            "offload         activations to the SSDs: at least %.0f %% of the offloadable ones (all but two "
+            "layers of a chunk), as much as the drives move within each stage's compute\n",
+            100 * least);
+    }
     std::printf("simulated       %zu tasks, %llu events\n", r.tasks, static_cast<unsigned long long>(r.events));
     if (r.flow_transfers > 0)
         std::printf("flows           %llu transfers as %llu flows sharing the fabric\n",

@@ -72,10 +72,34 @@ double stage_transient(const models::ModelSpec& m, const TrainingPlan& p, const 
     return transient;
 }
 
+// Activation offload (the header): the bytes of a stage's activations held off the device at its
+// peak, and the fraction f of the offloadable ones that go.
+struct Offload {
+    double bytes = 0, fraction = 0;
+};
+Offload offload(const hardware::ClusterSpec& c, const TrainingPlan& p, double per_chunk, int peak_chunks,
+                int chunk_layers, const double* compute_s) {
+    if (p.stack.activation_offload != ActivationOffload::Ssd || !c.ssd || chunk_layers <= 0) return {};
+    const double kept = std::min(1.0, 2.0 / chunk_layers);  // two layers of one chunk stay
+    Offload o;
+    o.fraction = 1;
+    if (compute_s) {
+        const double pcie = c.pcie.achievable_bandwidth();
+        const double share = static_cast<double>(c.ssds_per_node) / c.gpus_per_node;
+        const double write = std::min(pcie, c.ssd->write_bandwidth * share);
+        const double read = std::min(pcie, c.ssd->read_bandwidth * share);
+        const double per_step = per_chunk * (1 - kept) * p.microbatches() * p.layout.vp;
+        if (per_step > 0) o.fraction = std::min(1.0, *compute_s / (per_step * (1 / write + 1 / read)));
+    }
+    o.bytes = o.fraction * std::max(0.0, per_chunk * peak_chunks - per_chunk * kept);
+    return o;
+}
+
 }  // namespace
 
 TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardware::ClusterSpec& cluster,
-                                        const TrainingPlan& p, const PipelineSchedule* schedule) {
+                                        const TrainingPlan& p, const PipelineSchedule* schedule,
+                                        const std::vector<double>* stage_compute_s) {
     std::unique_ptr<PipelineSchedule> owned;
     if (!schedule) {
         owned = schedule_registry().get(p.training.schedule).factory();
@@ -117,6 +141,11 @@ TrainingMemory estimate_training_memory(const models::ModelSpec& m, const hardwa
         }
         mi.activation_per_microbatch = stage_kept / p.layout.vp;
         mi.in_flight = sm.peak_in_flight;
+        const Offload off =
+            offload(cluster, p, mi.activation_per_microbatch, sm.peak_in_flight, sm.layers / p.layout.vp,
+                    stage_compute_s ? &(*stage_compute_s)[static_cast<size_t>(st)] : nullptr);
+        mi.activations_offloaded = off.bytes;
+        sm.offloaded = off.fraction;
         mi.transient = stage_transient(m, p, in, b, map.holds_head(st));
         mi.runtime_reserved = p.stack.runtime_reserved;
         sm.memory = models::estimate_memory(mi);

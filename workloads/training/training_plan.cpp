@@ -34,6 +34,7 @@ uint64_t TrainingPlan::hash() const {
     std::apply([&h](const auto&... x) { (h.add(x), ...); }, stack.tie());
     // Added after the hashes were pinned: hashed only when set, so that every earlier plan keeps its hash.
     if (training.recompute_num_layers > 0) h.add(training.recompute_num_layers);
+    if (stack.activation_offload != ActivationOffload::None) h.add(static_cast<int>(stack.activation_offload));
     return h.value();
 }
 

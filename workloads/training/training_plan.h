@@ -39,6 +39,14 @@ constexpr auto enum_names(GradDtype) {
         {{GradDtype::Fp32, "fp32"}, {GradDtype::Bf16, "bf16"}, {GradDtype::Fp32ForBf16, "fp32-for-bf16"}});
 }
 
+// Activations a micro-batch leaves for its backward pass: kept on the device, or offloaded to the
+// nodes' SSDs as the forward pass makes them and read back ahead of the backward pass (SSDTrain,
+// papers.md T69; workloads/training/training_memory.h says how much the drives can take).
+enum class ActivationOffload : uint8_t { None, Ssd };
+constexpr auto enum_names(ActivationOffload) {
+    return sim::name_table<ActivationOffload>({{ActivationOffload::None, "none"}, {ActivationOffload::Ssd, "ssd"}});
+}
+
 struct TrainingSettings {
     int64_t seq_len = 2048;
     int micro_batch = 1;   // sequences per micro-batch per data-parallel rank
@@ -116,6 +124,8 @@ struct TrainingStack {
     // (~0.5-0.7 GB on Hopper), NCCL buffers (4 MiB NCCL_BUFFSIZE x channels x peers, ~0.3-0.5 GB)
     // and caching-allocator slack; 1.5 GB is the sum rounded.
     double runtime_reserved = 1.5e9;
+    // Not in tie(): added after plan hashes were pinned, hashed only when set (TrainingPlan::hash).
+    ActivationOffload activation_offload = ActivationOffload::None;
 
     auto tie() const {
         return std::tie(kernels.gemm_dtype, kernels.flash_attention, kernels.fused_elementwise,
@@ -139,7 +149,8 @@ struct TrainingPlan {
     // Plans are equal when everything that can change a prediction is equal.
     bool operator==(const TrainingPlan& o) const {
         return layout.tie() == o.layout.tie() && training.tie() == o.training.tie() &&
-               training.recompute_num_layers == o.training.recompute_num_layers && stack.tie() == o.stack.tie();
+               training.recompute_num_layers == o.training.recompute_num_layers && stack.tie() == o.stack.tie() &&
+               stack.activation_offload == o.stack.activation_offload;
     }
     bool operator!=(const TrainingPlan& o) const { return !(*this == o); }
     // Stable across runs and platforms (sim/stable_hash.h); equal plans hash alike.

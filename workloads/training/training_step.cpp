@@ -101,25 +101,32 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
     rep.model_tflops_per_gpu = rep.model_flops_per_step / (end * gpus) / 1e12;
     rep.mfu = rep.model_flops_per_step / (end * gpus * in.cluster.accelerator.peak(p.stack.kernels.gemm_dtype));
 
-    const TrainingMemory memory = estimate_training_memory(in.model, in.cluster, p, schedule);
-    rep.memory_capacity_bytes = memory.capacity_bytes;
-    rep.peak_memory_bytes = memory.peak_bytes;
-    rep.out_of_memory = memory.out_of_memory;
     const int P = map.stages();
+    std::vector<DeviceUtilization> use;
+    std::vector<double> compute_s;  // each stage's, for what activation offload can move (training_memory.h)
     for (int st = 0; st < P; ++st) {
         const StageStreams& ss = replay.streams()[static_cast<size_t>(st)];
         std::vector<sim::StreamId> comm;
         for (GroupKind g : replay.comm_kinds()) comm.push_back(ss.of(g));
-        const auto u = device_utilization(busy, ss.compute, comm);
+        use.push_back(device_utilization(busy, ss.compute, comm));
+        compute_s.push_back(use.back().busy_s[0]);
+    }
+    const TrainingMemory memory = estimate_training_memory(in.model, in.cluster, p, schedule, &compute_s);
+    rep.memory_capacity_bytes = memory.capacity_bytes;
+    rep.peak_memory_bytes = memory.peak_bytes;
+    rep.out_of_memory = memory.out_of_memory;
+    for (int st = 0; st < P; ++st) {
+        const DeviceUtilization& u = use[static_cast<size_t>(st)];
         StageReport sr;
         sr.compute_s = u.busy_s[0];
-        for (size_t i = 0; i < comm.size(); ++i)
+        for (size_t i = 0; i < replay.comm_kinds().size(); ++i)
             sr.comm_s[static_cast<size_t>(replay.comm_kinds()[i])] = u.busy_s[i + 1];
         sr.idle_s = u.idle_s;
         sr.exposed_comm_s = u.exposed_comm_s;
         const StageMemory& sm = memory.stages[static_cast<size_t>(st)];
         sr.layers = sm.layers;
         sr.peak_in_flight = sm.peak_in_flight;
+        sr.activations_offloaded = sm.offloaded;
         sr.memory = sm.memory;
         rep.bubble_fraction += sr.idle_s / end / P;
         rep.exposed_comm_s += sr.exposed_comm_s / P;

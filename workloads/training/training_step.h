@@ -28,9 +28,10 @@ struct StageReport {
     // Busy time of the communication stream of each group kind (0 for a kind without traffic).
     std::array<double, models::kGroupKinds> comm_s{};
     double comm(models::GroupKind g) const { return comm_s[static_cast<size_t>(g)]; }
-    double exposed_comm_s = 0;  // some comm stream busy while compute is idle
-    double idle_s = 0;          // nothing running on this stage (pipeline bubble)
-    int peak_in_flight = 0;     // micro-batch chunks whose activations are alive at the peak
+    double exposed_comm_s = 0;         // some comm stream busy while compute is idle
+    double idle_s = 0;                 // nothing running on this stage (pipeline bubble)
+    int peak_in_flight = 0;            // micro-batch chunks whose activations are alive at the peak
+    double activations_offloaded = 0;  // stack.activation_offload ssd: the offloadable share offloaded
     models::MemoryBreakdown memory;
 };
 
