@@ -6,7 +6,7 @@
 #include "plans/run_steps.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
-#include "tests/support/fixtures.h"
+#include "tests/support/run_fixture.h"
 
 #include <catch2/catch.hpp>
 
@@ -29,9 +29,7 @@ std::string scenario(int nodes, const std::string& run) {
            run;
 }
 
-plans::Scenario load(const std::string& yaml) {
-    return scenarios::load_scenario_text(yaml, "levels-test.yaml", testing::source_catalog());
-}
+plans::Scenario load(const std::string& yaml) { return testing::load_text(yaml, "levels-test.yaml"); }
 
 plans::CheckpointCost cost(const plans::Scenario& s) {
     const plans::CheckpointPlan k = plans::plan_checkpoint(s.model, s.cluster, *s.training(), *s.run);
@@ -39,15 +37,7 @@ plans::CheckpointCost cost(const plans::Scenario& s) {
     return k.cost;
 }
 
-sim::InputError refusal(const std::string& yaml) {
-    try {
-        load(yaml);
-    } catch (const sim::InputError& e) {
-        return e;
-    }
-    FAIL("accepted");
-    throw;
-}
+sim::InputError refusal(const std::string& yaml) { return testing::load_error(yaml, "levels-test.yaml"); }
 
 }  // namespace
 

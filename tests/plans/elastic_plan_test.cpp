@@ -5,7 +5,7 @@
 #include "plans/run_elastic.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
-#include "tests/support/fixtures.h"
+#include "tests/support/run_fixture.h"
 
 #include <catch2/catch.hpp>
 
@@ -23,19 +23,9 @@ std::string scenario(int nodes, const std::string& run, const std::string& paral
            "training:\n  seq_len: 8192\n  global_batch_size: 128\n  micro_batch_size: 1\n  zero_stage: 1\nrun:\n" + run;
 }
 
-plans::Scenario load(const std::string& yaml) {
-    return scenarios::load_scenario_text(yaml, "elastic-test.yaml", testing::source_catalog());
-}
+plans::Scenario load(const std::string& yaml) { return testing::load_text(yaml, "elastic-test.yaml"); }
 
-sim::InputError refusal(const std::string& yaml) {
-    try {
-        load(yaml);
-    } catch (const sim::InputError& e) {
-        return e;
-    }
-    FAIL("accepted");
-    throw;
-}
+sim::InputError refusal(const std::string& yaml) { return testing::load_error(yaml, "elastic-test.yaml"); }
 
 const std::string kRun =
     "  target_steps: 100000\n  failures: llama3-h100\n  failure_scale: 100\n  detect: 5 min\n"
