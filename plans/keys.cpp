@@ -278,11 +278,13 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
          member<&R::gpus_per_node>()},
         {Decl("cluster.scale_up", KeyType::Text, "scale-up fabric catalog id").by_default("the accelerator's fabric"),
          member<&R::scale_up>()},
-        {Decl("cluster.pcie", KeyType::Text, "host link catalog id (no workload uses it yet: a warning says so)"),
+        {Decl("cluster.pcie", KeyType::Text,
+              "host link catalog id (whole runs' checkpoint snapshots and activation offload use it; otherwise a "
+              "warning says it cannot change a step)"),
          member<&R::pcie>()},
         {Decl("cluster.ssd", KeyType::Text,
-              "local SSD catalog id (whole runs checkpoint to it, adaptive searches reshard through it; a step "
-              "does not use it: a warning says so)"),
+              "local SSD catalog id (whole runs checkpoint to it, activation offload writes to it, adaptive "
+              "searches reshard through it; otherwise a warning says it cannot change a step)"),
          member<&R::ssd>()},
         {Decl("cluster.ssds_per_node", KeyType::Integer, "local SSDs per node, striped (checkpoints write to all)")
              .range(1, 64),

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 namespace fathom::plans {
 namespace {
@@ -146,9 +147,14 @@ void set_intervals(S& s, const KeyValue& v) {
         } catch (const std::exception& err) {
             throw sim::InputError(err.what(), "", 0, "search.checkpoint_interval");
         }
-        if (!(x > 0) || !(x <= 3.2e7))
-            throw sim::InputError("'" + e + "': an interval must be between 1 ns and 3.2e7 s", "", 0,
-                                  "search.checkpoint_interval");
+        // Each entry within run.checkpoint_interval's declared range.
+        static const KeyInfo& one = []() -> const KeyInfo& {
+            for (const auto& k : run_keys())
+                if (k.info.path == "run.checkpoint_interval") return k.info;
+            throw std::logic_error("run.checkpoint_interval is not declared");
+        }();
+        if (const std::string why = check_value(one, x); !why.empty())
+            throw sim::InputError("'" + e + "': " + why, "", 0, "search.checkpoint_interval");
         s.checkpoint_intervals_s.push_back(x);
     }
 }

@@ -4,10 +4,13 @@
 #include "plans/run_elastic.h"
 #include "scenarios/schema.h"
 
+#include <algorithm>
+
 namespace fathom::scenarios {
 
 plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, const models::ModelSpec& model,
-                            const hardware::ClusterSpec& cluster, const workloads::TrainingPlan& plan) {
+                            const hardware::ClusterSpec& cluster, const workloads::TrainingPlan& plan,
+                            const plans::SearchSpace* search) {
     const Node run = root.child("run");
     check_section_keys(run, "run");
     plans::RunRequest r;
@@ -27,13 +30,8 @@ plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, con
                  "run.stragglers_per_node_day, run.straggler_slowdown and run.straggler_detect go together (how "
                  "often, how slow, how long until eviction)");
     // The pause is the elastic recovery's, which the run or its search (search.recovery) tries.
-    bool searched = false;
-    if (root.has("search") && root.child("search").is_map() && root.child("search").has("recovery")) {
-        const Node list = root.child("search").child("recovery");
-        if (list.is_scalar()) searched = list.scalar() == "elastic";
-        else
-            for (const Node& x : list.items()) searched = searched || (x.is_scalar() && x.scalar() == "elastic");
-    }
+    const bool searched = search && std::find(search->recoveries.begin(), search->recoveries.end(), "elastic") !=
+                                        search->recoveries.end();
     const bool elastic = r.recovery == plans::Recovery::Elastic;
     if (elastic ? !run.has("reconfigure") : run.has("reconfigure") && !searched)
         run.fail(elastic ? "recovery" : "reconfigure",

@@ -426,9 +426,9 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog,
     const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
     if (violations_out) *violations_out = violations;
     else if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
-    if (root.has("run")) s.run = parse_run(root, catalog, s.model, s.cluster, plan);
-    s.plan = std::move(plan);
     if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
+    if (root.has("run")) s.run = parse_run(root, catalog, s.model, s.cluster, plan, s.search ? &*s.search : nullptr);
+    s.plan = std::move(plan);
     collect_warnings(root, s, catalog);
     return s;
 }
