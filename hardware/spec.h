@@ -88,6 +88,7 @@ struct AcceleratorSpec {
     double tdp = 0;                      // W
     std::string scale_up;                // default intra-node fabric id
     std::string scale_out_nic;           // NIC id of its reference system (empty: not stated)
+    std::string host_link;               // PCIe id of its host link (empty: not stated)
     AcceleratorCalibration calibration;
     std::string calibration_table;  // path of a fitted per-op cost table, empty if none
     // What the device's constants rest on: "measured" (this project's GPU campaigns and training

@@ -99,6 +99,9 @@ const hardware::FailureRatesSpec& Catalog::failure_rates(const std::string& id) 
 }
 const models::ModelSpec& Catalog::model(const std::string& id) const { return lookup(models_, id, "model"); }
 const StackPreset& Catalog::stack(const std::string& id) const { return lookup(stacks_, id, "stack preset"); }
+const CheckpointWriterSpec& Catalog::checkpoint_writer(const std::string& id) const {
+    return lookup(writers_, id, "checkpoint writer");
+}
 
 const StackPreset* Catalog::stack_for_framework(const std::string& framework) const {
     for (const auto& [id, s] : stacks_)
@@ -123,7 +126,9 @@ hardware::ClusterSpec build_cluster(const ClusterRequest& r, const Catalog& cat)
     c.nodes_per_leaf = r.nodes_per_leaf;
     c.routing = r.routing;
     c.network = r.network;
-    c.pcie = cat.pcie(r.pcie);
+    c.pcie = cat.pcie(!r.pcie.empty()                    ? r.pcie
+                      : !c.accelerator.host_link.empty() ? c.accelerator.host_link
+                                                         : "pcie-gen5-x16");
     if (!r.ssd.empty()) c.ssd = cat.ssd(r.ssd);
     c.ssds_per_node = r.ssds_per_node;
     if (!r.storage.empty()) c.storage = cat.filesystem(r.storage);

@@ -1,9 +1,9 @@
 #pragma once
 // The catalogs as data: accelerators, scale-up fabrics, NICs, PCIe links, SSDs, shared file
-// systems, failure-rate profiles, models and
-// software-stack presets, by id. Filled once by scenarios::load_catalog (from the YAML files under
-// hardware/catalog/, models/catalog/ and workloads/stacks/, every number with its source) and shared
-// read-only by every evaluation (plans/context.h).
+// systems, failure-rate profiles, models,
+// software-stack presets and checkpoint writers, by id. Filled once by scenarios::load_catalog (from the YAML files
+// under hardware/catalog/, models/catalog/ and workloads/stacks/, every number with its source) and shared read-only by
+// every evaluation (plans/context.h).
 #include "hardware/spec.h"
 #include "models/llm/model_spec.h"
 #include "plans/intervals.h"
@@ -47,6 +47,14 @@ std::optional<int> compare_engine_versions(const std::string& a, const std::stri
 
 // A serving benchmark dataset as request lengths (workloads/datasets/<id>.yaml): the empirical
 // distributions of its prompt and output tokens, drawn independently, with the table they come from.
+// A checkpoint writer (workloads/checkpoint_writers/<id>.yaml): the software that turns each rank's
+// share of a checkpoint into file writes, and how fast one rank does that at most (serialization
+// and its file stream), whatever the tier could take.
+struct CheckpointWriterSpec {
+    std::string id, name;
+    double rank_rate = 0;  // bytes/s one rank writes at most
+};
+
 struct DatasetSpec {
     std::string id, name, source;
     int64_t requests = 0;  // rows of the table the distributions were made from
@@ -66,6 +74,7 @@ public:
     const StackPreset& stack(const std::string& id) const;
     const StackPreset& engine(const std::string& id) const;
     const DatasetSpec& dataset(const std::string& id) const;
+    const CheckpointWriterSpec& checkpoint_writer(const std::string& id) const;
     // The engine preset standing for a measured-format engine name, or null: the one whose versions
     // hold `version`, or (no version, or one that is not a dotted number) the newest, whose range
     // has no upper end; null also when no preset of the engine holds that version.
@@ -84,6 +93,7 @@ public:
     std::map<std::string, StackPreset>& stacks() { return stacks_; }
     std::map<std::string, StackPreset>& engines() { return engines_; }
     std::map<std::string, DatasetSpec>& datasets() { return datasets_; }
+    std::map<std::string, CheckpointWriterSpec>& checkpoint_writers() { return writers_; }
     const std::map<std::string, hardware::AcceleratorSpec>& accelerators() const { return accelerators_; }
     const std::map<std::string, hardware::ScaleUpSpec>& fabrics() const { return fabrics_; }
     const std::map<std::string, hardware::NicSpec>& nics() const { return nics_; }
@@ -95,6 +105,7 @@ public:
     const std::map<std::string, StackPreset>& stacks() const { return stacks_; }
     const std::map<std::string, StackPreset>& engines() const { return engines_; }
     const std::map<std::string, DatasetSpec>& datasets() const { return datasets_; }
+    const std::map<std::string, CheckpointWriterSpec>& checkpoint_writers() const { return writers_; }
     // The validation bands (scenarios/intervals.yaml; empty where the data directory has none).
     const IntervalTable& intervals() const { return intervals_; }
     IntervalTable& intervals() { return intervals_; }
@@ -111,6 +122,7 @@ private:
     std::map<std::string, StackPreset> stacks_;
     std::map<std::string, StackPreset> engines_;
     std::map<std::string, DatasetSpec> datasets_;
+    std::map<std::string, CheckpointWriterSpec> writers_;
     IntervalTable intervals_;
 };
 

@@ -21,8 +21,8 @@ struct ClusterRequest {
     int nodes_per_leaf = 16;
     std::string routing = "ecmp";
     hardware::NetworkBackend network = hardware::NetworkBackend::Analytical;
-    std::string pcie = "pcie-gen5-x16";
-    std::string ssd;  // empty = none
+    std::string pcie;  // empty: the accelerator's host link, else PCIe 5.0 x16
+    std::string ssd;   // empty = none
     int ssds_per_node = 1;
     std::string storage;     // the shared file system's catalog id; empty = none
     double host_memory = 0;  // a node's host DRAM, bytes; 0 = not stated

@@ -280,7 +280,8 @@ const std::vector<Key<ClusterRequest>>& cluster_keys() {
          member<&R::scale_up>()},
         {Decl("cluster.pcie", KeyType::Text,
               "host link catalog id (whole runs' checkpoint snapshots and activation offload use it; otherwise a "
-              "warning says it cannot change a step)"),
+              "warning says it cannot change a step)")
+             .by_default("the accelerator's host link, else pcie-gen5-x16"),
          member<&R::pcie>()},
         {Decl("cluster.ssd", KeyType::Text,
               "local SSD catalog id (whole runs checkpoint to it, activation offload writes to it, adaptive "

@@ -149,7 +149,7 @@ void price_persist(const hardware::ClusterSpec& c, const RunRequest& r, double p
                                          "a persistent level needs a shared file system (cluster.storage, `fathom "
                                          "list hardware`)"});
     const hardware::FileSystemSpec& fs = *c.storage;
-    k.persist_write_s = fs_write_s(fs, k.bytes, per_node);
+    k.persist_write_s = std::max(fs_write_s(fs, k.bytes, per_node), k.writer_s - k.snapshot_s);
     k.persist_s = k.snapshot_s + k.persist_write_s;
     k.persist_load_s = fs_read_s(fs, k.bytes, per_node) + k.snapshot_s;
     if (fs.capacity > 0 && 2 * k.bytes > fs.capacity)
@@ -199,6 +199,14 @@ CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::C
                         : k.tier == CheckpointTier::Memory ? price_memory(c, r, per_node, out)
                                                            : price_storage(c, per_node, out);
     if (!priced) return out;
+    if (r.writer_rank_rate > 0) {
+        if (k.tier == CheckpointTier::Memory)
+            out.violations.push_back({"run.checkpoint_writer",
+                                      "a checkpoint writer writes files: checkpoint_tier memory copies each share "
+                                      "to peers' memory without one"});
+        k.writer_s = k.bytes / c.gpus() / r.writer_rank_rate;  // a rank's save, its snapshot included
+        k.write_s = std::max(k.write_s, k.writer_s - k.snapshot_s);
+    }
     k.stall_s = r.method == CheckpointMethod::Sync ? k.snapshot_s + k.write_s : k.snapshot_s;
     k.durable_s = k.snapshot_s + k.write_s;
     k.load_s = k.read_s + k.snapshot_s;  // back to the GPUs over the same links

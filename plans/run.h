@@ -24,7 +24,8 @@ namespace fathom::plans {
 //  - The snapshot: each GPU copies its share to host memory over its own PCIe link (the link's
 //    achievable bandwidth). The write: the nodes' SSDs striped (bytes / nodes / (ssds x write
 //    bandwidth)), or the shared file system (the slower of its aggregate write bandwidth and the
-//    nodes' clients together). A synchronous checkpoint stalls for snapshot + write; an
+//    nodes' clients together), and no faster than the checkpoint writer lets one rank write its
+//    share (run.checkpoint_writer). A synchronous checkpoint stalls for snapshot + write; an
 //    asynchronous one for the snapshot, durable after the write. The load after a restart reads it
 //    back from its tier and copies it to the GPUs.
 //  - On the SSDs each node's share is lost with the node unless run.ssd_replicas peers hold a
@@ -38,6 +39,11 @@ struct CheckpointCost {
     std::string tier_id;  // the SSD's or the file system's catalog id
     double bytes = 0;
     double snapshot_s = 0, write_s = 0, read_s = 0;
+    // With a checkpoint writer (run.checkpoint_writer): a rank's whole save of its share at the
+    // writer's rate, from device memory to the file (as such rates are measured), so the write
+    // takes at least writer_s - snapshot_s after the snapshot. An asynchronous writer's drain is
+    // taken at the same rate (an estimate: its snapshot is a pinned copy, the rest the same).
+    double writer_s = 0;
     double stall_s = 0, durable_s = 0, load_s = 0;
     // Multi-level: the tier loses a node's share with the node (the SSDs without copies elsewhere);
     // every persist_every-th checkpoint also drains to the shared file system (persist_write_s),

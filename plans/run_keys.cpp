@@ -62,6 +62,12 @@ const std::vector<Key<RunRequest>>& run_keys() {
               "auto: the file system when the cluster has one, else the SSDs")
              .choices_of<CheckpointTier>(),
          member<&R::tier>()},
+        {Decl("run.checkpoint_writer", KeyType::Text,
+              "the software writing each rank's share (`fathom list writers`): one rank writes no faster than its "
+              "rate (torch-save: DeepSpeed's default engine, a single pickling stream a rank)")
+             .by_default("none: the tier's and links' bandwidths alone (a parallel writer such as Megatron-Core's or "
+                         "PyTorch DCP's)"),
+         member<&R::writer>()},
         {Decl("run.memory_replicas", KeyType::Integer,
               "checkpoint_tier memory: the other nodes holding a copy of each node's share (a failure loses its "
               "own node's memory; losing every copy at once is not modelled)")

@@ -44,6 +44,8 @@ struct RunRequest {
     double checkpoint_interval_s = 0;  // 0: the Young/Daly optimum
     CheckpointMethod method = CheckpointMethod::Async;
     CheckpointTier tier = CheckpointTier::Auto;
+    std::string writer;           // checkpoint writer id (workloads/checkpoint_writers); empty: none
+    double writer_rank_rate = 0;  // its rate, resolved from the catalog; 0: no writer's bound
     double detect_s = 0;
     double restart_s = 0;
     int memory_replicas = 1;             // tier memory: the peers holding each node's share

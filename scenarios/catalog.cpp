@@ -178,7 +178,7 @@ void parse_calibration(const Node& n, hardware::AcceleratorSpec& a) {
 
 hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     n.allow_only({"kind", "id", "name", "vendor", "peak_dense", "memory_capacity", "memory_bandwidth", "compute_units",
-                  "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "scale_out_nic", "calibration",
+                  "l2_cache", "kernel_launch_overhead", "tdp", "scale_up", "scale_out_nic", "host_link", "calibration",
                   "calibration_table", "device_model"});
     hardware::AcceleratorSpec a;
     a.id = n.str("id");
@@ -198,6 +198,7 @@ hardware::AcceleratorSpec parse_accelerator(const Node& n) {
     a.tdp = n.sourced_quantity("tdp", Dimension::Power);
     a.scale_up = n.str("scale_up");
     if (n.has("scale_out_nic")) a.scale_out_nic = sourced_id(n, "scale_out_nic");
+    if (n.has("host_link")) a.host_link = sourced_id(n, "host_link");
     if (n.has("calibration_table")) {
         // Relative to the data directory (the directory holding hardware/ and models/).
         const fs::path file =
@@ -458,6 +459,14 @@ std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
         if (d.output.kind != workloads::LengthKind::Histogram) n.fail("output", "expected distribution: histogram");
         return d;
     });
+    load_dir(fs::path(root) / "workloads" / "checkpoint_writers", "checkpoint-writer", c->checkpoint_writers(),
+             [](const Node& n) {
+                 n.allow_only({"kind", "id", "name", "rank_rate"});
+                 plans::CheckpointWriterSpec w{n.str("id"), n.str("name"),
+                                               n.sourced_quantity("rank_rate", Dimension::Bandwidth)};
+                 if (!(w.rank_rate > 0)) n.fail("rank_rate", "must be positive");
+                 return w;
+             });
     const fs::path intervals = fs::path(root) / "scenarios" / "intervals.yaml";
     if (fs::is_regular_file(intervals)) c->intervals() = read_intervals(intervals.string());
     return c;

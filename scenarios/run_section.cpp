@@ -20,6 +20,15 @@ plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, con
         for (const auto& [id, x] : catalog.failure_rates()) known += ", " + id;
         run.fail("failures", "unknown failure-rate profile '" + r.failures + "' (known: none" + known + ")");
     }
+    if (!r.writer.empty()) {
+        const auto& writers = catalog.checkpoint_writers();
+        if (!writers.count(r.writer)) {
+            std::string known;
+            for (const auto& [id, x] : writers) known += (known.empty() ? "" : ", ") + id;
+            run.fail("checkpoint_writer", "unknown checkpoint writer '" + r.writer + "' (known: " + known + ")");
+        }
+        r.writer_rank_rate = writers.at(r.writer).rank_rate;
+    }
     if (run.has("spare_nodes") != run.has("repair"))
         run.fail(run.has("spare_nodes") ? "spare_nodes" : "repair",
                  "run.spare_nodes and run.repair go together (how many spares, and how long a failed node is away)");

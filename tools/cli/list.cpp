@@ -118,6 +118,12 @@ const std::vector<Category>& categories() {
                              id.c_str(), d.name.c_str(), static_cast<long long>(d.requests), d.prompt.expected(),
                              d.output.expected(), "", d.source.c_str());
          }},
+        {"writers",
+         [](C c) {
+             std::cout << "checkpoint writers (run.checkpoint_writer):\n";
+             for (const auto& [id, w] : c.checkpoint_writers())
+                 std::printf("  %-22s %-44s %6.2f GB/s a rank\n", id.c_str(), w.name.c_str(), w.rank_rate / 1e9);
+         }},
         {"policies",
          [](C) { print_registry("batching policies (serving.policy)", workloads::serving::policy_registry()); }},
         {"routers", [](C) { print_registry("routers (serving.router)", workloads::serving::router_registry()); }},

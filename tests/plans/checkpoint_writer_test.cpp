@@ -1,0 +1,74 @@
+// Checkpoint writers (run.checkpoint_writer, plans/run.h CheckpointCost::writer_s) and the
+// accelerator's host link: a rank's save at the writer's rate bounds the write in closed form, the
+// DataStates-LLM DeepSpeed case's throughput follows from it, and bad writers are refused by key.
+#include "plans/run.h"
+#include "scenarios/scenario.h"
+#include "sim/error.h"
+#include "tests/support/run_fixture.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace fathom;
+
+namespace {
+
+// A 30B-class dense model (64 layers, hidden 6656, LLaMA's FFN) on `nodes` Polaris-like nodes (four
+// A100 40GB each) writing to ALCF Eagle (650 GB/s aggregate, no client bound); TP 4, PP = nodes.
+std::string scenario(int nodes, const std::string& run) {
+    const std::string n = std::to_string(nodes);
+    return "name: writer-test\nmodel:\n  layers: 64\n  hidden: 6656\n  heads: 52\n  ffn: 17920\n  vocab: 32000\n"
+           "  activation: swiglu\ncluster:\n  accelerator: a100-sxm-40gb\n  nodes: " +
+           n + "\n  gpus_per_node: 4\n  storage: alcf-eagle\nparallel:\n  tp: 4\n  pp: " + n +
+           "\ntraining:\n  seq_len: 2048\n  global_batch_size: 16\n  micro_batch_size: 1\n  zero_stage: 1\n"
+           "run:\n  target_steps: 5\n  failures: none\n  detect: 1 min\n  restart: 1 min\n" +
+           run;
+}
+
+plans::CheckpointCost cost(const std::string& yaml) {
+    const plans::Scenario s = testing::load_text(yaml, "writer-test.yaml");
+    const plans::CheckpointPlan k = plans::plan_checkpoint(s.model, s.cluster, *s.training(), *s.run);
+    REQUIRE(k.violations.empty());
+    return k.cost;
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint writer's rank rate bounds the write, in closed form", "[plans][run]") {
+    const plans::Scenario s = testing::load_text(scenario(8, ""), "writer-test.yaml");
+    // An A100's host link is PCIe 4.0 x16 (the accelerator's host_link): 31.5 GB/s x 0.83.
+    CHECK(s.cluster.pcie.id == "pcie-gen4-x16");
+    const double pcie = 31.5e9 * 0.83;
+    const plans::CheckpointCost bare = cost(scenario(8, "  checkpoint_method: sync\n"));
+    const double per_gpu = bare.bytes / 32;
+    CHECK(bare.snapshot_s == Approx(per_gpu / pcie));
+    // Without a writer the tier bounds the write: 650 GB/s for the whole checkpoint.
+    CHECK(bare.writer_s == 0);
+    CHECK(bare.write_s == Approx(bare.bytes / 650e9));
+    CHECK(bare.stall_s == Approx(bare.snapshot_s + bare.bytes / 650e9));
+    // torch.save: a rank saves its share from device memory to the file at 0.69 GB/s, snapshot
+    // included, so a synchronous checkpoint stalls per_gpu / 0.69 GB/s (far above the tier's), and
+    // the throughput DataStates-LLM reports (size / blocked time) is 32 ranks x 0.69 = 22.08 GB/s.
+    const plans::CheckpointCost ts = cost(scenario(8, "  checkpoint_method: sync\n  checkpoint_writer: torch-save\n"));
+    CHECK(ts.writer_s == Approx(per_gpu / 0.69e9));
+    CHECK(ts.write_s == Approx(per_gpu / 0.69e9 - ts.snapshot_s));
+    CHECK(ts.stall_s == Approx(per_gpu / 0.69e9));
+    CHECK(ts.bytes / ts.stall_s == Approx(32 * 0.69e9));
+    // Asynchronous: the stall is the snapshot alone; the drain takes the writer's rest.
+    const plans::CheckpointCost ta = cost(scenario(8, "  checkpoint_method: async\n  checkpoint_writer: torch-save\n"));
+    CHECK(ta.stall_s == Approx(ta.snapshot_s));
+    CHECK(ta.durable_s == Approx(per_gpu / 0.69e9));
+}
+
+TEST_CASE("checkpoint writers are refused by key when unknown or without files to write", "[plans][run]") {
+    const sim::InputError unknown =
+        testing::load_error(scenario(2, "  checkpoint_writer: pickle9\n"), "writer-test.yaml");
+    CHECK_THAT(unknown.what(), Catch::Contains("checkpoint_writer") && Catch::Contains("pickle9") &&
+                                   Catch::Contains("torch-save") && Catch::Contains("writer-test.yaml:"));
+    const std::string memory = scenario(2, "  checkpoint_tier: memory\n  checkpoint_writer: torch-save\n");
+    const sim::InputError m = testing::load_error(
+        memory.substr(0, memory.find("  storage:")) + "  host_memory: 4 TB\n" + memory.substr(memory.find("parallel:")),
+        "writer-test.yaml");
+    CHECK_THAT(m.what(), Catch::Contains("checkpoint_writer") && Catch::Contains("memory"));
+}
