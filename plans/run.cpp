@@ -186,6 +186,16 @@ double checkpoint_bytes(const models::ModelSpec& model, const workloads::Trainin
     return 2.0 * model.total_params(plan.training.seq_len) + 12.0 * workloads::trained_params(model, plan);
 }
 
+double checkpoint_rank_bytes(const models::ModelSpec& model, const workloads::TrainingPlan& plan,
+                             CheckpointLayout layout) {
+    const double gpus = static_cast<double>(plan.gpus());
+    const double weights = 2.0 * model.total_params(plan.training.seq_len);
+    const double optimizer = 12.0 * workloads::trained_params(model, plan);
+    if (layout == CheckpointLayout::Even || plan.training.zero_stage >= 3) return (weights + optimizer) / gpus;
+    const double replica = gpus / plan.layout.dp;  // the ranks of one data-parallel replica
+    return plan.training.zero_stage == 0 ? (weights + optimizer) / replica : weights / replica + optimizer / gpus;
+}
+
 CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::ClusterSpec& c,
                                const workloads::TrainingPlan& plan, const RunRequest& r) {
     CheckpointPlan out;
@@ -193,8 +203,10 @@ CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::C
     k.method = r.method;
     k.tier = resolve_tier(c, r.tier);
     k.bytes = checkpoint_bytes(model, plan);
-    k.snapshot_s = k.bytes / c.gpus() / c.pcie.achievable_bandwidth();
-    const double per_node = k.bytes / c.nodes;
+    k.rank_bytes = checkpoint_rank_bytes(model, plan, r.layout);
+    k.snapshot_s = k.rank_bytes / c.pcie.achievable_bandwidth();
+    // A node's share: its ranks' (the first replica's nodes write the most under DeepSpeed's layout).
+    const double per_node = r.layout == CheckpointLayout::Even ? k.bytes / c.nodes : k.rank_bytes * c.gpus_per_node;
     const bool priced = k.tier == CheckpointTier::Ssd      ? price_ssd(c, r, per_node, out)
                         : k.tier == CheckpointTier::Memory ? price_memory(c, r, per_node, out)
                                                            : price_storage(c, per_node, out);
@@ -204,7 +216,7 @@ CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::C
             out.violations.push_back({"run.checkpoint_writer",
                                       "a checkpoint writer writes files: checkpoint_tier memory copies each share "
                                       "to peers' memory without one"});
-        k.writer_s = k.bytes / c.gpus() / r.writer_rank_rate;  // a rank's save, its snapshot included
+        k.writer_s = k.rank_bytes / r.writer_rank_rate;  // a rank's save, its snapshot included
         k.write_s = std::max(k.write_s, k.writer_s - k.snapshot_s);
     }
     k.stall_s = r.method == CheckpointMethod::Sync ? k.snapshot_s + k.write_s : k.snapshot_s;

@@ -20,7 +20,9 @@ namespace fathom::plans {
 //  - Its size: bf16 weights (2 bytes a parameter) and the fp32 master weights and Adam moments
 //    (12 bytes a trained parameter), each written once however the ranks replicate them
 //    (Megatron-Core's and PyTorch DCP's fully parallel save spread the writes over all ranks), so
-//    every GPU writes bytes / GPUs.
+//    every GPU writes bytes / GPUs; with DeepSpeed's layout (run.checkpoint_layout first_replica)
+//    the first data-parallel replica's ranks write more (checkpoint_rank_bytes), and the most
+//    loaded rank bounds the snapshot and the writer.
 //  - The snapshot: each GPU copies its share to host memory over its own PCIe link (the link's
 //    achievable bandwidth). The write: the nodes' SSDs striped (bytes / nodes / (ssds x write
 //    bandwidth)), or the shared file system (the slower of its aggregate write bandwidth and the
@@ -38,6 +40,7 @@ struct CheckpointCost {
     CheckpointTier tier = CheckpointTier::Ssd;
     std::string tier_id;  // the SSD's or the file system's catalog id
     double bytes = 0;
+    double rank_bytes = 0;  // the most any rank writes (bytes / GPUs with the even layout)
     double snapshot_s = 0, write_s = 0, read_s = 0;
     // With a checkpoint writer (run.checkpoint_writer): a rank's whole save of its share at the
     // writer's rate, from device memory to the file (as such rates are measured), so the write
@@ -64,6 +67,14 @@ struct CheckpointCost {
 // The training state a checkpoint holds (above): 2 bytes a parameter and 12 a trained one (the
 // mixed-precision Adam states of the ZeRO paper, Rajbhandari et al. 2020, less the gradients).
 double checkpoint_bytes(const models::ModelSpec& model, const workloads::TrainingPlan& plan);
+// The most bytes any rank writes under `layout` (run.checkpoint_layout): bytes / GPUs when even;
+// with DeepSpeed's first_replica, a first-replica rank's share of the weights (2 bytes a parameter
+// over the replica's GPUs) and its optimizer shard (12 bytes a trained parameter over all GPUs;
+// over the replica's with ZeRO 0; everything over all GPUs with ZeRO 3, whose weights are sharded).
+// MoE experts are taken as the dense weights are (an estimate: DeepSpeed saves them per expert
+// group).
+double checkpoint_rank_bytes(const models::ModelSpec& model, const workloads::TrainingPlan& plan,
+                             CheckpointLayout layout);
 
 // The checkpoint's cost for the plan, or violations naming their key: no tier to write to, a tier
 // that cannot hold two checkpoints (the last durable one stays while the next is written), a given

@@ -62,6 +62,13 @@ const std::vector<Key<RunRequest>>& run_keys() {
               "auto: the file system when the cluster has one, else the SSDs")
              .choices_of<CheckpointTier>(),
          member<&R::tier>()},
+        {Decl("run.checkpoint_layout", KeyType::Choice,
+              "which ranks write the checkpoint: even, an equal share each (Megatron-Core's and PyTorch DCP's fully "
+              "parallel save); first_replica, DeepSpeed's engine: data-parallel rank 0 alone saves the model states "
+              "(with ZeRO 0 the optimizer state too), every rank its ZeRO optimizer shard, and the most loaded rank "
+              "bounds the snapshot and the writer")
+             .choices_of<CheckpointLayout>(),
+         member<&R::layout>()},
         {Decl("run.checkpoint_writer", KeyType::Text,
               "the software writing each rank's share (`fathom list writers`): one rank writes no faster than its "
               "rate (torch-save: DeepSpeed's default engine, a single pickling stream a rank)")

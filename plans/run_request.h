@@ -34,6 +34,17 @@ constexpr auto enum_names(Recovery) {
     return sim::name_table<Recovery>({{Recovery::Restart, "restart"}, {Recovery::Elastic, "elastic"}});
 }
 
+// Which ranks write a checkpoint's bytes. even: every rank an equal share (Megatron-Core's and
+// PyTorch DCP's fully parallel save). first_replica: DeepSpeed's engine, where only data-parallel
+// rank 0 saves the model states (the bf16 weights; with ZeRO stage 0, the optimizer state too) and
+// every rank its ZeRO optimizer shard, so the first replica's ranks write the most and bound a
+// synchronous step.
+enum class CheckpointLayout { Even, FirstReplica };
+constexpr auto enum_names(CheckpointLayout) {
+    return sim::name_table<CheckpointLayout>(
+        {{CheckpointLayout::Even, "even"}, {CheckpointLayout::FirstReplica, "first_replica"}});
+}
+
 struct RunRequest {
     double target_tokens = 0;          // 0: not given
     int64_t target_steps = 0;          // 0: not given
@@ -44,6 +55,7 @@ struct RunRequest {
     double checkpoint_interval_s = 0;  // 0: the Young/Daly optimum
     CheckpointMethod method = CheckpointMethod::Async;
     CheckpointTier tier = CheckpointTier::Auto;
+    CheckpointLayout layout = CheckpointLayout::Even;
     std::string writer;           // checkpoint writer id (workloads/checkpoint_writers); empty: none
     double writer_rank_rate = 0;  // its rate, resolved from the catalog; 0: no writer's bound
     double detect_s = 0;

@@ -54,6 +54,13 @@ void translate_run(const Case& c, const plans::Catalog& catalog, const std::stri
             "checkpoints to one local NVMe SSD a node, each node's share copied to one other node's (nvme-gen5-14gbs; "
             "the storage is not stated)");
     }
+    if (c.text("training.framework", "other") == "deepspeed") {
+        doc.set("run.checkpoint_layout", std::string("first_replica"), "training.framework");
+        assumptions.push_back(
+            "DeepSpeed's checkpoint layout: data-parallel rank 0 alone saves the model states, every rank its ZeRO "
+            "shard (deepspeed/runtime/engine.py _configure_checkpointing: 'only the first data parallel process "
+            "needs to store the model checkpoint')");
+    }
     if (c.has("training.run.checkpoint_writer"))
         doc.set("run.checkpoint_writer", c.text("training.run.checkpoint_writer"), "training.run.checkpoint_writer");
     const std::string method = c.choice("training.run.checkpoint_method", {"sync", "async"}, "");

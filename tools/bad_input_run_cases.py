@@ -43,6 +43,8 @@ def run_cases(add):
          "  restart: 10 min\n  failure_scale: 1000\n"),
         ("run elastic with every replica on one node", "  restart: 10 min\n",
          "  restart: 10 min\n  recovery: elastic\n  reconfigure: 1 s\n"),
+        ("run unknown checkpoint writer", "  restart: 10 min\n", "  restart: 10 min\n  checkpoint_writer: pickle9\n"),
+        ("run checkpoint layout unknown", "  restart: 10 min\n", "  restart: 10 min\n  checkpoint_layout: first\n"),
     ):
         add("run-class", name, {"s.yaml": run(old, new)}, "run", "IN")
     for name, search in (
@@ -59,6 +61,8 @@ def run_cases(add):
 
 
 RUN_EXPECT = {
+    'run unknown checkpoint writer': "s.yaml:30: key 'run.checkpoint_writer': unknown checkpoint writer 'pickle9' (known: torch-save)",
+    'run checkpoint layout unknown': "s.yaml:30: key 'run.checkpoint_layout':",
     'run evicting stragglers faster than it checkpoints': "s.yaml: key 'run.checkpoint_interval': impossible plan: the job fails",
     'run stragglers without a slowdown': "s.yaml:30: key 'run.stragglers_per_node_day': run.stragglers_per_node_day, run.straggler_slowdown",
     'run memory tier without host memory': "s.yaml:8: key 'cluster.host_memory': run.checkpoint_tier memory needs",

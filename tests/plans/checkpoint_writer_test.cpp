@@ -72,3 +72,33 @@ TEST_CASE("checkpoint writers are refused by key when unknown or without files t
         "writer-test.yaml");
     CHECK_THAT(m.what(), Catch::Contains("checkpoint_writer") && Catch::Contains("memory"));
 }
+
+TEST_CASE("DeepSpeed's checkpoint layout leaves the weights to the first data-parallel replica", "[plans][run]") {
+    // 8 nodes of 4 GPUs as two pipelines of 4 stages (TP 4, PP 4, DP 2): a checkpoint is 2 bytes a
+    // parameter of weights and 12 of optimizer state. Even: every rank writes bytes / 32. DeepSpeed
+    // (first_replica) with ZeRO 1: a first-replica rank writes the weights over its replica's 16
+    // ranks and its optimizer shard over all 32: W / 16 + O / 32. ZeRO 0: everything over 16.
+    // ZeRO 3 shards the weights too: even again.
+    const auto with = [](const std::string& zero, const std::string& layout) {
+        std::string yaml = scenario(8, "  checkpoint_method: sync\n  checkpoint_layout: " + layout + "\n");
+        const auto at = yaml.find("  pp: 8");
+        yaml.replace(at, 7, "  pp: 4");
+        const auto z = yaml.find("zero_stage: 1");
+        yaml.replace(z, 13, "zero_stage: " + zero);
+        const auto g = yaml.find("global_batch_size: 16");
+        yaml.replace(g, 21, "global_batch_size: 32");
+        const plans::Scenario s = testing::load_text(yaml, "writer-test.yaml");
+        const plans::CheckpointPlan k = plans::plan_checkpoint(s.model, s.cluster, *s.training(), *s.run);
+        REQUIRE(k.violations.empty());
+        return k.cost;
+    };
+    const plans::CheckpointCost even = with("1", "even");
+    const double weights_share = 2.0 / 14, optimizer_share = 12.0 / 14;  // a dense model: every parameter trained
+    CHECK(even.rank_bytes == Approx(even.bytes / 32));
+    const plans::CheckpointCost first = with("1", "first_replica");
+    CHECK(first.bytes == Approx(even.bytes));
+    CHECK(first.rank_bytes == Approx(first.bytes * (weights_share / 16 + optimizer_share / 32)));
+    CHECK(first.snapshot_s == Approx(first.rank_bytes / (31.5e9 * 0.83)));
+    CHECK(with("0", "first_replica").rank_bytes == Approx(first.bytes / 16));
+    CHECK(with("3", "first_replica").rank_bytes == Approx(first.bytes / 32));
+}

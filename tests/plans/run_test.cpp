@@ -280,25 +280,41 @@ TEST_CASE("published whole runs: Llama 3's interruptions in-sample, OPT-175B's a
     // Its ETTR sits above the report's 90% bound with compare's assumed recovery costs. OPT-175B's
     // A100 fleet restarted at least 1.75 times a day; the H100 fleet's rates give 0.47 (-73%):
     // pinned as a gap (more than 50% low), not hidden.
-    // DataStates-LLM's checkpoint throughputs (size / blocked time) in closed form: DeepSpeed's
-    // synchronous torch.save blocks for a rank's share at 0.69 GB/s (the writer's rate bounds it far
-    // above Eagle's 650 GB/s), so G GPUs give G x 0.69 GB/s; DataStates-LLM's asynchronous snapshot
-    // blocks for a GPU's share over its PCIe 4.0 link (31.5 GB/s x 0.83), G x 26.145 GB/s. At data
-    // parallelism 1 that is within 60% of the published bars for DeepSpeed (-31% to +47%); at 16
-    // (512 GPUs, the "48x") both are over ten times the measurement: pinned as a gap.
+    // DataStates-LLM's checkpoint throughputs (size / blocked time). At data parallelism 1, in
+    // closed form: DeepSpeed's synchronous torch.save blocks for a rank's share at 0.69 GB/s (the
+    // writer's rate bounds it far above Eagle's 650 GB/s), so G GPUs give G x 0.69 GB/s;
+    // DataStates-LLM's asynchronous snapshot blocks for a GPU's share over its PCIe 4.0 link
+    // (31.5 GB/s x 0.83), G x 26.145 GB/s. DeepSpeed is within 60% of the published bars (-31% to
+    // +58%). With data parallelism d, DeepSpeed's layout leaves the weights to the first replica, so
+    // its ranks write 2/R + 12/(R d) of a parameter's 14 bytes a rank of R = G / d: the 13B sweep
+    // keeps its -26% to -38% (the published scaling, 26 to 86 GB/s over d = 2..16, is followed),
+    // while the 30B one saturates at ~25 GB/s, which fathom does not: over 90% high from d = 2 on.
+    // DataStates-LLM blocks 0.3-0.4 s at least a checkpoint at any scale (a fixed cost fathom does
+    // not model): over d > 1 fathom is 1.6 to 4.1 times too fast. Both pinned as gaps.
     const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-runs.yaml",
                                                      testing::source_context());
-    REQUIRE(results.size() == 15);
+    REQUIRE(results.size() == 29);
     for (const auto& r : results) {
         INFO(r.id << " " << r.reason << " measured " << r.measured << " predicted " << r.predicted);
         REQUIRE(r.ok());
-        const auto x = r.id.find("xa100");
         if (r.id.rfind("ckpt-datastates-", 0) == 0) {
-            const double gpus = std::stod(r.id.substr(r.id.rfind('-', x) + 1, x - r.id.rfind('-', x) - 1));
+            const auto x = r.id.find("xa100"), dash = r.id.rfind('-', x);
+            const double gpus = std::stod(r.id.substr(dash + 1, x - dash - 1));
+            const std::string model = r.id.substr(16, r.id.find('-', 16) - 16);
+            const double nodes = model == "3b" ? 1 : model == "7b" ? 2 : model == "13b" ? 4 : model == "30b" ? 8 : 20;
+            const double dp = gpus / (4 * nodes);
             const bool sync = r.id.find("deepspeed-sync") != std::string::npos;
-            CHECK(r.predicted == Approx(gpus * (sync ? 0.69 : 31.5 * 0.83)));
-            if (gpus == 512) CHECK(r.error > 10);
-            else if (sync) CHECK(std::abs(r.error) < 0.6);
+            if (dp == 1) {
+                CHECK(r.predicted == Approx(gpus * (sync ? 0.69 : 31.5 * 0.83)));
+                if (sync) CHECK(std::abs(r.error) < 0.6);
+            } else if (!sync) {
+                CHECK(r.error > 0.6);
+                CHECK(r.error < 3.1);
+            } else if (model == "13b") {
+                CHECK(std::abs(r.error) < 0.4);
+            } else {
+                CHECK(r.error > 0.9);
+            }
         } else if (r.id == "run-llama3-405b-16384xh100-interruptions") {
             CHECK(r.predicted < r.measured);
             CHECK(r.predicted > 0.9 * r.measured);
