@@ -240,11 +240,14 @@ CheckpointPlan plan_checkpoint(const models::ModelSpec& model, const hardware::C
             {"run.persist_every", fmt("a persisted checkpoint drains for %.4g s, ", k.persist_s) +
                                       fmt("longer than %.0f intervals: the file system would fall behind",
                                           static_cast<double>(k.persist_every))});
-    if (r.checkpoint_interval_s > 0 && r.checkpoint_interval_s < k.durable_s)
+    // An asynchronous checkpoint drains beside training: the next may not start before it is
+    // durable. A synchronous one is durable when training resumes, so any interval works.
+    const double drain_s = k.durable_s - k.stall_s;
+    if (r.checkpoint_interval_s > 0 && r.checkpoint_interval_s < drain_s)
         out.violations.push_back(
             {"run.checkpoint_interval", fmt("%.4g s is shorter than one checkpoint's write ", r.checkpoint_interval_s) +
-                                            fmt("(%.4g s: ", k.durable_s) + fmt("%.4g GB to ", k.bytes / 1e9) +
-                                            k.tier_id + ")"});
+                                            fmt("(%.4g s: ", drain_s) + fmt("%.4g GB to ", k.bytes / 1e9) + k.tier_id +
+                                            ", drained beside training)"});
     return out;
 }
 
@@ -281,8 +284,17 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const
     const double lambda = out.failures_per_hour() / 3600.0;
     out.young_daly_s = lambda > 0 ? workloads::run::young_daly_interval_s(k.cost.stall_s, lambda)
                                   : std::numeric_limits<double>::infinity();
-    out.interval_given = r.checkpoint_interval_s > 0;
-    double interval = out.interval_given ? r.checkpoint_interval_s : std::max(out.young_daly_s, k.cost.durable_s);
+    out.interval_given = r.checkpoint_interval_s > 0 || r.checkpoint_every > 0;
+    out.interval_key = r.checkpoint_every > 0 ? "run.checkpoint_every" : "run.checkpoint_interval";
+    double interval = r.checkpoint_every > 0        ? static_cast<double>(r.checkpoint_every) * step_s
+                      : r.checkpoint_interval_s > 0 ? r.checkpoint_interval_s
+                                                    : std::max(out.young_daly_s, k.cost.durable_s);
+    if (r.checkpoint_every > 0 && interval < k.cost.durable_s - k.cost.stall_s)
+        throw plan_error(
+            {{"run.checkpoint_every", fmt("%.0f steps ", static_cast<double>(r.checkpoint_every)) +
+                                          fmt("(%.4g s) are shorter than one checkpoint's write ", interval) +
+                                          fmt("(%.4g s, drained beside training)", k.cost.durable_s - k.cost.stall_s)}},
+            s.file);
     // At a step's end: whole steps (none at all when nothing fails and no interval is given).
     interval = std::isfinite(interval) ? std::ceil(interval / step_s - 1e-9) * step_s : 0.0;
     out.spec.checkpoint = {interval,          k.cost.stall_s,       k.cost.durable_s, k.cost.load_s,
@@ -290,12 +302,13 @@ RunPlan plan_run(const Scenario& s, double step_s, const Catalog& catalog, const
     if (k.cost.drain_nic_share > 0 && steps.drain_step_s > 0)
         out.spec.checkpoint.drain_slowdown = std::max(1.0, steps.drain_step_s / step_s);
     if (k.cost.persist_every > 0 && k.cost.persist_s > static_cast<double>(k.cost.persist_every) * interval)
-        throw plan_error({{"run.persist_every", fmt("a persisted checkpoint drains for %.4g s, ", k.cost.persist_s) +
-                                                    fmt("longer than %.0f default intervals: the file system would "
-                                                        "fall behind (persist less often, or give "
-                                                        "run.checkpoint_interval)",
-                                                        static_cast<double>(k.cost.persist_every))}},
-                         s.file);
+        throw plan_error(
+            {{"run.persist_every", fmt("a persisted checkpoint drains for %.4g s, ", k.cost.persist_s) +
+                                       fmt("longer than %.0f intervals ", static_cast<double>(k.cost.persist_every)) +
+                                       fmt("of %.4g s: the file system would fall behind (persist "
+                                           "less often, or checkpoint less often)",
+                                           interval)}},
+            s.file);
     out.spec.detect_s = r.detect_s;
     out.spec.restart_s = r.restart_s;
     out.spec.pool = {r.spare_nodes, r.repair_s};

@@ -113,6 +113,7 @@ struct RunPlan {
     double tokens_per_step = 0;
     double young_daly_s = 0;  // the first-order optimum interval for the checkpoint's stall (inf: no failures)
     bool interval_given = false;
+    std::string interval_key;   // the key that gave it: run.checkpoint_interval or run.checkpoint_every
     int replicas_per_node = 0;  // elastic: the data-parallel replicas a node's failure takes out
     int seeds = 1;
     uint64_t seed = 1;

@@ -51,6 +51,12 @@ const std::vector<Key<RunRequest>>& run_keys() {
              .range(1e-9, 3.2e7)
              .by_default("the Young/Daly optimum, at least one write"),
          member<&R::checkpoint_interval_s>()},
+        {Decl("run.checkpoint_every", KeyType::Integer,
+              "or a checkpoint every N optimizer steps (Megatron-LM's --save-interval, DeepSpeed's save loop); not "
+              "with run.checkpoint_interval")
+             .range(1, 1e12)
+             .by_default("run.checkpoint_interval's"),
+         member<&R::checkpoint_every>()},
         {Decl("run.checkpoint_method", KeyType::Choice,
               "sync: training stalls for the whole write; async: for the snapshot to host memory over PCIe, the "
               "write to the tier drains beside training")

@@ -53,6 +53,7 @@ struct RunRequest {
     std::string failures;              // failure-rate profile id (hardware/catalog/reliability), or "none"
     double failure_scale = 1;          // multiplies every cause's rate (sensitivity)
     double checkpoint_interval_s = 0;  // 0: the Young/Daly optimum
+    int64_t checkpoint_every = 0;      // or every N steps (frameworks' save interval); 0: not given
     CheckpointMethod method = CheckpointMethod::Async;
     CheckpointTier tier = CheckpointTier::Auto;
     CheckpointLayout layout = CheckpointLayout::Even;

@@ -39,6 +39,8 @@ std::vector<RunRequest> run_settings(const Scenario& s, const SearchSpace& space
                 for (Recovery recovery : recoveries) {
                     RunRequest r = base;
                     r.checkpoint_interval_s = interval;
+                    // A searched interval stands for the section's own, however it was given.
+                    if (!space.checkpoint_intervals_s.empty()) r.checkpoint_every = 0;
                     r.method = method;
                     r.spare_nodes = spare;
                     r.recovery = recovery;

@@ -38,12 +38,17 @@ void translate_run(const Case& c, const plans::Catalog& catalog, const std::stri
         if (!(steps >= 1 && steps <= 1e15 && steps == static_cast<double>(static_cast<int64_t>(steps))))
             c.fail("training.run.steps", "expected a positive whole number of steps");
         doc.set("run.target_steps", static_cast<int64_t>(steps), "training.run.steps");
+        // A benchmark of minutes: nothing is drawn to fail it.
+        doc.set("run.failures", std::string("none"), "training.run.steps");
+        assumptions.push_back("a benchmark of " + std::to_string(static_cast<int64_t>(steps)) +
+                              " steps: no failures drawn");
     } else {
         const double days = c.number("training.run.days");
         if (!(days > 0)) c.fail("training.run.days", "expected a positive number of days");
         doc.set("run.target_time", seconds(days * 86400), "training.run.days");
     }
-    doc.set("run.failures", failure_profile(catalog, accelerator, assumptions), "training.run");
+    if (!c.has("training.run.steps"))
+        doc.set("run.failures", failure_profile(catalog, accelerator, assumptions), "training.run");
     if (c.has("training.run.storage")) {
         doc.set("cluster.storage", c.text("training.run.storage"), "training.run.storage");
         doc.set("run.checkpoint_tier", std::string("storage"), "training.run.storage");
@@ -66,29 +71,42 @@ void translate_run(const Case& c, const plans::Catalog& catalog, const std::stri
     const std::string method = c.choice("training.run.checkpoint_method", {"sync", "async"}, "");
     if (method.empty()) assumptions.push_back("asynchronous checkpoints (the method is not stated)");
     doc.set("run.checkpoint_method", method.empty() ? std::string("async") : method, "training.run.checkpoint_method");
-    if (c.has("training.run.checkpoint_interval_s"))
+    if (c.has("training.run.checkpoint_interval_s") && c.has("training.run.checkpoint_every_steps"))
+        c.fail("training.run",
+               "give the checkpoint interval as one of checkpoint_interval_s and checkpoint_every_steps");
+    if (c.has("training.run.checkpoint_interval_s")) {
         doc.set("run.checkpoint_interval", seconds(c.number("training.run.checkpoint_interval_s")),
                 "training.run.checkpoint_interval_s");
-    else assumptions.push_back("checkpoint interval: the Young/Daly optimum (not stated)");
+    } else if (c.has("training.run.checkpoint_every_steps")) {
+        const double every = c.number("training.run.checkpoint_every_steps");
+        if (!(every >= 1 && every <= 1e12 && every == static_cast<double>(static_cast<int64_t>(every))))
+            c.fail("training.run.checkpoint_every_steps", "expected a positive whole number of steps");
+        doc.set("run.checkpoint_every", static_cast<int64_t>(every), "training.run.checkpoint_every_steps");
+    } else if (!c.has("training.run.steps")) {
+        assumptions.push_back("checkpoint interval: the Young/Daly optimum (not stated)");
+    }
     if (c.has("training.run.detect_s")) {
         doc.set("run.detect", seconds(c.number("training.run.detect_s")), "training.run.detect_s");
     } else {
         doc.set("run.detect", std::string("10 min"), "training.run");
-        assumptions.push_back(
-            "detection 10 min (not stated; MegaScale, NSDI 2024 section 6.3: detection and "
-            "diagnosis in under 10 minutes on average)");
+        if (!c.has("training.run.steps"))  // a benchmark draws no failures: nothing to detect
+            assumptions.push_back(
+                "detection 10 min (not stated; MegaScale, NSDI 2024 section 6.3: detection and "
+                "diagnosis in under 10 minutes on average)");
     }
     if (c.has("training.run.restart_s")) {
         doc.set("run.restart", seconds(c.number("training.run.restart_s")), "training.run.restart_s");
     } else {
         doc.set("run.restart", std::string("5 min"), "training.run");
-        assumptions.push_back("restart 5 min before the load (not stated: an estimate)");
+        if (!c.has("training.run.steps"))
+            assumptions.push_back("restart 5 min before the load (not stated: an estimate)");
     }
     doc.set("run.seeds", int64_t{200}, "training.run");
 }
 
 bool is_run_metric(const std::string& metric) {
-    return metric == "interruptions_per_day" || metric == "ettr_percent" || metric == "checkpoint_throughput_gb_per_s";
+    return metric == "interruptions_per_day" || metric == "ettr_percent" ||
+           metric == "checkpoint_throughput_gb_per_s" || metric == "run_time_s";
 }
 
 double run_metric(const Case& c, const Evaluated& e, CompareResult& out) {
@@ -115,6 +133,7 @@ double run_metric(const Case& c, const Evaluated& e, CompareResult& out) {
                   r.seeds, r.failures, r.wall_mean_s / 86400, r.ettr_mean);
     out.run_summary.push_back(line);
     if (metric == "interruptions_per_day") return r.failures / (r.wall_mean_s / 86400.0);
+    if (metric == "run_time_s") return r.wall_mean_s;
     return 100.0 * r.ettr_mean;
 }
 

@@ -89,8 +89,9 @@ const std::vector<Field>& case_fields() {
                                   "recompute_num_layers", "ep_comm_overlap"});
                  t.push_back({"lora", leaves({"rank", "alpha"})});
                  // fathom's extension: a window of a whole run
-                 t.push_back({"run", leaves({"days", "steps", "storage", "checkpoint_method", "checkpoint_writer",
-                                             "checkpoint_interval_s", "detect_s", "restart_s"})});
+                 t.push_back(
+                     {"run", leaves({"days", "steps", "storage", "checkpoint_method", "checkpoint_writer",
+                                     "checkpoint_interval_s", "checkpoint_every_steps", "detect_s", "restart_s"})});
                  return t;
              }()},
             {"serving",

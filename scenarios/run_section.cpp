@@ -29,6 +29,10 @@ plans::RunRequest parse_run(const Node& root, const plans::Catalog& catalog, con
         }
         r.writer_rank_rate = writers.at(r.writer).rank_rate;
     }
+    if (run.has("checkpoint_every") && run.has("checkpoint_interval"))
+        run.fail("checkpoint_every",
+                 "give the checkpoint interval as one of run.checkpoint_interval (time) and run.checkpoint_every "
+                 "(steps)");
     if (run.has("spare_nodes") != run.has("repair"))
         run.fail(run.has("spare_nodes") ? "spare_nodes" : "repair",
                  "run.spare_nodes and run.repair go together (how many spares, and how long a failed node is away)");

@@ -44,6 +44,8 @@ def run_cases(add):
         ("run elastic with every replica on one node", "  restart: 10 min\n",
          "  restart: 10 min\n  recovery: elastic\n  reconfigure: 1 s\n"),
         ("run unknown checkpoint writer", "  restart: 10 min\n", "  restart: 10 min\n  checkpoint_writer: pickle9\n"),
+        ("run checkpoint interval given twice", "  restart: 10 min\n",
+         "  restart: 10 min\n  checkpoint_every: 10\n  checkpoint_interval: 1 h\n"),
         ("run checkpoint layout unknown", "  restart: 10 min\n", "  restart: 10 min\n  checkpoint_layout: first\n"),
     ):
         add("run-class", name, {"s.yaml": run(old, new)}, "run", "IN")
@@ -62,6 +64,7 @@ def run_cases(add):
 
 RUN_EXPECT = {
     'run unknown checkpoint writer': "s.yaml:30: key 'run.checkpoint_writer': unknown checkpoint writer 'pickle9' (known: torch-save)",
+    'run checkpoint interval given twice': "s.yaml:30: key 'run.checkpoint_every': give the checkpoint interval as one of",
     'run checkpoint layout unknown': "s.yaml:30: key 'run.checkpoint_layout':",
     'run evicting stragglers faster than it checkpoints': "s.yaml: key 'run.checkpoint_interval': impossible plan: the job fails",
     'run stragglers without a slowdown': "s.yaml:30: key 'run.stragglers_per_node_day': run.stragglers_per_node_day, run.straggler_slowdown",

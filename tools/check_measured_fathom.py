@@ -22,11 +22,11 @@ SERVING_EXTENSION = {
 # scenarios/measured-format-fathom.md, "Added training fields" (with `run`, a window of a whole run).
 TRAINING_EXTENSION = {'recompute_num_layers': 'int', 'ep_comm_overlap': 'bool',
                       'run': {'days': 'num', 'steps': 'int', 'storage': 'str', 'checkpoint_method': {'sync', 'async'},
-                              'checkpoint_writer': 'str', 'checkpoint_interval_s': 'num', 'detect_s': 'num',
-                              'restart_s': 'num'}}
+                              'checkpoint_writer': 'str', 'checkpoint_interval_s': 'num',
+                              'checkpoint_every_steps': 'int', 'detect_s': 'num', 'restart_s': 'num'}}
 # scenarios/measured-format-fathom.md, "Added metrics": (unit, required qualifiers, optional ones).
 METRICS_EXTENSION = {'interruptions_per_day': ('interruptions/day', {}, {}), 'ettr_percent': ('%', {}, {}),
-                     'checkpoint_throughput_gb_per_s': ('GB/s', {}, {})}
+                     'checkpoint_throughput_gb_per_s': ('GB/s', {}, {}), 'run_time_s': ('s', {}, {})}
 # scenarios/measured-format-fathom.md, "Added benchmark fields".
 BENCHMARK_EXTENSION = {'groups': 'int'}
 # scenarios/measured-format-fathom.md, "Added serving.workload.dataset values": the catalog's

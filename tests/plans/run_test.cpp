@@ -138,6 +138,37 @@ TEST_CASE("the run's interval defaults to the Young/Daly optimum in whole steps"
     CHECK(r.ettr_mean == Approx(p.spec.target_steps * step_s / r.wall_mean_s).epsilon(0.01));
 }
 
+TEST_CASE("a checkpoint every N steps, and synchronous ones at any interval", "[plans][run]") {
+    // run.checkpoint_every 7 on a 2-second step: an interval of 14 s of training. A synchronous
+    // checkpoint is durable when training resumes, so even a 1-second interval (rounded up to one
+    // step) is a plan; an asynchronous one drains beside training and is refused below its drain.
+    const std::string rest = "  target_steps: 1000\n  failures: none\n  detect: 5 min\n  restart: 10 min\n";
+    const plans::Scenario every = load(scenario(1, rest + "  checkpoint_every: 7\n  checkpoint_method: sync\n"));
+    const plans::RunPlan p = plans::plan_run(every, 2.0, testing::source_catalog());
+    CHECK(p.spec.checkpoint.interval_s == Approx(14.0));
+    CHECK(p.interval_key == "run.checkpoint_every");
+    // 1000 steps: checkpoints after 7, 14, ..., 994 (142 of them; none at the target), no failures.
+    const plans::RunSummary r = plans::simulate_runs(p);
+    CHECK(r.wall_mean_s == Approx(1000 * 2.0 + 142 * p.checkpoint.stall_s));
+    const plans::Scenario sync = load(scenario(1, rest + "  checkpoint_interval: 1 s\n  checkpoint_method: sync\n"));
+    CHECK(plans::plan_run(sync, 2.0, testing::source_catalog()).spec.checkpoint.interval_s == Approx(2.0));
+    const plans::Scenario async = load(scenario(1, rest + "  checkpoint_every: 1\n  checkpoint_method: async\n"));
+    REQUIRE(async.run->method == plans::CheckpointMethod::Async);
+    const plans::CheckpointPlan k = plans::plan_checkpoint(async.model, async.cluster, *async.training(), *async.run);
+    const double drain = k.cost.durable_s - k.cost.stall_s;
+    REQUIRE(drain > 1e-3);
+    try {
+        plans::plan_run(async, drain / 2, testing::source_catalog());
+        FAIL("accepted");
+    } catch (const sim::InputError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("run.checkpoint_every") && Catch::Contains("shorter than one checkpoint"));
+    }
+    CHECK(plans::plan_run(async, drain * 2, testing::source_catalog()).spec.checkpoint.interval_s == Approx(drain * 2));
+    // Both ways of giving the interval at once: refused by key.
+    const Refusal both = refusal(scenario(1, rest + "  checkpoint_every: 7\n  checkpoint_interval: 1 h\n"));
+    CHECK(both.key == "run.checkpoint_every");
+}
+
 TEST_CASE("evaluate runs a scenario's whole run on its step, the same for the same seed", "[plans][run]") {
     const plans::Scenario s = load(scenario(1,
                                             "  target_steps: 200000\n  failures: llama3-h100\n"
@@ -291,13 +322,21 @@ TEST_CASE("published whole runs: Llama 3's interruptions in-sample, OPT-175B's a
     // while the 30B one saturates at ~25 GB/s, which fathom does not: over 90% high from d = 2 on.
     // DataStates-LLM blocks 0.3-0.4 s at least a checkpoint at any scale (a fixed cost fathom does
     // not model): over d > 1 fathom is 1.6 to 4.1 times too fast. Both pinned as gaps.
+    // Their 50-iteration runs with a checkpoint every k (run.checkpoint_every): steps plus
+    // ceil(50 / k) - 1 stalls (none at the target). DeepSpeed's are within 55% (-17% to +51%: the
+    // stall is 1.4 to 1.6 times the published one at k = 1, the step 0.7 times); DataStates-LLM's
+    // 28% to 53% short (fathom's step is 0.7 times Figure 4's, and at k = 1 the published runs
+    // slow down under I/O pressure, which fathom does not model).
     const auto results = scenarios::compare_measured(std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-runs.yaml",
                                                      testing::source_context());
-    REQUIRE(results.size() == 29);
+    REQUIRE(results.size() == 53);
     for (const auto& r : results) {
         INFO(r.id << " " << r.reason << " measured " << r.measured << " predicted " << r.predicted);
         REQUIRE(r.ok());
-        if (r.id.rfind("ckpt-datastates-", 0) == 0) {
+        if (r.id.rfind("e2e-datastates-", 0) == 0) {
+            if (r.id.find("deepspeed-sync") != std::string::npos) CHECK(std::abs(r.error) < 0.55);
+            else CHECK((r.error < -0.25 && r.error > -0.55));
+        } else if (r.id.rfind("ckpt-datastates-", 0) == 0) {
             const auto x = r.id.find("xa100"), dash = r.id.rfind('-', x);
             const double gpus = std::stod(r.id.substr(dash + 1, x - dash - 1));
             const std::string model = r.id.substr(16, r.id.find('-', 16) - 16);

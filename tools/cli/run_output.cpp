@@ -81,8 +81,8 @@ void print_run(const plans::Outcome::Run& run) {
     print_checkpoint(p);
     if (p.spec.checkpoint.interval_s > 0)
         std::printf("interval        %s of training (%s; the Young/Daly optimum for this stall: %s)\n",
-                    span(p.spec.checkpoint.interval_s).c_str(),
-                    p.interval_given ? "run.checkpoint_interval" : "default", span(p.young_daly_s).c_str());
+                    span(p.spec.checkpoint.interval_s).c_str(), p.interval_given ? p.interval_key.c_str() : "default",
+                    span(p.young_daly_s).c_str());
     else std::printf("interval        no checkpoints (nothing fails, and run.checkpoint_interval is not given)\n");
     std::printf("recovery        detect %s + restart %s + load %s\n", span(p.spec.detect_s).c_str(),
                 span(p.spec.restart_s).c_str(), span(k.load_s).c_str());
