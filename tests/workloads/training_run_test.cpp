@@ -1,7 +1,7 @@
 // Whole training runs (workloads/run/training_run.h) against the closed forms of checkpointing
 // under exponential failures (Young 1974, Daly 2006; Meta's first-order ETTR model, Kokolis et al.
-// 2025): the mean time to target over seeds, the ETTR, the lost
-// work per failure, the Young/Daly optimum, and the run's accounting.
+// 2025): the mean time to target over seeds, the ETTR, the lost work per failure, the Young/Daly
+// optimum, and the run's accounting.
 #include "workloads/run/training_run.h"
 
 #include "sim/random.h"
