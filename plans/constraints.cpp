@@ -288,6 +288,35 @@ void check_traffic(std::vector<Violation>& v, const ServingPlan& p) {
             "generated traffic has only the default class; classes come from a trace's slo_class column");
 }
 
+// Speculative decoding: a method with its tokens and one acceptance figure, in range, and the
+// mechanisms it does not combine with.
+void check_speculative(std::vector<Violation>& v, const ServingPlan& p) {
+    using workloads::serving::SpecMethod;
+    const auto& sp = p.speculative;
+    const bool on = sp.method != SpecMethod::None;
+    if (!on) {
+        if (sp.tokens > 0 || sp.acceptance >= 0 || sp.acceptance_length > 0 || !sp.draft_model.empty())
+            add(v, "serving.speculative.method", "speculative keys are set but the method is none");
+        return;
+    }
+    if (sp.tokens < 1) add(v, "serving.speculative.tokens", "missing: the draft tokens a decode verifies");
+    if ((sp.acceptance >= 0) == (sp.acceptance_length > 0))
+        add(v, "serving.speculative.acceptance",
+            "give one of serving.speculative.acceptance (a draft's rate) and acceptance_length (tokens a "
+            "verification emits)");
+    if (sp.acceptance_length > 0 && sp.tokens >= 1 && sp.acceptance_length > sp.tokens + 1)
+        add(v, "serving.speculative.acceptance_length",
+            "a verification of " + str(sp.tokens) + " drafts emits at most " + str(sp.tokens + 1) + " tokens");
+    if ((sp.method == SpecMethod::Draft) != !sp.draft_model.empty())
+        add(v, sp.method == SpecMethod::Draft ? "serving.speculative.method" : "serving.speculative.draft_model",
+            "serving.speculative.draft_model goes with method draft (and only with it)");
+    if (p.batching.policy == "static")
+        add(v, "serving.speculative.method", "static batching runs no speculation (padding has no drafts)");
+    if (p.kv.shared_prefix_attention)
+        add(v, "serving.speculative.method",
+            "shared-prefix attention with speculative verification is not modelled (turn one off)");
+}
+
 }  // namespace
 
 std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hardware::ClusterSpec& c,
@@ -309,6 +338,7 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
             "needs serving.prefix_caching: true (the shared prefix is read from its one cached copy)");
     if (p.batching.max_model_len == 0 && m.max_seq_len == 0)
         add(v, "serving.max_model_len", "missing: the model states no context length");
+    check_speculative(v, p);
     return v;
 }
 

@@ -50,7 +50,8 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     const std::vector<Pool> pools = plan.pools();
     for (const Pool& pool : pools) {
         if (!pool.simulated) continue;
-        const ReplicaMemory m = replica_memory(model, *pool.layout, plan.kernels, plan.kv, plan.batching, plan.engine);
+        const ReplicaMemory m =
+            replica_memory(model, *pool.layout, plan.kernels, plan.kv, plan.batching, plan.engine, plan.speculative);
         if (!m.fits()) out.violations.push_back({std::string(pool.key) + ".tp", m.why_not()});
     }
     if (!out.violations.empty()) return out;
@@ -74,7 +75,7 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     std::unique_ptr<RequestSource> source = plan.traffic.trace.empty()
                                                 ? make_synthetic_source(plan.traffic.synthetic, seed)
                                                 : open_trace(plan.traffic.trace, context.max_requests);
-    const ServingInputs in{model, cluster, plan, pool_costs, *network};
+    const ServingInputs in{model, cluster, plan, pool_costs, *network, seed};
     ServingOptions so;
     so.keep_records = options.keep_records;
     so.trace = options.trace;

@@ -146,6 +146,11 @@ const std::vector<KeyInfo>& scenario_keys() {
              "keys; the aggregated `tp`, `pp` and `replicas` are then unused")
             .shown_as("mapping")
             .by_default("aggregated"),
+        Decl("serving.speculative", KeyType::Text,
+             "speculative decoding: the `serving.speculative.*` keys (a drafter, the drafts a decode verifies, "
+             "their acceptance)")
+            .shown_as("mapping")
+            .by_default("off"),
         Decl("serving.disaggregation.prefill", KeyType::Text, "the prefill pool")
             .shown_as("mapping")
             .by_default("required"),
@@ -350,6 +355,7 @@ std::vector<const KeyInfo*> collect_keys() {
                                       "training.documents",
                                       "stack",
                                       "serving",
+                                      "serving.speculative",
                                       "serving.disaggregation",
                                       "serving.disaggregation.prefill",
                                       "serving.disaggregation.decode",

@@ -247,6 +247,8 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
     };
     for (const auto& k : serving_plan_keys()) {
         if (absent_pool(k.info.path)) continue;
+        // Speculative decoding's keys (added after hashes were pinned) count only when it is on.
+        if (k.info.path.rfind("serving.speculative.", 0) == 0 && !p.speculative.enabled()) continue;
         h.add(k.info.path);
         std::string v = format_value(k.get(p));
         // A trace is named by its file name: where the scenario was loaded from must not matter.

@@ -156,6 +156,36 @@ void add_engine_keys(std::vector<SK>& k) {
                       "admission reserves KV for prompt + output tokens (TensorRT-LLM GUARANTEED_NO_EVICT): no "
                       "preemption, fewer sequences admitted"),
                  member<&ServingPlan::kv, &KvSettings::reserve_output>()});
+    using workloads::serving::SpecMethod;
+    using workloads::serving::SpeculativeSettings;
+    k.push_back({Decl("serving.speculative.method", KeyType::Choice,
+                      "speculative decoding's drafter: draft (a smaller model, speculative.draft_model), eagle (an "
+                      "EAGLE/EAGLE-3 head), mtp (a multi-token-prediction module), ngram (prompt lookup, no GPU "
+                      "time); none: off")
+                     .choices_of<SpecMethod>(),
+                 member<&ServingPlan::speculative, &SpeculativeSettings::method>()});
+    k.push_back({Decl("serving.speculative.tokens", KeyType::Integer,
+                      "draft tokens a decode verifies each iteration (vLLM num_speculative_tokens, SGLang "
+                      "speculative-num-steps with topk 1)")
+                     .range(1, 15)
+                     .by_default("required with a method"),
+                 member<&ServingPlan::speculative, &SpeculativeSettings::tokens>()});
+    k.push_back({Decl("serving.speculative.acceptance", KeyType::Number,
+                      "a draft token's acceptance given the drafts before it were accepted (the i.i.d. model: "
+                      "(1 - a^(k+1)) / (1 - a) tokens a verification); or give acceptance_length")
+                     .range(0, 1)
+                     .by_default("one of acceptance and acceptance_length is required with a method"),
+                 member<&ServingPlan::speculative, &SpeculativeSettings::acceptance>()});
+    k.push_back({Decl("serving.speculative.acceptance_length", KeyType::Number,
+                      "the mean tokens a verification emits as a source publishes it (1 to tokens + 1; EAGLE's "
+                      "average acceptance length tau), which fixes acceptance")
+                     .range(1, 16)
+                     .by_default("one of acceptance and acceptance_length is required with a method"),
+                 member<&ServingPlan::speculative, &SpeculativeSettings::acceptance_length>()});
+    k.push_back({Decl("serving.speculative.draft_model", KeyType::Text,
+                      "method draft: the drafter, a catalog model id (`fathom list models`), at the replica's TP")
+                     .by_default("required with method draft"),
+                 member<&ServingPlan::speculative, &SpeculativeSettings::draft_model>()});
     k.push_back(
         {Decl("serving.router", KeyType::Choice, "how requests are spread over replicas (`fathom list routers`)")
              .choices(registry_names(workloads::serving::router_registry())),

@@ -66,7 +66,8 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
         return;
     }
     for (const Pool& pool : pools) {  // every pool, an isolated one too
-        const auto mem = workloads::serving::replica_memory(model, *pool.layout, p.kernels, p.kv, p.batching, p.engine);
+        const auto mem = workloads::serving::replica_memory(model, *pool.layout, p.kernels, p.kv, p.batching, p.engine,
+                                                            p.speculative);
         if (!mem.fits()) {
             c.status = CandidateStatus::OutOfMemory;
             c.reason = mem.why_not();

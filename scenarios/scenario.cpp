@@ -115,7 +115,7 @@ using KeySet = std::set<std::string>;
 void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPlan& p, KeySet& given) {
     const auto& keys = plans::serving_plan_keys();
     const Node sv = root.child("serving");
-    check_section_keys(sv, "serving", {"disaggregation"});
+    check_section_keys(sv, "serving", {"disaggregation", "speculative"});
     if (sv.has("engine")) {
         const std::string id = std::get<std::string>(read_value(sv, *plans::find_key("serving.engine")));
         try {
@@ -125,6 +125,10 @@ void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPl
         }
     }
     read_section(sv, "serving", keys, p, &given);
+    if (auto sp = sv.find("speculative")) {
+        check_section_keys(*sp, "serving.speculative");
+        read_section(*sp, "serving.speculative", keys, p, &given);
+    }
     if (auto d = sv.find("disaggregation")) {
         check_section_keys(*d, "serving.disaggregation", {"prefill", "decode"});
         read_section(*d, "serving.disaggregation", keys, p, &given);
@@ -280,6 +284,13 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
         resolve(p.replica, "serving.accelerator");
     }
     if (!given.count("serving.kv_dtype")) p.kernels.kv_dtype = p.kv.dtype;
+    if (!p.speculative.draft_model.empty()) {
+        try {
+            p.speculative.draft = std::make_shared<models::ModelSpec>(cat.model(p.speculative.draft_model));
+        } catch (const sim::InputError& e) {
+            fail_at(root, "serving.speculative.draft_model", e.bare_message());
+        }
+    }
     return p;
 }
 

@@ -303,6 +303,18 @@ def file_cases(add):
         "calibrate", "layers", "IN", "--device", "h100-sxm-80gb")
 
 
+def speculative_cases(add):
+    """Speculative decoding (issue 39): acceptance out of range or past its drafts, an unknown drafter."""
+    for name, spec in (
+        ("speculative acceptance 1.5", "eagle, tokens: 3, acceptance: 1.5"),
+        ("speculative acceptance length past its drafts", "eagle, tokens: 3, acceptance_length: 5"),
+        ("speculative unknown draft model", "draft, tokens: 3, acceptance: 0.5, draft_model: llama-tiny"),
+    ):
+        add("silent-class", name, {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}",
+                                                  "serving: {engine: vllm, tp: 1, speculative: {method: " + spec + "}}")},
+            "validate", "IN")
+
+
 def cases():
     """(class, name, files {name: text}, args) for every input; 'IN' in args is the first file."""
     c = []
@@ -311,7 +323,7 @@ def cases():
         c.append((cls, name, files, list(args)))
 
     for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases,
-                  overflow_cases, accepted_cases, name_cases, file_cases, yaml_cases, run_cases):
+                  overflow_cases, accepted_cases, name_cases, file_cases, yaml_cases, run_cases, speculative_cases):
         group(add)
     return c
 
@@ -321,6 +333,9 @@ def cases():
 # names the right file, line and key, with the reason.
 EXPECT = {
     **RUN_EXPECT,
+    'speculative acceptance 1.5': "s.yaml:5: key 'serving.speculative.acceptance': must be between 0 and 1, got 1.5",
+    'speculative acceptance length past its drafts': "s.yaml:5: key 'serving.speculative.acceptance_length': impossible plan: a verification of 3 drafts emits at most 4 tokens",
+    'speculative unknown draft model': "s.yaml:5: key 'serving.speculative.draft_model': unknown model 'llama-tiny'",
     '2^31-1 requests, run': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests: more than 10000000",
     '2^31-1 requests, validate': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests: more than 10000000",
     '2^31-1 requests, capacity': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests",

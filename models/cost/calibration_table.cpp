@@ -18,11 +18,15 @@ constexpr double kRangeSlack = 1e-9;
 
 bool memory_class(OpKind k) { return k == OpKind::MemoryBound || k == OpKind::Optimizer; }
 
-// A decode attention: one query per sequence over a KV cache (a single-slice op with q_len 1),
-// memory-bound on the KV read, so it has a group of its own priced by bytes. Absorbed MLA decode
-// (FlashMLA, compute-bound at 64-128 heads) is a group of its own too.
+// A decode attention: one query per sequence over a KV cache (a single-slice op with q_len 1), or a
+// few over a longer cache (up to kDecodeQueries: a speculative verification's k + 1, a prompt's
+// short last chunk; the decode kernels' multi-query path), memory-bound on the KV read, so it has a
+// group of its own priced by bytes. Absorbed MLA
+// decode (FlashMLA, compute-bound at 64-128 heads) is a group of its own too.
+constexpr int64_t kDecodeQueries = 16;
+bool decode_slice(const SequenceSlice& x) { return x.q_len == 1 || (x.q_len <= kDecodeQueries && x.q_len < x.kv_len); }
 bool decode_attention(const OpDesc& op) {
-    return op.kind == OpKind::AttentionFwd && op.attn.slices.size() == 1 && op.attn.slices.front().q_len == 1;
+    return op.kind == OpKind::AttentionFwd && op.attn.slices.size() == 1 && decode_slice(op.attn.slices.front());
 }
 
 // Memory-bound ops group by the measured kernel they run as (their role's kernel, not their name:
@@ -35,30 +39,31 @@ std::string group_op_name(const OpDesc& op) {
     return op.kernel.empty() ? op.name : op.kernel;
 }
 
-// The single-slice attention ops a ragged attention op is priced as: each prefill (q_len > 1)
-// slice alone, and all decode slices (q_len 1) merged into one uniform decode of their total
-// sequences over their mean key length. A decode's time is its KV read plus a fixed cost the
+// The single-slice attention ops a ragged attention op is priced as: each prefill slice alone, and
+// the decode slices (decode_slice) of each query count merged into one uniform decode of their
+// total sequences over their mean key length. A decode's time is its KV read plus a fixed cost the
 // varlen kernel pays once, so pricing each decode length apart would pay that fixed cost (about
 // 18 us on H100, attention.py's smallest decodes) once per distinct length; the merged decode reads
 // the same keys (count x mean = the sum of count x kv_len, to rounding).
 std::vector<OpDesc> attention_slices(const OpDesc& op) {
     std::vector<OpDesc> out;
-    int64_t decodes = 0;
-    double decode_keys = 0;
+    // Decodes by their queries (1, or a speculative verification's k + 1): sequences and keys.
+    std::map<int64_t, std::pair<int64_t, double>> decodes;
     for (const SequenceSlice& x : op.attn.slices) {
-        if (x.q_len == 1 && op.kind == OpKind::AttentionFwd) {
-            decodes += x.count;
-            decode_keys += static_cast<double>(x.count) * static_cast<double>(x.kv_len);
+        if (op.kind == OpKind::AttentionFwd && decode_slice(x)) {
+            auto& [count, keys] = decodes[x.q_len];
+            count += x.count;
+            keys += static_cast<double>(x.count) * static_cast<double>(x.kv_len);
             continue;
         }
         AttentionShape one = op.attn;
         one.slices = {x};
         out.push_back(attention_op(op.kind == OpKind::AttentionBwd, one, op.dtype));
     }
-    if (decodes > 0) {
+    for (const auto& [q_len, d] : decodes) {
         AttentionShape one = op.attn;
-        const auto mean = static_cast<int64_t>(std::llround(decode_keys / static_cast<double>(decodes)));
-        one.slices = {SequenceSlice{decodes, 1, std::max<int64_t>(1, mean)}};
+        const auto mean = static_cast<int64_t>(std::llround(d.second / static_cast<double>(d.first)));
+        one.slices = {SequenceSlice{d.first, q_len, std::max<int64_t>(q_len, mean)}};
         out.push_back(attention_op(false, one, op.dtype));
     }
     return out;

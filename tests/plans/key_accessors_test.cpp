@@ -187,6 +187,7 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"serving.memory_fraction_of", {"device", "free"}},  // a flag, named
         {"serving.preemption", sim::choices<workloads::serving::Preemption>()},
         {"serving.router", registry_names(workloads::serving::router_registry())},
+        {"serving.speculative.method", sim::choices<workloads::serving::SpecMethod>()},
         {"traffic.arrival", arrivals},
         {"traffic.prompt.distribution", sim::choices<workloads::LengthKind>()},
         {"traffic.output.distribution", sim::choices<workloads::LengthKind>()},

@@ -14,7 +14,7 @@ namespace fathom::workloads::serving {
 using models::GroupKind;
 
 int64_t IterationShape::tokens() const {
-    int64_t t = decodes;
+    int64_t t = decodes * verify;
     for (const auto& p : prefills) t += p.tokens;
     return t;
 }
@@ -160,13 +160,13 @@ models::LayerInputs IterationCoster::layer_inputs(const IterationShape& shape,
     if (shape.decodes > 0) {
         if (decode_kv_lens) {
             FATHOM_CHECK(static_cast<int64_t>(decode_kv_lens->size()) == shape.decodes, "decode KV lengths");
-            for (int64_t kv : *decode_kv_lens) in.batch.slices.push_back({1, 1, kv});
+            for (int64_t kv : *decode_kv_lens) in.batch.slices.push_back({1, shape.verify, kv});
         } else {
             // The decodes at their mean KV length; the remainder spread one key each so that the
             // keys read add up to decode_kv exactly.
             const int64_t mean = shape.decode_kv / shape.decodes, extra = shape.decode_kv % shape.decodes;
-            if (extra > 0) in.batch.slices.push_back({extra, 1, mean + 1});
-            if (shape.decodes - extra > 0) in.batch.slices.push_back({shape.decodes - extra, 1, mean});
+            if (extra > 0) in.batch.slices.push_back({extra, shape.verify, mean + 1});
+            if (shape.decodes - extra > 0) in.batch.slices.push_back({shape.decodes - extra, shape.verify, mean});
         }
     }
     add_shared_prefixes(shape, groups, in.batch);
@@ -257,6 +257,7 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     key_.push_back(shape.decodes > 0 ? bucket_tokens(shape.decode_kv) : 0);
     key_.push_back(shape.samples);
     key_.push_back(shape.sequences);
+    key_.push_back(shape.verify);
     key_.push_back(shape.shared_groups);
     key_.push_back(shape.shared_groups > 0 ? bucket_tokens(shape.shared_keys) : 0);
     key_.push_back(shape.shared_groups > 0 ? bucket_tokens(shape.shared_work) : 0);
@@ -268,13 +269,14 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     if (it != cache_.end()) return it->second;
     IterationShape rep;
     rep.decodes = key_[0];
-    rep.decode_kv = std::max(key_[1], rep.decodes);
+    rep.decode_kv = std::max(key_[1], rep.decodes * key_[4]);
     rep.samples = key_[2];
     rep.sequences = key_[3];
-    rep.shared_groups = key_[4];
-    rep.shared_keys = key_[5];
-    rep.shared_work = key_[6];
-    for (size_t i = 7; i + 1 < key_.size(); i += 2) rep.prefills.push_back({key_[i], key_[i + 1]});
+    rep.verify = key_[4];
+    rep.shared_groups = key_[5];
+    rep.shared_keys = key_[6];
+    rep.shared_work = key_[7];
+    for (size_t i = 8; i + 1 < key_.size(); i += 2) rep.prefills.push_back({key_[i], key_[i + 1]});
     return cache_.emplace(key_, exact(rep)).first->second;
 }
 

@@ -46,7 +46,10 @@ struct PrefillChunk {
 struct IterationShape {
     std::vector<PrefillChunk> prefills;
     int64_t decodes = 0;    // sequences generating one token each
-    int64_t decode_kv = 0;  // sum over decodes of the keys each attends to (its KV length + 1)
+    int64_t decode_kv = 0;  // sum over decodes of the keys each attends to (its KV length + verify)
+    // Queries a decode runs: 1, or with speculative decoding k + 1 (its last token and k drafts,
+    // verified together over its KV cache; speculative.h).
+    int64_t verify = 1;
     int64_t samples = 0;    // sequences sampling a token: decodes + prefills that finish their prompt
     int64_t sequences = 0;  // running sequences the engine's CPU handles this iteration
     // Shared-prefix attention (KvSettings::shared_prefix_attention): decodes grouped by the prefix

@@ -50,8 +50,13 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
                               in.plan.batching.policy == "static" ? 1 : in.plan.engine.scheduler_steps)),
       stage_free_s_(static_cast<size_t>(pool.pp), 0.0),
       slots_(static_cast<size_t>(pool.pp)),
-      pcie_bandwidth_(in.cluster.pcie.achievable_bandwidth()) {
+      pcie_bandwidth_(in.cluster.pcie.achievable_bandwidth()),
+      spec_(in.plan.speculative),
+      spec_rate_(spec_.enabled() ? spec_.rate() : 0.0),
+      seed_(in.seed),
+      draft_(in.model, in.plan.speculative, pool, in.plan.kernels, cost, in.network) {
     for (size_t i = slots_.size(); i-- > 0;) free_slots_.push_back(i);
+    if (spec_.enabled()) state_.set_lookahead(spec_.tokens);
 }
 
 ReplicaLoad Replica::load() const {
@@ -105,8 +110,9 @@ IterationShape Replica::shape_of(Batch& b, sim::Time now) const {
         s->in_flight = true;
         if (s->scheduled == kNever) s->scheduled = now;
     }
+    const int64_t verify = 1 + state_.lookahead();
     for (Sequence* s : b.decode) {
-        shape.decode_kv += s->computed + 1;
+        shape.decode_kv += s->computed + verify;
         s->in_flight = true;
     }
     for (Sequence* s : b.padding) {
@@ -115,7 +121,9 @@ IterationShape Replica::shape_of(Batch& b, sim::Time now) const {
     }
     shape.decodes = static_cast<int64_t>(b.decode.size() + b.padding.size());
     if (state_.kv_settings().shared_prefix_attention) group_shared_prefixes(b, state_.kv().block_size(), shape);
-    shape.samples += shape.decodes;
+    // A verification samples at each of its positions (padding runs static batches: no speculation).
+    if (verify > 1) shape.verify = verify;
+    shape.samples += shape.decodes * verify;
     shape.sequences = static_cast<int64_t>(b.prefill.size()) + shape.decodes;
     return shape;
 }
@@ -155,12 +163,13 @@ void Replica::try_launch() {
     free_slots_.pop_back();
     const IterationShape shape = shape_of(b, now);
     const IterationCost& cost = coster_.seconds(shape);
+    const double draft_s = shape.verify > 1 ? draft_.seconds(shape.decodes, shape.decode_kv) : 0.0;
     // Pipeline: stage s starts when the batch left stage s-1 and stage s is free. Swapping blocks
     // over PCIe delays the first stage (vLLM swaps before the forward pass).
     double t = now.seconds() + (b.swap_bytes > 0 ? b.swap_bytes / pcie_bandwidth_ : 0.0);
     for (size_t s = 0; s < stage_free_s_.size(); ++s) {
         if (s > 0) t += cost.p2p_s;
-        t = std::max(t, stage_free_s_[s]) + cost.stage_s[s];
+        t = std::max(t, stage_free_s_[s]) + cost.stage_s[s] + (s + 1 == stage_free_s_.size() ? draft_s : 0.0);
         stage_free_s_[s] = t;
     }
     const sim::Time end = engine_time(sim_, t);
@@ -212,8 +221,13 @@ void Replica::complete(size_t slot) {
     }
     for (Sequence* s : b.decode) {
         s->in_flight = false;
-        ++s->computed;
-        emit(s);
+        // Speculation: the accepted drafts and the target's own token, up to the output's end.
+        int64_t tokens = 1;
+        if (state_.lookahead() > 0)
+            tokens = std::min<int64_t>(1 + accepted_drafts(spec_rate_, spec_.tokens, seed_, s->req.id, s->generated),
+                                       s->req.output_tokens - s->generated);
+        s->computed += tokens;
+        for (int64_t i = 0; i < tokens; ++i) emit(s);
     }
     for (Sequence* s : b.padding) s->in_flight = false;
     if (!next_tokens_.empty()) signals_.next_tokens.emit({now, next_tokens_});

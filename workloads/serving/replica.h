@@ -13,6 +13,7 @@
 // It emits what it does (serving_events.h) and keeps no statistics.
 #include "sim/simulator.h"
 #include "workloads/serving/batching/policy.h"
+#include "workloads/serving/draft_cost.h"
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/replica_state.h"
 #include "workloads/serving/router.h"
@@ -87,6 +88,12 @@ private:
     int64_t outstanding_ = 0;             // requests routed here and not finished (prefill pool: not prefilled)
     bool wake_pending_ = false;
     double pcie_bandwidth_;
+    // Speculative decoding (speculative.h): k drafts a decode, accepted at rate_ each, drawn from
+    // seed_; the drafter's time on the last stage.
+    SpeculativeSettings spec_;
+    double spec_rate_ = 0;
+    uint64_t seed_ = 0;
+    DraftCoster draft_;
 };
 
 }  // namespace fathom::workloads::serving

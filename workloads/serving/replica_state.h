@@ -19,6 +19,10 @@ public:
 
     int id() const { return id_; }
     const BatchingSettings& batching() const { return batching_; }
+    // Speculative decoding: the draft tokens a decode verifies beside its own (k), whose KV slots it
+    // holds and whose queries count toward the token budget (speculative.h).
+    int64_t lookahead() const { return lookahead_; }
+    void set_lookahead(int64_t k) { lookahead_ = k; }
     const KvSettings& kv_settings() const { return kv_; }
     KvCache& kv() { return kv_cache_; }
     const KvCache& kv() const { return kv_cache_; }
@@ -62,6 +66,7 @@ private:
     KvSettings kv_;
     KvCache kv_cache_;
     double block_bytes_;
+    int64_t lookahead_ = 0;
     uint64_t admissions_ = 0;
     uint64_t clock_ = 0;  // LRU clock of the prefix cache
 };

@@ -17,8 +17,38 @@ std::string ReplicaMemory::why_not() const {
     return buf;
 }
 
+namespace {
+
+// The drafter's weights a GPU holds beside the target's (speculative.h): a draft model at the
+// pool's TP, or an EAGLE head's or MTP module's one decoder layer (`layer_params` a layer of the
+// target; its output head shared with the target's, as EAGLE and DeepSeek's MTP share it).
+double drafter_weight_bytes(const SpeculativeSettings& spec, double layer_params, double tp) {
+    if (!spec.enabled()) return 0;
+    if (spec.method == SpecMethod::Draft && spec.draft) return spec.draft->total_params(0) * 2.0 / tp;
+    if (spec.method == SpecMethod::Eagle || spec.method == SpecMethod::Mtp) return layer_params * 2.0 / tp;
+    return 0;
+}
+
+// The drafter's own cache of a token a GPU holds, in the target's blocks: a draft model's layers,
+// an EAGLE head's or MTP module's one layer (`per_token_per_layer`, the target's).
+double drafter_token_bytes(const SpeculativeSettings& spec, double per_token_per_layer, double tp,
+                           const KvSettings& kv) {
+    if (!spec.enabled()) return 0;
+    if (spec.method == SpecMethod::Draft && spec.draft) {
+        const models::ModelSpec& d = *spec.draft;
+        const double heads = std::max(1.0, static_cast<double>(d.kv_heads) / tp);
+        return static_cast<double>(d.layers) * 2.0 * heads * static_cast<double>(d.dim_head()) *
+               hardware::dtype_bytes(kv.dtype);
+    }
+    if (spec.method == SpecMethod::Eagle || spec.method == SpecMethod::Mtp) return per_token_per_layer;
+    return 0;
+}
+
+}  // namespace
+
 ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool, const models::KernelStack& kernels,
-                             const KvSettings& kv, const BatchingSettings& batching, const EngineSettings& engine) {
+                             const KvSettings& kv, const BatchingSettings& batching, const EngineSettings& engine,
+                             const SpeculativeSettings& spec) {
     ReplicaMemory r;
     const double tp = pool.tp;
     const int pp = pool.pp;
@@ -44,6 +74,7 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     const double first = static_cast<double>(layers0) * layer_w + emb + (pp == 1 ? out : 0);
     const double last = static_cast<double>(m.layers / pp) * layer_w + out;
     r.weight_bytes = std::max(first, last);
+    r.weight_bytes += drafter_weight_bytes(spec, layer_params / static_cast<double>(m.layers), tp);
     // Activations of one layer's forward at max_num_batched_tokens (bf16): the residual stream and
     // norm output, QKV, attention output and the (gated) MLP intermediate, which vLLM's profiling
     // pass holds at once at most, plus fp32 logits of max_num_seqs rows (1/tp of the vocabulary,
@@ -80,6 +111,7 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
             ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * hardware::dtype_bytes(kv.dtype)
             : 2.0 * kv_heads_per_rank * dh * hardware::dtype_bytes(kv.dtype);
     r.block_bytes = static_cast<double>(kv.block_size) * static_cast<double>(layers0) * per_token_per_layer;
+    r.block_bytes += static_cast<double>(kv.block_size) * drafter_token_bytes(spec, per_token_per_layer, tp, kv);
     r.kv_bytes_per_token = per_token_per_layer * (m.mla.enabled() ? 1.0 : tp) * static_cast<double>(m.layers);
     r.kv_blocks = r.kv_bytes > 0 ? static_cast<int64_t>(std::floor(r.kv_bytes / r.block_bytes)) : 0;
     return r;

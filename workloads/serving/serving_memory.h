@@ -32,6 +32,7 @@ struct ReplicaMemory {
 };
 
 ReplicaMemory replica_memory(const models::ModelSpec& model, const PoolLayout& pool, const models::KernelStack& kernels,
-                             const KvSettings& kv, const BatchingSettings& batching, const EngineSettings& engine);
+                             const KvSettings& kv, const BatchingSettings& batching, const EngineSettings& engine,
+                             const SpeculativeSettings& spec = {});
 
 }  // namespace fathom::workloads::serving

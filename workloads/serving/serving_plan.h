@@ -5,6 +5,7 @@
 #include "hardware/spec.h"
 #include "models/program/layer_program.h"
 #include "sim/enum_names.h"
+#include "workloads/serving/speculative.h"
 #include "workloads/serving/traffic/traffic.h"
 
 #include <cstdint>
@@ -166,6 +167,7 @@ struct ServingPlan {
     EngineSettings engine;
     BatchingSettings batching;
     KvSettings kv;
+    SpeculativeSettings speculative;
     std::string router = "round-robin";  // registry name (router.h)
     TrafficPlan traffic;
     SloSettings slo;

@@ -31,6 +31,7 @@ struct ServingInputs {
     // is not simulated.
     std::vector<const models::CostModel*> pool_costs;
     const hardware::NetworkModel& network;
+    uint64_t seed = 0;  // the scenario's seed (speculative decoding's acceptance draws)
 };
 
 struct ServingOptions {

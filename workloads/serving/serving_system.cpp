@@ -30,7 +30,7 @@ void ServingSystem::build(const Pool& pool, const models::CostModel& cost, int& 
     const PoolLayout& layout = *pool.layout;
     PoolState& s = pools_.emplace_back();
     s.pool = pool;
-    s.memory = replica_memory(in_.model, layout, p.kernels, p.kv, p.batching, p.engine);
+    s.memory = replica_memory(in_.model, layout, p.kernels, p.kv, p.batching, p.engine, p.speculative);
     if (!s.memory.fits()) throw sim::InputError(s.memory.why_not());
     s.router = router_registry().get(p.router).factory();
     for (int i = 0; i < layout.replicas; ++i) {

@@ -32,7 +32,7 @@ int64_t add_decodes(ReplicaState& r, Batch& out, int64_t max_tokens) {
         Sequence* s = r.running[i];
         if (s->phase != Phase::Running || s->in_flight || s->prefilling() || s->done()) continue;
         bool ok = true;
-        while (!r.grow(*s, s->computed + 1)) {
+        while (!r.grow(*s, s->computed + 1 + r.lookahead())) {
             Sequence* victim = r.newest_running();
             if (!victim) {
                 ok = false;
@@ -48,7 +48,7 @@ int64_t add_decodes(ReplicaState& r, Batch& out, int64_t max_tokens) {
         }
         if (!ok) continue;
         out.decode.push_back(s);
-        ++used;
+        used += 1 + r.lookahead();
     }
     return used;
 }

@@ -1,0 +1,52 @@
+#include "workloads/serving/speculative.h"
+
+#include <cmath>
+
+namespace fathom::workloads::serving {
+
+namespace {
+
+// SplitMix64's finalizer: a well-mixed 64-bit value from any input.
+uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+}  // namespace
+
+double SpeculativeSettings::rate() const {
+    if (acceptance >= 0) return acceptance;
+    return acceptance_length > 0 ? rate_for_length(acceptance_length, tokens) : 0.0;
+}
+
+double expected_tokens(double a, int k) {
+    if (a >= 1) return k + 1.0;
+    return (1 - std::pow(a, k + 1)) / (1 - a);
+}
+
+double rate_for_length(double length, int k) {
+    if (length >= k + 1.0) return 1.0;
+    if (length <= 1) return 0.0;
+    double lo = 0, hi = 1;  // expected_tokens rises with a
+    for (int i = 0; i < 100; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (expected_tokens(mid, k) < length ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+int accepted_drafts(double a, int k, uint64_t seed, int64_t request, int64_t position) {
+    uint64_t h = mix(seed ^ mix(static_cast<uint64_t>(request) ^ mix(static_cast<uint64_t>(position))));
+    int n = 0;
+    while (n < k) {
+        h = mix(h);
+        const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
+        if (!(u < a)) break;
+        ++n;
+    }
+    return n;
+}
+
+}  // namespace fathom::workloads::serving
