@@ -242,6 +242,20 @@ const std::vector<ServingRule>& serving_rule_table() {
          }},
         {"alltoall-dispatch", SS::Experts, [](const SD& d) { return expert_parallel(d) && dispatcher(d).empty(); },
          [](SD& d) { d.assumptions.push_back("token dispatcher alltoall (the case states none)"); }},
+        // Speculative decoding as the case states it (fathom's extension block serving.speculative):
+        // the drafter, its tokens and the published acceptance.
+        {"speculative", SS::Engine, [](const SD& d) { return d.c.has("serving.speculative"); },
+         [](SD& d) {
+             const std::string method =
+                 d.c.choice("serving.speculative.method", serving_extension_choices("speculative.method"));
+             d.doc.set("serving.speculative.method", method, "serving.speculative.method");
+             d.doc.take(d.c, "serving.speculative.tokens", "serving.speculative.tokens");
+             for (const char* k : {"acceptance", "acceptance_length", "draft_model"}) {
+                 const std::string key = std::string("serving.speculative.") + k;
+                 if (d.c.has(key)) d.doc.take(d.c, key, key);
+             }
+             d.assumptions.push_back("speculative decoding: " + method + " (the i.i.d. acceptance model)");
+         }},
         // SGLang --enable-two-batch-overlap (serving.two_batch_overlap).
         {"two-batch-overlap", SS::Experts,
          [](const SD& d) {

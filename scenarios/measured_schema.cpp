@@ -103,6 +103,9 @@ const std::vector<Field>& case_fields() {
                                   "gpu_memory_fraction", "kv_cache_free_memory_fraction",
                                   // fathom's extension (scenarios/measured-format-fathom.md)
                                   "moe_dispatcher", "two_batch_overlap", "packaging"});
+                 // fathom's extension: speculative decoding
+                 s.push_back(
+                     {"speculative", leaves({"method", "tokens", "acceptance", "acceptance_length", "draft_model"})});
                  auto w = leaves({"arrival", "request_rate", "concurrency", "num_requests", "batch_size", "input_len",
                                   "output_len", "dataset", "mlperf_scenario"});
                  w.push_back({"shared_prefix", leaves({"groups", "prompts_per_group", "prefix_len"})});
@@ -271,9 +274,11 @@ const std::vector<std::string>& serving_extension_choices(const std::string& fie
     // batches, low-latency ones for decode batches).
     static const std::vector<std::string> dispatchers = {"alltoall", "deepep", "deepep_low_latency", "deepep_auto"};
     static const std::vector<std::string> packaging = {"nim"};
+    static const std::vector<std::string> speculative = {"draft", "eagle", "mtp", "ngram"};
     static const std::vector<std::string> none;
     if (field == "moe_dispatcher") return dispatchers;
     if (field == "packaging") return packaging;
+    if (field == "speculative.method") return speculative;
     return none;
 }
 

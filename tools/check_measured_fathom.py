@@ -18,6 +18,8 @@ SERVING_EXTENSION = {
     'moe_dispatcher': {'alltoall', 'deepep', 'deepep_low_latency', 'deepep_auto'},
     'two_batch_overlap': 'bool',
     'packaging': {'nim'},
+    'speculative': {'method': {'draft', 'eagle', 'mtp', 'ngram'}, 'tokens': 'int', 'acceptance': 'num',
+                    'acceptance_length': 'num', 'draft_model': 'str'},
 }
 # scenarios/measured-format-fathom.md, "Added training fields" (with `run`, a window of a whole run).
 TRAINING_EXTENSION = {'recompute_num_layers': 'int', 'ep_comm_overlap': 'bool',

@@ -272,6 +272,17 @@ TEST_CASE("serving rules, each alone", "[scenarios][compare][rules]") {
         {"alltoall-dispatch", "{serving: {software: SGLang with DeepEP}}", ep(8), true,
          [](const D& d) { CHECK(said(d.assumptions, "token dispatcher alltoall")); }},
         {"alltoall-dispatch", "{serving: {moe_dispatcher: alltoall}}", ep(8), false, {}},
+        {"speculative",
+         "{serving: {speculative: {method: eagle, tokens: 4, acceptance_length: 3.08}}}",
+         {},
+         true,
+         [](const D& d) {
+             CHECK(doc_value(d.doc, "serving.speculative.method") == "eagle");
+             CHECK(doc_value(d.doc, "serving.speculative.tokens") == "4");
+             CHECK(doc_value(d.doc, "serving.speculative.acceptance_length") == "3.08");
+             CHECK(said(d.assumptions, "speculative decoding: eagle"));
+         }},
+        {"speculative", "{serving: {}}", {}, false, {}},
         {"two-batch-overlap", "{serving: {two_batch_overlap: true}}", ep(32), true,
          [](const D& d) { CHECK(doc_value(d.doc, "serving.two_batch_overlap") == "true"); }},
         {"two-batch-overlap", "{serving: {two_batch_overlap: false}}", ep(32), false, {}},

@@ -3,6 +3,7 @@
 // with batch size, and bad settings refused by key.
 #include "workloads/serving/speculative.h"
 
+#include "scenarios/measured.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/serving_fixture.h"
@@ -11,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 using namespace fathom;
@@ -177,4 +179,28 @@ TEST_CASE("a drafter's weights and cache take room from the target's KV cache", 
     CHECK(eagle.block_bytes == Approx(plain.block_bytes * 81.0 / 80));
     CHECK(eagle.weight_bytes > plain.weight_bytes);
     CHECK(eagle.weight_bytes - plain.weight_bytes < 2e9);  // one of 80 layers of 70B / 4: ~0.4 GB
+}
+
+TEST_CASE("published speculative runs: vLLM V1's EAGLE heads on Llama 3.1 8B at batch 1", "[serving][compare]") {
+    // scenarios/measured-speculative.yaml, held out (nothing fitted on them). Without speculation
+    // the time per output token is within 5% (6.75 ms against 7.07). With the published acceptance
+    // lengths, fathom's EAGLE-1 steps are 14-16% too fast and EAGLE-3's 22-30%: a step of vLLM's
+    // drafter costs about 1 ms more than one decoder layer and the head (#20780: the step's time grows
+    // ~1 ms a draft token from K = 2 to 7, fathom's ~0.45 ms), and EAGLE-3's fused three-layer input
+    // and first step over the accepted positions cost more again; pinned as the gap they are. The
+    // output throughputs of PR #16937 (prefill included) are 11% high without speculation and 31-34%
+    // with it.
+    const auto results = scenarios::compare_measured(
+        std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-speculative.yaml", testing::source_context());
+    REQUIRE(results.size() == 18);
+    for (const auto& r : results) {
+        INFO(r.id << " " << r.reason << " measured " << r.measured << " predicted " << r.predicted);
+        REQUIRE(r.ok());
+        const bool vanilla = r.id.find("vanilla") != std::string::npos;
+        const bool tpot = r.id.find("-tpot") != std::string::npos;
+        if (vanilla) CHECK(std::fabs(r.error) < (tpot ? 0.05 : 0.12));
+        else if (tpot && r.id.find("eagle1") != std::string::npos) CHECK((r.error < -0.10 && r.error > -0.20));
+        else if (tpot) CHECK((r.error < -0.20 && r.error > -0.32));
+        else CHECK((r.error > 0.25 && r.error < 0.36));
+    }
 }
