@@ -255,6 +255,10 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
         r.batch_size_mean, r.batch_tokens_mean, r.batch_decodes_mean, 1e3 * r.iteration_s_mean,
         static_cast<long long>(r.preemptions));
     if (p.kv.prefix_caching) std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
+    if (p.speculative.enabled())
+        std::printf("speculative     %s, %d drafts a decode accepted at %.3f each: %.2f tokens a verification\n",
+                    std::string(sim::name(p.speculative.method)).c_str(), p.speculative.tokens, p.speculative.rate(),
+                    workloads::serving::expected_tokens(p.speculative.rate(), p.speculative.tokens));
     std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n",
                 static_cast<long long>(r.iterations), static_cast<unsigned long long>(r.events),
                 static_cast<long long>(r.cost_cache_entries));
