@@ -293,12 +293,7 @@ void check_traffic(std::vector<Violation>& v, const ServingPlan& p) {
 void check_speculative(std::vector<Violation>& v, const ServingPlan& p) {
     using workloads::serving::SpecMethod;
     const auto& sp = p.speculative;
-    const bool on = sp.method != SpecMethod::None;
-    if (!on) {
-        if (sp.tokens > 0 || sp.acceptance >= 0 || sp.acceptance_length > 0 || !sp.draft_model.empty())
-            add(v, "serving.speculative.method", "speculative keys are set but the method is none");
-        return;
-    }
+    if (sp.method == SpecMethod::None) return;  // its other keys are warned about (they change nothing)
     if (sp.tokens < 1) add(v, "serving.speculative.tokens", "missing: the draft tokens a decode verifies");
     if ((sp.acceptance >= 0) == (sp.acceptance_length > 0))
         add(v, "serving.speculative.acceptance",

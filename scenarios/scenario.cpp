@@ -318,6 +318,15 @@ void collect_warnings(const Node& root, plans::Scenario& s, const plans::Catalog
         warn(root, "search",
              "search.checkpoint_interval, checkpoint_method, spare_nodes and recovery are tried on whole runs: "
              "without a `run` section they cannot change the result");
+    if (s.serving() && s.serving()->speculative.method == workloads::serving::SpecMethod::None) {
+        const Node sv = root.child("serving");
+        if (auto sp = sv.find("speculative"))
+            for (const char* key : {"tokens", "acceptance", "acceptance_length", "draft_model"})
+                if (sp->has(key))
+                    warn(*sp, key,
+                         "speculative decoding is off (serving.speculative.method none): this key cannot "
+                         "change the result");
+    }
     if (s.run && s.run->failures != "none") {
         const hardware::FailureRatesSpec& rates = catalog.failure_rates(s.run->failures);
         if (rates.accelerator != s.cluster.accelerator.id)

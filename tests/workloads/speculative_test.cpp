@@ -144,7 +144,12 @@ TEST_CASE("speculative settings that cannot work are refused by key", "[serving]
                Catch::Contains("key 'serving.speculative.acceptance_length'") && Catch::Contains("at most 4 tokens"));
     CHECK_THAT(refusal("    method: draft\n    tokens: 3\n    acceptance: 0.5\n"),
                Catch::Contains("key 'serving.speculative.method'") && Catch::Contains("draft_model"));
-    CHECK_THAT(refusal("    tokens: 3\n"), Catch::Contains("the method is none"));
+    // Keys without a method (speculation turned off, as `--set serving.speculative.method=none` does):
+    // a warning each, not an error.
+    const plans::Scenario off = scenario(1, "    method: none\n    tokens: 3\n    acceptance: 0.5\n");
+    REQUIRE(off.warnings.size() == 2);
+    CHECK(off.warnings[0].key == "serving.speculative.tokens");
+    CHECK_THAT(off.warnings[1].message, Catch::Contains("speculative decoding is off"));
     // Out of range and unknown drafters: at load, with the line.
     CHECK_THROWS_WITH(scenario(1, "    method: eagle\n    tokens: 3\n    acceptance: 1.5\n"),
                       Catch::Contains("serving.speculative.acceptance") && Catch::Contains("test.yaml:"));
