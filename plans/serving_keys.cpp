@@ -186,6 +186,17 @@ void add_engine_keys(std::vector<SK>& k) {
                       "method draft: the drafter, a catalog model id (`fathom list models`), at the replica's TP")
                      .by_default("required with method draft"),
                  member<&ServingPlan::speculative, &SpeculativeSettings::draft_model>()});
+    k.push_back({Decl("serving.speculative.iteration_overhead", KeyType::Quantity,
+                      "the engine's time around the drafter once an iteration speculates (rejection sampling, "
+                      "bookkeeping; engine presets)")
+                     .unit(sim::Dimension::Time)
+                     .range(0, 1),
+                 member<&ServingPlan::speculative, &SpeculativeSettings::iteration_overhead_s>()});
+    k.push_back({Decl("serving.speculative.step_overhead", KeyType::Quantity,
+                      "the engine's time around each draft step (launches, sampling; engine presets)")
+                     .unit(sim::Dimension::Time)
+                     .range(0, 1),
+                 member<&ServingPlan::speculative, &SpeculativeSettings::step_overhead_s>()});
     k.push_back(
         {Decl("serving.router", KeyType::Choice, "how requests are spread over replicas (`fathom list routers`)")
              .choices(registry_names(workloads::serving::router_registry())),

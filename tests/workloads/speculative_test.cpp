@@ -58,11 +58,14 @@ TEST_CASE("the acceptance model: (1 - a^(k+1)) / (1 - a) tokens a verification, 
 }
 
 TEST_CASE("with every draft accepted and free drafts a decode emits k + 1 tokens a target step", "[serving]") {
-    // n-gram drafts cost no GPU time. One client at a time, 256 output tokens: the prefill samples
+    // n-gram drafts cost no GPU time (and the engine's time around them is set to none). One client
+    // at a time, 256 output tokens: the prefill samples
     // the first, then ceil(255 / (k + 1)) verifications the rest: with k = 3, 64 a request instead
     // of 255, so 64 requests run 64 x 65 iterations instead of 64 x 256.
     const ServingReport plain = serve(scenario(1, ""));
-    const ServingReport spec = serve(scenario(1, "    method: ngram\n    tokens: 3\n    acceptance: 1\n"));
+    const ServingReport spec = serve(scenario(
+        1,
+        "    method: ngram\n    tokens: 3\n    acceptance: 1\n    iteration_overhead: 0 s\n    step_overhead: 0 s\n"));
     CHECK(plain.iterations == 64 * 256);
     CHECK(spec.iterations == 64 * 65);
     // At batch 1 a verification of 4 tokens costs about what a decode of 1 does (both read the
@@ -103,13 +106,14 @@ TEST_CASE("an EAGLE head's draft steps cost a decoder layer and the head each", 
 }
 
 TEST_CASE("speculation's speed-up falls with batch size and turns into a slowdown near saturation", "[serving]") {
-    // EAGLE, 3 drafts at 0.6 each (2.18 tokens a verification). At one client a decode reads the
-    // weights for one token, so verifying four costs little more and the time per token falls ~2x
-    // (1.72x: the head's three draft steps are not free). As the batch grows the step turns
-    // compute-bound and verifying 4 positions a sequence costs more and more of 4 decodes: 1.55x at
-    // 16 clients, 1.36x at 64, 1.04x at 256 (EAGLE-3's SGLang table on an H100, Llama 3.1 8B: 1.81x at
-    // batch 2, 1.48x at 16, 1.38x at 64). With drafts accepted at 0.3 (1.39 tokens) 256 clients run
-    // slower than without (vLLM's blog, Oct 2024: 1.4x slower at high QPS).
+    // EAGLE, 3 drafts at 0.6 each (2.18 tokens a verification), under vLLM's preset (its time around
+    // the drafter included). At one client a decode reads the weights for one token, so verifying
+    // four costs little more and output throughput rises 1.47x (the head's three draft steps and the
+    // engine's 1.4 ms are not free). As the batch grows the step turns compute-bound and verifying 4
+    // positions a sequence costs more and more of 4 decodes: 1.36x at 16 clients, 1.25x at 64, 1.01x
+    // at 256 (EAGLE-3's SGLang table on an H100, Llama 3.1 8B: 1.81x at batch 2, 1.48x at 16, 1.38x at
+    // 64). With drafts accepted at 0.3 (1.39 tokens) 256 clients run 0.76x as fast as without
+    // (vLLM's blog, Oct 2024: 1.4x slower at high QPS).
     auto speedup = [&](int clients, double a) {
         const std::string eagle = "    method: eagle\n    tokens: 3\n    acceptance: " + std::to_string(a) + "\n";
         const ServingReport plain = serve(scenario(clients, "", 2 * clients + 16));
@@ -117,7 +121,7 @@ TEST_CASE("speculation's speed-up falls with batch size and turns into a slowdow
         return spec.output_tokens_per_s / plain.output_tokens_per_s;
     };
     const double one = speedup(1, 0.6), sixteen = speedup(16, 0.6), many = speedup(256, 0.6);
-    CHECK(one > 1.6);
+    CHECK(one > 1.4);
     CHECK(sixteen < one);
     CHECK(many < sixteen);
     CHECK(many < 1.1);
@@ -187,14 +191,13 @@ TEST_CASE("a drafter's weights and cache take room from the target's KV cache", 
 }
 
 TEST_CASE("published speculative runs: vLLM V1's EAGLE heads on Llama 3.1 8B at batch 1", "[serving][compare]") {
-    // scenarios/measured-speculative.yaml, held out (nothing fitted on them). Without speculation
-    // the time per output token is within 5% (6.75 ms against 7.07). With the published acceptance
-    // lengths, fathom's EAGLE-1 steps are 14-16% too fast and EAGLE-3's 22-30%: a step of vLLM's
-    // drafter costs about 1 ms more than one decoder layer and the head (#20780: the step's time grows
-    // ~1 ms a draft token from K = 2 to 7, fathom's ~0.45 ms), and EAGLE-3's fused three-layer input
-    // and first step over the accepted positions cost more again; pinned as the gap they are. The
-    // output throughputs of PR #16937 (prefill included) are 11% high without speculation and 31-34%
-    // with it.
+    // scenarios/measured-speculative.yaml. Without speculation the time per output token is within
+    // 5% (6.75 ms against 7.07). vLLM's preset carries the engine's time around its drafter, fitted
+    // on the EAGLE-1 rows of issue #20780 (0.99 ms a speculating iteration, 0.145 ms a draft step:
+    // in-sample, within 1%). Held out: that issue's EAGLE-3 rows are 9-18% too fast (without the
+    // overheads 22-30%; EAGLE-3's fused three-layer input and its first step over the accepted
+    // positions cost more than a layer and the head), and PR #16937's output throughputs (an April
+    // 2025 build, prefill included) 12-16% high, where vanilla is 11% high.
     const auto results = scenarios::compare_measured(
         std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-speculative.yaml", testing::source_context());
     REQUIRE(results.size() == 18);
@@ -204,8 +207,8 @@ TEST_CASE("published speculative runs: vLLM V1's EAGLE heads on Llama 3.1 8B at 
         const bool vanilla = r.id.find("vanilla") != std::string::npos;
         const bool tpot = r.id.find("-tpot") != std::string::npos;
         if (vanilla) CHECK(std::fabs(r.error) < (tpot ? 0.05 : 0.12));
-        else if (tpot && r.id.find("eagle1") != std::string::npos) CHECK((r.error < -0.10 && r.error > -0.20));
-        else if (tpot) CHECK((r.error < -0.20 && r.error > -0.32));
-        else CHECK((r.error > 0.25 && r.error < 0.36));
+        else if (tpot && r.id.find("eagle1") != std::string::npos) CHECK(std::fabs(r.error) < 0.01);
+        else if (tpot) CHECK((r.error < -0.08 && r.error > -0.18));
+        else CHECK((r.error > 0.10 && r.error < 0.17));
     }
 }

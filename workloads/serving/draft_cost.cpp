@@ -5,7 +5,8 @@ namespace fathom::workloads::serving {
 DraftCoster::DraftCoster(const models::ModelSpec& target, const SpeculativeSettings& spec, const PoolLayout& pool,
                          const models::KernelStack& kernels, const models::CostModel& cost,
                          const hardware::NetworkModel& network)
-    : steps_(spec.tokens) {
+    : steps_(spec.tokens),
+      overhead_s_(spec.enabled() ? spec.iteration_overhead_s + spec.tokens * spec.step_overhead_s : 0.0) {
     if (!spec.enabled() || spec.method == SpecMethod::Ngram) return;
     if (spec.method == SpecMethod::Draft) {
         model_ = std::make_unique<models::ModelSpec>(*spec.draft);
@@ -22,13 +23,14 @@ DraftCoster::DraftCoster(const models::ModelSpec& target, const SpeculativeSetti
 }
 
 double DraftCoster::seconds(int64_t decodes, int64_t decode_kv) {
-    if (!coster_ || decodes == 0) return 0;
+    if (decodes == 0) return 0;
+    if (!coster_) return overhead_s_;
     IterationShape shape;
     shape.decodes = decodes;
     shape.decode_kv = decode_kv;
     shape.samples = decodes;
     shape.sequences = decodes;
-    return static_cast<double>(steps_) * coster_->seconds(shape).total();
+    return overhead_s_ + static_cast<double>(steps_) * coster_->seconds(shape).total();
 }
 
 }  // namespace fathom::workloads::serving

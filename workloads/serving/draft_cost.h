@@ -3,7 +3,9 @@
 // steps over the batch's decodes, each a decode iteration of the drafter on the replica's GPUs.
 // EAGLE heads and MTP modules are one decoder layer of the target's shape and its output head
 // (EAGLE-3's smaller draft vocabulary is not modelled: an overestimate of its head); a draft model
-// is its own model at the pool's tensor parallelism; n-gram lookup costs no GPU time.
+// is its own model at the pool's tensor parallelism; n-gram lookup costs no GPU time. The engine's
+// own time around the drafter (SpeculativeSettings' overheads) is added once an iteration and once
+// a step.
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/speculative.h"
 
@@ -22,6 +24,7 @@ public:
 
 private:
     int steps_ = 0;
+    double overhead_s_ = 0;                     // the engine's time around the drafter, an iteration
     std::unique_ptr<models::ModelSpec> model_;  // the drafter (null: no GPU time)
     std::unique_ptr<IterationCoster> coster_;
 };

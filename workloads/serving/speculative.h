@@ -45,6 +45,10 @@ struct SpeculativeSettings {
     double acceptance = -1;        // a: a draft's acceptance given the ones before it; -1: not given
     double acceptance_length = 0;  // or the mean tokens a verification emits (1 .. k + 1); 0: not given
     std::string draft_model;       // method draft: its catalog id
+    // The engine's own time around the drafter (CPU work, sampling, launches): once an iteration
+    // that speculates, and once a draft step (engine presets; 0: none).
+    double iteration_overhead_s = 0;
+    double step_overhead_s = 0;
     std::shared_ptr<const models::ModelSpec> draft;  // resolved from draft_model by the scenario loader
 
     bool enabled() const { return method != SpecMethod::None && tokens > 0; }
