@@ -30,15 +30,15 @@ void translate_run(const Case& c, const plans::Catalog& catalog, const std::stri
                    std::vector<std::string>& assumptions) {
     if (!c.has("training.run")) return;
     doc.section_origin("run", "training.run");
-    // The window: days of a run, or the steps of a benchmark.
-    if (c.has("training.run.days") == c.has("training.run.steps"))
-        c.fail("training.run", "give the window as one of days and steps");
-    if (c.has("training.run.steps")) {
+    // The window: days of a run, or the steps of a benchmark (minutes: nothing is drawn to fail it,
+    // so one seed tells all).
+    const bool bench = c.has("training.run.steps");
+    if (c.has("training.run.days") == bench) c.fail("training.run", "give the window as one of days and steps");
+    if (bench) {
         const double steps = c.number("training.run.steps");
         if (!(steps >= 1 && steps <= 1e15 && steps == static_cast<double>(static_cast<int64_t>(steps))))
             c.fail("training.run.steps", "expected a positive whole number of steps");
         doc.set("run.target_steps", static_cast<int64_t>(steps), "training.run.steps");
-        // A benchmark of minutes: nothing is drawn to fail it.
         doc.set("run.failures", std::string("none"), "training.run.steps");
         assumptions.push_back("a benchmark of " + std::to_string(static_cast<int64_t>(steps)) +
                               " steps: no failures drawn");
@@ -46,9 +46,8 @@ void translate_run(const Case& c, const plans::Catalog& catalog, const std::stri
         const double days = c.number("training.run.days");
         if (!(days > 0)) c.fail("training.run.days", "expected a positive number of days");
         doc.set("run.target_time", seconds(days * 86400), "training.run.days");
-    }
-    if (!c.has("training.run.steps"))
         doc.set("run.failures", failure_profile(catalog, accelerator, assumptions), "training.run");
+    }
     if (c.has("training.run.storage")) {
         doc.set("cluster.storage", c.text("training.run.storage"), "training.run.storage");
         doc.set("run.checkpoint_tier", std::string("storage"), "training.run.storage");
@@ -82,14 +81,14 @@ void translate_run(const Case& c, const plans::Catalog& catalog, const std::stri
         if (!(every >= 1 && every <= 1e12 && every == static_cast<double>(static_cast<int64_t>(every))))
             c.fail("training.run.checkpoint_every_steps", "expected a positive whole number of steps");
         doc.set("run.checkpoint_every", static_cast<int64_t>(every), "training.run.checkpoint_every_steps");
-    } else if (!c.has("training.run.steps")) {
+    } else if (!bench) {
         assumptions.push_back("checkpoint interval: the Young/Daly optimum (not stated)");
     }
     if (c.has("training.run.detect_s")) {
         doc.set("run.detect", seconds(c.number("training.run.detect_s")), "training.run.detect_s");
     } else {
         doc.set("run.detect", std::string("10 min"), "training.run");
-        if (!c.has("training.run.steps"))  // a benchmark draws no failures: nothing to detect
+        if (!bench)  // a benchmark draws no failures: nothing to detect
             assumptions.push_back(
                 "detection 10 min (not stated; MegaScale, NSDI 2024 section 6.3: detection and "
                 "diagnosis in under 10 minutes on average)");
@@ -98,10 +97,9 @@ void translate_run(const Case& c, const plans::Catalog& catalog, const std::stri
         doc.set("run.restart", seconds(c.number("training.run.restart_s")), "training.run.restart_s");
     } else {
         doc.set("run.restart", std::string("5 min"), "training.run");
-        if (!c.has("training.run.steps"))
-            assumptions.push_back("restart 5 min before the load (not stated: an estimate)");
+        if (!bench) assumptions.push_back("restart 5 min before the load (not stated: an estimate)");
     }
-    doc.set("run.seeds", int64_t{200}, "training.run");
+    doc.set("run.seeds", int64_t{bench ? 1 : 200}, "training.run");
 }
 
 bool is_run_metric(const std::string& metric) {
@@ -121,8 +119,8 @@ double run_metric(const Case& c, const Evaluated& e, CompareResult& out) {
         // training is blocked for it (a synchronous write's whole stall; an asynchronous snapshot's).
         const plans::CheckpointCost& k = e.outcome->run->plan.checkpoint;
         std::snprintf(line, sizeof line,
-                      "checkpoint: %.1f GB, training blocked %.3f s a checkpoint (snapshot %.3f s, write %.3f s, of "
-                      "which the writer's floor %.3f s)",
+                      "checkpoint: %.1f GB, training blocked %.3f s a checkpoint (snapshot %.3f s, write %.3f s; "
+                      "a rank's save at the writer's rate %.3f s)",
                       k.bytes / 1e9, k.stall_s, k.snapshot_s, k.write_s, k.writer_s);
         out.run_summary.push_back(line);
         if (!(k.stall_s > 0)) throw Unsupported{"the checkpoint blocks training for no time"};
