@@ -361,7 +361,13 @@ double TableCost::plain_seconds(const OpDesc& op, bool& in_range) const {
     const std::vector<double> c = calibration_coords(op);
     const CalibrationGroup* g = group_in_range(op, c);
     in_range = g != nullptr;
-    return g ? table_seconds(*g, op, c) : roofline_->seconds(op);
+    if (!g) return roofline_->seconds(op);
+    // A linear fit can go negative inside the box its rows span where the rows are sparse (a small
+    // GEMM far from every measured one): such an op is priced on the roofline, as outside the range.
+    const double t = table_seconds(*g, op, c);
+    if (t > 0) return t;
+    in_range = false;
+    return roofline_->seconds(op);
 }
 
 double TableCost::priced(const OpDesc& op, bool& in_range) const {

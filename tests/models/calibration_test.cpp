@@ -3,6 +3,7 @@
 // range, and survives a write/read round trip.
 #include "models/cost/calibration_table.h"
 #include "scenarios/calibration_io.h"
+#include "tests/support/fixtures.h"
 
 #include <catch2/catch.hpp>
 
@@ -338,4 +339,27 @@ TEST_CASE("a table keeps row kernels of equal bytes and different row widths apa
     const double mid = cost.seconds(memory_op("rmsnorm", bytes, OpRole::Norm, "rmsnorm", 4096));
     CHECK(mid > bytes / 2.5e12 + 3e-6);
     CHECK(mid < bytes / 1.5e12 + 3e-6);
+}
+
+TEST_CASE("a table's fit that goes negative inside its box is priced on the roofline, flagged", "[calibration]") {
+    // The H100 table's linear GEMM fit reaches below zero for a skinny GEMM far from its rows: Llama
+    // 3 8B's attention output projection at TP 4 (K = 1024, N = 4096) over a few tokens, which
+    // stopped a TP-4 serving run with an internal error. Every such op is priced on the roofline
+    // and flagged outside the measured range; every price is positive.
+    const std::string dir = std::string(FATHOM_SOURCE_DIR) + "/hardware/calibration/h100-sxm-80gb/table.yaml";
+    const hardware::AcceleratorSpec& a = testing::source_catalog().accelerator("h100-sxm-80gb");
+    const TableCost cost(scenarios::read_calibration_table(dir), a, Load::Serving);
+    const auto roof = make_roofline_cost(a, Load::Serving);
+    int flagged = 0;
+    for (int64_t m = 1; m <= 512; ++m) {
+        const OpDesc op = gemm_op("attn_proj", m, 4096, 1024, Dtype::bf16);
+        bool in_range = false;
+        const double t = cost.priced(op, in_range);
+        REQUIRE(t > 0);
+        if (!in_range) {
+            ++flagged;
+            CHECK(t == Approx(roof->seconds(op)));
+        }
+    }
+    CHECK(flagged > 0);
 }
