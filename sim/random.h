@@ -13,14 +13,22 @@
 
 namespace fathom::sim {
 
+// SplitMix64's step: a well-mixed 64-bit value from any input (a stateless hash of it; the stream
+// below is this over an advancing counter).
+inline uint64_t mix64(uint64_t x) {
+    uint64_t z = x + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 class RandomStream {
 public:
     explicit RandomStream(uint64_t state) : state_(state) {}
     uint64_t next_u64() {
-        uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
+        const uint64_t x = state_;
+        state_ += 0x9E3779B97F4A7C15ull;
+        return mix64(x);
     }
     // Uniform in [0, 1) with 53 random bits.
     double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }

@@ -3,16 +3,12 @@
 // another stays idle (the collisions spraying removes). The hash is SplitMix64 of the flow id and
 // the hop, so the choice is deterministic for a given flow set.
 #include "hardware/routing/routing.h"
+#include "sim/random.h"
 
 namespace fathom::hardware {
 namespace {
 
-uint64_t mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
+using sim::mix64;
 
 class Ecmp final : public RoutingStrategy {
 public:
@@ -20,7 +16,7 @@ public:
                             int64_t) const override {
         if (src == hops.destination()) return {};
         return follow(topo, hops, src, [flow](int hop, size_t k) {
-            return static_cast<size_t>(mix(flow * 0x100000001b3ULL + static_cast<uint64_t>(hop)) % k);
+            return static_cast<size_t>(mix64(flow * 0x100000001b3ULL + static_cast<uint64_t>(hop)) % k);
         });
     }
 };

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
 #include <tuple>
 
 namespace fathom::models {
@@ -47,23 +46,31 @@ std::string group_op_name(const OpDesc& op) {
 // the same keys (count x mean = the sum of count x kv_len, to rounding).
 std::vector<OpDesc> attention_slices(const OpDesc& op) {
     std::vector<OpDesc> out;
-    // Decodes by their queries (1, or a speculative verification's k + 1): sequences and keys.
-    std::map<int64_t, std::pair<int64_t, double>> decodes;
+    // Decodes by their queries (1, or a speculative verification's k + 1): sequences and keys. A
+    // batch has one or two query counts, so a linear search does.
+    struct Decodes {
+        int64_t q_len, count;
+        double keys;
+    };
+    std::vector<Decodes> decodes;
     for (const SequenceSlice& x : op.attn.slices) {
         if (op.kind == OpKind::AttentionFwd && decode_slice(x)) {
-            auto& [count, keys] = decodes[x.q_len];
-            count += x.count;
-            keys += static_cast<double>(x.count) * static_cast<double>(x.kv_len);
+            auto it =
+                std::find_if(decodes.begin(), decodes.end(), [&](const Decodes& d) { return d.q_len == x.q_len; });
+            if (it == decodes.end()) it = decodes.insert(decodes.end(), {x.q_len, 0, 0.0});
+            it->count += x.count;
+            it->keys += static_cast<double>(x.count) * static_cast<double>(x.kv_len);
             continue;
         }
         AttentionShape one = op.attn;
         one.slices = {x};
         out.push_back(attention_op(op.kind == OpKind::AttentionBwd, one, op.dtype));
     }
-    for (const auto& [q_len, d] : decodes) {
+    std::sort(decodes.begin(), decodes.end(), [](const Decodes& a, const Decodes& b) { return a.q_len < b.q_len; });
+    for (const Decodes& d : decodes) {
         AttentionShape one = op.attn;
-        const auto mean = static_cast<int64_t>(std::llround(d.second / static_cast<double>(d.first)));
-        one.slices = {SequenceSlice{d.first, q_len, std::max<int64_t>(q_len, mean)}};
+        const auto mean = static_cast<int64_t>(std::llround(d.keys / static_cast<double>(d.count)));
+        one.slices = {SequenceSlice{d.count, d.q_len, std::max<int64_t>(d.q_len, mean)}};
         out.push_back(attention_op(false, one, op.dtype));
     }
     return out;

@@ -43,8 +43,7 @@ TEST_CASE("the acceptance model: (1 - a^(k+1)) / (1 - a) tokens a verification, 
     CHECK(expected_tokens(0.0, 3) == 1.0);
     CHECK(rate_for_length(2.533, 3) == Approx(0.7).epsilon(1e-6));
     CHECK(rate_for_length(4.0, 3) == 1.0);
-    // The draws: 200,000 verifications average 1 + E[accepted] within 1%, deterministic per
-    // (seed, request, position), and bounded by k.
+    // The draws: 200,000 verifications average 1 + E[accepted] within 1%, bounded by k.
     double sum = 0;
     for (int64_t r = 0; r < 2000; ++r)
         for (int64_t pos = 1; pos <= 100; ++pos) {
@@ -54,7 +53,11 @@ TEST_CASE("the acceptance model: (1 - a^(k+1)) / (1 - a) tokens a verification, 
             sum += 1 + n;
         }
     CHECK(sum / 200000 == Approx(expected_tokens(0.7, 3)).epsilon(0.01));
-    CHECK(accepted_drafts(0.7, 3, 11, 5, 9) == accepted_drafts(0.7, 3, 11, 5, 9));
+    // The scenario's seed reaches the draws: another seed gives another sequence of verifications.
+    int differ = 0;
+    for (int64_t pos = 1; pos <= 100; ++pos)
+        differ += accepted_drafts(0.7, 3, 11, 5, pos) != accepted_drafts(0.7, 3, 12, 5, pos) ? 1 : 0;
+    CHECK(differ > 20);
 }
 
 TEST_CASE("with every draft accepted and free drafts a decode emits k + 1 tokens a target step", "[serving]") {

@@ -29,17 +29,23 @@ double drafter_weight_bytes(const SpeculativeSettings& spec, double layer_params
     return 0;
 }
 
+// The KV cache of one token and layer of `m` on one of `tp` ranks. Latent attention caches one
+// compressed latent per token and layer (kv_lora_rank + rope dimensions), the same on every TP rank
+// (it has no heads to split).
+double kv_bytes_per_token_layer(const models::ModelSpec& m, double tp, const KvSettings& kv) {
+    if (m.mla.enabled())
+        return static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * hardware::dtype_bytes(kv.dtype);
+    const double kv_heads_per_rank = std::max(1.0, static_cast<double>(m.kv_heads) / tp);
+    return 2.0 * kv_heads_per_rank * static_cast<double>(m.dim_head()) * hardware::dtype_bytes(kv.dtype);
+}
+
 // The drafter's own cache of a token a GPU holds, in the target's blocks: a draft model's layers,
 // an EAGLE head's or MTP module's one layer (`per_token_per_layer`, the target's).
 double drafter_token_bytes(const SpeculativeSettings& spec, double per_token_per_layer, double tp,
                            const KvSettings& kv) {
     if (!spec.enabled()) return 0;
-    if (spec.method == SpecMethod::Draft && spec.draft) {
-        const models::ModelSpec& d = *spec.draft;
-        const double heads = std::max(1.0, static_cast<double>(d.kv_heads) / tp);
-        return static_cast<double>(d.layers) * 2.0 * heads * static_cast<double>(d.dim_head()) *
-               hardware::dtype_bytes(kv.dtype);
-    }
+    if (spec.method == SpecMethod::Draft && spec.draft)
+        return static_cast<double>(spec.draft->layers) * kv_bytes_per_token_layer(*spec.draft, tp, kv);
     if (spec.method == SpecMethod::Eagle || spec.method == SpecMethod::Mtp) return per_token_per_layer;
     return 0;
 }
@@ -103,13 +109,7 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
         r.usable_bytes = r.capacity_bytes * kv.gpu_memory_utilization;
         r.kv_bytes = r.usable_bytes - r.weight_bytes - r.activation_bytes - r.reserved_bytes;
     }
-    const double kv_heads_per_rank = std::max(1.0, static_cast<double>(m.kv_heads) / tp);
-    // Latent attention caches one compressed latent per token and layer (kv_lora_rank + rope
-    // dimensions), the same on every TP rank (it has no heads to split).
-    const double per_token_per_layer =
-        m.mla.enabled()
-            ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * hardware::dtype_bytes(kv.dtype)
-            : 2.0 * kv_heads_per_rank * dh * hardware::dtype_bytes(kv.dtype);
+    const double per_token_per_layer = kv_bytes_per_token_layer(m, tp, kv);
     r.block_bytes = static_cast<double>(kv.block_size) * static_cast<double>(layers0) * per_token_per_layer;
     r.block_bytes += static_cast<double>(kv.block_size) * drafter_token_bytes(spec, per_token_per_layer, tp, kv);
     r.kv_bytes_per_token = per_token_per_layer * (m.mla.enabled() ? 1.0 : tp) * static_cast<double>(m.layers);

@@ -1,20 +1,10 @@
 #include "workloads/serving/speculative.h"
 
+#include "sim/random.h"
+
 #include <cmath>
 
 namespace fathom::workloads::serving {
-
-namespace {
-
-// SplitMix64's finalizer: a well-mixed 64-bit value from any input.
-uint64_t mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-}  // namespace
 
 double SpeculativeSettings::rate() const {
     if (acceptance >= 0) return acceptance;
@@ -38,10 +28,11 @@ double rate_for_length(double length, int k) {
 }
 
 int accepted_drafts(double a, int k, uint64_t seed, int64_t request, int64_t position) {
-    uint64_t h = mix(seed ^ mix(static_cast<uint64_t>(request) ^ mix(static_cast<uint64_t>(position))));
+    using sim::mix64;
+    uint64_t h = mix64(seed ^ mix64(static_cast<uint64_t>(request) ^ mix64(static_cast<uint64_t>(position))));
     int n = 0;
     while (n < k) {
-        h = mix(h);
+        h = mix64(h);
         const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
         if (!(u < a)) break;
         ++n;
