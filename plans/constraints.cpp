@@ -312,6 +312,28 @@ void check_speculative(std::vector<Violation>& v, const ServingPlan& p) {
             "shared-prefix attention with speculative verification is not modelled (turn one off)");
 }
 
+// Multi-LoRA serving: a rank within the model's and the slots' widths, and the mechanisms it does
+// not combine with yet.
+void check_lora(std::vector<Violation>& v, const models::ModelSpec& m, const ServingPlan& p) {
+    const auto& lo = p.lora;
+    if (!lo.enabled()) return;  // its other keys are warned about (they change nothing)
+    if (lo.rank < 1) return add(v, "serving.lora.rank", "missing: the adapters' rank r");
+    if (lo.rank > m.hidden)
+        add(v, "serving.lora.rank",
+            "rank " + str(lo.rank) + " is above the model's hidden size " + str(m.hidden) +
+                " (a low-rank adapter's r is below the widths it adapts)");
+    if (lo.max_rank > 0 && lo.rank > lo.max_rank)
+        add(v, "serving.lora.rank",
+            "rank " + str(lo.rank) + " is above serving.lora.max_rank " + str(lo.max_rank) +
+                " (the rank a GPU slot holds; vLLM refuses such an adapter): raise max_rank");
+    if (m.moe_layers() > 0)
+        add(v, "serving.lora.adapters",
+            "LoRA on mixture-of-experts models (adapters on the experts) is not modelled yet");
+    if (m.mla.enabled()) add(v, "serving.lora.adapters", "LoRA on latent attention's projections is not modelled yet");
+    if (p.disaggregated())
+        add(v, "serving.lora.adapters", "multi-LoRA serving with disaggregated prefill and decode is not modelled yet");
+}
+
 }  // namespace
 
 std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hardware::ClusterSpec& c,
@@ -334,6 +356,7 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     if (p.batching.max_model_len == 0 && m.max_seq_len == 0)
         add(v, "serving.max_model_len", "missing: the model states no context length");
     check_speculative(v, p);
+    check_lora(v, m, p);
     return v;
 }
 

@@ -50,8 +50,8 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     const std::vector<Pool> pools = plan.pools();
     for (const Pool& pool : pools) {
         if (!pool.simulated) continue;
-        const ReplicaMemory m =
-            replica_memory(model, *pool.layout, plan.kernels, plan.kv, plan.batching, plan.engine, plan.speculative);
+        const ReplicaMemory m = replica_memory(model, *pool.layout, plan.kernels, plan.kv, plan.batching, plan.engine,
+                                               plan.speculative, plan.lora);
         if (!m.fits()) out.violations.push_back({std::string(pool.key) + ".tp", m.why_not()});
     }
     if (!out.violations.empty()) return out;

@@ -151,6 +151,11 @@ const std::vector<KeyInfo>& scenario_keys() {
              "their acceptance)")
             .shown_as("mapping")
             .by_default("off"),
+        Decl("serving.lora", KeyType::Text,
+             "multi-LoRA serving: the `serving.lora.*` keys (adapters over the base model, their rank, the GPU "
+             "slots, the popularity requests draw them from)")
+            .shown_as("mapping")
+            .by_default("off"),
         Decl("serving.disaggregation.prefill", KeyType::Text, "the prefill pool")
             .shown_as("mapping")
             .by_default("required"),
@@ -356,6 +361,7 @@ std::vector<const KeyInfo*> collect_keys() {
                                       "stack",
                                       "serving",
                                       "serving.speculative",
+                                      "serving.lora",
                                       "serving.disaggregation",
                                       "serving.disaggregation.prefill",
                                       "serving.disaggregation.decode",

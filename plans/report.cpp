@@ -226,6 +226,7 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     s.add("iterations", r.iterations);
     s.add("events", static_cast<int64_t>(r.events));
     s.add("cost_cache_entries", r.cost_cache_entries);
+    if (r.lora_loads >= 0) s.add("lora_loads", r.lora_loads);
     s.add("cost_model", std::string(sim::name(o.cost_model)));
     s.add("outside_calibrated_range", r.op_sources.outside_all());
     add_op_costs(s, r.op_sources, o.cost_model);
@@ -249,6 +250,7 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
         if (absent_pool(k.info.path)) continue;
         // Speculative decoding's keys (added after hashes were pinned) count only when it is on.
         if (k.info.path.rfind("serving.speculative.", 0) == 0 && !p.speculative.enabled()) continue;
+        if (k.info.path.rfind("serving.lora.", 0) == 0 && !p.lora.enabled()) continue;  // likewise
         h.add(k.info.path);
         std::string v = format_value(k.get(p));
         // A trace is named by its file name: where the scenario was loaded from must not matter.

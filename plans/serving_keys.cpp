@@ -219,6 +219,46 @@ void add_engine_keys(std::vector<SK>& k) {
 }
 
 // Declarative table: the traffic.* keys.
+// Multi-LoRA serving (workloads/serving/lora.h).
+void add_lora_keys(std::vector<SK>& k) {
+    using workloads::serving::LoraAdmission;
+    using workloads::serving::LoraModules;
+    using workloads::serving::LoraSettings;
+    k.push_back({Decl("serving.lora.adapters", KeyType::Integer,
+                      "distinct LoRA adapters over the base model the requests run with (a trace's adapter column "
+                      "names each request's, 0 the base model; otherwise drawn by popularity); 0: no LoRA")
+                     .range(0, 1000000),
+                 member<&ServingPlan::lora, &LoraSettings::adapters>()});
+    k.push_back({Decl("serving.lora.rank", KeyType::Integer, "r of every adapter")
+                     .range(1, 65536)
+                     .by_default("required with adapters"),
+                 member<&ServingPlan::lora, &LoraSettings::rank>()});
+    k.push_back({Decl("serving.lora.max_rank", KeyType::Integer,
+                      "the rank a GPU slot holds (vLLM --max-lora-rank, SGLang --max-lora-rank); an adapter's rank "
+                      "must not exceed it; 0: rank")
+                     .range(0, 65536),
+                 member<&ServingPlan::lora, &LoraSettings::max_rank>()});
+    k.push_back({Decl("serving.lora.max_loras", KeyType::Integer,
+                      "GPU adapter slots, so distinct adapters the running sequences use at most (vLLM --max-loras, "
+                      "SGLang --max-loras-per-batch); allocated at start-up beside the weights")
+                     .range(1, 1000000),
+                 member<&ServingPlan::lora, &LoraSettings::max_loras>()});
+    k.push_back({Decl("serving.lora.popularity", KeyType::Number,
+                      "Zipf exponent of the adapters' popularity for requests that name none: adapter i drawn with "
+                      "probability proportional to i^-popularity (S-LoRA's power law); 0: uniform")
+                     .range(0, 10),
+                 member<&ServingPlan::lora, &LoraSettings::popularity>()});
+    k.push_back({Decl("serving.lora.admission", KeyType::Choice,
+                      "a waiting request whose adapter finds no GPU slot: skip (later requests are admitted past "
+                      "it, vLLM V1) or fifo (admission stops at it, SGLang)")
+                     .choices_of<LoraAdmission>(),
+                 member<&ServingPlan::lora, &LoraSettings::admission>()});
+    k.push_back({Decl("serving.lora.modules", KeyType::Choice,
+                      "adapted projections: all (q, k, v, o, gate, up, down) or attention (q, k, v, o)")
+                     .choices_of<LoraModules>(),
+                 member<&ServingPlan::lora, &LoraSettings::modules>()});
+}
+
 void add_traffic_keys(std::vector<SK>& k) {
     k.push_back({Decl("traffic.arrival", KeyType::Choice,
                       "offline (all at time 0), poisson, gamma (cv), bursty (on/off), constant, concurrency (closed "
@@ -333,6 +373,7 @@ const std::vector<Key<ServingPlan>>& serving_plan_keys() {
         add_pool_keys<&ServingPlan::prefill>(k, "serving.disaggregation.prefill", false);
         add_pool_keys<&ServingPlan::decode>(k, "serving.disaggregation.decode", false);
         add_engine_keys(k);
+        add_lora_keys(k);
         add_traffic_keys(k);
         add_slo_keys(k);
         return k;

@@ -67,7 +67,7 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
     }
     for (const Pool& pool : pools) {  // every pool, an isolated one too
         const auto mem = workloads::serving::replica_memory(model, *pool.layout, p.kernels, p.kv, p.batching, p.engine,
-                                                            p.speculative);
+                                                            p.speculative, p.lora);
         if (!mem.fits()) {
             c.status = CandidateStatus::OutOfMemory;
             c.reason = mem.why_not();

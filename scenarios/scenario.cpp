@@ -115,7 +115,7 @@ using KeySet = std::set<std::string>;
 void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPlan& p, KeySet& given) {
     const auto& keys = plans::serving_plan_keys();
     const Node sv = root.child("serving");
-    check_section_keys(sv, "serving", {"disaggregation", "speculative"});
+    check_section_keys(sv, "serving", {"disaggregation", "speculative", "lora"});
     if (sv.has("engine")) {
         const std::string id = std::get<std::string>(read_value(sv, *plans::find_key("serving.engine")));
         try {
@@ -125,10 +125,11 @@ void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPl
         }
     }
     read_section(sv, "serving", keys, p, &given);
-    if (auto sp = sv.find("speculative")) {
-        check_section_keys(*sp, "serving.speculative");
-        read_section(*sp, "serving.speculative", keys, p, &given);
-    }
+    for (const std::string sub : {"speculative", "lora"})
+        if (auto n = sv.find(sub)) {
+            check_section_keys(*n, "serving." + sub);
+            read_section(*n, "serving." + sub, keys, p, &given);
+        }
     if (auto d = sv.find("disaggregation")) {
         check_section_keys(*d, "serving.disaggregation", {"prefill", "decode"});
         read_section(*d, "serving.disaggregation", keys, p, &given);
@@ -327,6 +328,9 @@ void collect_warnings(const Node& root, plans::Scenario& s, const plans::Catalog
                          "speculative decoding is off (serving.speculative.method none): this key cannot "
                          "change the result");
     }
+    if (auto lo = s.serving() && !s.serving()->lora.enabled() ? root.child("serving").find("lora") : std::nullopt)
+        for (const char* key : {"rank", "max_rank", "max_loras", "popularity", "admission", "modules"})
+            if (lo->has(key)) warn(*lo, key, "multi-LoRA serving is off (serving.lora.adapters 0): it changes nothing");
     if (s.run && s.run->failures != "none") {
         const hardware::FailureRatesSpec& rates = catalog.failure_rates(s.run->failures);
         if (rates.accelerator != s.cluster.accelerator.id)

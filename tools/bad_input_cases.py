@@ -315,6 +315,19 @@ def speculative_cases(add):
             "validate", "IN")
 
 
+def lora_cases(add):
+    """Multi-LoRA serving (issue 39): a rank above the hidden size, a trace naming an adapter past the
+    plan's, a negative popularity."""
+    lora = "serving: {engine: vllm, tp: 1, lora: {adapters: 4, rank: %s}}"
+    add("silent-class", "lora rank above the hidden size",
+        {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}", lora % "8192")}, "validate", "IN")
+    add("silent-class", "lora negative popularity",
+        {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}", lora % "8, popularity: -1")}, "validate", "IN")
+    add("trace-class", "trace adapter past serving.lora.adapters",
+        {"s.yaml": sub(SERVING, "serving: {engine: vllm, tp: 1}", lora % "8"),
+         "trace.csv": "arrival_s,prompt_tokens,output_tokens,adapter\n0.0,512,64,1\n0.5,512,64,9\n"}, "run", "IN")
+
+
 def cases():
     """(class, name, files {name: text}, args) for every input; 'IN' in args is the first file."""
     c = []
@@ -323,7 +336,8 @@ def cases():
         c.append((cls, name, files, list(args)))
 
     for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases,
-                  overflow_cases, accepted_cases, name_cases, file_cases, yaml_cases, run_cases, speculative_cases):
+                  overflow_cases, accepted_cases, name_cases, file_cases, yaml_cases, run_cases, speculative_cases,
+                  lora_cases):
         group(add)
     return c
 
@@ -335,6 +349,9 @@ EXPECT = {
     **RUN_EXPECT,
     'speculative acceptance 1.5': "s.yaml:5: key 'serving.speculative.acceptance': must be between 0 and 1, got 1.5",
     'speculative acceptance length past its drafts': "s.yaml:5: key 'serving.speculative.acceptance_length': impossible plan: a verification of 3 drafts emits at most 4 tokens",
+    'lora rank above the hidden size': "s.yaml:5: key 'serving.lora.rank': impossible plan: rank 8192 is above the model's hidden size 4096",
+    'lora negative popularity': "s.yaml:5: key 'serving.lora.popularity': must be between 0 and 10, got -1",
+    'trace adapter past serving.lora.adapters': "trace.csv:3: key 'adapter': request 1 runs with LoRA adapter 9 but serving.lora.adapters is 4",
     'speculative unknown draft model': "s.yaml:5: key 'serving.speculative.draft_model': unknown model 'llama-tiny'",
     '2^31-1 requests, run': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests: more than 10000000",
     '2^31-1 requests, validate': "s.yaml: key 'traffic.num_requests': impossible plan: 2147483647 requests: more than 10000000",

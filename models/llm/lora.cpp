@@ -42,4 +42,37 @@ double lora_params(const LayerProgram& forward, int rank) {
     return n;
 }
 
+int lora_slices(const OpDesc& gemm, bool gated) {
+    if (gemm.role == OpRole::QkvProjection) return 3;
+    if (gemm.role == OpRole::MlpUp && gated) return 2;
+    return 1;
+}
+
+bool lora_serving_target(OpRole role, bool attention_only) {
+    if (attention_only) return role == OpRole::QkvProjection || role == OpRole::OutProjection;
+    return lora_target(role);
+}
+
+LayerProgram lora_serving_program(const LayerProgram& forward, int64_t rank, int64_t adapters, bool attention_only,
+                                  bool gated) {
+    LayerProgram out;
+    for (const auto& g : forward.ops()) {
+        if (g.kind != OpKind::Gemm || !lora_serving_target(g.role, attention_only)) continue;
+        const int64_t m = (g.m + adapters - 1) / adapters;
+        const int64_t shrink = rank * lora_slices(g, gated);
+        out.compute(gemm_op(g.name + "_lora_shrink", m, shrink, g.k, Dtype::bf16, adapters * g.batch, OpRole::Lora));
+        out.compute(gemm_op(g.name + "_lora_expand", m, g.n, rank, Dtype::bf16, adapters * g.batch, OpRole::Lora));
+    }
+    return out;
+}
+
+double lora_serving_params(const LayerProgram& forward, int64_t rank, bool attention_only, bool gated) {
+    double n = 0;
+    for (const auto& g : forward.ops())
+        if (g.kind == OpKind::Gemm && lora_serving_target(g.role, attention_only))
+            n += static_cast<double>(g.batch) * static_cast<double>(rank) *
+                 static_cast<double>(lora_slices(g, gated) * g.k + g.n);
+    return n;
+}
+
 }  // namespace fathom::models

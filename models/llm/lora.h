@@ -35,4 +35,21 @@ LayerProgram frozen(const LayerProgram& program);
 // Trainable adapter parameters one rank holds for a forward program: r (k + n) per adapted GEMM.
 double lora_params(const LayerProgram& forward, int rank);
 
+// Serving many adapters at once (S-LoRA, Punica; workloads/serving/lora.h). Adapted projections
+// as an engine loads a Hugging Face adapter: every linear projection of the layer (q, k, v, o,
+// gate, up, down), or the attention's alone (`attention_only`). A fused projection has one A per
+// slice it fuses (three for query/key/value, two for a gated MLP's gate and up) and one B over its
+// whole output, so its adapter has r (slices k + n) parameters.
+int lora_slices(const OpDesc& gemm, bool gated);
+bool lora_serving_target(OpRole role, bool attention_only);
+// The batched LoRA kernels beside the forward's adapted GEMMs for a batch whose tokens belong to
+// `adapters` distinct adapters (Punica's SGMV, as vLLM and SGLang run it): per adapted GEMM of m
+// tokens a shrink of `adapters` GEMMs ceil(m / adapters) x (slices r) x k, each reading its
+// adapter's A, and an expand of `adapters` GEMMs ceil(m / adapters) x n x r, each reading its B.
+// Only these ops (the base layer is priced on its own).
+LayerProgram lora_serving_program(const LayerProgram& forward, int64_t rank, int64_t adapters, bool attention_only,
+                                  bool gated);
+// Parameters of one adapter of rank `rank` a rank holds for one layer of `forward` (per-rank shapes).
+double lora_serving_params(const LayerProgram& forward, int64_t rank, bool attention_only, bool gated);
+
 }  // namespace fathom::models

@@ -188,6 +188,8 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"serving.preemption", sim::choices<workloads::serving::Preemption>()},
         {"serving.router", registry_names(workloads::serving::router_registry())},
         {"serving.speculative.method", sim::choices<workloads::serving::SpecMethod>()},
+        {"serving.lora.admission", sim::choices<workloads::serving::LoraAdmission>()},
+        {"serving.lora.modules", sim::choices<workloads::serving::LoraModules>()},
         {"traffic.arrival", arrivals},
         {"traffic.prompt.distribution", sim::choices<workloads::LengthKind>()},
         {"traffic.output.distribution", sim::choices<workloads::LengthKind>()},

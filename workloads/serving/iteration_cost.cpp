@@ -1,6 +1,7 @@
 #include "workloads/serving/iteration_cost.h"
 
 #include "models/llm/dense_layer.h"
+#include "models/llm/lora.h"
 #include "models/llm/moe_layer.h"
 #include "sim/error.h"
 #include "workloads/serving/two_batch_overlap.h"
@@ -216,7 +217,8 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
         const PassCost a = coster_.cost(pa), b = coster_.cost(pb);
         return stream_overlap_seconds(a.compute + b.compute, comm_seconds(a) + comm_seconds(b), comm_share);
     };
-    const double layer = model_.moe_layers() < model_.layers ? layer_seconds(&models::dense_layer_forward) : 0.0;
+    double layer = model_.moe_layers() < model_.layers ? layer_seconds(&models::dense_layer_forward) : 0.0;
+    layer += lora_seconds(shape, in);
     const double moe_layer = model_.moe_layers() > 0 ? layer_seconds(&models::moe_layer_forward) : 0.0;
     const double embedding = pass_seconds(coster_.cost(models::embedding_forward(model_, in)));
     double head = 0;
@@ -251,6 +253,20 @@ IterationCost IterationCoster::exact(const IterationShape& shape, const std::vec
     return c;
 }
 
+double IterationCoster::lora_seconds(const IterationShape& shape, const models::LayerInputs& in) {
+    if (shape.adapters == 0 || !lora_.enabled()) return 0;
+    // The adapters' kernels run after their projections, the layer's collectives untouched.
+    const PassCost c = coster_.cost(
+        models::lora_serving_program(models::dense_layer_forward(model_, in), lora_.rank, shape.adapters,
+                                     lora_.modules == LoraModules::Attention, models::is_gated(model_.activation)));
+    return c.compute;
+}
+
+void IterationCoster::set_lora(const LoraSettings& lora) {
+    lora_ = lora;
+    cache_.clear();
+}
+
 const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     key_.clear();
     key_.push_back(shape.decodes);
@@ -261,6 +277,7 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     key_.push_back(shape.shared_groups);
     key_.push_back(shape.shared_groups > 0 ? bucket_tokens(shape.shared_keys) : 0);
     key_.push_back(shape.shared_groups > 0 ? bucket_tokens(shape.shared_work) : 0);
+    key_.push_back(shape.adapters);
     for (const auto& p : shape.prefills) {
         key_.push_back(bucket_tokens(p.tokens));
         key_.push_back(bucket_tokens(p.context));
@@ -276,7 +293,8 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     rep.shared_groups = key_[5];
     rep.shared_keys = key_[6];
     rep.shared_work = key_[7];
-    for (size_t i = 8; i + 1 < key_.size(); i += 2) rep.prefills.push_back({key_[i], key_[i + 1]});
+    rep.adapters = key_[8];
+    for (size_t i = 9; i + 1 < key_.size(); i += 2) rep.prefills.push_back({key_[i], key_[i + 1]});
     return cache_.emplace(key_, exact(rep)).first->second;
 }
 

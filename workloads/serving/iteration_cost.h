@@ -58,6 +58,8 @@ struct IterationShape {
     int64_t shared_queries = 0;  // decodes in those groups
     int64_t shared_keys = 0;     // sum over groups of the prefix's keys (read once per group)
     int64_t shared_work = 0;     // sum over groups of queries x prefix keys (the prefix attention's FLOPs)
+    // Multi-LoRA (lora.h): distinct adapters among the batch's sequences (0: none, the base model's).
+    int64_t adapters = 0;
 
     int64_t tokens() const;
 };
@@ -97,6 +99,9 @@ public:
                         const std::vector<SharedPrefixGroup>* groups = nullptr);
     // Cached by shape bucket.
     const IterationCost& seconds(const IterationShape& shape);
+    // Multi-LoRA serving: shapes with adapters > 0 add the batched LoRA kernels of `lora`'s rank and
+    // modules to every layer (lora.h).
+    void set_lora(const LoraSettings& lora);
     size_t cache_size() const { return cache_.size(); }
     // How the ops priced so far were priced, by class.
     const OpSources& op_sources() const { return coster_.sources(); }
@@ -105,6 +110,8 @@ private:
     // The batch, the shard and the routing `exact` prices (arguments as exact's).
     models::LayerInputs layer_inputs(const IterationShape& shape, const std::vector<int64_t>* decode_kv_lens,
                                      const std::vector<SharedPrefixGroup>* groups) const;
+    // One layer's batched LoRA kernels for the shape's adapters (0 without).
+    double lora_seconds(const IterationShape& shape, const models::LayerInputs& in);
     struct KeyHash {
         size_t operator()(const std::vector<int64_t>& k) const;
     };
@@ -117,6 +124,7 @@ private:
     std::vector<int> layers_per_stage_;
     std::vector<int> moe_layers_per_stage_;  // of them, mixture-of-experts layers
     double expert_load_ = 1.0;
+    LoraSettings lora_;
     std::unordered_map<std::vector<int64_t>, IterationCost, KeyHash> cache_;
     std::vector<int64_t> key_;  // reused
 };

@@ -57,6 +57,12 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
       draft_(in.model, in.plan.speculative, pool, in.plan.kernels, cost, in.network) {
     for (size_t i = slots_.size(); i-- > 0;) free_slots_.push_back(i);
     if (spec_.enabled()) state_.set_lookahead(spec_.tokens);
+    const LoraSettings& lora = in.plan.lora;
+    if (lora.enabled()) {
+        coster_.set_lora(lora);
+        state_.set_lora(LoraPool(lora.max_loras, lora_adapter_bytes(in.model, pool.tp, pool.pp, lora, lora.rank)),
+                        lora.admission);
+    }
 }
 
 ReplicaLoad Replica::load() const {
@@ -125,6 +131,14 @@ IterationShape Replica::shape_of(Batch& b, sim::Time now) const {
     if (verify > 1) shape.verify = verify;
     shape.samples += shape.decodes * verify;
     shape.sequences = static_cast<int64_t>(b.prefill.size()) + shape.decodes;
+    if (state_.lora_enabled()) {  // the batch's distinct adapters (0: the base model, no kernels)
+        std::vector<int32_t> a;
+        for (const auto& [s, c] : b.prefill) a.push_back(s->req.adapter);
+        for (const Sequence* s : b.decode) a.push_back(s->req.adapter);
+        std::sort(a.begin(), a.end());
+        a.erase(std::unique(a.begin(), a.end()), a.end());
+        shape.adapters = static_cast<int64_t>(a.size()) - (a.front() == 0 ? 1 : 0);
+    }
     return shape;
 }
 
@@ -165,8 +179,10 @@ void Replica::try_launch() {
     const IterationCost& cost = coster_.seconds(shape);
     const double draft_s = shape.verify > 1 ? draft_.seconds(shape.decodes, shape.decode_kv) : 0.0;
     // Pipeline: stage s starts when the batch left stage s-1 and stage s is free. Swapping blocks
-    // over PCIe delays the first stage (vLLM swaps before the forward pass).
-    double t = now.seconds() + (b.swap_bytes > 0 ? b.swap_bytes / pcie_bandwidth_ : 0.0);
+    // and loading LoRA adapters over PCIe delay the first stage (vLLM swaps and loads before the
+    // forward pass).
+    const double load_bytes = b.swap_bytes + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
+    double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0);
     for (size_t s = 0; s < stage_free_s_.size(); ++s) {
         if (s > 0) t += cost.p2p_s;
         t = std::max(t, stage_free_s_[s]) + cost.stage_s[s] + (s + 1 == stage_free_s_.size() ? draft_s : 0.0);

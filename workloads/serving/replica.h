@@ -62,6 +62,7 @@ public:
     int first_rank() const { return place_.first_rank; }
     const KvCache& kv() const { return state_.kv(); }
     size_t cost_cache_entries() const { return coster_.cache_size(); }
+    int64_t lora_loads() const { return state_.lora_enabled() ? state_.lora_loads() : 0; }
     const OpSources& op_sources() const { return coster_.op_sources(); }
 
 private:

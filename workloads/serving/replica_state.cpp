@@ -50,12 +50,40 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         return 0;
     }
     s.kv_blocks += need;
+    hold_adapter(s);
     if (s.preemptions == 0 && s.generated == 0) s.hit_tokens = hit * bs;
     s.phase = Phase::Running;
     s.admit_order = ++admissions_;
     waiting.pop_front();
     running.push_back(&s);
     return chunk;
+}
+
+bool ReplicaState::next_admissible() {
+    if (waiting.empty()) return false;
+    if (!lora_) return true;
+    if (lora_->admissible(waiting.front()->req.adapter)) return true;
+    if (lora_admission_ == LoraAdmission::Fifo) return false;
+    for (auto it = waiting.begin() + 1; it != waiting.end(); ++it) {
+        if (!lora_->admissible((*it)->req.adapter)) continue;
+        Sequence* s = *it;
+        waiting.erase(it);
+        waiting.push_front(s);
+        return true;
+    }
+    return false;
+}
+
+void ReplicaState::hold_adapter(Sequence& s) {
+    if (!lora_ || s.holds_adapter) return;
+    lora_->acquire(s.req.adapter);
+    s.holds_adapter = true;
+}
+
+void ReplicaState::drop_adapter(Sequence& s) {
+    if (!s.holds_adapter) return;
+    lora_->release(s.req.adapter);
+    s.holds_adapter = false;
 }
 
 int64_t ReplicaState::running_count() const {
@@ -96,6 +124,7 @@ void ReplicaState::release(Sequence& s) {
     kv_cache_.release(s.kv_blocks);
     s.kv_blocks = 0;
     s.cached_blocks = 0;
+    drop_adapter(s);
 }
 
 void ReplicaState::preempt(Sequence& s, Batch& out) {
@@ -109,6 +138,7 @@ void ReplicaState::preempt(Sequence& s, Batch& out) {
         s.kv_blocks = 0;
         s.cached_blocks = 0;
         s.phase = Phase::Swapped;
+        drop_adapter(s);
         swapped.push_back(&s);
         return;
     }
@@ -123,8 +153,10 @@ void ReplicaState::resume_swapped(Batch& out) {
     while (!swapped.empty()) {
         Sequence& s = *swapped.front();
         const int64_t need = KvCache::blocks_for(s.computed + 1, kv_.block_size);
+        if (lora_ && !lora_->admissible(s.req.adapter)) return;
         if (static_cast<int64_t>(running.size()) >= batching_.max_num_seqs || !kv_cache_.allocate(need)) return;
         s.kv_blocks = need;
+        hold_adapter(s);
         out.swap_bytes += static_cast<double>(need) * block_bytes_;
         s.phase = Phase::Running;
         s.admit_order = ++admissions_;

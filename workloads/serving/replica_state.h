@@ -4,11 +4,13 @@
 // preempt).
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/kv_cache.h"
+#include "workloads/serving/lora.h"
 #include "workloads/serving/sequence.h"
 #include "workloads/serving/serving_plan.h"
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 namespace fathom::workloads::serving {
@@ -23,6 +25,19 @@ public:
     // holds and whose queries count toward the token budget (speculative.h).
     int64_t lookahead() const { return lookahead_; }
     void set_lookahead(int64_t k) { lookahead_ = k; }
+    // Multi-LoRA serving (lora.h): the GPU slots the running sequences' adapters take, and whether
+    // admission skips requests whose adapter finds no slot (or stops at them).
+    void set_lora(const LoraPool& pool, LoraAdmission admission) {
+        lora_.emplace(pool);
+        lora_admission_ = admission;
+    }
+    LoraPool* lora() { return lora_ ? &*lora_ : nullptr; }
+    bool lora_enabled() const { return lora_.has_value(); }
+    int64_t lora_loads() const { return lora_ ? lora_->loads() : 0; }
+    // Whether a waiting request can be admitted as far as its adapter goes; with `skip` admission the
+    // first such request is moved to the front of `waiting` (the ones it passes keep their order).
+    // Policies admit while this holds (without LoRA: while requests wait).
+    bool next_admissible();
     const KvSettings& kv_settings() const { return kv_; }
     KvCache& kv() { return kv_cache_; }
     const KvCache& kv() const { return kv_cache_; }
@@ -61,12 +76,16 @@ public:
     int64_t in_flight_sequences() const;
 
 private:
+    void hold_adapter(Sequence& s);  // s starts running: a user of its adapter's slot
+    void drop_adapter(Sequence& s);  // s stops running
     int id_;
     BatchingSettings batching_;
     KvSettings kv_;
     KvCache kv_cache_;
     double block_bytes_;
     int64_t lookahead_ = 0;
+    std::optional<LoraPool> lora_;
+    LoraAdmission lora_admission_ = LoraAdmission::Skip;
     uint64_t admissions_ = 0;
     uint64_t clock_ = 0;  // LRU clock of the prefix cache
 };

@@ -25,7 +25,10 @@ struct Request {
     uint64_t session = 0;
     int64_t session_tokens = 0;
     int32_t slo_class = 0;  // index into the source's SLO class names (0 = default)
-    int32_t line = 0;       // a trace's request: its line in the file (refusals name it); 0: generated
+    // Multi-LoRA serving (lora.h): the adapter it runs with, 1..serving.lora.adapters, 0 the base
+    // model; -1: not stated (generated traffic, a trace without the column), drawn when LoRA is on.
+    int32_t adapter = -1;
+    int32_t line = 0;  // a trace's request: its line in the file (refusals name it); 0: generated
 };
 
 }  // namespace fathom::workloads::serving

@@ -34,6 +34,7 @@ struct Sequence {
     int32_t decode_replica = -1;  // disaggregated: where it is decoded
     bool in_flight = false;       // in a batch that has not completed yet
     bool padding = false;         // static batching: finished, still computed until the batch ends
+    bool holds_adapter = false;   // multi-LoRA: counted as a user of its adapter's GPU slot
     uint64_t admit_order = 0;     // admission sequence number on its replica (preempt the newest)
 
     // Times on the engine's clock (metric collectors convert them to seconds).

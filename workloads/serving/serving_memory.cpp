@@ -54,7 +54,7 @@ double drafter_token_bytes(const SpeculativeSettings& spec, double per_token_per
 
 ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool, const models::KernelStack& kernels,
                              const KvSettings& kv, const BatchingSettings& batching, const EngineSettings& engine,
-                             const SpeculativeSettings& spec) {
+                             const SpeculativeSettings& spec, const LoraSettings& lora) {
     ReplicaMemory r;
     const double tp = pool.tp;
     const int pp = pool.pp;
@@ -81,6 +81,9 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     const double last = static_cast<double>(m.layers / pp) * layer_w + out;
     r.weight_bytes = std::max(first, last);
     r.weight_bytes += drafter_weight_bytes(spec, layer_params / static_cast<double>(m.layers), tp);
+    if (lora.enabled())
+        r.weight_bytes +=
+            static_cast<double>(lora.max_loras) * lora_adapter_bytes(m, pool.tp, pool.pp, lora, lora.slot_rank());
     // Activations of one layer's forward at max_num_batched_tokens (bf16): the residual stream and
     // norm output, QKV, attention output and the (gated) MLP intermediate, which vLLM's profiling
     // pass holds at once at most, plus fp32 logits of max_num_seqs rows (1/tp of the vocabulary,

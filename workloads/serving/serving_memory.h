@@ -7,7 +7,9 @@
 // of max_num_seqs rows; minus the engine's runtime reserve. The rest holds KV blocks of
 // block_size tokens x the stage's layers x 2 (K and V) x kv_heads / tp x head_dim x the KV dtype
 // (latent attention: kv_lora_rank + qk_rope_head_dim per token and layer, on every TP rank). Under
-// expert parallelism a device holds (experts + redundant) / ep experts of each MoE layer.
+// expert parallelism a device holds (experts + redundant) / ep experts of each MoE layer. A
+// speculative drafter's weights and cache, and multi-LoRA's GPU slots (max_loras adapters of
+// max_rank, allocated with the weights), count with the weights.
 #include "models/llm/model_spec.h"
 #include "workloads/serving/serving_plan.h"
 
@@ -33,6 +35,6 @@ struct ReplicaMemory {
 
 ReplicaMemory replica_memory(const models::ModelSpec& model, const PoolLayout& pool, const models::KernelStack& kernels,
                              const KvSettings& kv, const BatchingSettings& batching, const EngineSettings& engine,
-                             const SpeculativeSettings& spec = {});
+                             const SpeculativeSettings& spec = {}, const LoraSettings& lora = {});
 
 }  // namespace fathom::workloads::serving

@@ -90,6 +90,8 @@ struct ServingReport {
     int64_t iterations = 0;
     uint64_t events = 0;
     int64_t cost_cache_entries = 0;
+    // Multi-LoRA: adapters loaded into GPU slots over the host link (all replicas; -1: LoRA off).
+    int64_t lora_loads = -1;
     OpSources op_sources;               // how each op class was priced (table, roofline outside its range)
     int64_t kv_blocks_per_replica = 0;  // aggregated or decode pool
     double kv_tokens_per_replica = 0;

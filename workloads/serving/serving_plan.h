@@ -5,6 +5,7 @@
 #include "hardware/spec.h"
 #include "models/program/layer_program.h"
 #include "sim/enum_names.h"
+#include "workloads/serving/lora.h"
 #include "workloads/serving/speculative.h"
 #include "workloads/serving/traffic/traffic.h"
 
@@ -168,6 +169,7 @@ struct ServingPlan {
     BatchingSettings batching;
     KvSettings kv;
     SpeculativeSettings speculative;
+    LoraSettings lora;
     std::string router = "round-robin";  // registry name (router.h)
     TrafficPlan traffic;
     SloSettings slo;

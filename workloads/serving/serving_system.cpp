@@ -10,6 +10,7 @@ namespace fathom::workloads::serving {
 ServingSystem::ServingSystem(const ServingInputs& in) : in_(in) {
     const ServingPlan& p = in.plan;
     max_len_ = p.batching.max_model_len > 0 ? p.batching.max_model_len : in.model.max_seq_len;
+    if (p.lora.enabled()) popularity_.emplace(p.lora.adapters, p.lora.popularity);
     const std::vector<Pool> pools = p.pools();
     FATHOM_CHECK(in.pool_costs.size() == pools.size(), "a cost model per pool");
     pools_.reserve(pools.size());  // decode_ points into it
@@ -30,7 +31,7 @@ void ServingSystem::build(const Pool& pool, const models::CostModel& cost, int& 
     const PoolLayout& layout = *pool.layout;
     PoolState& s = pools_.emplace_back();
     s.pool = pool;
-    s.memory = replica_memory(in_.model, layout, p.kernels, p.kv, p.batching, p.engine, p.speculative);
+    s.memory = replica_memory(in_.model, layout, p.kernels, p.kv, p.batching, p.engine, p.speculative, p.lora);
     if (!s.memory.fits()) throw sim::InputError(s.memory.why_not());
     s.router = router_registry().get(p.router).factory();
     for (int i = 0; i < layout.replicas; ++i) {
@@ -62,6 +63,13 @@ int64_t ServingSystem::cost_cache_entries() const {
     int64_t n = 0;
     for (const PoolState& pool : pools_)
         for (const auto& r : pool.replicas) n += static_cast<int64_t>(r->cost_cache_entries());
+    return n;
+}
+
+int64_t ServingSystem::lora_loads() const {
+    int64_t n = 0;
+    for (const PoolState& pool : pools_)
+        for (const auto& r : pool.replicas) n += r->lora_loads();
     return n;
 }
 
@@ -99,9 +107,9 @@ namespace {
 // generated one by the scenario key that bounds it (the CLI adds the scenario's file).
 template <class Error>
 [[noreturn]] void refuse(const Request& req, const std::string& trace, const std::string& message,
-                         const char* generated_key) {
+                         const char* generated_key, const char* column = "prompt_tokens") {
     const std::string what = "request " + std::to_string(req.id) + " " + message;
-    if (req.line > 0) throw Error(what, trace, req.line, "prompt_tokens");
+    if (req.line > 0) throw Error(what, trace, req.line, column);
     throw Error(what, "", 0, generated_key);
 }
 
@@ -117,7 +125,16 @@ void ServingSystem::check_capacity(const Replica& r, const Request& req, const c
                                      "traffic.prompt");
 }
 
-void ServingSystem::admit(const Request& req) {
+void ServingSystem::admit(const Request& given) {
+    // Multi-LoRA: the adapter a trace names, or a draw from the popularity (lora.h).
+    Request req = given;
+    if (popularity_ && req.adapter < 0) req.adapter = popularity_->draw(in_.seed, req.id);
+    if (req.adapter < 0) req.adapter = 0;
+    if (req.adapter > in_.plan.lora.adapters)
+        refuse<sim::InputError>(req, in_.plan.traffic.trace,
+                                "runs with LoRA adapter " + std::to_string(req.adapter) +
+                                    " but serving.lora.adapters is " + std::to_string(in_.plan.lora.adapters),
+                                "serving.lora.adapters", "adapter");
     if (req.prompt_tokens + req.output_tokens > max_len_ && max_len_ > 0)
         refuse<sim::InputError>(req, in_.plan.traffic.trace,
                                 "has " + std::to_string(req.prompt_tokens) + " prompt + " +

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace fathom::workloads::serving {
@@ -43,6 +44,7 @@ public:
     // The KV blocks of each simulated replica, in the events' replica order.
     std::vector<int64_t> kv_capacities() const;
     int64_t cost_cache_entries() const;
+    int64_t lora_loads() const;  // adapters loaded into GPU slots, all replicas
     // How every replica's ops were priced, by class.
     OpSources op_sources() const;
     // The memory of the pool that decodes (aggregated or decode), or of the prefill pool alone.
@@ -73,7 +75,8 @@ private:
     PoolState* decode_ = nullptr;   // the decode pool behind a simulated prefill pool
     std::unique_ptr<KvTransfers> kv_transfers_;
     int64_t max_len_ = 0;
-    std::deque<Sequence> sequences_;  // stable addresses; recycled through free_
+    std::optional<AdapterPopularity> popularity_;  // multi-LoRA: draws the adapters requests do not name
+    std::deque<Sequence> sequences_;               // stable addresses; recycled through free_
     std::vector<Sequence*> free_;
 };
 

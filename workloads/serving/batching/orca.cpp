@@ -16,7 +16,7 @@ public:
         const int64_t decodes = add_decodes(r, out, r.batching().max_num_seqs);
         int64_t used = decodes;
         int64_t running = r.running_count();
-        while (!r.waiting.empty() && running < r.batching().max_num_seqs) {
+        while (running < r.batching().max_num_seqs && r.next_admissible()) {
             Sequence* s = r.waiting.front();
             const int64_t prompt = s->prefill_target - s->computed;
             if (used > 0 && used + prompt > budget_) break;

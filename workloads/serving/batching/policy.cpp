@@ -65,7 +65,7 @@ int64_t add_prefills(ReplicaState& r, Batch& out, int64_t budget, int64_t chunk,
         used += c;
     }
     int64_t running = r.running_count();
-    while (!r.waiting.empty() && used < budget && running < r.batching().max_num_seqs && r.swapped.empty()) {
+    while (used < budget && running < r.batching().max_num_seqs && r.swapped.empty() && r.next_admissible()) {
         Sequence* s = r.waiting.front();
         if (!may_admit(*s)) break;
         const int64_t c = r.admit_front(std::min(chunk, budget - used));

@@ -24,7 +24,7 @@ public:
             r.compact_running();
         }
         if (r.running.empty()) {
-            while (!r.waiting.empty() && r.running_count() < r.batching().max_num_seqs) {
+            while (r.running_count() < r.batching().max_num_seqs && r.next_admissible()) {
                 Sequence* s = r.waiting.front();
                 const int64_t prompt = s->prefill_target - s->computed;
                 if (r.admit_front(prompt, s->req.prompt_tokens + s->req.output_tokens) == 0) break;

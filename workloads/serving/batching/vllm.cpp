@@ -16,7 +16,7 @@ public:
         if (out.swap_bytes == 0 && r.swapped.empty()) {
             int64_t used = 0;
             int64_t running = r.running_count();
-            while (!r.waiting.empty() && running < r.batching().max_num_seqs) {
+            while (running < r.batching().max_num_seqs && r.next_admissible()) {
                 Sequence* s = r.waiting.front();
                 const int64_t prompt = s->prefill_target - s->computed;
                 // Whole prompts only; a prompt longer than the budget runs alone.

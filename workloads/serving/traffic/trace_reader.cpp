@@ -32,14 +32,15 @@ enum Field : size_t {
     kSession,
     kSessionTokens,
     kSloClass,
+    kAdapter,
     kFieldCount
 };
-constexpr std::array<const char*, kFieldCount> kFieldNames = {"arrival_s",     "arrival_ms",     "prompt_tokens",
-                                                              "output_tokens", "prefix_group",   "prefix_tokens",
-                                                              "session",       "session_tokens", "slo_class"};
+constexpr std::array<const char*, kFieldCount> kFieldNames = {
+    "arrival_s",     "arrival_ms", "prompt_tokens",  "output_tokens", "prefix_group",
+    "prefix_tokens", "session",    "session_tokens", "slo_class",     "adapter"};
 const char* const kKnownFields =
     "arrival_s, arrival_ms, prompt_tokens, output_tokens, prefix_group, prefix_tokens, session, session_tokens, "
-    "slo_class";
+    "slo_class, adapter";
 
 std::optional<Field> field_named(std::string_view name) {
     for (size_t f = 0; f < kFieldCount; ++f)
@@ -135,6 +136,11 @@ protected:
                      std::to_string(r.session_tokens) + ") exceed prompt_tokens (" + std::to_string(r.prompt_tokens) +
                      ")");
         if (present(row[kSloClass])) r.slo_class = slo_class(std::string(*row[kSloClass]));
+        if (present(row[kAdapter])) {  // multi-LoRA: 1..serving.lora.adapters, 0 the base model
+            const int64_t a = count(row, kAdapter, 0, true);
+            if (a > std::numeric_limits<int32_t>::max()) fail(kAdapter, "adapter id past 2^31 - 1");
+            r.adapter = static_cast<int32_t>(a);
+        }
         r.id = next_id_++;
         return r;
     }

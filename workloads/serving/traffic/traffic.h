@@ -97,7 +97,8 @@ std::unique_ptr<RequestSource> make_synthetic_source(const SyntheticTraffic& tra
 
 // A CSV (header row required) or JSONL trace, chosen by the file's extension (.csv, .jsonl).
 // Columns / fields: arrival_s (or arrival_ms), prompt_tokens, output_tokens, and optional
-// prefix_group, prefix_tokens, session, session_tokens, slo_class (a name). Read lazily; any bad
+// prefix_group, prefix_tokens, session, session_tokens, slo_class (a name), adapter (multi-LoRA:
+// the adapter id, 0 the base model; serving.lora). Read lazily; any bad
 // row (non-numeric, negative or decreasing times, missing field, prefix longer than the prompt)
 // throws sim::InputError naming the file, the row (line) and the field.
 //
