@@ -310,7 +310,8 @@ void add_traffic_keys(std::vector<SK>& k) {
          member<&ServingPlan::traffic, &TrafficPlan::warmup_requests>()});
     k.push_back({Decl("traffic.trace", KeyType::Text,
                       "trace: a .csv or .jsonl file (relative to the scenario) with arrival_s, prompt_tokens, "
-                      "output_tokens and optional prefix_group, prefix_tokens, session, session_tokens, slo_class")
+                      "output_tokens and optional prefix_group, prefix_tokens, session, session_tokens, slo_class, "
+                      "adapter (serving.lora)")
                      .by_default("none"),
                  member<&ServingPlan::traffic, &TrafficPlan::trace>()});
     k.push_back({Decl("traffic.dataset", KeyType::Text,

@@ -24,6 +24,8 @@
 //                     near saturation; requests_per_s = simulated requests per wall second.
 //   BM_ServingSpeculative/...  the same with EAGLE speculative decoding (3 drafts at 0.7 each;
 //                     issue 39: at most 2x BM_Serving's wall time)
+//   BM_ServingLora/...  the same with 100 LoRA adapters of rank 16 in 16 slots per replica (issue
+//                     39: at most 2x BM_Serving's wall time)
 //   BM_TrainingRun/N  N seeds of a 54-day run of a 16,384-GPU job (workloads/run/training_run.h):
 //                     ~470 failures and ~1,500 checkpoints each; runs_per_s = simulated runs per
 //                     wall second (issue 38: one run under 1 s, 1,000 seeds under 30 s)
@@ -289,13 +291,13 @@ BENCHMARK_CAPTURE(BM_ServingSearch, capacity, true)
     ->Iterations(1)
     ->UseRealTime();
 
-// The serving benchmark's run, with `speculative` (a serving.speculative mapping) when given.
-void serving_run(benchmark::State& state, const std::string& speculative) {
+// The serving benchmark's run, with `extra` (", key: value" of the serving section) when given.
+void serving_run(benchmark::State& state, const std::string& extra) {
     const std::string yaml =
         "kind: serving\nmodel: llama3-70b\ncluster: {accelerator: h100-sxm-80gb, nodes: 4, gpus_per_node: 8}\n"
         "serving: {engine: vllm, tp: 4, replicas: 8, policy: sarathi, max_num_batched_tokens: 512, router: "
         "least-outstanding" +
-        (speculative.empty() ? std::string() : ", speculative: " + speculative) +
+        extra +
         "}\n"
         "traffic: {arrival: poisson, rate: " +
         std::to_string(state.range(0)) + ", num_requests: 100000, prompt: 1024, output: 256}\n";
@@ -316,9 +318,12 @@ void BM_Serving(benchmark::State& state) { serving_run(state, ""); }
 BENCHMARK(BM_Serving)->Arg(58)->Unit(benchmark::kMillisecond)->Iterations(1);
 // The same with EAGLE speculative decoding (3 drafts at 0.7): issue 39's bound, at most 2x slower.
 void BM_ServingSpeculative(benchmark::State& state) {
-    serving_run(state, "{method: eagle, tokens: 3, acceptance: 0.7}");
+    serving_run(state, ", speculative: {method: eagle, tokens: 3, acceptance: 0.7}");
 }
 BENCHMARK(BM_ServingSpeculative)->Arg(58)->Unit(benchmark::kMillisecond)->Iterations(1);
+// The same with 100 LoRA adapters of rank 16 (Zipf 1) in 16 slots: issue 39's bound, at most 2x slower.
+void BM_ServingLora(benchmark::State& state) { serving_run(state, ", lora: {adapters: 100, rank: 16, max_loras: 16}"); }
+BENCHMARK(BM_ServingLora)->Arg(58)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void BM_FlowScaling(benchmark::State& state) {
     plans::ClusterRequest req;

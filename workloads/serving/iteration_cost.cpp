@@ -264,7 +264,7 @@ double IterationCoster::lora_seconds(const IterationShape& shape, const models::
 
 void IterationCoster::set_lora(const LoraSettings& lora) {
     lora_ = lora;
-    cache_.clear();
+    lora_cache_.clear();
 }
 
 const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
@@ -277,13 +277,35 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     key_.push_back(shape.shared_groups);
     key_.push_back(shape.shared_groups > 0 ? bucket_tokens(shape.shared_keys) : 0);
     key_.push_back(shape.shared_groups > 0 ? bucket_tokens(shape.shared_work) : 0);
-    key_.push_back(shape.adapters);
     for (const auto& p : shape.prefills) {
         key_.push_back(bucket_tokens(p.tokens));
         key_.push_back(bucket_tokens(p.context));
     }
     auto it = cache_.find(key_);
-    if (it != cache_.end()) return it->second;
+    if (it == cache_.end()) it = cache_.emplace(key_, exact(represented())).first;
+    if (shape.adapters == 0 || !lora_.enabled()) return it->second;
+    // Multi-LoRA: the base iteration plus the adapters' kernels, which depend on the batch's
+    // tokens and distinct adapters alone (their own cache: the base shapes are not multiplied by
+    // the adapter counts).
+    const int64_t tokens = bucket_tokens(shape.tokens());
+    auto lo = lora_cache_.find({tokens, shape.adapters});
+    if (lo == lora_cache_.end()) {
+        models::LayerInputs in;
+        in.shard.tp = pool_.tp;
+        in.shard.etp = pool_.tp;
+        in.kernels = kernels_;
+        in.batch = models::TokenBatch::uniform(tokens, 1, 1);
+        IterationShape s;
+        s.adapters = shape.adapters;
+        lo = lora_cache_.emplace(std::make_pair(tokens, shape.adapters), lora_seconds(s, in)).first;
+    }
+    with_lora_ = it->second;
+    for (size_t s = 0; s < with_lora_.stage_s.size(); ++s)
+        with_lora_.stage_s[s] += lo->second * static_cast<double>(layers_per_stage_[s]);
+    return with_lora_;
+}
+
+IterationShape IterationCoster::represented() const {
     IterationShape rep;
     rep.decodes = key_[0];
     rep.decode_kv = std::max(key_[1], rep.decodes * key_[4]);
@@ -293,9 +315,8 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     rep.shared_groups = key_[5];
     rep.shared_keys = key_[6];
     rep.shared_work = key_[7];
-    rep.adapters = key_[8];
-    for (size_t i = 9; i + 1 < key_.size(); i += 2) rep.prefills.push_back({key_[i], key_[i + 1]});
-    return cache_.emplace(key_, exact(rep)).first->second;
+    for (size_t i = 8; i + 1 < key_.size(); i += 2) rep.prefills.push_back({key_[i], key_[i + 1]});
+    return rep;
 }
 
 }  // namespace fathom::workloads::serving

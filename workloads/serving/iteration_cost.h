@@ -32,6 +32,7 @@
 #include "workloads/serving/serving_plan.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -100,7 +101,8 @@ public:
     // Cached by shape bucket.
     const IterationCost& seconds(const IterationShape& shape);
     // Multi-LoRA serving: shapes with adapters > 0 add the batched LoRA kernels of `lora`'s rank and
-    // modules to every layer (lora.h).
+    // modules to every layer (lora.h). seconds() prices them apart, by the batch's tokens (bucketed)
+    // and adapters, and returns a reference valid until its next call for such a shape.
     void set_lora(const LoraSettings& lora);
     size_t cache_size() const { return cache_.size(); }
     // How the ops priced so far were priced, by class.
@@ -112,6 +114,8 @@ private:
                                      const std::vector<SharedPrefixGroup>* groups) const;
     // One layer's batched LoRA kernels for the shape's adapters (0 without).
     double lora_seconds(const IterationShape& shape, const models::LayerInputs& in);
+    // The shape key_ stands for (seconds' representative of its bucket).
+    IterationShape represented() const;
     struct KeyHash {
         size_t operator()(const std::vector<int64_t>& k) const;
     };
@@ -126,7 +130,9 @@ private:
     double expert_load_ = 1.0;
     LoraSettings lora_;
     std::unordered_map<std::vector<int64_t>, IterationCost, KeyHash> cache_;
-    std::vector<int64_t> key_;  // reused
+    std::vector<int64_t> key_;                                  // reused
+    std::map<std::pair<int64_t, int64_t>, double> lora_cache_;  // (tokens, adapters) -> one layer's kernels
+    IterationCost with_lora_;                                   // seconds' answer for a shape with adapters
 };
 
 // Rounds a token count to its bucket (exact up to 256, then 128 steps per octave).

@@ -60,6 +60,7 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
     const LoraSettings& lora = in.plan.lora;
     if (lora.enabled()) {
         coster_.set_lora(lora);
+        adapter_seen_.assign(static_cast<size_t>(lora.adapters) + 1, 0);
         state_.set_lora(LoraPool(lora.max_loras, lora_adapter_bytes(in.model, pool.tp, pool.pp, lora, lora.rank)),
                         lora.admission);
     }
@@ -131,13 +132,16 @@ IterationShape Replica::shape_of(Batch& b, sim::Time now) const {
     if (verify > 1) shape.verify = verify;
     shape.samples += shape.decodes * verify;
     shape.sequences = static_cast<int64_t>(b.prefill.size()) + shape.decodes;
-    if (state_.lora_enabled()) {  // the batch's distinct adapters (0: the base model, no kernels)
-        std::vector<int32_t> a;
-        for (const auto& [s, c] : b.prefill) a.push_back(s->req.adapter);
-        for (const Sequence* s : b.decode) a.push_back(s->req.adapter);
-        std::sort(a.begin(), a.end());
-        a.erase(std::unique(a.begin(), a.end()), a.end());
-        shape.adapters = static_cast<int64_t>(a.size()) - (a.front() == 0 ? 1 : 0);
+    if (!adapter_seen_.empty()) {  // the batch's distinct adapters (0: the base model, no kernels)
+        ++batch_stamp_;
+        auto count = [&](const Sequence* s) {
+            const auto a = static_cast<size_t>(s->req.adapter);
+            if (a == 0 || adapter_seen_[a] == batch_stamp_) return;
+            adapter_seen_[a] = batch_stamp_;
+            ++shape.adapters;
+        };
+        for (const auto& [s, c] : b.prefill) count(s);
+        for (const Sequence* s : b.decode) count(s);
     }
     return shape;
 }

@@ -95,6 +95,9 @@ private:
     double spec_rate_ = 0;
     uint64_t seed_ = 0;
     DraftCoster draft_;
+    // Multi-LoRA: per adapter, the last batch that counted it (shape_of's distinct adapters).
+    mutable std::vector<uint64_t> adapter_seen_;
+    mutable uint64_t batch_stamp_ = 0;
 };
 
 }  // namespace fathom::workloads::serving
