@@ -9,6 +9,7 @@
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/serving_fixture.h"
+#include "tests/support/traffic_fixture.h"
 #include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/replica_state.h"
 #include "workloads/serving/serving_memory.h"
@@ -332,4 +333,54 @@ TEST_CASE("Punica's statement: batched LoRA kernels add about 2 ms a token", "[s
     CHECK(identical > 1e-3);
     CHECK(distinct < 3e-3);
     CHECK(distinct > identical);
+}
+
+TEST_CASE("a trace names each request's adapter: skip admission loads each once, FIFO at every switch", "[serving]") {
+    // Four requests at t = 0 of adapters 1, 2, 1, 2 and one GPU slot. vLLM's skip admission runs the
+    // two of adapter 1 together, then loads adapter 2 for the other two: 2 loads. FIFO admission
+    // stops at the second request, so the adapters alternate: 1, 2, 1, 2, a load each, 4 loads.
+    const std::string trace =
+        testing::write_file("lora_trace.csv",
+                            "arrival_s,prompt_tokens,output_tokens,adapter\n0,100,20,1\n0,100,20,2\n0,100,20,1\n"
+                            "0,100,20,2\n");
+    auto loads = [&](const std::string& admission) {
+        return serve(testing::serving_scenario(
+                         "kind: serving\nseed: 3\nmodel: llama3-8b\n"
+                         "cluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
+                         "serving:\n  engine: vllm\n  tp: 1\n  lora: {adapters: 2, rank: 8, max_loras: 1, admission: " +
+                         admission + "}\ntraffic: {arrival: trace, trace: " + trace + "}\n"))
+            .lora_loads;
+    };
+    CHECK(loads("skip") == 2);
+    CHECK(loads("fifo") == 4);
+    // JSONL traces carry it too; a trace without it leaves the draw to the popularity (-1).
+    const auto rows = testing::all(*open_trace(
+        testing::write_file("lora.jsonl",
+                            "{\"arrival_s\": 0, \"prompt_tokens\": 10, \"output_tokens\": 2, \"adapter\": 3}\n"
+                            "{\"arrival_s\": 1, \"prompt_tokens\": 10, \"output_tokens\": 2}\n")));
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].adapter == 3);
+    CHECK(rows[1].adapter == -1);
+}
+
+TEST_CASE("prefix caching shares a prefix's blocks only between requests of one adapter", "[serving]") {
+    // Four 100-token prompts, one second apart, starting with the same 64-token system prompt (4
+    // blocks of 16), adapters 1, 2, 1, 2. Under an adapter every layer's keys and values differ,
+    // so the third and fourth requests hit their adapter's blocks and the second misses: 2 x 64 of
+    // 400 prompt tokens hit (0.32). With one adapter for all four the second hits too: 3 x 64 / 400.
+    auto hits = [&](const std::string& name, int second, int fourth) {
+        const std::string trace = testing::write_file(
+            name,
+            "arrival_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens,adapter\n0,100,4,7,64,1\n1,100,4,7,64," +
+                std::to_string(second) + "\n2,100,4,7,64,1\n3,100,4,7,64," + std::to_string(fourth) + "\n");
+        return serve(testing::serving_scenario(
+                         "kind: serving\nseed: 3\nmodel: llama3-8b\n"
+                         "cluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
+                         "serving:\n  engine: vllm\n  tp: 1\n  prefix_caching: true\n  lora: {adapters: 2, rank: 8, "
+                         "max_loras: 2}\ntraffic: {arrival: trace, trace: " +
+                         trace + "}\n"))
+            .prefix_hit_rate;
+    };
+    CHECK(hits("lora_prefix.csv", 2, 2) == Approx(0.32));
+    CHECK(hits("lora_prefix_one.csv", 1, 1) == Approx(0.48));
 }

@@ -23,6 +23,9 @@ std::vector<uint64_t> shareable_blocks(const Request& r, int64_t tokens, int64_t
     const int64_t shared_end = r.session ? tokens : prefix;
     std::vector<uint64_t> out;
     uint64_t h = 0x6A09E667F3BCC909ull;
+    // A LoRA adapter changes every layer's keys and values: blocks of the same tokens under another
+    // adapter are other blocks (vLLM hashes the adapter's id into every block's key).
+    if (r.adapter > 0) h = mix(h, static_cast<uint64_t>(r.adapter));
     for (int64_t j = 0; (j + 1) * block_size <= std::min(tokens, shared_end); ++j) {
         const int64_t begin = j * block_size, end = begin + block_size;
         const uint64_t group = begin < prefix ? r.prefix_group : 0;
