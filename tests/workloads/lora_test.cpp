@@ -353,6 +353,18 @@ TEST_CASE("a trace names each request's adapter: skip admission loads each once,
     };
     CHECK(loads("skip") == 2);
     CHECK(loads("fifo") == 4);
+    // The batch's distinct adapters are counted by stamps up to 65,536 adapters and by sorting
+    // beyond: the same trace served with 100,000 adapters declared runs the same iterations.
+    auto tpot = [&](int adapters) {
+        return serve(testing::serving_scenario("kind: serving\nseed: 3\nmodel: llama3-8b\n"
+                                               "cluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
+                                               "serving:\n  engine: vllm\n  tp: 1\n  lora: {adapters: " +
+                                               std::to_string(adapters) +
+                                               ", rank: 8, max_loras: 2}\ntraffic: {arrival: trace, trace: " + trace +
+                                               "}\n"))
+            .tpot_s.mean;
+    };
+    CHECK(tpot(100000) == tpot(2));
     // JSONL traces carry it too; a trace without it leaves the draw to the popularity (-1).
     const auto rows = testing::all(*open_trace(
         testing::write_file("lora.jsonl",

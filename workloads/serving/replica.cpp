@@ -60,7 +60,7 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
     const LoraSettings& lora = in.plan.lora;
     if (lora.enabled()) {
         coster_.set_lora(lora);
-        adapter_seen_.assign(static_cast<size_t>(lora.adapters) + 1, 0);
+        if (lora.adapters <= kStampedAdapters) adapter_seen_.assign(static_cast<size_t>(lora.adapters) + 1, 0);
         state_.set_lora(LoraPool(lora.max_loras, lora_adapter_bytes(in.model, pool.tp, pool.pp, lora, lora.rank)),
                         lora.admission);
     }
@@ -132,18 +132,35 @@ IterationShape Replica::shape_of(Batch& b, sim::Time now) const {
     if (verify > 1) shape.verify = verify;
     shape.samples += shape.decodes * verify;
     shape.sequences = static_cast<int64_t>(b.prefill.size()) + shape.decodes;
-    if (!adapter_seen_.empty()) {  // the batch's distinct adapters (0: the base model, no kernels)
-        ++batch_stamp_;
+    if (state_.lora_enabled()) shape.adapters = distinct_adapters(b);
+    return shape;
+}
+
+// Up to kStampedAdapters adapters, by a stamp per adapter (no sort); beyond, by sorting the batch's.
+int64_t Replica::distinct_adapters(const Batch& b) const {
+    int64_t n = 0;
+    if (!adapter_seen_.empty()) {
+        if (++batch_stamp_ == 0) {  // wrapped: forget every stamp
+            std::fill(adapter_seen_.begin(), adapter_seen_.end(), 0);
+            batch_stamp_ = 1;
+        }
         auto count = [&](const Sequence* s) {
             const auto a = static_cast<size_t>(s->req.adapter);
             if (a == 0 || adapter_seen_[a] == batch_stamp_) return;
             adapter_seen_[a] = batch_stamp_;
-            ++shape.adapters;
+            ++n;
         };
         for (const auto& [s, c] : b.prefill) count(s);
         for (const Sequence* s : b.decode) count(s);
+        return n;
     }
-    return shape;
+    adapters_.clear();
+    for (const auto& [s, c] : b.prefill) adapters_.push_back(s->req.adapter);
+    for (const Sequence* s : b.decode) adapters_.push_back(s->req.adapter);
+    std::sort(adapters_.begin(), adapters_.end());
+    for (size_t i = 0; i < adapters_.size(); ++i)
+        n += adapters_[i] != 0 && (i == 0 || adapters_[i] != adapters_[i - 1]) ? 1 : 0;
+    return n;
 }
 
 void Replica::try_launch() {

@@ -95,9 +95,14 @@ private:
     double spec_rate_ = 0;
     uint64_t seed_ = 0;
     DraftCoster draft_;
-    // Multi-LoRA: per adapter, the last batch that counted it (shape_of's distinct adapters).
-    mutable std::vector<uint64_t> adapter_seen_;
-    mutable uint64_t batch_stamp_ = 0;
+    // Multi-LoRA: the distinct adapters of a batch (0, the base model, not counted); per adapter the
+    // last batch that counted it, for up to kStampedAdapters adapters (4 bytes each), or a scratch
+    // list to sort beyond.
+    int64_t distinct_adapters(const Batch& b) const;
+    static constexpr int64_t kStampedAdapters = 1 << 16;
+    mutable std::vector<uint32_t> adapter_seen_;
+    mutable uint32_t batch_stamp_ = 0;
+    mutable std::vector<int32_t> adapters_;
 };
 
 }  // namespace fathom::workloads::serving
