@@ -17,6 +17,7 @@ double dtype_bytes(Dtype d) {
         case Dtype::tf32: return 4;
         // 4 bits and NVFP4's fp8 scale per 16 values (MXFP4's per 32 would be 0.53125): the larger.
         case Dtype::fp4: return 0.5625;
+        case Dtype::int4: return 0.515625;
     }
     return 2;
 }

@@ -15,7 +15,10 @@ namespace fathom::hardware {
 
 // fp4: 4-bit floating point with a block scale (NVIDIA NVFP4: one fp8 scale per 16 values;
 // AMD/OCP MXFP4: one 8-bit scale per 32), stored as dtype_bytes(fp4) = 0.5625 bytes a value.
-enum class Dtype { fp32, tf32, bf16, fp16, fp8, int8, fp4 };
+// int4: 4-bit integer weights with a 16-bit scale per group of 128 (AWQ's and GPTQ's default
+// group size, as Marlin runs them): 0.515625 bytes a value. Weight-only: no device computes in it
+// here (W4A16 dequantizes to 16 bits in the GEMM's kernel).
+enum class Dtype { fp32, tf32, bf16, fp16, fp8, int8, fp4, int4 };
 constexpr auto enum_names(Dtype) {
     return sim::name_table<Dtype>({{Dtype::fp32, "fp32"},
                                    {Dtype::tf32, "tf32"},
@@ -23,7 +26,8 @@ constexpr auto enum_names(Dtype) {
                                    {Dtype::fp16, "fp16"},
                                    {Dtype::fp8, "fp8"},
                                    {Dtype::int8, "int8"},
-                                   {Dtype::fp4, "fp4"}});
+                                   {Dtype::fp4, "fp4"},
+                                   {Dtype::int4, "int4"}});
 }
 // Bytes per element (fp8/int8 = 1, bf16/fp16 = 2, fp32/tf32 = 4).
 double dtype_bytes(Dtype d);
@@ -44,6 +48,11 @@ struct AcceleratorCalibration {
     // DeepGEMM class on this device; such GEMMs are priced as the vendor library's).
     double deepgemm_efficiency = 0;
     double deepgemm_k_half = 0;
+    // Weight-only quantized GEMMs (models::GemmKernel::WeightOnly: Marlin, Machete), where
+    // measured: their compute-bound throughput relative to the 16-bit library GEMM of the same
+    // shape (the dequantization's work in the main loop); 0: not measured, the w4a16 and w8a16
+    // formats are refused on this device.
+    double weight_only_efficiency = 0;
     // Grouped (expert) GEMMs, where measured: throughput relative to the dense GEMM of the same
     // FLOPs, per dtype, as c (1 - exp(-max(rows, 128) / h)) with rows the rows each expert
     // receives, c the ceiling (grouped_gemm_relative) and h the fill scale

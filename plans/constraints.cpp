@@ -2,6 +2,7 @@
 
 #include "plans/keys.h"
 #include "sim/text.h"
+#include "workloads/serving/formats.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
 #include <cstdio>
@@ -212,6 +213,24 @@ namespace {
 using workloads::serving::PoolLayout;
 using workloads::serving::ServingPlan;
 
+// The serving format on a pool's device: a tensor rate for its GEMMs' dtype, a measured weight-only
+// kernel for a weight-only one.
+void check_format(std::vector<Violation>& v, const ServingPlan& p, const PoolLayout& l) {
+    using hardware::Dtype;
+    const Dtype d = p.kernels.gemm_dtype;
+    const std::string name = workloads::serving::format_name(p.kernels);
+    if (d != Dtype::bf16 && d != Dtype::fp16 && !l.accelerator.has(d))
+        add(v, "serving.dtype",
+            "accelerator '" + l.accelerator.id + "' has no " + std::string(sim::name(d)) + " tensor cores" +
+                (d == Dtype::fp4                       ? " (w4a16 runs 4-bit weights at its 16-bit rate)"
+                 : d == Dtype::fp8 || d == Dtype::int8 ? " (w8a16 runs 8-bit weights at its 16-bit rate)"
+                                                       : ""));
+    if (p.kernels.weight_only && !(l.accelerator.calibration.weight_only_efficiency > 0))
+        add(v, "serving.dtype",
+            name + ": accelerator '" + l.accelerator.id +
+                "' has no measured weight-only kernel (calibration weight_only_efficiency in its catalog entry)");
+}
+
 // A pool's layout against the model's heads and layers, the cluster's nodes and the weight dtype.
 void check_pool(std::vector<Violation>& v, const models::ModelSpec& m, const hardware::ClusterSpec& c,
                 const ServingPlan& p, const PoolLayout& l, const std::string& prefix) {
@@ -224,8 +243,7 @@ void check_pool(std::vector<Violation>& v, const models::ModelSpec& m, const har
         add(v, prefix + ".pp", "pp = " + str(l.pp) + " exceeds the model's " + str(m.layers) + " layers");
     if (l.tp > c.gpus_per_node && l.tp % c.gpus_per_node != 0)
         add(v, prefix + ".tp", "tp = " + str(l.tp) + " spans nodes of " + str(c.gpus_per_node) + " GPUs unevenly");
-    if (p.kernels.gemm_dtype == hardware::Dtype::fp8 && !l.accelerator.has(hardware::Dtype::fp8))
-        add(v, "serving.dtype", "accelerator '" + l.accelerator.id + "' has no fp8 tensor cores");
+    check_format(v, p, l);
 }
 
 // A pool's expert parallelism (or, without it, its TP split of the experts) against the model.

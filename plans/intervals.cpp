@@ -1,5 +1,7 @@
 #include "plans/intervals.h"
 
+#include "workloads/serving/formats.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,8 +27,7 @@ std::vector<std::string> training_features(const workloads::TrainingPlan& p) {
 }
 
 std::vector<std::string> serving_features(const workloads::serving::ServingPlan& p) {
-    std::vector<std::string> f = {"policy:" + p.batching.policy,
-                                  "dtype:" + std::string(sim::name(p.kernels.gemm_dtype)),
+    std::vector<std::string> f = {"policy:" + p.batching.policy, "dtype:" + workloads::serving::format_name(p.kernels),
                                   "kv:" + std::string(sim::name(p.kv.dtype))};
     if (p.disaggregated()) f.push_back("disaggregated");
     if (p.kv.prefix_caching) f.push_back("prefix_caching");

@@ -11,6 +11,7 @@
 #include "sim/error.h"
 #include "sim/units.h"
 #include "workloads/serving/batching/policy.h"
+#include "workloads/serving/formats.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
 #include <cmath>
@@ -265,9 +266,13 @@ void add_training_axes(std::vector<SearchKey>& k) {
                     std::string("pipeline schedules tried; auto: ") + workloads::kDefaultScheduleRule)
                     .choices(schedule_choices())
                     .training(schedule));
-    k.push_back(Row("search.dtype", KeyType::ChoiceList, "GEMM dtypes tried (stack.dtype)")
-                    .choices(plan_dtype_choices())
-                    .training(scenario_value<T>("stack.dtype")));
+    k.push_back(Row("search.dtype", KeyType::ChoiceList,
+                    "GEMM dtypes tried (stack.dtype); serving: weight and activation formats tried (serving.dtype: "
+                    "bf16, fp16, fp8, int8, fp4, w8a16, w4a16), each candidate's format and its published accuracy "
+                    "cost in the report")
+                    .choices(workloads::serving::format_names())
+                    .training(scenario_value<T>("stack.dtype"))
+                    .serving(scenario_value<ServingPlan>("serving.dtype")));
 }
 
 // The device type: the serving search crosses it first (the table's first axis).

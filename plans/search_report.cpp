@@ -2,6 +2,7 @@
 
 #include "plans/keys.h"
 #include "plans/search_objective.h"
+#include "workloads/serving/formats.h"
 
 namespace fathom::plans {
 namespace {
@@ -121,6 +122,8 @@ const std::vector<CandidateField<SC>>& serving_candidate_fields() {
          [](const SC& c) -> FieldValue { return int64_t{c.plan.disaggregated() ? c.plan.decode->replicas : 0}; },
          always<SC>},
         {"policy", [](const SC& c) -> FieldValue { return c.plan.batching.policy; }, always<SC>},
+        {"format", [](const SC& c) -> FieldValue { return workloads::serving::format_name(c.plan.kernels); },
+         always<SC>},
         {"max_num_seqs", [](const SC& c) -> FieldValue { return c.plan.batching.max_num_seqs; }, always<SC>},
         {"max_num_batched_tokens", [](const SC& c) -> FieldValue { return c.plan.batching.max_num_batched_tokens; },
          always<SC>},

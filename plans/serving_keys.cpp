@@ -5,6 +5,7 @@
 #include "plans/length_keys.h"
 #include "sim/error.h"
 #include "workloads/serving/batching/policy.h"
+#include "workloads/serving/formats.h"
 #include "workloads/serving/router.h"
 
 namespace fathom::plans {
@@ -96,9 +97,15 @@ void add_engine_keys(std::vector<SK>& k) {
                       "defaults of the batching and KV keys")
                      .by_default("none (fathom's defaults)"),
                  member<&ServingPlan::engine, &EngineSettings::preset>()});
-    k.push_back({Decl("serving.dtype", KeyType::Choice, "weight and GEMM dtype (fp8: fp8 weights and GEMMs)")
-                     .choices(serving_dtype_choices()),
-                 member<&ServingPlan::kernels, &models::KernelStack::gemm_dtype>()});
+    k.push_back({Decl("serving.dtype", KeyType::Choice,
+                      "weight and GEMM format (workloads/serving/formats.h): bf16, fp16; fp8 and int8 (W8A8: weights "
+                      "and GEMMs in 8 bits); fp4 (W4A4 NVFP4/MXFP4); w8a16 and w4a16 (weight-only: 8- or 4-bit "
+                      "weights dequantized to 16 bits in the kernel, Marlin/Machete)")
+                     .choices(workloads::serving::format_names()),
+                 [](ServingPlan& p, const KeyValue& v) {
+                     workloads::serving::apply_format(*workloads::serving::find_format(to_str(v)), p.kernels);
+                 },
+                 [](const ServingPlan& p) -> KeyValue { return workloads::serving::format_name(p.kernels); }});
     k.push_back({Decl("serving.gqa_kv_sharing", KeyType::Boolean,
                       "decode attention reads each KV head once for its group of query heads (XQA, FlashInfer, "
                       "FlashAttention); false: once per query head (TensorRT-LLM's masked MHA before 0.7.1)")

@@ -134,6 +134,7 @@ void parse_calibration(const Node& n, hardware::AcceleratorSpec& a) {
                   "attention_mla_decode_efficiency",
                   "deepgemm_efficiency",
                   "deepgemm_k_half",
+                  "weight_only_efficiency",
                   "grouped_gemm_relative",
                   "grouped_gemm_rows_scale",
                   "compute_beside_comm",
@@ -169,6 +170,11 @@ void parse_calibration(const Node& n, hardware::AcceleratorSpec& a) {
         if (!(a.calibration.deepgemm_efficiency > 0 && a.calibration.deepgemm_efficiency <= 1))
             c.fail("deepgemm_efficiency", "deepgemm_efficiency must be in (0, 1]");
         if (!(a.calibration.deepgemm_k_half > 0)) c.fail("deepgemm_k_half", "deepgemm_k_half must be positive");
+    }
+    if (c.has("weight_only_efficiency")) {
+        a.calibration.weight_only_efficiency = c.sourced_number("weight_only_efficiency");
+        if (!(a.calibration.weight_only_efficiency > 0 && a.calibration.weight_only_efficiency <= 1))
+            c.fail("weight_only_efficiency", "weight_only_efficiency must be in (0, 1]");
     }
     parse_grouped_gemm(c, a.calibration);
     parse_beside_comm(c, a.calibration);

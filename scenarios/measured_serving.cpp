@@ -144,23 +144,31 @@ void translate_pool(ServingDraft& d, int64_t cluster_gpus) {
     }
 }
 
-// GEMM and KV-cache dtypes: fp16 GEMMs are priced as bf16 ones (same width and tensor rate), fp4
-// (NVFP4, MXFP4) as fp4; a one-byte KV cache (fp8, int8) as fp8, a 4-bit one (fp4) as fp4, any
-// other as bf16. int4 (weight-only AWQ/GPTQ) and int8 GEMMs are not modelled.
+// GEMM and KV-cache dtypes, as serving formats (workloads/serving/formats.h): fp16 GEMMs are
+// priced as bf16 ones (same width and tensor rate); int8 is W8A8 (w8a16 where the case's
+// activations are 16-bit); int4 is weight-only w4a16 (AWQ, GPTQ); fp4 (NVFP4, MXFP4) is fp4, or on
+// a device without fp4 tensor cores w4a16 (the engines' weight-only fp4 Marlin path). A one-byte KV
+// cache (fp8, int8) as fp8, a 4-bit one (fp4) as fp4, any other as bf16.
 void translate_precision(ServingDraft& d, Translation& t) {
     const Case& c = d.c;
-    const std::string dtype =
-        c.choice("precision.dtype", {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"}, "bf16");
-    if (dtype != "fp8" && dtype != "bf16" && dtype != "fp16" && dtype != "fp4")
-        throw Unsupported{"precision '" + dtype + "' is not modelled"};
-    d.doc.set("serving.dtype", std::string(dtype == "fp16" ? "bf16" : dtype), "precision.dtype");
-    if (dtype == "fp16") t.fill_ins.push_back("fp16 GEMMs priced as bf16 ones (same width and tensor-core rate)");
+    const std::vector<std::string> dtypes = {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"};
+    const std::string dtype = c.choice("precision.dtype", dtypes, "bf16");
+    if (dtype == "fp32" || dtype == "tf32") throw Unsupported{"precision '" + dtype + "' is not modelled"};
+    const std::string act = c.has("precision.activations") ? c.choice("precision.activations", dtypes, "bf16") : "";
+    const bool act16 = act == "bf16" || act == "fp16";
+    if (dtype == "int4" && !act.empty() && !act16) throw Unsupported{"W4A4 int4 GEMMs are not modelled"};
+    std::string format = dtype == "fp16" ? "bf16" : dtype == "int4" ? "w4a16" : dtype;
+    if (dtype == "int8" && act16) format = "w8a16";
     if (dtype == "fp4") {
         const auto& acc = d.catalog.accelerator(std::get<std::string>(d.doc.value("cluster.accelerator")));
-        if (!acc.peak_flops.count(hardware::Dtype::fp4))
+        if (!acc.peak_flops.count(hardware::Dtype::fp4)) {
+            format = "w4a16";
             t.fill_ins.push_back("fp4 on " + acc.id +
-                                 ", which has no fp4 tensor rate: 4-bit weights at its 16-bit rate");
+                                 ", which has no fp4 tensor rate: run as w4a16 (4-bit weights at its 16-bit rate)");
+        }
     }
+    d.doc.set("serving.dtype", format, "precision.dtype");
+    if (dtype == "fp16") t.fill_ins.push_back("fp16 GEMMs priced as bf16 ones (same width and tensor-core rate)");
     if (c.has("precision.kv_cache")) {
         const std::string kv =
             c.choice("precision.kv_cache", {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"}, "bf16");

@@ -12,6 +12,12 @@
 namespace fathom::models {
 namespace {
 
+// The library GEMM of a weight-only GEMM's shape, its weights at the activations' width.
+OpDesc library_gemm(const OpDesc& op) {
+    OpDesc dense = gemm_op(op.name, op.m, op.n, op.k, op.dtype, op.batch, op.role);
+    return dense;
+}
+
 constexpr size_t kNeighbours = 8;
 constexpr double kRangeSlack = 1e-9;
 
@@ -327,6 +333,12 @@ const CalibrationGroup* TableCost::group_in_range(const OpDesc& op, const std::v
 bool TableCost::calibrated(const OpDesc& op) const {
     // DeepGEMM's kernels are priced by their own roofline class, not the table's GEMMs.
     if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::DeepGemm) return false;
+    if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::WeightOnly) return group_in_range(library_gemm(op));
+    if (op.kind == OpKind::Gemm && op.dtype == Dtype::int8 && !find_group(*table_, op)) {
+        OpDesc fp8 = op;
+        fp8.dtype = Dtype::fp8;
+        return group_in_range(fp8) != nullptr;
+    }
     if (!ragged_attention(op)) return group_in_range(op) != nullptr;
     for (const OpDesc& one : attention_slices(op))
         if (!group_in_range(one)) return false;
@@ -355,6 +367,20 @@ double TableCost::seconds(const OpDesc& op) const {
         OpDesc dense = op;
         dense.gemm_kernel = GemmKernel::Library;
         return seconds(dense) * roofline_->seconds(op) / roofline_->seconds(dense);
+    }
+    // A weight-only GEMM (Marlin, Machete): the table's 16-bit GEMM of its shape, scaled as the
+    // roofline scales it (its weights' fewer bytes where memory binds, the dequantization where
+    // compute does).
+    if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::WeightOnly) {
+        const OpDesc dense = library_gemm(op);
+        return seconds(dense) * roofline_->seconds(op) / roofline_->seconds(dense);
+    }
+    // An int8 GEMM (W8A8 INT8) where the table measured fp8 ones and no int8: the fp8 GEMM of its
+    // shape (same widths, CUTLASS's scaled GEMMs for both), scaled by the roofline's rates.
+    if (op.kind == OpKind::Gemm && op.dtype == Dtype::int8 && !find_group(*table_, op)) {
+        OpDesc fp8 = op;
+        fp8.dtype = Dtype::fp8;
+        if (find_group(*table_, fp8)) return seconds(fp8) * roofline_->seconds(op) / roofline_->seconds(fp8);
     }
     bool in_range = false;
     return plain_seconds(op, in_range);

@@ -39,7 +39,8 @@ public:
                 if (op.gemm_kernel == GemmKernel::DeepGemm && op.dtype == Dtype::fp8 &&
                     acc_.calibration.deepgemm_efficiency > 0 && acc_.compute_units > 0)
                     return deepgemm_seconds(op, acc_, clock_) + acc_.launch_overhead;
-                return std::max(gemm_compute(op) / grouped_relative(op, acc_), mem_time) + acc_.launch_overhead;
+                return std::max(gemm_compute(op) / grouped_relative(op, acc_) / weight_only_relative(op), mem_time) +
+                       acc_.launch_overhead;
             case OpKind::AttentionFwd:
             case OpKind::AttentionBwd: {
                 const auto& c = acc_.calibration;
@@ -72,6 +73,13 @@ public:
     }
 
 private:
+    // Weight-only GEMMs' dequantization slows their compute (1 where not measured: such formats
+    // are refused before pricing; see AcceleratorCalibration::weight_only_efficiency).
+    double weight_only_relative(const OpDesc& op) const {
+        const double e = acc_.calibration.weight_only_efficiency;
+        return op.gemm_kernel == GemmKernel::WeightOnly && e > 0 ? e : 1.0;
+    }
+
     double gemm_efficiency(Dtype d) const {
         const auto& e = acc_.calibration.gemm_efficiency;
         auto it = e.find(d);

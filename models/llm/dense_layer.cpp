@@ -1,6 +1,7 @@
 #include "models/llm/dense_layer.h"
 
 #include "models/llm/layer_blocks.h"
+#include "models/llm/quantization.h"
 
 namespace fathom::models {
 
@@ -13,7 +14,7 @@ LayerProgram dense_layer_forward(const ModelSpec& m, const LayerInputs& in) {
     norm(p, m, in, "_mlp");
     mlp_gemms(p, m, in, m.ffn, "");
     residual(p, m, in, "residual_mlp");
-    return eager_split(std::move(p), in);
+    return apply_weight_only(eager_split(std::move(p), in), in);
 }
 
 LayerProgram dense_layer_backward(const ModelSpec& m, const LayerInputs& in) {

@@ -276,7 +276,7 @@ void attention_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in)
     const double hd = static_cast<double>(h);
     const int64_t q_heads = m.heads / tp;
     const Dtype gd = in.kernels.gemm_dtype;
-    const bool fp8 = gd == Dtype::fp8;
+    const bool fp8 = gd == Dtype::fp8 || gd == Dtype::int8;  // 8-bit activations: a cast before each GEMM
 
     norm(p, m, in, "_attn");
     tp_enter(p, in, act);
@@ -336,7 +336,7 @@ void mlp_gemms(LayerProgram& p, const ModelSpec& m, const LayerInputs& in, int64
     const int64_t w = width / in.shard.tp;
     const bool gated = is_gated(m.activation);
     const Dtype gd = in.kernels.gemm_dtype;
-    const bool fp8 = gd == Dtype::fp8;
+    const bool fp8 = gd == Dtype::fp8 || gd == Dtype::int8;
     tp_enter(p, in, act);
     if (fp8)
         p.compute(memory_op("fp8_cast_" + prefix + "fc1", tf * static_cast<double>(m.hidden) * 3, OpRole::Fp8Cast,

@@ -1,6 +1,7 @@
 #include "models/llm/moe_layer.h"
 
 #include "models/llm/layer_blocks.h"
+#include "models/llm/quantization.h"
 
 #include <algorithm>
 #include <cmath>
@@ -82,7 +83,7 @@ void moe_block(LayerProgram& p, const ModelSpec& m, const LayerInputs& in) {
     const int64_t width = e.expert_ffn / etp;
     const bool gated = is_gated(m.activation);
     const Dtype gd = in.kernels.gemm_dtype;
-    const bool fp8 = gd == Dtype::fp8;
+    const bool fp8 = gd == Dtype::fp8 || gd == Dtype::int8;
     const double routed = sp * static_cast<double>(e.top_k);  // rows this rank sends
     const double rows = moe_expert_rows(m, in);
     // A grouped GEMM runs only the experts that received rows (an empty group loads no weights:
@@ -143,7 +144,7 @@ LayerProgram moe_layer_forward(const ModelSpec& m, const LayerInputs& in) {
     LayerProgram p;
     attention_block(p, m, in);
     moe_block(p, m, in);
-    return eager_split(std::move(p), in);
+    return apply_weight_only(eager_split(std::move(p), in), in);
 }
 
 LayerProgram moe_block_forward(const ModelSpec& m, const LayerInputs& in) {

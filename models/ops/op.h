@@ -136,7 +136,9 @@ struct AttentionShape {
 // grouped GEMM over the experts of a rank (one launch over every expert's rows: Megatron-Core's
 // TEGroupedLinear and grouped_gemm, torchtitan's torch._grouped_mm), priced as the dense GEMM of the
 // same rows times the device's grouped-kernel curve (AcceleratorCalibration::grouped_relative).
-enum class GemmKernel : uint8_t { Library, DeepGemm, Grouped };
+// Library: cuBLAS/hipBLASLt; DeepGemm: DeepGEMM's block-scaled fp8; Grouped: grouped expert GEMMs;
+// WeightOnly: Marlin/Machete mixed-input GEMMs (quantized weights, 16-bit activations).
+enum class GemmKernel : uint8_t { Library, DeepGemm, Grouped, WeightOnly };
 
 struct OpDesc {
     OpKind kind = OpKind::MemoryBound;

@@ -161,6 +161,10 @@ struct KernelStack {
     // (TensorRT-LLM's masked multi-head attention kernel before 0.7.1, which did not share a
     // group's keys and values: the 0.7.1 release notes list "MMHA optimization for MQA and GQA").
     bool gqa_shared_kv = true;
+    // Weight-only quantization (serving's w4a16 and w8a16 formats: Marlin, Machete): the weight
+    // GEMMs keep gemm_dtype's activations and tensor rate and read their weights in this dtype,
+    // dequantized inside the kernel (models/llm/quantization.h). nullopt: weights in gemm_dtype.
+    std::optional<Dtype> weight_only;
 };
 
 struct LayerInputs {

@@ -236,7 +236,10 @@ TEST_CASE("every op the catalog models emit finds its calibration group", "[mode
                 for (const bool flash : {true, false})
                     for (const bool fused : {true, false}) {
                         LayerInputs in = inputs(m.heads % 2 == 0 ? 2 : 1, sp, 1, 1, 2048);
-                        in.kernels = {d, flash, fused};
+                        in.kernels = models::KernelStack{};
+                        in.kernels.gemm_dtype = d;
+                        in.kernels.flash_attention = flash;
+                        in.kernels.fused_elementwise = fused;
                         for (const LayerProgram& p :
                              {dense_layer_forward(m, in), dense_layer_backward(m, in), embedding_forward(m, in),
                               embedding_backward(m, in), head_forward(m, in), head_backward(m, in)})

@@ -8,6 +8,7 @@
 #include "plans/scenario.h"
 #include "plans/search_keys.h"
 #include "workloads/serving/batching/policy.h"
+#include "workloads/serving/formats.h"
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
@@ -181,7 +182,7 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"serving.disaggregation.prefill.dispatcher", dispatchers},
         {"serving.disaggregation.decode.dispatcher", dispatchers},
         {"serving.disaggregation.isolate", sim::choices<workloads::serving::PoolIsolation>()},
-        {"serving.dtype", serving_dtypes},
+        {"serving.dtype", workloads::serving::format_names()},
         {"serving.kv_dtype", serving_dtypes},
         {"serving.policy", registry_names(workloads::serving::policy_registry())},
         {"serving.memory_fraction_of", {"device", "free"}},  // a flag, named
@@ -195,7 +196,7 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"traffic.output.distribution", sim::choices<workloads::LengthKind>()},
         {"search.recompute", sim::choices<workloads::Recompute>()},
         {"search.schedule", schedules},
-        {"search.dtype", dtypes},
+        {"search.dtype", workloads::serving::format_names()},
         {"search.objective", sim::choices<Objective>()},  // the search's own (plans/search_space.h)
         {"search.accelerator", {}},                       // free lists: catalog ids
         {"search.disaggregation", {"off", "on"}},

@@ -157,9 +157,18 @@ std::string pareto_flags(const plans::Record& r, const char* a, const char* a_la
 void print_ranking(const std::vector<RankingColumn>& columns, const std::vector<plans::Record>& records,
                    const std::vector<int64_t>& ranking, int top, bool priced, bool capacity) {
     std::vector<const RankingColumn*> shown;
+    auto varies = [&](const char* field) {
+        const plans::FieldValue* first = nullptr;
+        for (const plans::Record& r : records)
+            if (const plans::FieldValue* v = r.find(field)) {
+                if (first && !(*v == *first)) return true;
+                first = v;
+            }
+        return false;
+    };
     for (const RankingColumn& c : columns)
         if (c.shown == ColumnShown::Always || (c.shown == ColumnShown::Priced && priced) ||
-            (c.shown == ColumnShown::Capacity && capacity))
+            (c.shown == ColumnShown::Capacity && capacity) || (c.shown == ColumnShown::Varies && varies(c.field)))
             shown.push_back(&c);
     auto cell = [](const RankingColumn& c, const std::string& text) {
         std::printf(c.left ? "%-*s" : "%*s", c.width, text.c_str());

@@ -21,7 +21,8 @@
 namespace fathom::cli {
 
 // When a ranking column is printed.
-enum class ColumnShown { Always, Priced, Capacity };
+// Varies: shown when the records' values of its field differ (a search over them).
+enum class ColumnShown { Always, Priced, Capacity, Varies };
 
 // A column of a printed ranking: a candidate record's field in `width` characters.
 struct RankingColumn {

@@ -9,6 +9,7 @@
 #include "tools/cli/cli.h"
 #include "tools/cli/mpi.h"
 #include "tools/cli/search_output.h"
+#include "workloads/serving/formats.h"
 
 #include <algorithm>
 #include <chrono>
@@ -41,6 +42,7 @@ const std::vector<RankingColumn>& serving_columns() {
         {"layout", "layout", 28, 0, 1, "", true},
         {"gpus", "gpus", 4},
         {"policy", "policy", 9, 0, 1, "", true},
+        {"format", "format", 6, 0, 1, "", true, ColumnShown::Varies},
         {"seqs", "max_num_seqs", 5},
         {"tokens", "max_num_batched_tokens", 6},
         {"slo_att", "slo_attainment", 7, 1, 100, "%"},
@@ -71,6 +73,20 @@ void print_serving_findings(const ServingPlan& base, const plans::ServingSearchR
     print_reasons(r.candidates, "not simulated", [](const plans::ServingCandidate& c) {
         return c.status == plans::CandidateStatus::Pruned || c.status == plans::CandidateStatus::OutOfMemory;
     });
+}
+
+// The published accuracy cost of each quantized format among the printed candidates.
+void print_format_accuracy(const plans::ServingSearchResult& r, int top) {
+    std::vector<std::string> seen;
+    const size_t rows = std::min<size_t>(r.ranking.size(), static_cast<size_t>(std::max(0, top)));
+    for (size_t k = 0; k < rows; ++k) {
+        const std::string f =
+            workloads::serving::format_name(r.candidates[static_cast<size_t>(r.ranking[k])].plan.kernels);
+        if (f == "bf16" || f == "fp16" || std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
+        seen.push_back(f);
+        if (const auto* format = workloads::serving::find_format(f))
+            std::printf("%s%-6s accuracy: %s\n", seen.size() == 1 ? "\n" : "", f.c_str(), format->accuracy);
+    }
 }
 
 }  // namespace
@@ -109,6 +125,7 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
         gap = print_rank_gap(catalog->intervals(), plans::serving_regime("output_tokens_per_s"),
                              r.candidates[static_cast<size_t>(r.ranking[0])].score,
                              r.candidates[static_cast<size_t>(r.ranking[1])].score, s.cluster.accelerator);
+    print_format_accuracy(r, space.top);
     print_serving_findings(base, r);
     if (!a.out.empty()) write_file(a.out, records_csv(records, csv_columns));
     if (!a.json.empty()) {

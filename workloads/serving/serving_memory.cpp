@@ -59,9 +59,9 @@ ReplicaMemory replica_memory(const models::ModelSpec& m, const PoolLayout& pool,
     const double tp = pool.tp;
     const int pp = pool.pp;
     // Quantized weights (fp8, fp4 with its block scales) at their width, 16-bit ones at two bytes.
-    const hardware::Dtype wd = kernels.gemm_dtype;
+    const hardware::Dtype wd = kernels.weight_only ? *kernels.weight_only : kernels.gemm_dtype;
     const double wbytes =
-        hardware::dtype_bytes(wd == hardware::Dtype::fp8 || wd == hardware::Dtype::fp4 ? wd : hardware::Dtype::bf16);
+        hardware::dtype_bytes(wd == hardware::Dtype::fp16 || wd == hardware::Dtype::bf16 ? hardware::Dtype::bf16 : wd);
     // The fullest stage: the first stage gets the remainder layers and the embedding; the last the
     // output layer (kept in bf16). With one stage, both.
     const int64_t layers0 = (m.layers + pp - 1) / pp;
