@@ -103,6 +103,10 @@ const CheckpointWriterSpec& Catalog::checkpoint_writer(const std::string& id) co
     return lookup(writers_, id, "checkpoint writer");
 }
 
+const AcceptanceProfileSpec& Catalog::acceptance_profile(const std::string& id) const {
+    return lookup(acceptance_, id, "acceptance profile");
+}
+
 const StackPreset* Catalog::stack_for_framework(const std::string& framework) const {
     for (const auto& [id, s] : stacks_)
         if (std::find(s.frameworks.begin(), s.frameworks.end(), framework) != s.frameworks.end()) return &s;

@@ -55,6 +55,15 @@ struct CheckpointWriterSpec {
     double rank_rate = 0;  // bytes/s one rank writes at most
 };
 
+// Speculative decoding's measured acceptance by draft position for one drafter, target and dataset
+// (workloads/acceptance/<id>.yaml): positions[i] is the share of verifications that accepted the
+// draft at position i (vLLM's per-position acceptance rate: it counts the positions before it, so
+// the values do not rise).
+struct AcceptanceProfileSpec {
+    std::string id, name, target, method, dataset, source;
+    std::vector<double> positions;
+};
+
 struct DatasetSpec {
     std::string id, name, source;
     int64_t requests = 0;  // rows of the table the distributions were made from
@@ -75,6 +84,7 @@ public:
     const StackPreset& engine(const std::string& id) const;
     const DatasetSpec& dataset(const std::string& id) const;
     const CheckpointWriterSpec& checkpoint_writer(const std::string& id) const;
+    const AcceptanceProfileSpec& acceptance_profile(const std::string& id) const;
     // The engine preset standing for a measured-format engine name, or null: the one whose versions
     // hold `version`, or (no version, or one that is not a dotted number) the newest, whose range
     // has no upper end; null also when no preset of the engine holds that version.
@@ -94,6 +104,7 @@ public:
     std::map<std::string, StackPreset>& engines() { return engines_; }
     std::map<std::string, DatasetSpec>& datasets() { return datasets_; }
     std::map<std::string, CheckpointWriterSpec>& checkpoint_writers() { return writers_; }
+    std::map<std::string, AcceptanceProfileSpec>& acceptance_profiles() { return acceptance_; }
     const std::map<std::string, hardware::AcceleratorSpec>& accelerators() const { return accelerators_; }
     const std::map<std::string, hardware::ScaleUpSpec>& fabrics() const { return fabrics_; }
     const std::map<std::string, hardware::NicSpec>& nics() const { return nics_; }
@@ -106,6 +117,7 @@ public:
     const std::map<std::string, StackPreset>& engines() const { return engines_; }
     const std::map<std::string, DatasetSpec>& datasets() const { return datasets_; }
     const std::map<std::string, CheckpointWriterSpec>& checkpoint_writers() const { return writers_; }
+    const std::map<std::string, AcceptanceProfileSpec>& acceptance_profiles() const { return acceptance_; }
     // The validation bands (scenarios/intervals.yaml; empty where the data directory has none).
     const IntervalTable& intervals() const { return intervals_; }
     IntervalTable& intervals() { return intervals_; }
@@ -123,6 +135,7 @@ private:
     std::map<std::string, StackPreset> engines_;
     std::map<std::string, DatasetSpec> datasets_;
     std::map<std::string, CheckpointWriterSpec> writers_;
+    std::map<std::string, AcceptanceProfileSpec> acceptance_;
     IntervalTable intervals_;
 };
 

@@ -313,10 +313,16 @@ void check_speculative(std::vector<Violation>& v, const ServingPlan& p) {
     const auto& sp = p.speculative;
     if (sp.method == SpecMethod::None) return;  // its other keys are warned about (they change nothing)
     if (sp.tokens < 1) add(v, "serving.speculative.tokens", "missing: the draft tokens a decode verifies");
-    if ((sp.acceptance >= 0) == (sp.acceptance_length > 0))
+    const int given =
+        (sp.acceptance >= 0 ? 1 : 0) + (sp.acceptance_length > 0 ? 1 : 0) + (sp.acceptance_profile.empty() ? 0 : 1);
+    if (given != 1)
         add(v, "serving.speculative.acceptance",
-            "give one of serving.speculative.acceptance (a draft's rate) and acceptance_length (tokens a "
-            "verification emits)");
+            "give one of serving.speculative.acceptance (a draft's rate), acceptance_length (tokens a "
+            "verification emits) and acceptance_profile (measured rates by position)");
+    if (!sp.positions.empty() && sp.tokens > static_cast<int>(sp.positions.size()))
+        add(v, "serving.speculative.tokens",
+            str(sp.tokens) + " drafts, but acceptance profile '" + sp.acceptance_profile + "' measured " +
+                str(static_cast<int64_t>(sp.positions.size())) + " positions");
     if (sp.acceptance_length > 0 && sp.tokens >= 1 && sp.acceptance_length > sp.tokens + 1)
         add(v, "serving.speculative.acceptance_length",
             "a verification of " + str(sp.tokens) + " drafts emits at most " + str(sp.tokens + 1) + " tokens");

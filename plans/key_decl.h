@@ -43,9 +43,8 @@ inline std::vector<std::string> plan_dtype_choices() {
     using hardware::Dtype;
     return sim::choices<Dtype>({Dtype::bf16, Dtype::fp16, Dtype::fp8});
 }
-// Serving adds fp4 weights, GEMMs and KV cache (NVFP4 on Blackwell, MXFP4 on MI355X; on a device
-// without fp4 tensor cores the GEMMs run at its 16-bit rate over 4-bit weights, as weight-only
-// 4-bit kernels do).
+// Serving's KV-cache dtypes add fp4 (NVFP4 on Blackwell, MXFP4 on MI355X). Its GEMM formats
+// (serving.dtype) are workloads/serving/formats.h's.
 inline std::vector<std::string> serving_dtype_choices() {
     using hardware::Dtype;
     return sim::choices<Dtype>({Dtype::bf16, Dtype::fp16, Dtype::fp8, Dtype::fp4});

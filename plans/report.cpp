@@ -251,6 +251,8 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
         // Speculative decoding's keys (added after hashes were pinned) count only when it is on.
         if (k.info.path.rfind("serving.speculative.", 0) == 0 && !p.speculative.enabled()) continue;
         if (k.info.path.rfind("serving.lora.", 0) == 0 && !p.lora.enabled()) continue;  // likewise
+        if (k.info.path == "serving.speculative.acceptance_profile" && p.speculative.acceptance_profile.empty())
+            continue;
         h.add(k.info.path);
         std::string v = format_value(k.get(p));
         // A trace is named by its file name: where the scenario was loaded from must not matter.

@@ -189,6 +189,12 @@ void add_engine_keys(std::vector<SK>& k) {
                      .range(1, 16)
                      .by_default("one of acceptance and acceptance_length is required with a method"),
                  member<&ServingPlan::speculative, &SpeculativeSettings::acceptance_length>()});
+    k.push_back({Decl("serving.speculative.acceptance_profile", KeyType::Text,
+                      "or a measured acceptance by draft position (`fathom list acceptance`: a drafter, target and "
+                      "dataset, workloads/acceptance/); tokens at most its positions")
+                     .by_default("one of acceptance, acceptance_length and acceptance_profile is required with a "
+                                 "method"),
+                 member<&ServingPlan::speculative, &SpeculativeSettings::acceptance_profile>()});
     k.push_back({Decl("serving.speculative.draft_model", KeyType::Text,
                       "method draft: the drafter, a catalog model id (`fathom list models`), at the replica's TP")
                      .by_default("required with method draft"),

@@ -465,6 +465,8 @@ std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
         if (d.output.kind != workloads::LengthKind::Histogram) n.fail("output", "expected distribution: histogram");
         return d;
     });
+    load_dir(fs::path(root) / "workloads" / "acceptance", "speculative-acceptance", c->acceptance_profiles(),
+             parse_acceptance_profile);
     load_dir(fs::path(root) / "workloads" / "checkpoint_writers", "checkpoint-writer", c->checkpoint_writers(),
              [](const Node& n) {
                  n.allow_only({"kind", "id", "name", "rank_rate"});

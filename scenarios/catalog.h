@@ -27,5 +27,7 @@ std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root = dat
 // Parses a model mapping (catalog file or a scenario's inline model) with the `model.*` keys of
 // plans/keys.h. `catalog_file` true also requires the catalog-only keys (kind, id, source).
 models::ModelSpec parse_model(const Node& n, bool catalog_file);
+// A speculative-acceptance file (workloads/acceptance/<id>.yaml; scenarios/acceptance_profile.cpp).
+plans::AcceptanceProfileSpec parse_acceptance_profile(const Node& n);
 
 }  // namespace fathom::scenarios

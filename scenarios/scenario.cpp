@@ -12,6 +12,7 @@
 #include "workloads/training/schedules/pipeline_schedule.h"
 
 #include <filesystem>
+#include <functional>
 #include <set>
 
 namespace fathom::scenarios {
@@ -267,16 +268,17 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
                         std::to_string(cluster.gpus()) + " GPUs; give serving.replicas");
         p.replica.replicas = static_cast<int>(cluster.gpus() / per);
     }
-    auto resolve = [&](PoolLayout& pool, const std::string& key) {
-        if (pool.accelerator_id.empty()) {
-            pool.accelerator = cluster.accelerator;
-            return;
-        }
+    // The catalog ids the plan names, each refused at its key.
+    auto lookup = [&](const std::string& key, const std::function<void()>& set) {
         try {
-            pool.accelerator = cat.accelerator(pool.accelerator_id);
+            set();
         } catch (const sim::InputError& e) {
             fail_at(root, key, e.bare_message());
         }
+    };
+    auto resolve = [&](PoolLayout& pool, const std::string& key) {
+        pool.accelerator = cluster.accelerator;
+        if (!pool.accelerator_id.empty()) lookup(key, [&] { pool.accelerator = cat.accelerator(pool.accelerator_id); });
     };
     if (p.disaggregated()) {
         resolve(*p.prefill, "serving.disaggregation.prefill.accelerator");
@@ -285,13 +287,13 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
         resolve(p.replica, "serving.accelerator");
     }
     if (!given.count("serving.kv_dtype")) p.kernels.kv_dtype = p.kv.dtype;
-    if (!p.speculative.draft_model.empty()) {
-        try {
-            p.speculative.draft = std::make_shared<models::ModelSpec>(cat.model(p.speculative.draft_model));
-        } catch (const sim::InputError& e) {
-            fail_at(root, "serving.speculative.draft_model", e.bare_message());
-        }
-    }
+    auto& sp = p.speculative;
+    if (!sp.draft_model.empty())
+        lookup("serving.speculative.draft_model",
+               [&] { sp.draft = std::make_shared<models::ModelSpec>(cat.model(sp.draft_model)); });
+    if (!sp.acceptance_profile.empty())
+        lookup("serving.speculative.acceptance_profile",
+               [&] { sp.positions = cat.acceptance_profile(sp.acceptance_profile).positions; });
     return p;
 }
 
@@ -322,7 +324,7 @@ void collect_warnings(const Node& root, plans::Scenario& s, const plans::Catalog
     if (s.serving() && s.serving()->speculative.method == workloads::serving::SpecMethod::None) {
         const Node sv = root.child("serving");
         if (auto sp = sv.find("speculative"))
-            for (const char* key : {"tokens", "acceptance", "acceptance_length", "draft_model"})
+            for (const char* key : {"tokens", "acceptance", "acceptance_length", "acceptance_profile", "draft_model"})
                 if (sp->has(key))
                     warn(*sp, key,
                          "speculative decoding is off (serving.speculative.method none): this key cannot "

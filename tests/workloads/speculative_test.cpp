@@ -3,6 +3,7 @@
 // with batch size, and bad settings refused by key.
 #include "workloads/serving/speculative.h"
 
+#include "scenarios/catalog.h"
 #include "scenarios/measured.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
@@ -14,6 +15,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 using namespace fathom;
 using namespace fathom::workloads::serving;
@@ -214,4 +216,57 @@ TEST_CASE("published speculative runs: vLLM V1's EAGLE heads on Llama 3.1 8B at 
         else if (tpot) CHECK((r.error < -0.08 && r.error > -0.18));
         else CHECK((r.error > 0.10 && r.error < 0.17));
     }
+}
+
+TEST_CASE("measured acceptance by draft position: a catalog profile drives the draws", "[serving]") {
+    // GLM-4.5-Air's MTP module on GPQA-Main (SpecDecode-Bench): 0.92, 0.68, 0.38 of verifications
+    // accept the draft at positions 1, 2, 3. A verification of 3 drafts emits 1 + 0.92 + 0.68 + 0.38
+    // = 2.98 tokens on average; of 2 drafts, 2.60. Each draft is accepted, given the ones before
+    // it, with 0.92, 0.68 / 0.92 and 0.38 / 0.68: 200,000 draws reproduce each position's share
+    // within 0.5 points.
+    const auto& cat = testing::source_catalog();
+    const auto& glm = cat.acceptance_profile("glm-4.5-air-mtp-gpqa");
+    SpeculativeSettings s;
+    s.method = SpecMethod::Mtp;
+    s.tokens = 3;
+    s.positions = glm.positions;
+    CHECK(s.mean_tokens() == Approx(2.98));
+    s.tokens = 2;
+    CHECK(s.mean_tokens() == Approx(2.60));
+    std::vector<int> at_least(4, 0);
+    for (int64_t r = 0; r < 2000; ++r)
+        for (int64_t pos = 0; pos < 100; ++pos) {
+            const int n = accepted_drafts(glm.positions, 3, 5, r, pos);
+            REQUIRE(n >= 0);
+            REQUIRE(n <= 3);
+            for (int i = 1; i <= n; ++i) ++at_least[static_cast<size_t>(i)];
+        }
+    for (size_t i = 1; i <= 3; ++i) CHECK(std::abs(at_least[i] / 200000.0 - glm.positions[i - 1]) < 0.005);
+    // In a scenario: the profile replaces acceptance; more drafts than it measured are refused.
+    const plans::Scenario sc =
+        scenario(1, "    method: mtp\n    tokens: 3\n    acceptance_profile: glm-4.5-air-mtp-gpqa\n");
+    CHECK(sc.serving()->speculative.positions.size() == 3);
+    const ServingReport r = serve(sc);
+    CHECK(r.output_tokens_per_s > 0);
+    CHECK_THROWS_WITH(scenario(1, "    method: mtp\n    tokens: 4\n    acceptance_profile: glm-4.5-air-mtp-gpqa\n"),
+                      Catch::Contains("serving.speculative.tokens") && Catch::Contains("measured 3 positions"));
+    CHECK_THROWS_WITH(scenario(1, "    method: mtp\n    tokens: 3\n    acceptance_profile: glm-5\n"),
+                      Catch::Contains("serving.speculative.acceptance_profile") && Catch::Contains("glm-5"));
+    CHECK_THROWS_WITH(
+        scenario(1,
+                 "    method: mtp\n    tokens: 3\n    acceptance: 0.5\n    acceptance_profile: glm-4.5-air-mtp-gpqa\n"),
+        Catch::Contains("give one of"));
+}
+
+TEST_CASE("an acceptance profile whose rates rise or leave [0, 1] is refused", "[serving][bad-input]") {
+    auto parse = [](const std::string& value) {
+        return scenarios::parse_acceptance_profile(scenarios::load_yaml_string(
+            "kind: speculative-acceptance\nid: x\nname: x\ntarget: x\nmethod: eagle\ndataset: x\npositions: {value: " +
+                value + ", source: \"test\"}\n",
+            "x.yaml"));
+    };
+    CHECK(parse("[0.8, 0.5]").positions.size() == 2);
+    CHECK_THROWS_WITH(parse("[0.5, 0.8]"), Catch::Contains("x.yaml:7") && Catch::Contains("must not rise"));
+    CHECK_THROWS_WITH(parse("[1.2]"), Catch::Contains("between 0 and 1"));
+    CHECK_THROWS_WITH(parse("[]"), Catch::Contains("no positions"));
 }

@@ -124,6 +124,15 @@ const std::vector<Category>& categories() {
              for (const auto& [id, w] : c.checkpoint_writers())
                  std::printf("  %-22s %-44s %6.2f GB/s a rank\n", id.c_str(), w.name.c_str(), w.rank_rate / 1e9);
          }},
+        {"acceptance",
+         [](C c) {
+             std::cout << "speculative acceptance profiles (serving.speculative.acceptance_profile):\n";
+             for (const auto& [id, a] : c.acceptance_profiles()) {
+                 std::string rates;
+                 for (double x : a.positions) rates += (rates.empty() ? "" : " ") + sim::short_number(x);
+                 std::printf("  %-22s %-60s %s\n", id.c_str(), a.name.c_str(), rates.c_str());
+             }
+         }},
         {"policies",
          [](C) { print_registry("batching policies (serving.policy)", workloads::serving::policy_registry()); }},
         {"routers", [](C) { print_registry("routers (serving.router)", workloads::serving::router_registry()); }},

@@ -198,6 +198,18 @@ void print_serving_plan(const plans::Scenario& s) {
         sim::name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
 }
 
+// Speculative decoding's line of the serving summary.
+void print_speculative(const workloads::serving::ServingPlan& p) {
+    if (p.speculative.enabled() && p.speculative.positions.empty())
+        std::printf("speculative     %s, %d drafts a decode accepted at %.3f each: %.2f tokens a verification\n",
+                    std::string(sim::name(p.speculative.method)).c_str(), p.speculative.tokens, p.speculative.rate(),
+                    p.speculative.mean_tokens());
+    if (p.speculative.enabled() && !p.speculative.positions.empty())
+        std::printf("speculative     %s, %d drafts a decode accepted as profile %s: %.2f tokens a verification\n",
+                    std::string(sim::name(p.speculative.method)).c_str(), p.speculative.tokens,
+                    p.speculative.acceptance_profile.c_str(), p.speculative.mean_tokens());
+}
+
 // Multi-LoRA serving's line of the serving summary.
 void print_lora(const workloads::serving::ServingPlan& p, const workloads::serving::ServingReport& r) {
     if (!p.lora.enabled()) return;
@@ -267,10 +279,7 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
         static_cast<long long>(r.preemptions));
     if (p.kv.prefix_caching) std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
     print_lora(p, r);
-    if (p.speculative.enabled())
-        std::printf("speculative     %s, %d drafts a decode accepted at %.3f each: %.2f tokens a verification\n",
-                    std::string(sim::name(p.speculative.method)).c_str(), p.speculative.tokens, p.speculative.rate(),
-                    workloads::serving::expected_tokens(p.speculative.rate(), p.speculative.tokens));
+    print_speculative(p);
     std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n",
                 static_cast<long long>(r.iterations), static_cast<unsigned long long>(r.events),
                 static_cast<long long>(r.cost_cache_entries));

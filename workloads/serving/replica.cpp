@@ -261,8 +261,11 @@ void Replica::complete(size_t slot) {
         // Speculation: the accepted drafts and the target's own token, up to the output's end.
         int64_t tokens = 1;
         if (state_.lookahead() > 0)
-            tokens = std::min<int64_t>(1 + accepted_drafts(spec_rate_, spec_.tokens, seed_, s->req.id, s->generated),
-                                       s->req.output_tokens - s->generated);
+            tokens = std::min<int64_t>(
+                1 + (spec_.positions.empty()
+                         ? accepted_drafts(spec_rate_, spec_.tokens, seed_, s->req.id, s->generated)
+                         : accepted_drafts(spec_.positions, spec_.tokens, seed_, s->req.id, s->generated)),
+                s->req.output_tokens - s->generated);
         s->computed += tokens;
         for (int64_t i = 0; i < tokens; ++i) emit(s);
     }

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace fathom::models {
 struct ModelSpec;
@@ -45,6 +46,11 @@ struct SpeculativeSettings {
     double acceptance = -1;        // a: a draft's acceptance given the ones before it; -1: not given
     double acceptance_length = 0;  // or the mean tokens a verification emits (1 .. k + 1); 0: not given
     std::string draft_model;       // method draft: its catalog id
+    // Or a measured profile (workloads/acceptance/): per draft position, the share of verifications
+    // that accepted it (it counts the positions before it, so the values do not rise); resolved from
+    // acceptance_profile by the scenario loader.
+    std::string acceptance_profile;
+    std::vector<double> positions;
     // The engine's own time around the drafter (CPU work, sampling, launches): once an iteration
     // that speculates, and once a draft step (engine presets; 0: none).
     double iteration_overhead_s = 0;
@@ -52,8 +58,11 @@ struct SpeculativeSettings {
     std::shared_ptr<const models::ModelSpec> draft;  // resolved from draft_model by the scenario loader
 
     bool enabled() const { return method != SpecMethod::None && tokens > 0; }
-    // The per-draft acceptance the settings give (from acceptance_length when that is given).
+    // The per-draft acceptance the settings give (from acceptance_length when that is given; with a
+    // profile, the rate giving its mean length).
     double rate() const;
+    // Mean tokens a verification emits: 1 + the profile's first k positions, or expected_tokens.
+    double mean_tokens() const;
 };
 
 // Mean tokens one verification emits with k drafts accepted at rate a each: (1 - a^(k+1)) / (1 - a).
@@ -63,5 +72,8 @@ double rate_for_length(double length, int k);
 // Drafts accepted (0..k) for the request `request`'s verification at output position `position`:
 // a deterministic draw from (seed, request, position).
 int accepted_drafts(double a, int k, uint64_t seed, int64_t request, int64_t position);
+// The same with a profile of per-position shares p (draft i accepted, given the ones before it were,
+// with probability p[i] / p[i - 1]).
+int accepted_drafts(const std::vector<double>& p, int k, uint64_t seed, int64_t request, int64_t position);
 
 }  // namespace fathom::workloads::serving
