@@ -13,10 +13,7 @@ namespace fathom::models {
 namespace {
 
 // The library GEMM of a weight-only GEMM's shape, its weights at the activations' width.
-OpDesc library_gemm(const OpDesc& op) {
-    OpDesc dense = gemm_op(op.name, op.m, op.n, op.k, op.dtype, op.batch, op.role);
-    return dense;
-}
+OpDesc library_gemm(const OpDesc& op) { return gemm_op(op.name, op.m, op.n, op.k, op.dtype, op.batch, op.role); }
 
 constexpr size_t kNeighbours = 8;
 constexpr double kRangeSlack = 1e-9;
@@ -333,7 +330,8 @@ const CalibrationGroup* TableCost::group_in_range(const OpDesc& op, const std::v
 bool TableCost::calibrated(const OpDesc& op) const {
     // DeepGEMM's kernels are priced by their own roofline class, not the table's GEMMs.
     if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::DeepGemm) return false;
-    if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::WeightOnly) return group_in_range(library_gemm(op));
+    if (op.kind == OpKind::Gemm && op.gemm_kernel == GemmKernel::WeightOnly)
+        return group_in_range(library_gemm(op)) != nullptr;
     if (op.kind == OpKind::Gemm && op.dtype == Dtype::int8 && !find_group(*table_, op)) {
         OpDesc fp8 = op;
         fp8.dtype = Dtype::fp8;

@@ -239,3 +239,28 @@ TEST_CASE("a Megatron pipeline split two layers short of even counts the embeddi
     CHECK(n.stages[6].layers == 11);
     CHECK(n.stages[7].layers == 11);
 }
+
+TEST_CASE("a serving case's precision becomes a serving format", "[scenarios][compare]") {
+    // precision.dtype int4 (AWQ, GPTQ) is weight-only w4a16; int8 with 16-bit activations w8a16 and
+    // otherwise W8A8; fp4 on a device without fp4 tensor cores (H100) runs as w4a16, said as a
+    // fill-in. Each runs (a bf16 KV cache for all, so that only the format differs).
+    YAML::Node s = frozen_case("srv-nim180-llama33-70b-fp8-tp2-5000-500-c100");
+    auto predicted = [&](const char* dtype, const char* activations, const char* file) {
+        YAML::Node c = YAML::Clone(s);
+        c["precision"]["dtype"] = dtype;
+        c["precision"]["kv_cache"] = "bf16";  // NIM's fp8 and fp4 builds quantize the cache otherwise
+        if (activations) c["precision"]["activations"] = activations;
+        return one(c, file);
+    };
+    const auto fp8 = predicted("fp8", nullptr, "precision_fp8.yaml");
+    const auto w4 = predicted("int4", nullptr, "precision_int4.yaml");
+    const auto w8 = predicted("int8", "bf16", "precision_w8a16.yaml");
+    const auto int8 = predicted("int8", nullptr, "precision_int8.yaml");
+    const auto fp4 = predicted("fp4", nullptr, "precision_fp4.yaml");
+    CHECK(fp4.predicted == Approx(w4.predicted).epsilon(0.05));  // fp4's 0.5625 bytes against int4's 0.516
+    CHECK(std::any_of(fp4.fill_ins.begin(), fp4.fill_ins.end(),
+                      [](const std::string& f) { return f.find("run as w4a16") != std::string::npos; }));
+    CHECK(int8.predicted == Approx(fp8.predicted).epsilon(0.1));
+    CHECK(w8.predicted != int8.predicted);
+    CHECK_FALSE(listed(w8.not_modelled, "precision.activations"));
+}
