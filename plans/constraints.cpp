@@ -374,6 +374,9 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
             "the plan needs " + str(p.gpus()) + " GPUs (replicas x tp x pp" +
                 std::string(pools.size() > 1 ? ", both pools" : "") + ") but the cluster has " + str(c.gpus()));
     check_traffic(v, p);
+    if (p.kv.offload_bytes > 0 && !p.kv.prefix_caching)
+        add(v, "serving.kv_offload",
+            "needs serving.prefix_caching: true (the tier keeps the prefix cache's evicted blocks)");
     if (p.kv.shared_prefix_attention && !p.kv.prefix_caching)
         add(v, "serving.shared_prefix_attention",
             "needs serving.prefix_caching: true (the shared prefix is read from its one cached copy)");

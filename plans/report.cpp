@@ -214,6 +214,10 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     s.add("preemptions", r.preemptions);
     s.add("prefix_hit_tokens", r.prefix_hit_tokens);
     s.add("prefix_hit_rate", r.prefix_hit_rate);
+    if (r.offload_hit_rate >= 0) {
+        s.add("offload_hit_tokens", r.offload_hit_tokens);
+        s.add("offload_hit_rate", r.offload_hit_rate);
+    }
     s.add("kv_utilization_mean", r.kv_utilization_mean);
     s.add("kv_utilization_max", r.kv_utilization_max);
     s.add("kv_blocks_per_replica", r.kv_blocks_per_replica);
@@ -253,6 +257,7 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
         if (k.info.path.rfind("serving.lora.", 0) == 0 && !p.lora.enabled()) continue;  // likewise
         if (k.info.path == "serving.speculative.acceptance_profile" && p.speculative.acceptance_profile.empty())
             continue;
+        if (k.info.path == "serving.kv_offload" && !(p.kv.offload_bytes > 0)) continue;
         h.add(k.info.path);
         std::string v = format_value(k.get(p));
         // A trace is named by its file name: where the scenario was loaded from must not matter.

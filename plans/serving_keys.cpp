@@ -155,6 +155,13 @@ void add_engine_keys(std::vector<SK>& k) {
                  member<&ServingPlan::kv, &KvSettings::preemption>()});
     k.push_back({Decl("serving.prefix_caching", KeyType::Boolean, "reuse cached KV blocks of shared prompt prefixes"),
                  member<&ServingPlan::kv, &KvSettings::prefix_caching>()});
+    k.push_back({Decl("serving.kv_offload", KeyType::Quantity,
+                      "KV offloading (vLLM's CPU offloading, LMCache, SGLang HiCache): host memory per GPU that "
+                      "keeps the blocks the prefix cache evicts, loaded back over the host link (cluster.pcie, or "
+                      "the accelerator's host link) when a prompt continues with them; needs prefix_caching")
+                     .unit(sim::Dimension::Bytes)
+                     .range(0, 1e15),
+                 member<&ServingPlan::kv, &KvSettings::offload_bytes>()});
     k.push_back({Decl("serving.shared_prefix_attention", KeyType::Boolean,
                       "decode attention reads a prefix shared by several sequences of a batch once (Hydragen, "
                       "RelayAttention); needs prefix_caching"),

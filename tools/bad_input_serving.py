@@ -23,6 +23,9 @@ def lora_cases(add):
         {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}", lora % "8192")}, "validate", "IN")
     add("silent-class", "lora negative popularity",
         {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}", lora % "8, popularity: -1")}, "validate", "IN")
+    add("silent-class", "kv offload without prefix caching",
+        {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}", "serving: {engine: vllm, tp: 1, prefix_caching: false, kv_offload: 10 GB}")},
+        "validate", "IN")
     add("silent-class", "serving fp4 on H100",
         {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}", "serving: {engine: vllm, tp: 1, dtype: fp4}")},
         "validate", "IN")
@@ -32,6 +35,7 @@ def lora_cases(add):
 
 
 SERVING_EXPECT = {
+    'kv offload without prefix caching': "s.yaml:5: key 'serving.kv_offload': impossible plan: needs serving.prefix_caching: true",
     'speculative acceptance 1.5': "s.yaml:5: key 'serving.speculative.acceptance': must be between 0 and 1, got 1.5",
     'speculative acceptance length past its drafts': "s.yaml:5: key 'serving.speculative.acceptance_length': impossible plan: a verification of 3 drafts emits at most 4 tokens",
     'lora rank above the hidden size': "s.yaml:5: key 'serving.lora.rank': impossible plan: rank 8192 is above the model's hidden size 4096",

@@ -277,7 +277,11 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
         "%lld preemptions\n",
         r.batch_size_mean, r.batch_tokens_mean, r.batch_decodes_mean, 1e3 * r.iteration_s_mean,
         static_cast<long long>(r.preemptions));
-    if (p.kv.prefix_caching) std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
+    if (p.kv.prefix_caching && r.offload_hit_rate < 0)
+        std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
+    if (p.kv.prefix_caching && r.offload_hit_rate >= 0)
+        std::printf("prefix cache    %.1f %% of prompt tokens hit on the GPU, %.1f %% loaded from host memory\n",
+                    100 * r.prefix_hit_rate, 100 * r.offload_hit_rate);
     print_lora(p, r);
     print_speculative(p);
     std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n",

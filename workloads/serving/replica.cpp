@@ -202,7 +202,8 @@ void Replica::try_launch() {
     // Pipeline: stage s starts when the batch left stage s-1 and stage s is free. Swapping blocks
     // and loading LoRA adapters over PCIe delay the first stage (vLLM swaps and loads before the
     // forward pass).
-    const double load_bytes = b.swap_bytes + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
+    const double load_bytes =
+        b.swap_bytes + state_.take_load_bytes() + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
     double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0);
     for (size_t s = 0; s < stage_free_s_.size(); ++s) {
         if (s > 0) t += cost.p2p_s;

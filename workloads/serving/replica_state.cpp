@@ -13,7 +13,12 @@ ReplicaState::ReplicaState(int id, const BatchingSettings& batching, const KvSet
       batching_(batching),
       kv_(kv),
       kv_cache_(kv_blocks, kv.block_size, kv.prefix_caching),
-      block_bytes_(block_bytes) {}
+      block_bytes_(block_bytes) {
+    if (kv.offload_bytes > 0 && block_bytes > 0) {
+        tier_.emplace(static_cast<int64_t>(std::floor(kv.offload_bytes / block_bytes)));
+        kv_cache_.set_lower(&*tier_);
+    }
+}
 
 int64_t ReplicaState::blocks_needed(const Sequence& s, int64_t tokens) const {
     const int64_t need = KvCache::blocks_for(tokens, kv_.block_size) - s.kv_blocks - s.cached_blocks;
@@ -26,14 +31,18 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     const int64_t bs = kv_.block_size;
     // Prefix cache: the full cached blocks of the prompt (never the whole prompt: its last token
     // must be computed to sample from it, as vLLM recomputes the last block on a full hit).
-    int64_t hit = 0;
+    int64_t hit = 0, loaded = 0;
+    KvTier* tier = kv_cache_.lower();
     if (kv_.prefix_caching && s.computed == 0) {
         if (s.block_ids.empty()) s.block_ids = shareable_blocks(s.req, s.prefill_target, bs);
         const int64_t usable = std::min<int64_t>(static_cast<int64_t>(s.block_ids.size()), (s.prefill_target - 1) / bs);
         std::vector<uint64_t> probe(s.block_ids.begin(), s.block_ids.begin() + usable);
         hit = kv_cache_.lookup(probe, ++clock_);
+        // KV offloading: the blocks after the GPU's hits that the tier below holds are loaded back
+        // (and become its most recent).
+        while (tier && hit + loaded < usable && tier->touch(probe[static_cast<size_t>(hit + loaded)])) ++loaded;
         s.cached_blocks = hit;
-        s.computed = hit * bs;
+        s.computed = (hit + loaded) * bs;
     }
     const int64_t chunk = std::min(max_chunk, s.prefill_target - s.computed);
     if (kv_.reserve_output) reserve_tokens = std::max(reserve_tokens, s.req.prompt_tokens + s.req.output_tokens);
@@ -42,8 +51,8 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     const int64_t watermark =
         static_cast<int64_t>(std::ceil(kv_.watermark * static_cast<double>(kv_cache_.capacity())));
     if (kv_cache_.available() - need < watermark || !kv_cache_.allocate(need)) {
-        if (hit > 0) {
-            kv_cache_.unreference(s.block_ids, hit, clock_);
+        if (hit > 0) kv_cache_.unreference(s.block_ids, hit, clock_);
+        if (hit > 0 || loaded > 0) {
             s.cached_blocks = 0;
             s.computed = 0;
         }
@@ -51,7 +60,11 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     }
     s.kv_blocks += need;
     hold_adapter(s);
-    if (s.preemptions == 0 && s.generated == 0) s.hit_tokens = hit * bs;
+    load_bytes_ += static_cast<double>(loaded) * block_bytes_;
+    if (s.preemptions == 0 && s.generated == 0) {
+        s.hit_tokens = hit * bs;
+        s.offload_hit_tokens = loaded * bs;
+    }
     s.phase = Phase::Running;
     s.admit_order = ++admissions_;
     waiting.pop_front();
@@ -109,6 +122,11 @@ void ReplicaState::publish(Sequence& s) {
     const int64_t fresh = std::min(full - s.cached_blocks, s.kv_blocks);
     if (fresh > 0) {
         const int64_t ins = kv_cache_.insert(s.block_ids, s.cached_blocks, fresh);
+        // KV offloading stores every block as it is computed (vLLM's offloading connector, SGLang's
+        // write-through): the tier holds what the GPU caches and what it evicted since.
+        if (KvTier* tier = kv_cache_.lower())
+            for (int64_t j = s.cached_blocks; j < s.cached_blocks + ins; ++j)
+                tier->store(s.block_ids[static_cast<size_t>(j)]);
         s.kv_blocks -= ins;
         s.cached_blocks += ins;
     }

@@ -18,6 +18,8 @@ namespace fathom::workloads::serving {
 class ReplicaState {
 public:
     ReplicaState(int id, const BatchingSettings& batching, const KvSettings& kv, int64_t kv_blocks, double block_bytes);
+    ReplicaState(const ReplicaState&) = delete;  // its KV cache points at its tier
+    ReplicaState& operator=(const ReplicaState&) = delete;
 
     int id() const { return id_; }
     const BatchingSettings& batching() const { return batching_; }
@@ -25,6 +27,13 @@ public:
     // holds and whose queries count toward the token budget (speculative.h).
     int64_t lookahead() const { return lookahead_; }
     void set_lookahead(int64_t k) { lookahead_ = k; }
+    // KV offloading (kv_tier.h): bytes of blocks loaded back from the tier below since the last call
+    // (one device), and resets them.
+    double take_load_bytes() {
+        const double b = load_bytes_;
+        load_bytes_ = 0;
+        return b;
+    }
     // Multi-LoRA serving (lora.h): the GPU slots the running sequences' adapters take, and whether
     // admission skips requests whose adapter finds no slot (or stops at them).
     void set_lora(const LoraPool& pool, LoraAdmission admission) {
@@ -84,6 +93,8 @@ private:
     KvCache kv_cache_;
     double block_bytes_;
     int64_t lookahead_ = 0;
+    double load_bytes_ = 0;
+    std::optional<KvTier> tier_;  // KV offloading's host tier (KvSettings::offload_bytes)
     std::optional<LoraPool> lora_;
     LoraAdmission lora_admission_ = LoraAdmission::Skip;
     uint64_t admissions_ = 0;

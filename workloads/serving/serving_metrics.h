@@ -77,7 +77,11 @@ struct ServingReport {
     double goodput_requests_per_s = 0;
     int64_t preemptions = 0;
     int64_t prefix_hit_tokens = 0;
-    double prefix_hit_rate = 0;      // prompt tokens found in the prefix cache / prompt tokens
+    double prefix_hit_rate = 0;  // prompt tokens found in the prefix cache / prompt tokens
+    // KV offloading: prompt tokens loaded back from the tier below the GPU (after the prefix-cache
+    // hits) and their share of the prompt tokens (-1: no offload tier).
+    int64_t offload_hit_tokens = 0;
+    double offload_hit_rate = -1;
     double kv_utilization_mean = 0;  // time-weighted share of KV blocks referenced, mean over replicas
     double kv_utilization_max = 0;
     double batch_size_mean = 0;     // sequences per iteration

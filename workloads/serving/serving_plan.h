@@ -87,6 +87,9 @@ struct KvSettings {
     // GUARANTEED_NO_EVICT capacity scheduler): running sequences never run out of KV, so never get
     // preempted, at the price of fewer admitted. false: blocks allocated as tokens are computed.
     bool reserve_output = false;
+    // KV offloading (kv_tier.h): bytes of host memory per GPU holding the blocks the GPU's prefix
+    // cache evicts, loaded back over the host link when a prompt continues with them (0: none).
+    double offload_bytes = 0;
 };
 
 enum class ArrivalMode { Open, Closed };  // open: the source's arrival times; closed: N clients

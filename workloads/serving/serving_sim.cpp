@@ -47,6 +47,7 @@ ServingReport simulate_serving(const ServingInputs& in, RequestSource& source, c
     rep.events = system.simulator().events_processed();
     rep.cost_cache_entries = system.cost_cache_entries();
     if (plan.lora.enabled()) rep.lora_loads = system.lora_loads();
+    if (!(plan.kv.offload_bytes > 0)) rep.offload_hit_rate = -1;  // no tier: not reported
     rep.op_sources = system.op_sources();
     const ReplicaMemory& m = system.decoding_memory();
     rep.kv_blocks_per_replica = m.kv_blocks;

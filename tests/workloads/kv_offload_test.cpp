@@ -1,0 +1,111 @@
+// KV offloading to host memory (workloads/serving/kv_tier.h): the tier's LRU, a hit's load time in
+// closed form, a host tier acting as a larger cache, and the key's refusals.
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/serving_fixture.h"
+#include "tests/support/traffic_fixture.h"
+#include "workloads/serving/kv_tier.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace fathom;
+using namespace fathom::workloads::serving;
+
+using testing::serve;
+
+TEST_CASE("the offload tier keeps the most recently used blocks", "[serving]") {
+    KvTier t(2);
+    t.store(1);
+    t.store(2);
+    CHECK(t.touch(1));  // 1 most recent: 2 goes first
+    t.store(3);
+    CHECK(t.contains(1));
+    CHECK_FALSE(t.contains(2));
+    CHECK(t.contains(3));
+    CHECK(t.dropped() == 1);
+    CHECK_FALSE(t.touch(2));
+    KvTier none(0);
+    none.store(1);
+    CHECK_FALSE(none.contains(1));
+}
+
+namespace {
+
+// Llama 3 8B on one H100 under vLLM's preset with prefix caching, KV cache at `utilization` of the
+// device, `offload` of host memory per GPU, serving `trace`.
+plans::Scenario scenario(const std::string& trace, double utilization, const std::string& offload) {
+    return testing::serving_scenario(
+        "kind: serving\nseed: 1\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: "
+        "1}\nserving: {engine: vllm, tp: 1, prefix_caching: true, gpu_memory_utilization: " +
+        std::to_string(utilization) + ", kv_offload: " + offload + "}\ntraffic: {arrival: trace, trace: " + trace +
+        "}\n");
+}
+
+}  // namespace
+
+TEST_CASE("a prompt found in host memory loads its blocks over the host link", "[serving]") {
+    // Request 0 computes a 3,200-token prefix (200 blocks of 16). Six requests with prefixes of their
+    // own (200 blocks each) then evict it from a small GPU cache (gpu_memory_utilization 0.24: 1,058
+    // blocks once the weights are in), and a host tier of 4 GB keeps it. The last request shares
+    // request 0's prefix: it finds
+    // the 200 blocks in host memory and loads them (200 x 2,097,152 bytes: 16 tokens x 32 layers x K
+    // and V x 8 heads x 128 x 2 bytes) before its prefill of the other 100 tokens. Against the same
+    // request finding the prefix on a large GPU cache, its TTFT is longer by the load alone:
+    // 419,430,400 bytes over the H100's achievable host-link bandwidth.
+    const std::string trace = testing::write_file(
+        "offload.csv",
+        "arrival_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens\n0,3300,2,1,3200\n5,3300,2,2,3200\n"
+        "10,3300,2,3,3200\n15,3300,2,4,3200\n20,3300,2,5,3200\n25,3300,2,6,3200\n30,3300,2,7,3200\n"
+        "60,3300,2,1,3200\n");
+    auto record = [&](double util, const char* offload) {
+        const auto s = scenario(trace, util, offload);
+        return std::make_pair(testing::serve(s, true), s.cluster.pcie.achievable_bandwidth());
+    };
+    const auto [small, pcie] = record(0.24, "4 GB");
+    const auto big = record(0.9, "0 GB").first;
+    REQUIRE(small.records.size() == 8);
+    CHECK(small.offload_hit_tokens == 3200);
+    CHECK(small.prefix_hit_tokens == 0);
+    CHECK(big.prefix_hit_tokens == 3200);
+    const double load = 200.0 * 2097152 / pcie;
+    CHECK(small.records[7].ttft_s - big.records[7].ttft_s == Approx(load).epsilon(0.02));
+}
+
+TEST_CASE("a host tier as large as a big GPU cache hits as often as that cache", "[serving]") {
+    // 1,200 turns of 120 six-turn conversations (a turn's prompt is the conversation so far plus
+    // about 600 new tokens). On a GPU cache of 27,814 blocks (gpu_memory_utilization 0.9) 59.9% of
+    // the prompt tokens hit. On a GPU cache of 3,490 blocks (0.3), none does: a conversation's next
+    // turn comes after its blocks are evicted. A host tier of 27,814 blocks (58.33 GB at 2,097,152
+    // bytes a block) that keeps every block as it is computed holds what the big cache holds: the
+    // same hits within a point, loaded over the host link instead of found on the GPU.
+    auto run = [](double utilization, const std::string& offload) {
+        return serve(testing::serving_scenario(
+            "kind: serving\nseed: 1\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, "
+            "gpus_per_node: 1}\nserving: {engine: vllm, tp: 1, prefix_caching: true, gpu_memory_utilization: " +
+            std::to_string(utilization) + ", kv_offload: " + offload +
+            "}\ntraffic: {arrival: poisson, rate: 4, num_requests: 1200, prompt: {distribution: lognormal, mean: "
+            "600, stddev: 150, max: 1000}, output: 100, sessions: {turns: 6, concurrent: 120}}\n"));
+    };
+    const ServingReport big = run(0.9, "0 GB"), small = run(0.3, "0 GB"), tier = run(0.3, "58330185728 B");
+    CHECK(big.prefix_hit_rate == Approx(0.599).margin(0.005));
+    CHECK(small.prefix_hit_rate < 0.01);
+    CHECK(tier.prefix_hit_rate + tier.offload_hit_rate == Approx(big.prefix_hit_rate).margin(0.01));
+    CHECK(small.offload_hit_rate == -1);  // no tier: not reported
+}
+
+TEST_CASE("KV offloading without prefix caching is refused by key", "[serving][bad-input]") {
+    CHECK_THROWS_WITH(
+        testing::serving_scenario("kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, "
+                                  "nodes: 1, gpus_per_node: 1}\nserving: {tp: 1, kv_offload: 10 GB}\n"
+                                  "traffic: {arrival: concurrency, concurrency: 1, num_requests: 2, "
+                                  "prompt: 64, output: 8}\n"),
+        Catch::Contains("serving.kv_offload") && Catch::Contains("prefix_caching"));
+    CHECK_THROWS_WITH(
+        testing::serving_scenario("kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, "
+                                  "nodes: 1, gpus_per_node: 1}\nserving: {tp: 1, prefix_caching: true, "
+                                  "kv_offload: 10}\ntraffic: {arrival: concurrency, concurrency: 1, "
+                                  "num_requests: 2, prompt: 64, output: 8}\n"),
+        Catch::Contains("serving.kv_offload"));
+}

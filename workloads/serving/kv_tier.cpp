@@ -1,0 +1,28 @@
+#include "workloads/serving/kv_tier.h"
+
+namespace fathom::workloads::serving {
+
+void KvTier::store(uint64_t id) {
+    if (capacity_ <= 0) return;
+    if (auto it = blocks_.find(id); it != blocks_.end()) {
+        order_.splice(order_.end(), order_, it->second);  // already held: most recent again
+        return;
+    }
+    if (size() >= capacity_) {
+        blocks_.erase(order_.front());
+        order_.pop_front();
+        ++dropped_;
+    }
+    order_.push_back(id);
+    blocks_.emplace(id, std::prev(order_.end()));
+    ++stored_;
+}
+
+bool KvTier::touch(uint64_t id) {
+    const auto it = blocks_.find(id);
+    if (it == blocks_.end()) return false;
+    order_.splice(order_.end(), order_, it->second);
+    return true;
+}
+
+}  // namespace fathom::workloads::serving

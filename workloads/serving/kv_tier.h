@@ -1,0 +1,36 @@
+#pragma once
+// A KV-cache tier below the GPU's prefix cache (papers.md F04, F09; vLLM's CPU offloading
+// connector, LMCache's local CPU backend, SGLang's HiCache): every full shareable block is stored
+// here as it is computed (vLLM's connector "offloads every newly-computed full KV block to host as
+// it's produced"; SGLang's write_through), by identity, up to `capacity` blocks, the least recently
+// used dropped first. A request whose prompt continues past its GPU hits with blocks held here
+// loads them back over the host link instead of recomputing them. The tier holds a superset of the
+// GPU's cached blocks while it is larger than the GPU cache.
+#include <cstdint>
+#include <list>
+#include <unordered_map>
+
+namespace fathom::workloads::serving {
+
+class KvTier {
+public:
+    explicit KvTier(int64_t capacity) : capacity_(capacity) {}
+
+    int64_t capacity() const { return capacity_; }
+    int64_t size() const { return static_cast<int64_t>(blocks_.size()); }
+    bool contains(uint64_t id) const { return blocks_.count(id) > 0; }
+    // Stores a block the GPU evicted (most recent), dropping the least recent when full.
+    void store(uint64_t id);
+    // A block loaded back into the GPU: most recent again; false when the tier does not hold it.
+    bool touch(uint64_t id);
+    int64_t stored() const { return stored_; }
+    int64_t dropped() const { return dropped_; }
+
+private:
+    int64_t capacity_;
+    std::list<uint64_t> order_;  // least recent first
+    std::unordered_map<uint64_t, std::list<uint64_t>::iterator> blocks_;
+    int64_t stored_ = 0, dropped_ = 0;
+};
+
+}  // namespace fathom::workloads::serving
