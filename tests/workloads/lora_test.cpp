@@ -46,6 +46,36 @@ LoraSettings all_linear(int64_t rank) {
     return l;
 }
 
+// One replica of `model` on one `accelerator` priced on its roofline, with rank-16 adapters on
+// every linear projection: a decode step's seconds.
+struct RooflineReplica {
+    hardware::ClusterSpec cluster = testing::h100_cluster(1);
+    PoolLayout pool;
+    std::unique_ptr<models::CostModel> cost;
+    std::unique_ptr<hardware::NetworkModel> net;
+    std::unique_ptr<IterationCoster> coster;
+
+    RooflineReplica(const models::ModelSpec& model, const std::string& accelerator) {
+        cluster.accelerator = testing::source_catalog().accelerator(accelerator);
+        pool.accelerator = cluster.accelerator;
+        cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
+        net = hardware::make_analytical_network(cluster);
+        coster = std::make_unique<IterationCoster>(model, pool, models::KernelStack{}, EngineSettings{}, *cost, *net);
+        coster->set_lora(all_linear(16));
+    }
+    // `decodes` decodes over `kv` keys each, their tokens of `adapters` distinct adapters (0: none).
+    IterationShape shape(int64_t decodes, int64_t kv, int64_t adapters) const {
+        IterationShape s;
+        s.decodes = s.samples = s.sequences = decodes;
+        s.decode_kv = decodes * kv;
+        s.adapters = adapters;
+        return s;
+    }
+    double step(int64_t decodes, int64_t kv, int64_t adapters) {
+        return coster->exact(shape(decodes, kv, adapters)).total();
+    }
+};
+
 }  // namespace
 
 TEST_CASE("a Llama 3 8B adapter's size and its batched kernels' FLOPs in closed form", "[serving]") {
@@ -84,35 +114,22 @@ TEST_CASE("one adapter costs the base model plus its kernels", "[serving]") {
     // eight GEMMs (roofline: a 16-sequence decode reads each adapter matrix once, 2.6 MB a layer, so
     // the extra time is at least 32 x 2,621,440 bytes over the H100's achievable bandwidth).
     const auto& model = testing::source_catalog().model("llama3-8b");
-    const hardware::ClusterSpec cluster = testing::h100_cluster(1);
-    PoolLayout pool;
-    pool.accelerator = cluster.accelerator;
-    const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
-    const auto net = hardware::make_analytical_network(cluster);
-    IterationCoster coster(model, pool, models::KernelStack{}, EngineSettings{}, *cost, *net);
-    coster.set_lora(all_linear(16));
-    IterationShape shape;
-    shape.decodes = shape.samples = shape.sequences = 16;
-    shape.decode_kv = 16 * 700;
-    const double base = coster.exact(shape).total();
-    shape.adapters = 1;
-    const double one = coster.exact(shape).total();
+    RooflineReplica r(model, "h100-sxm-80gb");
+    const double base = r.step(16, 700, 0), one = r.step(16, 700, 1);
     models::LayerInputs in;
     in.batch = models::TokenBatch::uniform(16, 1, 700);
     double kernels = 0;
     for (const auto& op :
          models::lora_serving_program(models::dense_layer_forward(model, in), 16, 1, false, true).ops())
-        kernels += cost->seconds(op);
+        kernels += r.cost->seconds(op);
     CHECK(one - base == Approx(32 * kernels).epsilon(1e-9));
-    CHECK(one - base >= 32 * 2621440.0 / cluster.accelerator.memory_bandwidth);
+    CHECK(one - base >= 32 * 2621440.0 / r.cluster.accelerator.memory_bandwidth);
     // More adapters in the batch read more weights: 8 adapters cost more than one.
-    shape.adapters = 8;
-    const double eight = coster.exact(shape).total();
+    const double eight = r.step(16, 700, 8);
     CHECK(eight > one);
     // seconds() prices the kernels apart from the base shape (by tokens and adapters): the same.
-    CHECK(coster.seconds(shape).total() == Approx(eight).epsilon(1e-12));
-    shape.adapters = 0;
-    CHECK(coster.seconds(shape).total() == Approx(base).epsilon(1e-12));
+    CHECK(r.coster->seconds(r.shape(16, 700, 8)).total() == Approx(eight).epsilon(1e-12));
+    CHECK(r.coster->seconds(r.shape(16, 700, 0)).total() == Approx(base).epsilon(1e-12));
 }
 
 TEST_CASE("adapters drawn from a Zipf popularity", "[serving]") {
@@ -312,24 +329,9 @@ TEST_CASE("Punica's statement: batched LoRA kernels add about 2 ms a token", "[s
     // batch 1 to 64 against 37 -> 40 us for Identical). fathom's step of 32 decodes over 600 keys
     // each adds 32 layers x 8 kernels: 1.7 ms with one adapter and 2.6 ms with 32 on the A100
     // roofline, so between 1 and 3 ms either way, and more with more adapters.
-    const auto& cat = testing::source_catalog();
-    const auto& model = cat.model("llama2-7b");
-    hardware::ClusterSpec cluster = testing::h100_cluster(1);
-    cluster.accelerator = cat.accelerator("a100-sxm-80gb");
-    PoolLayout pool;
-    pool.accelerator = cluster.accelerator;
-    const auto cost = models::make_roofline_cost(cluster.accelerator, models::Load::Sustained);
-    const auto net = hardware::make_analytical_network(cluster);
-    IterationCoster coster(model, pool, models::KernelStack{}, EngineSettings{}, *cost, *net);
-    coster.set_lora(all_linear(16));
-    IterationShape shape;
-    shape.decodes = shape.samples = shape.sequences = 32;
-    shape.decode_kv = 32 * 600;
-    const double base = coster.exact(shape).total();
-    shape.adapters = 1;
-    const double identical = coster.exact(shape).total() - base;
-    shape.adapters = 32;
-    const double distinct = coster.exact(shape).total() - base;
+    RooflineReplica r(testing::source_catalog().model("llama2-7b"), "a100-sxm-80gb");
+    const double base = r.step(32, 600, 0);
+    const double identical = r.step(32, 600, 1) - base, distinct = r.step(32, 600, 32) - base;
     CHECK(identical > 1e-3);
     CHECK(distinct < 3e-3);
     CHECK(distinct > identical);
