@@ -377,6 +377,10 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     if (p.kv.offload_bytes > 0 && !p.kv.prefix_caching)
         add(v, "serving.kv_offload",
             "needs serving.prefix_caching: true (the tier keeps the prefix cache's evicted blocks)");
+    if (p.kv.offload_ssd_bytes > 0 && !(p.kv.offload_bytes > 0))
+        add(v, "serving.kv_offload_ssd", "needs serving.kv_offload (the NVMe tier keeps what host memory drops)");
+    if (p.kv.offload_ssd_bytes > 0 && !c.ssd)
+        add(v, "serving.kv_offload_ssd", "needs cluster.ssd (the nodes' drives and their read bandwidth)");
     if (p.kv.shared_prefix_attention && !p.kv.prefix_caching)
         add(v, "serving.shared_prefix_attention",
             "needs serving.prefix_caching: true (the shared prefix is read from its one cached copy)");

@@ -217,6 +217,7 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     if (r.offload_hit_rate >= 0) {
         s.add("offload_hit_tokens", r.offload_hit_tokens);
         s.add("offload_hit_rate", r.offload_hit_rate);
+        if (r.offload_ssd_hit_rate >= 0) s.add("offload_ssd_hit_rate", r.offload_ssd_hit_rate);
     }
     s.add("kv_utilization_mean", r.kv_utilization_mean);
     s.add("kv_utilization_max", r.kv_utilization_max);
@@ -258,6 +259,7 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
         if (k.info.path == "serving.speculative.acceptance_profile" && p.speculative.acceptance_profile.empty())
             continue;
         if (k.info.path == "serving.kv_offload" && !(p.kv.offload_bytes > 0)) continue;
+        if (k.info.path == "serving.kv_offload_ssd" && !(p.kv.offload_ssd_bytes > 0)) continue;
         h.add(k.info.path);
         std::string v = format_value(k.get(p));
         // A trace is named by its file name: where the scenario was loaded from must not matter.

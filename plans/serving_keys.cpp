@@ -162,6 +162,13 @@ void add_engine_keys(std::vector<SK>& k) {
                      .unit(sim::Dimension::Bytes)
                      .range(0, 1e15),
                  member<&ServingPlan::kv, &KvSettings::offload_bytes>()});
+    k.push_back({Decl("serving.kv_offload_ssd", KeyType::Quantity,
+                      "KV offloading's NVMe tier below host memory (LMCache's local disk): bytes per GPU of the "
+                      "nodes' SSDs (cluster.ssd) keeping the blocks host memory drops, loaded back at the drives' "
+                      "read bandwidth shared by the node's GPUs; needs kv_offload")
+                     .unit(sim::Dimension::Bytes)
+                     .range(0, 1e16),
+                 member<&ServingPlan::kv, &KvSettings::offload_ssd_bytes>()});
     k.push_back({Decl("serving.shared_prefix_attention", KeyType::Boolean,
                       "decode attention reads a prefix shared by several sequences of a batch once (Hydragen, "
                       "RelayAttention); needs prefix_caching"),

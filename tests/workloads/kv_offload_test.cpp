@@ -109,3 +109,36 @@ TEST_CASE("KV offloading without prefix caching is refused by key", "[serving][b
                                   "num_requests: 2, prompt: 64, output: 8}\n"),
         Catch::Contains("serving.kv_offload"));
 }
+
+TEST_CASE("a prompt found on the NVMe tier loads at the drives' read bandwidth", "[serving]") {
+    // The trace of the host-memory case, with host memory of 50 blocks (104,857,600 bytes) and an
+    // NVMe tier of 4 GB on one KIOXIA CM7-R per GPU (14 GB/s read): host memory drops request 0's
+    // blocks as later ones arrive, the NVMe tier keeps them, and the last request loads its 200
+    // blocks from there: 419,430,400 bytes at 14 GB/s (slower than the host link), 30.0 ms more
+    // than finding them on a large GPU cache.
+    const std::string trace = testing::write_file(
+        "offload_ssd.csv",
+        "arrival_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens\n0,3300,2,1,3200\n5,3300,2,2,3200\n"
+        "10,3300,2,3,3200\n15,3300,2,4,3200\n20,3300,2,5,3200\n25,3300,2,6,3200\n30,3300,2,7,3200\n"
+        "60,3300,2,1,3200\n");
+    auto run = [&](double utilization, const std::string& offload) {
+        return serve(
+            testing::serving_scenario(
+                "kind: serving\nseed: 1\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, "
+                "gpus_per_node: 1, ssd: nvme-gen5-14gbs}\nserving: {engine: vllm, tp: 1, prefix_caching: "
+                "true, gpu_memory_utilization: " +
+                std::to_string(utilization) + offload + "}\ntraffic: {arrival: trace, trace: " + trace + "}\n"),
+            true);
+    };
+    const ServingReport ssd = run(0.24, ", kv_offload: 104857600 B, kv_offload_ssd: 4 GB"), big = run(0.9, "");
+    CHECK(ssd.offload_hit_tokens == 3200);
+    CHECK(ssd.offload_ssd_hit_rate == Approx(3200.0 / (8 * 3300)));
+    CHECK(ssd.records[7].ttft_s - big.records[7].ttft_s == Approx(200.0 * 2097152 / 14e9).epsilon(0.02));
+    // Without drives, or without the host tier above it, the NVMe tier is refused by key.
+    CHECK_THROWS_WITH(
+        testing::serving_scenario("kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, "
+                                  "nodes: 1, gpus_per_node: 1}\nserving: {tp: 1, prefix_caching: true, "
+                                  "kv_offload: 1 GB, kv_offload_ssd: 1 TB}\ntraffic: {arrival: "
+                                  "concurrency, concurrency: 1, num_requests: 2, prompt: 64, output: 8}\n"),
+        Catch::Contains("serving.kv_offload_ssd") && Catch::Contains("cluster.ssd"));
+}

@@ -79,6 +79,8 @@ nlohmann::json print_rank_gap(const plans::IntervalTable& bands, const std::stri
 double percentile_of(std::vector<double> v, double q);
 // A training scenario's whole run (its `run` section): the plan of it and the seeds' summary.
 void print_run(const plans::Outcome::Run& run);
+// The serving summary's lines of the mechanisms the plan turns on (tools/cli/serving_output.cpp).
+void print_serving_mechanisms(const workloads::serving::ServingPlan& p, const workloads::serving::ServingReport& r);
 // The evaluation context of a command: the catalog's tables, the seed, --collective-algorithm and
 // --max-tasks.
 plans::EvaluationContext cli_context(std::shared_ptr<const plans::Catalog> catalog, uint64_t seed, const Args& a);

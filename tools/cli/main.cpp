@@ -198,29 +198,6 @@ void print_serving_plan(const plans::Scenario& s) {
         sim::name(p.kv.dtype), p.kv.prefix_caching ? ", prefix caching" : "");
 }
 
-// Speculative decoding's line of the serving summary.
-void print_speculative(const workloads::serving::ServingPlan& p) {
-    if (p.speculative.enabled() && p.speculative.positions.empty())
-        std::printf("speculative     %s, %d drafts a decode accepted at %.3f each: %.2f tokens a verification\n",
-                    std::string(sim::name(p.speculative.method)).c_str(), p.speculative.tokens, p.speculative.rate(),
-                    p.speculative.mean_tokens());
-    if (p.speculative.enabled() && !p.speculative.positions.empty())
-        std::printf("speculative     %s, %d drafts a decode accepted as profile %s: %.2f tokens a verification\n",
-                    std::string(sim::name(p.speculative.method)).c_str(), p.speculative.tokens,
-                    p.speculative.acceptance_profile.c_str(), p.speculative.mean_tokens());
-}
-
-// Multi-LoRA serving's line of the serving summary.
-void print_lora(const workloads::serving::ServingPlan& p, const workloads::serving::ServingReport& r) {
-    if (!p.lora.enabled()) return;
-    std::printf(
-        "lora            %lld adapters of rank %lld (Zipf %.2f), %lld GPU slots of rank %lld, %s "
-        "admission; %lld loads into slots\n",
-        static_cast<long long>(p.lora.adapters), static_cast<long long>(p.lora.rank), p.lora.popularity,
-        static_cast<long long>(p.lora.max_loras), static_cast<long long>(p.lora.slot_rank()),
-        std::string(sim::name(p.lora.admission)).c_str(), static_cast<long long>(r.lora_loads));
-}
-
 int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx) {
     const auto& p = *s.serving();
     if (validate_only) {
@@ -277,13 +254,7 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
         "%lld preemptions\n",
         r.batch_size_mean, r.batch_tokens_mean, r.batch_decodes_mean, 1e3 * r.iteration_s_mean,
         static_cast<long long>(r.preemptions));
-    if (p.kv.prefix_caching && r.offload_hit_rate < 0)
-        std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
-    if (p.kv.prefix_caching && r.offload_hit_rate >= 0)
-        std::printf("prefix cache    %.1f %% of prompt tokens hit on the GPU, %.1f %% loaded from host memory\n",
-                    100 * r.prefix_hit_rate, 100 * r.offload_hit_rate);
-    print_lora(p, r);
-    print_speculative(p);
+    print_serving_mechanisms(p, r);
     std::printf("simulated       %lld iterations, %llu events, %lld cached iteration shapes\n",
                 static_cast<long long>(r.iterations), static_cast<unsigned long long>(r.events),
                 static_cast<long long>(r.cost_cache_entries));

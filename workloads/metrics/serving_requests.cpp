@@ -93,6 +93,7 @@ void ServingRequestCollector::finished(const Sequence& s, sim::Time now) {
     output_tokens_ += s.req.output_tokens;
     hit_tokens_ += s.hit_tokens;
     offload_hit_tokens_ += s.offload_hit_tokens;
+    ssd_hit_tokens_ += s.ssd_hit_tokens;
     preemptions_ += s.preemptions;
     const double ttft = first - arrival, e2e = t - arrival;
     // Requests of one output token have no TPOT (-1), and meet any TPOT target.
@@ -169,6 +170,8 @@ void ServingRequestCollector::report(serving::ServingReport& rep) {
     rep.prefix_hit_tokens = hit_tokens_;
     rep.prefix_hit_rate = prompt_tokens_ ? static_cast<double>(hit_tokens_) / static_cast<double>(prompt_tokens_) : 0;
     rep.offload_hit_tokens = offload_hit_tokens_;
+    rep.offload_ssd_hit_rate =
+        prompt_tokens_ ? static_cast<double>(ssd_hit_tokens_) / static_cast<double>(prompt_tokens_) : 0;
     rep.offload_hit_rate =
         prompt_tokens_ ? static_cast<double>(offload_hit_tokens_) / static_cast<double>(prompt_tokens_) : 0;
     rep.slo_class_names = class_names_;

@@ -9,9 +9,11 @@ void KvTier::store(uint64_t id) {
         return;
     }
     if (size() >= capacity_) {
-        blocks_.erase(order_.front());
+        const uint64_t lru = order_.front();
+        blocks_.erase(lru);
         order_.pop_front();
         ++dropped_;
+        if (below_) below_->store(lru);
     }
     order_.push_back(id);
     blocks_.emplace(id, std::prev(order_.end()));

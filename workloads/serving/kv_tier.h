@@ -19,8 +19,11 @@ public:
     int64_t capacity() const { return capacity_; }
     int64_t size() const { return static_cast<int64_t>(blocks_.size()); }
     bool contains(uint64_t id) const { return blocks_.count(id) > 0; }
-    // Stores a block the GPU evicted (most recent), dropping the least recent when full.
+    // Stores a block (most recent), dropping the least recent when full, into the tier below
+    // when there is one.
     void store(uint64_t id);
+    // The tier the blocks this one drops go to (an NVMe tier below host memory); null: none.
+    void set_below(KvTier* below) { below_ = below; }
     // A block loaded back into the GPU: most recent again; false when the tier does not hold it.
     bool touch(uint64_t id);
     int64_t stored() const { return stored_; }
@@ -31,6 +34,7 @@ private:
     std::list<uint64_t> order_;  // least recent first
     std::unordered_map<uint64_t, std::list<uint64_t>::iterator> blocks_;
     int64_t stored_ = 0, dropped_ = 0;
+    KvTier* below_ = nullptr;
 };
 
 }  // namespace fathom::workloads::serving

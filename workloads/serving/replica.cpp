@@ -51,6 +51,9 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
       stage_free_s_(static_cast<size_t>(pool.pp), 0.0),
       slots_(static_cast<size_t>(pool.pp)),
       pcie_bandwidth_(in.cluster.pcie.achievable_bandwidth()),
+      ssd_bandwidth_(in.cluster.ssd ? in.cluster.ssd->read_bandwidth * in.cluster.ssds_per_node /
+                                          std::max(1, in.cluster.gpus_per_node)
+                                    : 0.0),
       spec_(in.plan.speculative),
       spec_rate_(spec_.enabled() ? spec_.rate() : 0.0),
       seed_(in.seed),
@@ -204,7 +207,9 @@ void Replica::try_launch() {
     // forward pass).
     const double load_bytes =
         b.swap_bytes + state_.take_load_bytes() + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
-    double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0);
+    const double ssd_bytes = state_.take_ssd_bytes();  // KV offloading's NVMe tier: its drives' share
+    double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0) +
+               (ssd_bytes > 0 ? ssd_bytes / std::min(ssd_bandwidth_, pcie_bandwidth_) : 0.0);
     for (size_t s = 0; s < stage_free_s_.size(); ++s) {
         if (s > 0) t += cost.p2p_s;
         t = std::max(t, stage_free_s_[s]) + cost.stage_s[s] + (s + 1 == stage_free_s_.size() ? draft_s : 0.0);

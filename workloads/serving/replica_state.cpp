@@ -17,6 +17,10 @@ ReplicaState::ReplicaState(int id, const BatchingSettings& batching, const KvSet
     if (kv.offload_bytes > 0 && block_bytes > 0) {
         tier_.emplace(static_cast<int64_t>(std::floor(kv.offload_bytes / block_bytes)));
         kv_cache_.set_lower(&*tier_);
+        if (kv.offload_ssd_bytes > 0) {
+            ssd_tier_.emplace(static_cast<int64_t>(std::floor(kv.offload_ssd_bytes / block_bytes)));
+            tier_->set_below(&*ssd_tier_);
+        }
     }
 }
 
@@ -31,7 +35,7 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     const int64_t bs = kv_.block_size;
     // Prefix cache: the full cached blocks of the prompt (never the whole prompt: its last token
     // must be computed to sample from it, as vLLM recomputes the last block on a full hit).
-    int64_t hit = 0, loaded = 0;
+    int64_t hit = 0, loaded = 0, from_ssd = 0;
     KvTier* tier = kv_cache_.lower();
     if (kv_.prefix_caching && s.computed == 0) {
         if (s.block_ids.empty()) s.block_ids = shareable_blocks(s.req, s.prefill_target, bs);
@@ -41,6 +45,11 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         // KV offloading: the blocks after the GPU's hits that the tier below holds are loaded back
         // (and become its most recent).
         while (tier && hit + loaded < usable && tier->touch(probe[static_cast<size_t>(hit + loaded)])) ++loaded;
+        // Then the NVMe tier's (blocks host memory dropped).
+        while (ssd_tier_ && hit + loaded + from_ssd < usable &&
+               ssd_tier_->touch(probe[static_cast<size_t>(hit + loaded + from_ssd)]))
+            ++from_ssd;
+        loaded += from_ssd;
         s.cached_blocks = hit;
         s.computed = (hit + loaded) * bs;
     }
@@ -60,10 +69,12 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     }
     s.kv_blocks += need;
     hold_adapter(s);
-    load_bytes_ += static_cast<double>(loaded) * block_bytes_;
+    load_bytes_ += static_cast<double>(loaded - from_ssd) * block_bytes_;
+    ssd_bytes_ += static_cast<double>(from_ssd) * block_bytes_;
     if (s.preemptions == 0 && s.generated == 0) {
         s.hit_tokens = hit * bs;
         s.offload_hit_tokens = loaded * bs;
+        s.ssd_hit_tokens = from_ssd * bs;
     }
     s.phase = Phase::Running;
     s.admit_order = ++admissions_;

@@ -34,6 +34,12 @@ public:
         load_bytes_ = 0;
         return b;
     }
+    // The same for blocks loaded from the NVMe tier.
+    double take_ssd_bytes() {
+        const double b = ssd_bytes_;
+        ssd_bytes_ = 0;
+        return b;
+    }
     // Multi-LoRA serving (lora.h): the GPU slots the running sequences' adapters take, and whether
     // admission skips requests whose adapter finds no slot (or stops at them).
     void set_lora(const LoraPool& pool, LoraAdmission admission) {
@@ -94,7 +100,9 @@ private:
     double block_bytes_;
     int64_t lookahead_ = 0;
     double load_bytes_ = 0;
-    std::optional<KvTier> tier_;  // KV offloading's host tier (KvSettings::offload_bytes)
+    std::optional<KvTier> tier_;      // KV offloading's host tier (KvSettings::offload_bytes)
+    std::optional<KvTier> ssd_tier_;  // and the NVMe tier below it (KvSettings::offload_ssd_bytes)
+    double ssd_bytes_ = 0;
     std::optional<LoraPool> lora_;
     LoraAdmission lora_admission_ = LoraAdmission::Skip;
     uint64_t admissions_ = 0;

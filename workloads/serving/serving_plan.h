@@ -90,6 +90,9 @@ struct KvSettings {
     // KV offloading (kv_tier.h): bytes of host memory per GPU holding the blocks the GPU's prefix
     // cache evicts, loaded back over the host link when a prompt continues with them (0: none).
     double offload_bytes = 0;
+    // An NVMe tier below it (bytes per GPU of the nodes' SSDs, cluster.ssd): the blocks host memory
+    // drops, loaded back at the drives' read bandwidth shared by the node's GPUs (0: none).
+    double offload_ssd_bytes = 0;
 };
 
 enum class ArrivalMode { Open, Closed };  // open: the source's arrival times; closed: N clients

@@ -1,0 +1,50 @@
+// `fathom run` of a serving scenario: the summary's lines of the mechanisms a plan turns on (the
+// prefix cache and its offload tiers, multi-LoRA, speculative decoding).
+#include "tools/cli/cli.h"
+#include "workloads/serving/serving_plan.h"
+
+#include <cstdio>
+#include <string>
+
+namespace fathom::cli {
+namespace {
+
+// Speculative decoding's line of the serving summary.
+void print_speculative(const workloads::serving::ServingPlan& p) {
+    if (p.speculative.enabled() && p.speculative.positions.empty())
+        std::printf("speculative     %s, %d drafts a decode accepted at %.3f each: %.2f tokens a verification\n",
+                    std::string(sim::name(p.speculative.method)).c_str(), p.speculative.tokens, p.speculative.rate(),
+                    p.speculative.mean_tokens());
+    if (p.speculative.enabled() && !p.speculative.positions.empty())
+        std::printf("speculative     %s, %d drafts a decode accepted as profile %s: %.2f tokens a verification\n",
+                    std::string(sim::name(p.speculative.method)).c_str(), p.speculative.tokens,
+                    p.speculative.acceptance_profile.c_str(), p.speculative.mean_tokens());
+}
+
+// Multi-LoRA serving's line of the serving summary.
+void print_lora(const workloads::serving::ServingPlan& p, const workloads::serving::ServingReport& r) {
+    if (!p.lora.enabled()) return;
+    std::printf(
+        "lora            %lld adapters of rank %lld (Zipf %.2f), %lld GPU slots of rank %lld, %s "
+        "admission; %lld loads into slots\n",
+        static_cast<long long>(p.lora.adapters), static_cast<long long>(p.lora.rank), p.lora.popularity,
+        static_cast<long long>(p.lora.max_loras), static_cast<long long>(p.lora.slot_rank()),
+        std::string(sim::name(p.lora.admission)).c_str(), static_cast<long long>(r.lora_loads));
+}
+
+}  // namespace
+
+void print_serving_mechanisms(const workloads::serving::ServingPlan& p, const workloads::serving::ServingReport& r) {
+    if (p.kv.prefix_caching && r.offload_hit_rate < 0)
+        std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
+    if (p.kv.prefix_caching && r.offload_hit_rate >= 0)
+        std::printf("prefix cache    %.1f %% of prompt tokens hit on the GPU, %.1f %% loaded from host memory%s\n",
+                    100 * r.prefix_hit_rate, 100 * r.offload_hit_rate,
+                    r.offload_ssd_hit_rate >= 0
+                        ? (" (" + sim::short_number(100 * r.offload_ssd_hit_rate) + " % from NVMe)").c_str()
+                        : "");
+    print_lora(p, r);
+    print_speculative(p);
+}
+
+}  // namespace fathom::cli
