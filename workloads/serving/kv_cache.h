@@ -12,7 +12,6 @@
 // Eviction. A cached block nobody references is evictable and still counts as used memory until a
 // new allocation evicts it: least recently used first, and among equally recent ones the deepest
 // (a leaf before its parent, so a cached prefix never loses its head while keeping its tail).
-#include "workloads/serving/kv_tier.h"
 #include "workloads/serving/request.h"
 
 #include <cstdint>
@@ -54,9 +53,6 @@ public:
 
     // Statistics.
     int64_t evictions() const { return evictions_; }
-    // The tier below (KV offloading, kv_tier.h) its owner stores blocks in and loads them from. Null: none.
-    void set_lower(KvTier* tier) { lower_ = tier; }
-    KvTier* lower() const { return lower_; }
 
 private:
     struct Block {
@@ -75,7 +71,6 @@ private:
     int64_t evictions_ = 0;
     std::unordered_map<uint64_t, Block> blocks_;
     std::set<EvictKey> evictable_;
-    KvTier* lower_ = nullptr;
 };
 
 }  // namespace fathom::workloads::serving

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace fathom::workloads::serving {
 
@@ -83,10 +84,6 @@ void LoraPool::release(int32_t adapter) {
     }
 }
 
-double LoraPool::take_load_bytes() {
-    const double b = pending_bytes_;
-    pending_bytes_ = 0;
-    return b;
-}
+double LoraPool::take_load_bytes() { return std::exchange(pending_bytes_, 0.0); }
 
 }  // namespace fathom::workloads::serving

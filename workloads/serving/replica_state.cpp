@@ -16,7 +16,6 @@ ReplicaState::ReplicaState(int id, const BatchingSettings& batching, const KvSet
       block_bytes_(block_bytes) {
     if (kv.offload_bytes > 0 && block_bytes > 0) {
         tier_.emplace(static_cast<int64_t>(std::floor(kv.offload_bytes / block_bytes)));
-        kv_cache_.set_lower(&*tier_);
         if (kv.offload_ssd_bytes > 0) {
             ssd_tier_.emplace(static_cast<int64_t>(std::floor(kv.offload_ssd_bytes / block_bytes)));
             tier_->set_below(&*ssd_tier_);
@@ -36,7 +35,7 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     // Prefix cache: the full cached blocks of the prompt (never the whole prompt: its last token
     // must be computed to sample from it, as vLLM recomputes the last block on a full hit).
     int64_t hit = 0, loaded = 0, from_ssd = 0;
-    KvTier* tier = kv_cache_.lower();
+    KvTier* tier = tier_ ? &*tier_ : nullptr;
     if (kv_.prefix_caching && s.computed == 0) {
         if (s.block_ids.empty()) s.block_ids = shareable_blocks(s.req, s.prefill_target, bs);
         const int64_t usable = std::min<int64_t>(static_cast<int64_t>(s.block_ids.size()), (s.prefill_target - 1) / bs);
@@ -135,9 +134,9 @@ void ReplicaState::publish(Sequence& s) {
         const int64_t ins = kv_cache_.insert(s.block_ids, s.cached_blocks, fresh);
         // KV offloading stores every block as it is computed (vLLM's offloading connector, SGLang's
         // write-through): the tier holds what the GPU caches and what it evicted since.
-        if (KvTier* tier = kv_cache_.lower())
+        if (tier_)
             for (int64_t j = s.cached_blocks; j < s.cached_blocks + ins; ++j)
-                tier->store(s.block_ids[static_cast<size_t>(j)]);
+                tier_->store(s.block_ids[static_cast<size_t>(j)]);
         s.kv_blocks -= ins;
         s.cached_blocks += ins;
     }

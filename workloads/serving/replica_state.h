@@ -4,6 +4,7 @@
 // preempt).
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/kv_cache.h"
+#include "workloads/serving/kv_tier.h"
 #include "workloads/serving/lora.h"
 #include "workloads/serving/sequence.h"
 #include "workloads/serving/serving_plan.h"
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace fathom::workloads::serving {
@@ -18,7 +20,7 @@ namespace fathom::workloads::serving {
 class ReplicaState {
 public:
     ReplicaState(int id, const BatchingSettings& batching, const KvSettings& kv, int64_t kv_blocks, double block_bytes);
-    ReplicaState(const ReplicaState&) = delete;  // its KV cache points at its tier
+    ReplicaState(const ReplicaState&) = delete;  // its host tier points at its NVMe tier
     ReplicaState& operator=(const ReplicaState&) = delete;
 
     int id() const { return id_; }
@@ -29,17 +31,9 @@ public:
     void set_lookahead(int64_t k) { lookahead_ = k; }
     // KV offloading (kv_tier.h): bytes of blocks loaded back from the tier below since the last call
     // (one device), and resets them.
-    double take_load_bytes() {
-        const double b = load_bytes_;
-        load_bytes_ = 0;
-        return b;
-    }
+    double take_load_bytes() { return std::exchange(load_bytes_, 0.0); }
     // The same for blocks loaded from the NVMe tier.
-    double take_ssd_bytes() {
-        const double b = ssd_bytes_;
-        ssd_bytes_ = 0;
-        return b;
-    }
+    double take_ssd_bytes() { return std::exchange(ssd_bytes_, 0.0); }
     // Multi-LoRA serving (lora.h): the GPU slots the running sequences' adapters take, and whether
     // admission skips requests whose adapter finds no slot (or stops at them).
     void set_lora(const LoraPool& pool, LoraAdmission admission) {
