@@ -285,6 +285,8 @@ void check_traffic(std::vector<Violation>& v, const ServingPlan& p) {
         if (t.mode == ArrivalMode::Open && a.kind != ArrivalKind::Offline) {
             if (!(a.rate > 0))
                 add(v, "traffic.rate", "missing: the request rate of " + std::string(sim::name(a.kind)) + " arrivals");
+            else if (a.kind == ArrivalKind::Diurnal && !(a.peak_to_trough >= 1))
+                add(v, "traffic.peak_to_trough", "missing: the highest rate of a day over its lowest (>= 1)");
             else if (auto why = a.check(); !why.empty()) add(v, "traffic", why);
         }
         if (auto why = t.synthetic.prompt.check(); !why.empty()) add(v, "traffic.prompt", why);
@@ -338,6 +340,39 @@ void check_speculative(std::vector<Violation>& v, const ServingPlan& p) {
 
 // Multi-LoRA serving: a rank within the model's and the slots' widths, and the mechanisms it does
 // not combine with yet.
+// Autoscaling: a target, where a cold start's weights come from and what it costs, bounds within
+// the pool, and the mechanisms it does not combine with.
+void check_autoscale(std::vector<Violation>& v, const hardware::ClusterSpec& c, const ServingPlan& p) {
+    const auto& a = p.autoscale;
+    if (!a.enabled()) return;
+    const std::string k = "serving.autoscale.";
+    if (p.disaggregated()) add(v, k + "policy", "autoscaling a disaggregated plan's pools is not modelled yet");
+    if (!(a.target > 0)) add(v, k + "target", "missing: the policy's target a replica");
+    const int64_t most = p.replica.replicas;
+    if (a.min_replicas > most)
+        add(v, k + "min_replicas",
+            str(a.min_replicas) + " is above serving.replicas " + str(most) + " (the most the pool holds)");
+    else if (a.initial() < a.min_replicas || a.initial() > most)
+        add(v, k + "initial_replicas",
+            str(a.initial()) + " is outside min_replicas " + str(a.min_replicas) + " .. serving.replicas " + str(most));
+    if (!(a.load_bandwidth > 0)) {
+        if (a.weights_from.empty())
+            add(v, k + "weights_from", "missing: where a starting replica loads its weights from (or load_bandwidth)");
+        else if (a.weights_from == "ssd" && !c.ssd)
+            add(v, k + "weights_from", "ssd needs cluster.ssd (the nodes' drives and their read bandwidth)");
+        else if (a.weights_from == "storage" && !c.storage)
+            add(v, k + "weights_from", "storage needs cluster.storage (the shared file system)");
+    }
+    if (a.weights_from == "peer" && a.min_replicas < 1)
+        add(v, k + "weights_from", "peer loads from a serving replica; with min_replicas 0 none may be left");
+    if (a.engine_start_s < 0)
+        add(v, k + "engine_start", "missing: the engine's start-up time (no engine preset states one)");
+    if (a.graph_capture_s < 0)
+        add(v, k + "graph_capture", "missing: the engine's graph compilation and capture time (no preset states one)");
+    if (a.policy == "slo" && !(p.slo.ttft_s > 0) && !(p.slo.tpot_s > 0))
+        add(v, k + "policy", "slo scales on latency over the SLO: it needs slo.ttft or slo.tpot");
+}
+
 void check_lora(std::vector<Violation>& v, const models::ModelSpec& m, const ServingPlan& p) {
     const auto& lo = p.lora;
     if (!lo.enabled()) return;  // its other keys are warned about (they change nothing)
@@ -388,6 +423,7 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
         add(v, "serving.max_model_len", "missing: the model states no context length");
     check_speculative(v, p);
     check_lora(v, m, p);
+    check_autoscale(v, c, p);
     return v;
 }
 

@@ -156,6 +156,11 @@ const std::vector<KeyInfo>& scenario_keys() {
              "slots, the popularity requests draw them from)")
             .shown_as("mapping")
             .by_default("off"),
+        Decl("serving.autoscale", KeyType::Text,
+             "autoscaling: the `serving.autoscale.*` keys (a policy the replica count follows, its bounds and "
+             "reaction, where a cold start loads the weights from)")
+            .shown_as("mapping")
+            .by_default("off"),
         Decl("serving.disaggregation.prefill", KeyType::Text, "the prefill pool")
             .shown_as("mapping")
             .by_default("required"),
@@ -362,6 +367,7 @@ std::vector<const KeyInfo*> collect_keys() {
                                       "serving",
                                       "serving.speculative",
                                       "serving.lora",
+                                      "serving.autoscale",
                                       "serving.disaggregation",
                                       "serving.disaggregation.prefill",
                                       "serving.disaggregation.decode",

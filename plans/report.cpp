@@ -232,6 +232,14 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     s.add("events", static_cast<int64_t>(r.events));
     s.add("cost_cache_entries", r.cost_cache_entries);
     if (r.lora_loads >= 0) s.add("lora_loads", r.lora_loads);
+    if (const auto& a = r.autoscale) {
+        s.add("autoscale.gpu_hours", a->gpu_hours);
+        s.add("autoscale.replicas_mean", a->replicas_mean);
+        s.add("autoscale.replicas_peak", a->replicas_peak);
+        s.add("autoscale.scale_ups", a->scale_ups);
+        s.add("autoscale.scale_downs", a->scale_downs);
+        s.add("autoscale.cold_start_s", a->cold_start_s);
+    }
     s.add("cost_model", std::string(sim::name(o.cost_model)));
     s.add("outside_calibrated_range", r.op_sources.outside_all());
     add_op_costs(s, r.op_sources, o.cost_model);
@@ -256,10 +264,15 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
         // Speculative decoding's keys (added after hashes were pinned) count only when it is on.
         if (k.info.path.rfind("serving.speculative.", 0) == 0 && !p.speculative.enabled()) continue;
         if (k.info.path.rfind("serving.lora.", 0) == 0 && !p.lora.enabled()) continue;  // likewise
+        if (k.info.path.rfind("serving.autoscale.", 0) == 0 && !p.autoscale.enabled()) continue;
         if (k.info.path == "serving.speculative.acceptance_profile" && p.speculative.acceptance_profile.empty())
             continue;
         if (k.info.path == "serving.kv_offload" && !(p.kv.offload_bytes > 0)) continue;
         if (k.info.path == "serving.kv_offload_ssd" && !(p.kv.offload_ssd_bytes > 0)) continue;
+        if ((k.info.path == "traffic.peak_to_trough" || k.info.path == "traffic.period" ||
+             k.info.path == "traffic.peak_at") &&
+            p.traffic.synthetic.arrival.kind != workloads::serving::ArrivalKind::Diurnal)
+            continue;
         h.add(k.info.path);
         std::string v = format_value(k.get(p));
         // A trace is named by its file name: where the scenario was loaded from must not matter.

@@ -9,6 +9,11 @@
 #include "workloads/serving/router.h"
 
 namespace fathom::plans {
+
+// serving_mechanism_keys.cpp
+void add_lora_keys(std::vector<Key<workloads::serving::ServingPlan>>& k);
+void add_autoscale_keys(std::vector<Key<workloads::serving::ServingPlan>>& k);
+
 namespace {
 
 using hardware::Dtype;
@@ -246,50 +251,30 @@ void add_engine_keys(std::vector<SK>& k) {
 }
 
 // Declarative table: the traffic.* keys.
-// Multi-LoRA serving (workloads/serving/lora.h).
-void add_lora_keys(std::vector<SK>& k) {
-    using workloads::serving::LoraAdmission;
-    using workloads::serving::LoraModules;
-    using workloads::serving::LoraSettings;
-    k.push_back({Decl("serving.lora.adapters", KeyType::Integer,
-                      "distinct LoRA adapters over the base model the requests run with (a trace's adapter column "
-                      "names each request's, 0 the base model; otherwise drawn by popularity); 0: no LoRA")
-                     .range(0, 1000000),
-                 member<&ServingPlan::lora, &LoraSettings::adapters>()});
-    k.push_back({Decl("serving.lora.rank", KeyType::Integer, "r of every adapter")
-                     .range(1, 65536)
-                     .by_default("required with adapters"),
-                 member<&ServingPlan::lora, &LoraSettings::rank>()});
-    k.push_back({Decl("serving.lora.max_rank", KeyType::Integer,
-                      "the rank a GPU slot holds (vLLM --max-lora-rank, SGLang --max-lora-rank); an adapter's rank "
-                      "must not exceed it; 0: rank")
-                     .range(0, 65536),
-                 member<&ServingPlan::lora, &LoraSettings::max_rank>()});
-    k.push_back({Decl("serving.lora.max_loras", KeyType::Integer,
-                      "GPU adapter slots, so distinct adapters the running sequences use at most (vLLM --max-loras, "
-                      "SGLang --max-loras-per-batch); allocated at start-up beside the weights")
-                     .range(1, 1000000),
-                 member<&ServingPlan::lora, &LoraSettings::max_loras>()});
-    k.push_back({Decl("serving.lora.popularity", KeyType::Number,
-                      "Zipf exponent of the adapters' popularity for requests that name none: adapter i drawn with "
-                      "probability proportional to i^-popularity (S-LoRA's power law); 0: uniform")
-                     .range(0, 10),
-                 member<&ServingPlan::lora, &LoraSettings::popularity>()});
-    k.push_back({Decl("serving.lora.admission", KeyType::Choice,
-                      "a waiting request whose adapter finds no GPU slot: skip (later requests are admitted past "
-                      "it, vLLM V1) or fifo (admission stops at it, SGLang)")
-                     .choices_of<LoraAdmission>(),
-                 member<&ServingPlan::lora, &LoraSettings::admission>()});
-    k.push_back({Decl("serving.lora.modules", KeyType::Choice,
-                      "adapted projections: all (q, k, v, o, gate, up, down) or attention (q, k, v, o)")
-                     .choices_of<LoraModules>(),
-                 member<&ServingPlan::lora, &LoraSettings::modules>()});
+// Diurnal arrivals' day (workloads/serving/traffic/traffic.h).
+void add_diurnal_keys(std::vector<SK>& k) {
+    k.push_back({Decl("traffic.peak_to_trough", KeyType::Number,
+                      "diurnal: the highest request rate of a period over its lowest (traffic.rate is the mean)")
+                     .range(1, 1e6)
+                     .by_default("required for diurnal"),
+                 synthetic<&SyntheticTraffic::arrival, &ArrivalProcess::peak_to_trough>()});
+    k.push_back({Decl("traffic.period", KeyType::Quantity, "diurnal: the length of the cycle (a day)")
+                     .unit(sim::Dimension::Time)
+                     .range(1e-6)
+                     .by_default("24 h"),
+                 synthetic<&SyntheticTraffic::arrival, &ArrivalProcess::period_s>()});
+    k.push_back({Decl("traffic.peak_at", KeyType::Quantity, "diurnal: when the rate peaks, from the start")
+                     .unit(sim::Dimension::Time)
+                     .range(0)
+                     .by_default("half the period"),
+                 synthetic<&SyntheticTraffic::arrival, &ArrivalProcess::peak_s>()});
 }
 
 void add_traffic_keys(std::vector<SK>& k) {
     k.push_back({Decl("traffic.arrival", KeyType::Choice,
-                      "offline (all at time 0), poisson, gamma (cv), bursty (on/off), constant, concurrency (closed "
-                      "loop), trace (a file)")
+                      "offline (all at time 0), poisson, gamma (cv), bursty (on/off), constant, diurnal (a Poisson "
+                      "rate that follows the day: peak_to_trough, period, peak_at), concurrency (closed loop), trace "
+                      "(a file)")
                      .choices(arrival_choices())
                      .required(),
                  // Computed: the arrival kinds of the generator, and two sources that replace its times
@@ -307,7 +292,8 @@ void add_traffic_keys(std::vector<SK>& k) {
                      if (p.traffic.mode == ArrivalMode::Closed) return std::string("concurrency");
                      return std::string(sim::name(p.traffic.synthetic.arrival.kind));
                  }});
-    k.push_back({Decl("traffic.rate", KeyType::Number, "requests/s (poisson, gamma, constant; bursty: while on)")
+    k.push_back({Decl("traffic.rate", KeyType::Number,
+                      "requests/s (poisson, gamma, constant; bursty: while on; diurnal: the mean)")
                      .range(1e-9)
                      .by_default("required for those arrivals"),
                  synthetic<&SyntheticTraffic::arrival, &ArrivalProcess::rate>()});
@@ -318,6 +304,7 @@ void add_traffic_keys(std::vector<SK>& k) {
     k.push_back(
         {Decl("traffic.off", KeyType::Quantity, "bursty: mean off period").unit(sim::Dimension::Time).range(1e-9),
          synthetic<&SyntheticTraffic::arrival, &ArrivalProcess::off_s>()});
+    add_diurnal_keys(k);
     k.push_back({Decl("traffic.concurrency", KeyType::Integer, "concurrency: closed-loop clients")
                      .range(1)
                      .by_default("required for concurrency"),
@@ -402,6 +389,7 @@ const std::vector<Key<ServingPlan>>& serving_plan_keys() {
         add_pool_keys<&ServingPlan::decode>(k, "serving.disaggregation.decode", false);
         add_engine_keys(k);
         add_lora_keys(k);
+        add_autoscale_keys(k);
         add_traffic_keys(k);
         add_slo_keys(k);
         return k;

@@ -7,6 +7,7 @@
 #include "scenarios/overrides.h"
 #include "scenarios/run_section.h"
 #include "scenarios/schema.h"
+#include "scenarios/serving_warnings.h"
 #include "sim/error.h"
 #include "sim/input_file.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
@@ -116,7 +117,7 @@ using KeySet = std::set<std::string>;
 void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPlan& p, KeySet& given) {
     const auto& keys = plans::serving_plan_keys();
     const Node sv = root.child("serving");
-    check_section_keys(sv, "serving", {"disaggregation", "speculative", "lora"});
+    check_section_keys(sv, "serving", {"disaggregation", "speculative", "lora", "autoscale"});
     if (sv.has("engine")) {
         const std::string id = std::get<std::string>(read_value(sv, *plans::find_key("serving.engine")));
         try {
@@ -126,7 +127,7 @@ void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPl
         }
     }
     read_section(sv, "serving", keys, p, &given);
-    for (const std::string sub : {"speculative", "lora"})
+    for (const std::string sub : {"speculative", "lora", "autoscale"})
         if (auto n = sv.find(sub)) {
             check_section_keys(*n, "serving." + sub);
             read_section(*n, "serving." + sub, keys, p, &given);
@@ -307,13 +308,17 @@ void collect_warnings(const Node& root, plans::Scenario& s, const plans::Catalog
         warn(root, "seed", "a training step is deterministic: the seed cannot change its result");
     const Node cluster = root.child("cluster");
     // A whole run checkpoints over the host links to the SSDs or the file system; an adaptive search
-    // reshards through the SSDs.
+    // reshards through the SSDs; activation offload uses the SSDs and the host links. Serving loads
+    // over the host link; KV offloading and cold starts read the SSDs, cold starts the file system.
     const bool adaptive = s.search && s.search->phases > 1;
-    // Activation offload uses the SSDs and the host links.
     const bool offload = s.training() && s.training()->stack.activation_offload != workloads::ActivationOffload::None;
+    const auto* srv = s.serving();
+    const bool ssd =
+        adaptive || offload || (srv && (srv->kv.offload_ssd_bytes > 0 || srv->autoscale.weights_from == "ssd"));
     for (const std::string key : {"pcie", "ssd", "ssds_per_node", "storage", "host_memory"})
-        if (cluster.has(key) && !s.run && !((adaptive || offload) && (key == "ssd" || key == "ssds_per_node")) &&
-            !(offload && key == "pcie"))
+        if (cluster.has(key) && !s.run && !(ssd && (key == "ssd" || key == "ssds_per_node")) &&
+            !((offload || srv) && key == "pcie") &&
+            !(srv && key == "storage" && srv->autoscale.weights_from == "storage"))
             warn(cluster, key,
                  "a training step does not use the host link or the storage tiers (no offload is modelled; a "
                  "`run` section's checkpoints do): this key cannot change the result");
@@ -321,18 +326,7 @@ void collect_warnings(const Node& root, plans::Scenario& s, const plans::Catalog
         warn(root, "search",
              "search.checkpoint_interval, checkpoint_method, spare_nodes and recovery are tried on whole runs: "
              "without a `run` section they cannot change the result");
-    if (s.serving() && s.serving()->speculative.method == workloads::serving::SpecMethod::None) {
-        const Node sv = root.child("serving");
-        if (auto sp = sv.find("speculative"))
-            for (const char* key : {"tokens", "acceptance", "acceptance_length", "acceptance_profile", "draft_model"})
-                if (sp->has(key))
-                    warn(*sp, key,
-                         "speculative decoding is off (serving.speculative.method none): this key cannot "
-                         "change the result");
-    }
-    if (auto lo = s.serving() && !s.serving()->lora.enabled() ? root.child("serving").find("lora") : std::nullopt)
-        for (const char* key : {"rank", "max_rank", "max_loras", "popularity", "admission", "modules"})
-            if (lo->has(key)) warn(*lo, key, "multi-LoRA serving is off (serving.lora.adapters 0): it changes nothing");
+    if (s.serving()) serving_warnings(root.child("serving"), *s.serving(), warn);
     if (s.run && s.run->failures != "none") {
         const hardware::FailureRatesSpec& rates = catalog.failure_rates(s.run->failures);
         if (rates.accelerator != s.cluster.accelerator.id)

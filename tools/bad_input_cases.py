@@ -6,7 +6,7 @@ import re
 
 from bad_input_base import QUICKSTART, ROOT, SERVING, SYNTHETIC, sub
 from bad_input_run_cases import RUN_EXPECT, run_cases
-from bad_input_serving import SERVING_EXPECT, lora_cases, speculative_cases
+from bad_input_serving import SERVING_EXPECT, autoscale_cases, lora_cases, speculative_cases
 
 TRACE_HEAD = "arrival_s,prompt_tokens,output_tokens\n"
 TRACE_ROWS = "0.0,512,64\n0.5,1024,32\n1.0,256,128\n"
@@ -313,7 +313,7 @@ def cases():
 
     for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases,
                   overflow_cases, accepted_cases, name_cases, file_cases, yaml_cases, run_cases, speculative_cases,
-                  lora_cases):
+                  lora_cases, autoscale_cases):
         group(add)
     return c
 

@@ -1,4 +1,5 @@
-"""Bad inputs of issue 39's serving mechanisms (speculative decoding, multi-LoRA, quantized formats),
+"""Bad inputs of issue 39's serving mechanisms (speculative decoding, multi-LoRA, quantized formats,
+KV offloading, autoscaling),
 part of tools/bad_input_cases.py's corpus."""
 from bad_input_base import SERVING, SYNTHETIC, sub
 
@@ -34,7 +35,26 @@ def lora_cases(add):
          "trace.csv": "arrival_s,prompt_tokens,output_tokens,adapter\n0.0,512,64,1\n0.5,512,64,9\n"}, "run", "IN")
 
 
+def autoscale_cases(add):
+    """Autoscaling (issue 39): a policy without its target, weights from drives the cluster lacks, a
+    diurnal day whose peak is below its trough."""
+    base = "serving: {engine: vllm, tp: 1}"
+    add("silent-class", "autoscale without a target",
+        {"s.yaml": sub(SYNTHETIC, base, "serving: {engine: vllm, tp: 1, autoscale: {policy: queue, weights_from: host}}")},
+        "validate", "IN")
+    add("silent-class", "autoscale weights from an SSD the cluster lacks",
+        {"s.yaml": sub(SYNTHETIC, base,
+                       "serving: {engine: vllm, tp: 1, autoscale: {policy: queue, target: 4, weights_from: ssd}}")},
+        "validate", "IN")
+    add("silent-class", "diurnal peak below its trough",
+        {"s.yaml": sub(SYNTHETIC, "  arrival: poisson\n", "  arrival: diurnal\n  peak_to_trough: 0.5\n")},
+        "validate", "IN")
+
+
 SERVING_EXPECT = {
+    'autoscale without a target': "s.yaml:5: key 'serving.autoscale.target': impossible plan: missing: the policy's target a replica",
+    'autoscale weights from an SSD the cluster lacks': "s.yaml:5: key 'serving.autoscale.weights_from': impossible plan: ssd needs cluster.ssd",
+    'diurnal peak below its trough': "s.yaml:8: key 'traffic.peak_to_trough': must be between 1 and 1000000, got 0.5",
     'kv offload without prefix caching': "s.yaml:5: key 'serving.kv_offload': impossible plan: needs serving.prefix_caching: true",
     'speculative acceptance 1.5': "s.yaml:5: key 'serving.speculative.acceptance': must be between 0 and 1, got 1.5",
     'speculative acceptance length past its drafts': "s.yaml:5: key 'serving.speculative.acceptance_length': impossible plan: a verification of 3 drafts emits at most 4 tokens",

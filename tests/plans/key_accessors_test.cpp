@@ -7,6 +7,7 @@
 #include "plans/keys.h"
 #include "plans/scenario.h"
 #include "plans/search_keys.h"
+#include "workloads/serving/autoscale.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/formats.h"
 #include "workloads/serving/router.h"
@@ -191,6 +192,8 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"serving.speculative.method", sim::choices<workloads::serving::SpecMethod>()},
         {"serving.lora.admission", sim::choices<workloads::serving::LoraAdmission>()},
         {"serving.lora.modules", sim::choices<workloads::serving::LoraModules>()},
+        {"serving.autoscale.policy", workloads::serving::autoscale_policy_choices()},  // "none" and the registry
+        {"serving.autoscale.weights_from", workloads::serving::weight_sources()},
         {"traffic.arrival", arrivals},
         {"traffic.prompt.distribution", sim::choices<workloads::LengthKind>()},
         {"traffic.output.distribution", sim::choices<workloads::LengthKind>()},

@@ -6,6 +6,7 @@
 #include "scenarios/catalog.h"
 #include "scenarios/source_supplement.h"
 #include "tools/cli/cli.h"
+#include "workloads/serving/autoscale.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
@@ -136,6 +137,11 @@ const std::vector<Category>& categories() {
         {"policies",
          [](C) { print_registry("batching policies (serving.policy)", workloads::serving::policy_registry()); }},
         {"routers", [](C) { print_registry("routers (serving.router)", workloads::serving::router_registry()); }},
+        {"autoscalers",
+         [](C) {
+             print_registry("autoscaling policies (serving.autoscale.policy)",
+                            workloads::serving::autoscale_policy_registry());
+         }},
         {"schedules", [](C) { print_registry("pipeline schedules", workloads::schedule_registry()); }},
         {"collectives", [](C) { print_registry("collective algorithms", hardware::collective_registry()); }},
         {"topologies",

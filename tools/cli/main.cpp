@@ -66,7 +66,8 @@ commands:
       identical results at any thread count
   validate SCENARIO.yaml [--set key=value ...]
       check a scenario without running it
-  list [hardware|models|stacks|engines|datasets|sources|schedules|collectives|policies|routers|topologies|routing|keys]
+  list [hardware|models|stacks|engines|datasets|sources|schedules|collectives|policies|routers|autoscalers|
+        topologies|routing|keys]
       list catalog entries, registered algorithms, or every scenario key (a markdown table)
   compare MEASURED.yaml [--json FILE] [--other-metrics] [--case ID] [--network simgrid] [--rank-plans]
           [--intervals FILE]

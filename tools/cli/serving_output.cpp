@@ -32,6 +32,21 @@ void print_lora(const workloads::serving::ServingPlan& p, const workloads::servi
         std::string(sim::name(p.lora.admission)).c_str(), static_cast<long long>(r.lora_loads));
 }
 
+// Autoscaling's lines: the replicas held over the run, its GPU-hours and a cold start's parts.
+void print_autoscale(const workloads::serving::ServingPlan& p, const workloads::serving::ServingReport& r) {
+    if (!r.autoscale) return;
+    const auto& a = *r.autoscale;
+    std::printf(
+        "autoscale       %s (target %s), %lld..%lld replicas: %.2f held on average, %lld at most; %lld started, "
+        "%lld drained\n",
+        p.autoscale.policy.c_str(), sim::short_number(p.autoscale.target).c_str(),
+        static_cast<long long>(p.autoscale.min_replicas), static_cast<long long>(p.replica.replicas), a.replicas_mean,
+        static_cast<long long>(a.replicas_peak), static_cast<long long>(a.scale_ups),
+        static_cast<long long>(a.scale_downs));
+    std::printf("GPU-hours       %.2f (%lld GPUs a replica); a cold start %.1f s\n", a.gpu_hours,
+                static_cast<long long>(int64_t{p.replica.tp} * p.replica.pp), a.cold_start_s);
+}
+
 }  // namespace
 
 void print_serving_mechanisms(const workloads::serving::ServingPlan& p, const workloads::serving::ServingReport& r) {
@@ -45,6 +60,7 @@ void print_serving_mechanisms(const workloads::serving::ServingPlan& p, const wo
                         : "");
     print_lora(p, r);
     print_speculative(p);
+    print_autoscale(p, r);
 }
 
 }  // namespace fathom::cli

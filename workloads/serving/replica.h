@@ -59,6 +59,7 @@ public:
     ReplicaLoad load() const;
 
     int id() const { return place_.id; }
+    int index() const { return place_.index; }
     int first_rank() const { return place_.first_rank; }
     const KvCache& kv() const { return state_.kv(); }
     size_t cost_cache_entries() const { return coster_.cache_size(); }

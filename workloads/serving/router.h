@@ -17,6 +17,9 @@ namespace fathom::workloads::serving {
 struct ReplicaLoad {
     int64_t outstanding = 0;  // requests routed there and not finished
     double kv_used = 0;       // share of its KV blocks in use by sequences
+    // Takes new requests (autoscaling: not starting, draining or off). A router picks one that
+    // does; at least one does.
+    bool available = true;
 };
 
 class Router {
@@ -34,7 +37,7 @@ std::unique_ptr<Router> make_least_outstanding_router();
 std::unique_ptr<Router> make_least_kv_router();
 std::unique_ptr<Router> make_prefix_affinity_router();
 
-// The replica with the fewest outstanding requests (lowest index on ties).
+// The available replica with the fewest outstanding requests (lowest index on ties).
 int least_outstanding(const std::vector<ReplicaLoad>& replicas);
 
 }  // namespace fathom::workloads::serving

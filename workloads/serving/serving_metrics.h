@@ -13,8 +13,10 @@
 // Percentiles of per-request figures are exact (linear interpolation between order statistics, as
 // numpy.percentile); ITL percentiles come from a log histogram with 0.1% relative bins.
 #include "workloads/replay/op_sources.h"
+#include "workloads/serving/autoscale.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,8 +99,9 @@ struct ServingReport {
     int64_t cost_cache_entries = 0;
     // Multi-LoRA: adapters loaded into GPU slots over the host link (all replicas; -1: LoRA off).
     int64_t lora_loads = -1;
-    OpSources op_sources;               // how each op class was priced (table, roofline outside its range)
-    int64_t kv_blocks_per_replica = 0;  // aggregated or decode pool
+    std::optional<AutoscaleReport> autoscale;  // with serving.autoscale: GPU-hours, replicas held
+    OpSources op_sources;                      // how each op class was priced (table, roofline outside its range)
+    int64_t kv_blocks_per_replica = 0;         // aggregated or decode pool
     double kv_tokens_per_replica = 0;
     double weight_bytes_per_gpu = 0;
     // Per class, in the order the traffic names them, then the classes of slo.classes no request

@@ -5,6 +5,7 @@
 #include "hardware/spec.h"
 #include "models/program/layer_program.h"
 #include "sim/enum_names.h"
+#include "workloads/serving/autoscale.h"
 #include "workloads/serving/lora.h"
 #include "workloads/serving/speculative.h"
 #include "workloads/serving/traffic/traffic.h"
@@ -176,6 +177,7 @@ struct ServingPlan {
     KvSettings kv;
     SpeculativeSettings speculative;
     LoraSettings lora;
+    AutoscaleSettings autoscale;         // the aggregated pool's replicas follow the traffic
     std::string router = "round-robin";  // registry name (router.h)
     TrafficPlan traffic;
     SloSettings slo;

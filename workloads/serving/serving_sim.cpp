@@ -42,11 +42,12 @@ ServingReport simulate_serving(const ServingInputs& in, RequestSource& source, c
         throw sim::InputError(std::to_string(plan.traffic.warmup_requests) + " warm-up requests leave none of the " +
                                   std::to_string(load.arrived()) + " requests to measure",
                               "", 0, "traffic.warmup_requests");
-    usage.report(rep, system.simulator().now());
+    usage.report(rep, system.end_time());
     load.report(rep, plan.traffic.warmup_requests);
     rep.events = system.simulator().events_processed();
     rep.cost_cache_entries = system.cost_cache_entries();
     if (plan.lora.enabled()) rep.lora_loads = system.lora_loads();
+    rep.autoscale = system.autoscale_report();
     if (!(plan.kv.offload_bytes > 0)) rep.offload_hit_rate = -1;  // no tier: not reported
     if (!(plan.kv.offload_bytes > 0 && plan.kv.offload_ssd_bytes > 0)) rep.offload_ssd_hit_rate = -1;
     rep.op_sources = system.op_sources();

@@ -22,6 +22,19 @@ ServingSystem::ServingSystem(const ServingInputs& in) : in_(in) {
         decode_ = &pools_.back();
         connect_kv_transfers();
     }
+    if (p.autoscale.enabled()) {
+        FATHOM_CHECK(pools_.size() == 1 && pools_.front().pool.role == PoolRole::Aggregated,
+                     "autoscaling scales an aggregated pool");
+        const PoolState& pool = pools_.front();
+        const PoolLayout& layout = *pool.pool.layout;
+        const ColdStart cold = cold_start(p.autoscale, in.cluster, layout, pool.memory.weight_bytes);
+        autoscaler_ = std::make_unique<Autoscaler>(sim_, static_cast<Fleet&>(*this), p.autoscale, p.slo,
+                                                   layout.replicas, int64_t{layout.tp} * layout.pp, cold);
+        warm_.assign(static_cast<size_t>(layout.replicas), false);
+        for (int64_t i = 0; i < std::min<int64_t>(p.autoscale.initial(), layout.replicas); ++i)
+            warm_[static_cast<size_t>(i)] = true;
+        autoscaler_->start();
+    }
 }
 
 ServingSystem::~ServingSystem() = default;
@@ -70,6 +83,7 @@ int64_t ServingSystem::lora_loads() const {
     int64_t n = 0;
     for (const PoolState& pool : pools_)
         for (const auto& r : pool.replicas) n += r->lora_loads();
+    for (const auto& r : retired_) n += r->lora_loads();
     return n;
 }
 
@@ -77,6 +91,7 @@ OpSources ServingSystem::op_sources() const {
     OpSources s;
     for (const PoolState& pool : pools_)
         for (const auto& r : pool.replicas) s.merge(r->op_sources());
+    for (const auto& r : retired_) s.merge(r->op_sources());
     return s;
 }
 
@@ -97,8 +112,13 @@ Sequence* ServingSystem::new_sequence(const Request& req) {
 }
 
 Replica& ServingSystem::route(PoolState& pool, const Request& req) {
-    for (size_t i = 0; i < pool.replicas.size(); ++i) pool.loads[i] = pool.replicas[i]->load();
-    return *pool.replicas[static_cast<size_t>(pool.router->route(req, pool.loads))];
+    for (size_t i = 0; i < pool.replicas.size(); ++i) {
+        pool.loads[i] = pool.replicas[i]->load();
+        if (autoscaler_) pool.loads[i].available = autoscaler_->available(static_cast<int>(i));
+    }
+    const int r = pool.router->route(req, pool.loads);
+    FATHOM_CHECK(r >= 0, "a router found no replica that takes requests");
+    return *pool.replicas[static_cast<size_t>(r)];
 }
 
 namespace {
@@ -146,9 +166,17 @@ void ServingSystem::admit(const Request& given) {
     if (entry.pool.role == PoolRole::Decode) return arrive_with_kv(s);
     // The prefill pool alone: the first token ends the request here (an unlimited decode pool).
     if (entry.pool.role == PoolRole::Prefill && !decode_) s->req.output_tokens = 1;
+    if (entry.pool.role == PoolRole::Aggregated) check_capacity(*entry.replicas.front(), req, "a replica's");
+    if (autoscaler_ && std::none_of(entry.replicas.begin(), entry.replicas.end(),
+                                    [&](const auto& x) { return autoscaler_->available(x->id()); })) {
+        // No replica serves (scaled to zero, or all starting): the request waits at the front door.
+        signals_.arrived.emit(*s);
+        front_door_.push_back(s);
+        autoscaler_->wake_from_zero();
+        return;
+    }
     Replica& r = route(entry, req);
     // A request stays on an aggregated replica to its end; a prefill replica sends its KV away.
-    if (entry.pool.role == PoolRole::Aggregated) check_capacity(r, req, "a replica's");
     signals_.arrived.emit(*s);
     r.routed();
     r.enqueue(s);
@@ -188,7 +216,43 @@ void ServingSystem::prefilled(Replica& from, Sequence* s) {
 
 void ServingSystem::finished(Sequence* s) {
     signals_.finished.emit(*s, sim_.now());
+    if (autoscaler_) {
+        last_finish_ = sim_.now();
+        const double first = s->first_token.seconds(), end = sim_.now().seconds();
+        const double tpot =
+            s->req.output_tokens > 1 ? (end - first) / static_cast<double>(s->req.output_tokens - 1) : 0;
+        autoscaler_->finished(s->replica, first - s->arrival.seconds(), tpot);
+    }
     if (s->phase == Phase::Done) free_.push_back(s);
+}
+
+// A cold start ended: a replica that served before is a fresh engine (empty caches), and the
+// requests at the front door go through the router.
+void ServingSystem::ready(int replica) {
+    PoolState& pool = pools_.front();
+    const auto i = static_cast<size_t>(replica);
+    if (warm_[i]) {
+        Replica& old = *pool.replicas[i];
+        const ReplicaPlace place{pool.pool.role, old.id(), old.index(), old.first_rank()};
+        retired_.push_back(std::move(pool.replicas[i]));
+        pool.replicas[i] = std::make_unique<Replica>(sim_, signals_, *this, place, *pool.pool.layout, pool.memory, in_,
+                                                     *in_.pool_costs.front());
+    }
+    warm_[i] = true;
+    while (!front_door_.empty()) {
+        Sequence* s = front_door_.front();
+        front_door_.pop_front();
+        Replica& r = route(pool, s->req);
+        r.routed();
+        r.enqueue(s);
+    }
+}
+
+sim::Time ServingSystem::end_time() const { return autoscaler_ ? last_finish_ : sim_.now(); }
+
+std::optional<AutoscaleReport> ServingSystem::autoscale_report() const {
+    if (!autoscaler_) return std::nullopt;
+    return autoscaler_->report(end_time());
 }
 
 void ServingSystem::run() {

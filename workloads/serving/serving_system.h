@@ -9,6 +9,7 @@
 //
 // Arrival drivers (arrivals.h) call admit(); observers subscribe to signals() before run().
 #include "sim/simulator.h"
+#include "workloads/serving/autoscale.h"
 #include "workloads/serving/kv_transfer.h"
 #include "workloads/serving/replica.h"
 #include "workloads/serving/router.h"
@@ -24,7 +25,7 @@
 
 namespace fathom::workloads::serving {
 
-class ServingSystem final : public ReplicaHost {
+class ServingSystem final : public ReplicaHost, private Fleet {
 public:
     // Throws sim::InputError when a pool's replica does not fit its devices.
     explicit ServingSystem(const ServingInputs& in);
@@ -53,6 +54,11 @@ public:
     void prefilled(Replica& from, Sequence* s) override;
     void finished(Sequence* s) override;
 
+    // Autoscaling (autoscale.h): the run's end (the last request's completion; without autoscaling,
+    // the last event), and the autoscaler's figures up to it.
+    sim::Time end_time() const;
+    std::optional<AutoscaleReport> autoscale_report() const;
+
 private:
     struct PoolState {
         Pool pool;
@@ -67,6 +73,12 @@ private:
     Replica& route(PoolState& pool, const Request& req);  // the replica the pool's router picks
     void check_capacity(const Replica& r, const Request& req, const char* which) const;
     void arrive_with_kv(Sequence* s);  // the decode pool alone: the prompt's KV is in place
+    // Fleet: the autoscaler's view of the aggregated pool.
+    ReplicaLoad load(int replica) const override {
+        return pools_.front().replicas[static_cast<size_t>(replica)]->load();
+    }
+    void ready(int replica) override;
+    int64_t waiting() const override { return static_cast<int64_t>(front_door_.size()); }
 
     const ServingInputs& in_;
     sim::Simulator sim_;
@@ -78,6 +90,13 @@ private:
     std::optional<AdapterPopularity> popularity_;  // multi-LoRA: draws the adapters requests do not name
     std::deque<Sequence> sequences_;               // stable addresses; recycled through free_
     std::vector<Sequence*> free_;
+    // Autoscaling: the autoscaler, the requests waiting for a replica to start, the replicas that
+    // served before a restart (their figures still count), whether each replica has served.
+    std::unique_ptr<Autoscaler> autoscaler_;
+    std::deque<Sequence*> front_door_;
+    std::vector<std::unique_ptr<Replica>> retired_;
+    std::vector<bool> warm_;
+    sim::Time last_finish_;
 };
 
 }  // namespace fathom::workloads::serving

@@ -19,7 +19,8 @@ public:
         auto it = home_.find(key);
         if (it != home_.end()) {
             const auto& h = replicas[static_cast<size_t>(it->second)];
-            if (h.outstanding <= 2 * replicas[static_cast<size_t>(least)].outstanding + 4) return it->second;
+            if (h.available && h.outstanding <= 2 * replicas[static_cast<size_t>(least)].outstanding + 4)
+                return it->second;
         }
         home_[key] = least;
         return least;

@@ -7,9 +7,13 @@ namespace {
 class RoundRobin final : public Router {
 public:
     int route(const Request&, const std::vector<ReplicaLoad>& replicas) override {
-        const int r = static_cast<int>(next_ % replicas.size());
-        ++next_;
-        return r;
+        // The next available replica in turn (all of them without autoscaling).
+        for (size_t tries = 0; tries < replicas.size(); ++tries) {
+            const auto r = static_cast<size_t>(next_ % replicas.size());
+            ++next_;
+            if (replicas[r].available) return static_cast<int>(r);
+        }
+        return -1;
     }
 
 private:

@@ -16,9 +16,11 @@ const RouterRegistry& router_registry() {
 }
 
 int least_outstanding(const std::vector<ReplicaLoad>& replicas) {
-    int best = 0;
-    for (size_t i = 1; i < replicas.size(); ++i)
-        if (replicas[i].outstanding < replicas[static_cast<size_t>(best)].outstanding) best = static_cast<int>(i);
+    int best = -1;
+    for (size_t i = 0; i < replicas.size(); ++i)
+        if (replicas[i].available &&
+            (best < 0 || replicas[i].outstanding < replicas[static_cast<size_t>(best)].outstanding))
+            best = static_cast<int>(i);
     return best;
 }
 

@@ -17,6 +17,12 @@ std::string ArrivalProcess::check() const {
         if (!(on_s > 0) || !std::isfinite(on_s)) return "on_s must be > 0 (mean on period, s)";
         if (!(off_s > 0) || !std::isfinite(off_s)) return "off_s must be > 0 (mean off period, s)";
     }
+    if (kind == ArrivalKind::Diurnal) {
+        if (!(peak_to_trough >= 1) || !std::isfinite(peak_to_trough))
+            return "peak_to_trough must be >= 1 (the highest rate of a period over its lowest)";
+        if (!(period_s > 0) || !std::isfinite(period_s)) return "period_s must be > 0";
+        if (!std::isfinite(peak_s)) return "peak_s must be finite";
+    }
     return "";
 }
 
@@ -127,6 +133,16 @@ private:
                     t = on_start + arrivals_.exponential(a.rate);
                 }
                 return now_ = t;
+            }
+            case ArrivalKind::Diurnal: {
+                // Thinning: candidates at the peak rate, each kept with probability rate(t) / peak.
+                const double amp = a.amplitude(), peak = a.rate * (1 + amp);
+                constexpr double two_pi = 6.283185307179586;
+                for (;;) {
+                    now_ += arrivals_.exponential(peak);
+                    const double phase = two_pi * (now_ - a.peak_time()) / a.period_s;
+                    if (arrivals_.uniform() * (1 + amp) < 1 + amp * std::cos(phase)) return now_;
+                }
             }
         }
         return 0;

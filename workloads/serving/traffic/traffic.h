@@ -39,13 +39,14 @@ public:
     virtual const std::vector<std::string>& slo_classes() const = 0;
 };
 
-enum class ArrivalKind { Offline, Poisson, Gamma, Bursty, Constant };
+enum class ArrivalKind { Offline, Poisson, Gamma, Bursty, Constant, Diurnal };
 constexpr auto enum_names(ArrivalKind) {
     return sim::name_table<ArrivalKind>({{ArrivalKind::Offline, "offline"},
                                          {ArrivalKind::Poisson, "poisson"},
                                          {ArrivalKind::Gamma, "gamma"},
                                          {ArrivalKind::Bursty, "bursty"},
-                                         {ArrivalKind::Constant, "constant"}});
+                                         {ArrivalKind::Constant, "constant"},
+                                         {ArrivalKind::Diurnal, "diurnal"}});
 }
 
 // Arrival times of consecutive requests. Offline: all at 0. Poisson: exponential gaps of mean
@@ -53,12 +54,22 @@ constexpr auto enum_names(ArrivalKind) {
 // variation cv. Constant: request i at exactly i/rate. Bursty: starts in an on period at t = 0;
 // on and off periods alternate with exponential lengths of means on_s and off_s, and arrivals are
 // Poisson at `rate` during on periods only (long-run rate: rate x on_s / (on_s + off_s)).
+// Diurnal: Poisson with a rate that follows the day, rate x (1 + a cos(2 pi (t - peak_s) / period_s))
+// with a = (peak_to_trough - 1) / (peak_to_trough + 1): mean `rate` over a period, highest at
+// peak_s (and every period after), peak_to_trough times higher than half a period later. Drawn by
+// thinning (Lewis and Shedler): candidates at the peak rate, each kept with probability rate(t) /
+// peak rate.
 struct ArrivalProcess {
     ArrivalKind kind = ArrivalKind::Poisson;
-    double rate = 0;   // requests/s (Poisson, Gamma, Constant; Bursty: the rate while on)
-    double cv = 1;     // Gamma: coefficient of variation of the inter-arrival gaps (1 = Poisson)
-    double on_s = 0;   // Bursty: mean length of an on period (exponential) ...
-    double off_s = 0;  // ... and of an off period (exponential), Poisson arrivals while on
+    double rate = 0;            // requests/s (Poisson, Gamma, Constant; Bursty: the rate while on)
+    double cv = 1;              // Gamma: coefficient of variation of the inter-arrival gaps (1 = Poisson)
+    double on_s = 0;            // Bursty: mean length of an on period (exponential) ...
+    double off_s = 0;           // ... and of an off period (exponential), Poisson arrivals while on
+    double period_s = 86400;    // Diurnal: the length of a day
+    double peak_s = -1;         // Diurnal: when the rate peaks (-1: half a period in)
+    double peak_to_trough = 0;  // Diurnal: the highest rate over the lowest (>= 1)
+    double amplitude() const { return (peak_to_trough - 1) / (peak_to_trough + 1); }
+    double peak_time() const { return peak_s >= 0 ? peak_s : period_s / 2; }
     std::string check() const;
 };
 

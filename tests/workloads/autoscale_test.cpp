@@ -1,0 +1,205 @@
+// Autoscaling (workloads/serving/autoscale.h): a cold start's parts in closed form per weight
+// source, an autoscaler that never scales changing no prediction, GPU-hours of a fixed fleet, a
+// scale from zero costing the first request one cold start, Little's law setting the queue
+// policy's steady replica count, drains losing no request, and bad settings refused by key.
+#include "workloads/serving/autoscale.h"
+
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/serving_fixture.h"
+#include "workloads/serving/serving_plan.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+using namespace fathom;
+using namespace fathom::workloads::serving;
+
+using testing::serve;
+
+namespace {
+
+// Llama 3 8B on H100s (vLLM's preset), up to `replicas` replicas of one GPU, with the
+// serving.autoscale block's lines `autoscale`, to `traffic` (a flow mapping's contents).
+plans::Scenario scenario(const std::string& autoscale, const std::string& traffic, int replicas = 8) {
+    std::string yaml =
+        "kind: serving\nseed: 5\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
+        "serving:\n  engine: vllm\n  tp: 1\n  replicas: " +
+        std::to_string(replicas) + "\n";
+    if (!autoscale.empty()) yaml += "  autoscale:\n" + autoscale;
+    yaml += "traffic: {" + traffic + ", prompt: 512, output: 128}\nslo: {ttft: 2 s, tpot: 50 ms}\n";
+    return testing::serving_scenario(yaml);
+}
+
+}  // namespace
+
+TEST_CASE("a cold start is the engine's start, the weights over their path's bandwidth, and graph capture",
+          "[autoscale]") {
+    hardware::ClusterSpec c = testing::h100_cluster(8);
+    c.pcie.bandwidth = 64e9;
+    c.pcie.efficiency = 0.8;  // 51.2 GB/s host to device
+    c.nic.bandwidth = 50e9;
+    c.nic.efficiency = 0.9;
+    c.nics_per_node = 8;
+    hardware::SsdSpec ssd;
+    ssd.read_bandwidth = 7e9;
+    c.ssd = ssd;
+    c.ssds_per_node = 2;
+    hardware::FileSystemSpec fs;
+    fs.read_bandwidth = 100e9;
+    fs.client_bandwidth = 25e9;
+    c.storage = fs;
+    PoolLayout tp4;
+    tp4.tp = 4;
+    AutoscaleSettings a;
+    a.policy = "queue";
+    a.engine_start_s = 5;
+    a.graph_capture_s = 30;
+    const double w = 4.0e9;  // a GPU's weights
+    auto load_s = [&](const std::string& from) {
+        a.weights_from = from;
+        const ColdStart cs = cold_start(a, c, tp4, w);
+        CHECK(cs.total() == Approx(35 + cs.weights_s).epsilon(1e-12));
+        return cs.weights_s;
+    };
+    // host: 4 GB over 51.2 GB/s = 78.1 ms.
+    CHECK(load_s("host") == Approx(4.0 / 51.2).epsilon(1e-12));
+    // ssd: two 7 GB/s drives shared by the replica's 4 GPUs on the node: 3.5 GB/s each, 1.143 s.
+    CHECK(load_s("ssd") == Approx(4.0 / 3.5).epsilon(1e-12));
+    // storage: the node's client at 25 GB/s (below the 100 GB/s aggregate) over 4 GPUs: 0.64 s.
+    CHECK(load_s("storage") == Approx(4.0 / 6.25).epsilon(1e-12));
+    // peer: a GPU's NIC (8 x 50 GB/s over 8 GPUs) at 90%: 45 GB/s, 88.9 ms.
+    CHECK(load_s("peer") == Approx(4.0 / 45).epsilon(1e-12));
+    // A measured loader's bandwidth replaces the path.
+    a.load_bandwidth = 2e9;
+    CHECK(load_s("ssd") == Approx(2.0).epsilon(1e-12));
+    a.load_bandwidth = 0;
+    // No drives: refused by key.
+    c.ssd.reset();
+    a.weights_from = "ssd";
+    CHECK_THROWS_WITH(cold_start(a, c, tp4, w), Catch::Contains("cluster.ssd"));
+}
+
+TEST_CASE("an autoscaler that never scales changes no prediction, and holds replicas x GPUs for the run",
+          "[autoscale]") {
+    // Constant arrivals (the first at t = 0), two replicas held throughout (min = initial = most):
+    // GPU-hours = 2 GPUs x (first arrival -> last completion) / 3600.
+    const std::string traffic = "arrival: constant, rate: 6, num_requests: 600";
+    const ServingReport fixed = serve(scenario("", traffic, 2));
+    const ServingReport held =
+        serve(scenario("    policy: queue\n    target: 1\n    min_replicas: 2\n    weights_from: host\n", traffic, 2));
+    CHECK(held.ttft_s.p90 == fixed.ttft_s.p90);
+    CHECK(held.tpot_s.p50 == fixed.tpot_s.p50);
+    CHECK(held.output_tokens_per_s == fixed.output_tokens_per_s);
+    REQUIRE(held.autoscale);
+    CHECK(held.autoscale->gpu_hours == Approx(2 * held.all_duration_s / 3600).epsilon(1e-9));
+    CHECK(held.autoscale->replicas_mean == Approx(2).epsilon(1e-12));
+    CHECK(held.autoscale->scale_ups == 0);
+    CHECK(held.autoscale->scale_downs == 0);
+    CHECK(!fixed.autoscale);
+}
+
+TEST_CASE("scaled to zero, the first request waits one cold start", "[autoscale]") {
+    // One request at t = 0 with no replica: one starts at once (the activator) and serves it after
+    // engine_start 5 s + 16.06 GB of weights over the H100's host link + graph_capture 10 s. Its
+    // TTFT is that cold start plus its TTFT on a warm replica.
+    const std::string traffic = "arrival: offline, num_requests: 1";
+    const ServingReport warm = serve(scenario("", traffic, 1));
+    const plans::Scenario s = scenario(
+        "    policy: queue\n    target: 4\n    min_replicas: 0\n    weights_from: host\n"
+        "    engine_start: 5 s\n    graph_capture: 10 s\n",
+        traffic, 1);
+    const ServingReport cold = serve(s);
+    REQUIRE(cold.autoscale);
+    CHECK(cold.weight_bytes_per_gpu > 16e9);
+    CHECK(cold.autoscale->cold_start_s ==
+          Approx(15 + cold.weight_bytes_per_gpu / s.cluster.pcie.achievable_bandwidth()).epsilon(1e-12));
+    CHECK(cold.ttft_s.p50 - warm.ttft_s.p50 == Approx(cold.autoscale->cold_start_s).epsilon(1e-9));
+    CHECK(cold.autoscale->scale_ups == 1);
+}
+
+TEST_CASE("the queue policy settles where Little's law puts it: ceil(rate x latency / target)", "[autoscale]") {
+    // 20 requests/s, each in the system W seconds: L = 20 W requests outstanding (Little's law;
+    // the time-average a fixed fleet of 5 measures at the same load a replica), so ceil(L / 4)
+    // replicas at a target of 4. W is ~0.92 s (128 decodes of ~7 ms), L ~18.4: 5 replicas.
+    // Starting from one overloaded replica the fleet grows, then settles after the 60 s
+    // stabilization window.
+    const std::string traffic = "arrival: constant, rate: 20, num_requests: 16000";
+    const ServingReport five = serve(scenario("", traffic, 5));
+    CHECK(five.mean_in_system == Approx(20 * five.e2e_s.mean).epsilon(0.02));
+    const double expected = std::ceil(five.mean_in_system / 4);
+    CHECK(expected == 5);
+    const ServingReport r = serve(
+        scenario("    policy: queue\n    target: 4\n    weights_from: host\n    scale_down_delay: 60 s\n", traffic, 8));
+    REQUIRE(r.autoscale);
+    REQUIRE(!r.autoscale->timeline.empty());
+    CHECK(static_cast<double>(r.autoscale->timeline.back().second) == expected);
+    CHECK(r.autoscale->timeline.back().first < 400);  // settled well before the 800 s run ends
+    CHECK(r.requests == 16000);
+}
+
+TEST_CASE("a diurnal day scaled by each policy: drains lose no request, and fewer GPU-hours than a fixed fleet",
+          "[autoscale]") {
+    // Two compressed "days" of 1,800 s, 2 to 32 requests/s (mean 17, peak 16x the trough): the
+    // fleet grows for the peak and drains at the trough. Every request is served; the queue and
+    // KV policies hold fewer GPU-hours than 8 replicas throughout.
+    const std::string traffic = "arrival: diurnal, rate: 17, peak_to_trough: 16, period: 1800 s, num_requests: 61200";
+    const ServingReport fixed = serve(scenario("", traffic, 8));
+    const double fixed_gpu_hours = 8 * fixed.all_duration_s / 3600;
+    for (const std::string policy : {"queue\n    target: 4", "kv\n    target: 0.02"}) {
+        INFO(policy);
+        const ServingReport r = serve(
+            scenario("    policy: " + policy + "\n    weights_from: host\n    scale_down_delay: 120 s\n", traffic, 8));
+        REQUIRE(r.autoscale);
+        CHECK(r.requests == 61200);
+        CHECK(r.autoscale->scale_ups > 0);
+        CHECK(r.autoscale->scale_downs > 0);
+        CHECK(r.autoscale->replicas_peak > 1);
+        CHECK(r.autoscale->gpu_hours < fixed_gpu_hours);
+    }
+    // Latency hardly moves with load until a replica nears saturation, so the SLO policy grows the
+    // fleet when its target share is tight (TPOT 7.5 ms of 50 ms: a decode step at the peak's
+    // batch) and rarely finds headroom to shrink it.
+    const ServingReport slo = serve(scenario(
+        "    policy: slo\n    target: 0.15\n    weights_from: host\n    scale_down_delay: 120 s\n", traffic, 8));
+    REQUIRE(slo.autoscale);
+    CHECK(slo.requests == 61200);
+    CHECK(slo.autoscale->scale_ups > 0);
+}
+
+TEST_CASE("autoscaling runs are deterministic", "[autoscale]") {
+    const std::string traffic = "arrival: diurnal, rate: 10, peak_to_trough: 8, period: 600 s, num_requests: 6000";
+    const plans::Scenario s = scenario("    policy: queue\n    target: 4\n    weights_from: host\n", traffic);
+    const ServingReport a = serve(s), b = serve(s);
+    REQUIRE(a.autoscale);
+    CHECK(a.autoscale->gpu_hours == b.autoscale->gpu_hours);
+    CHECK(a.autoscale->timeline == b.autoscale->timeline);
+    CHECK(a.ttft_s.p90 == b.ttft_s.p90);
+}
+
+TEST_CASE("bad autoscaling settings are refused by key", "[autoscale]") {
+    const std::string traffic = "arrival: poisson, rate: 4, num_requests: 10";
+    auto refused = [&](const std::string& autoscale, const std::string& key) {
+        CHECK_THROWS_WITH(scenario(autoscale, traffic), Catch::Contains("key '" + key + "'"));
+    };
+    refused("    policy: queue\n    weights_from: host\n", "serving.autoscale.target");
+    refused("    policy: queue\n    target: 4\n", "serving.autoscale.weights_from");
+    refused("    policy: queue\n    target: 4\n    weights_from: ssd\n", "serving.autoscale.weights_from");  // no SSD
+    refused("    policy: queue\n    target: 4\n    weights_from: host\n    min_replicas: 9\n",
+            "serving.autoscale.min_replicas");
+    refused("    policy: queue\n    target: 4\n    weights_from: peer\n    min_replicas: 0\n",
+            "serving.autoscale.weights_from");
+    refused("    policy: fastest\n", "serving.autoscale.policy");
+    // SGLang's preset states no engine start-up time (its graph capture it does); slo needs an SLO.
+    const std::string sg =
+        "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
+        "serving:\n  engine: sglang\n  replicas: 2\n  autoscale: {policy: slo, target: 0.8, weights_from: host}\n"
+        "traffic: {" +
+        traffic + ", prompt: 512, output: 128}\n";
+    CHECK_THROWS_WITH(testing::serving_scenario(sg), Catch::Contains("serving.autoscale.engine_start") &&
+                                                         !Catch::Contains("serving.autoscale.graph_capture") &&
+                                                         Catch::Contains("needs slo.ttft or slo.tpot"));
+}
