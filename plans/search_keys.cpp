@@ -10,11 +10,14 @@
 #include "plans/search_product.h"
 #include "sim/error.h"
 #include "sim/units.h"
+#include "workloads/serving/autoscale.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/formats.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 
@@ -93,6 +96,30 @@ void apply_accelerator(ServingPlan& p, const Key<ServingPlan>& k, const KeyValue
     const hardware::AcceleratorSpec& spec = b.catalog->accelerator(id);
     set_axis_key(p, k, KeyValue(id == b.cluster.accelerator.id ? std::string() : id));
     p.replica.accelerator = spec;
+}
+
+// An entry of search.autoscale: none, a policy (the scenario's target), or policy:target.
+void apply_autoscale(ServingPlan& p, const Key<ServingPlan>& k, const KeyValue& v, int, const SearchBase&) {
+    const std::string& s = to_str(v);
+    const size_t colon = s.find(':');
+    const std::string policy = s.substr(0, colon);
+    const auto choices = workloads::serving::autoscale_policy_choices();
+    if (std::find(choices.begin(), choices.end(), policy) == choices.end()) {
+        std::string expected;
+        for (const auto& c : choices) expected += (expected.empty() ? "" : ", ") + c;
+        throw sim::InputError("'" + s + "': unknown autoscaling policy '" + policy + "' (expected " + expected +
+                                  ", each optionally :target)",
+                              "", 0, "search.autoscale");
+    }
+    set_axis_key(p, k, KeyValue(policy));
+    if (colon == std::string::npos) return;
+    const std::string t = s.substr(colon + 1);
+    char* end = nullptr;
+    const double target = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size() || !(target > 0) || !std::isfinite(target) || policy == "none")
+        throw sim::InputError("'" + s + "': the target after ':' must be a number > 0 (and a policy before it)", "", 0,
+                              "search.autoscale");
+    p.autoscale.target = target;
 }
 
 // off: the aggregated replicas the candidate has; on: each split of them into x prefill and the
@@ -304,6 +331,14 @@ void add_serving_axes(std::vector<SearchKey>& k) {
                     "replicas, xPyD, each of tp x pp, the KV cache moving between them)")
                     .choices({"off", "on"})
                     .serving(split));
+    AxisRule<P> autoscale = scenario_value<P>("serving.autoscale.policy");
+    autoscale.apply = apply_autoscale;
+    k.push_back(Row("search.autoscale", KeyType::ChoiceList,
+                    "autoscaling policies tried (`fathom list autoscalers`), each `policy` (the scenario's "
+                    "serving.autoscale target) or `policy:target`, and none; serving.replicas is the most each "
+                    "holds, and cost counts the GPU-hours held")
+                    .shown_as("list of text")
+                    .serving(autoscale));
     k.push_back(Row("search.policy", KeyType::ChoiceList, "batching policies tried (`fathom list policies`)")
                     .choices(registry_names(workloads::serving::policy_registry()))
                     .serving(scenario_value<P>("serving.policy")));

@@ -32,6 +32,7 @@ bool evaluated_positive(const X& c, Objective o) {
     return evaluated(c, o) && c.*M > 0;
 }
 bool capacity_measured(const SC& c, Objective o) { return evaluated(c, o) && objective_rule(o).measures_capacity; }
+bool autoscaled(const SC& c, Objective) { return c.plan.autoscale.enabled(); }
 
 // A member's value as a field (integers as int64_t).
 template <auto M, typename X>
@@ -124,6 +125,11 @@ const std::vector<CandidateField<SC>>& serving_candidate_fields() {
         {"policy", [](const SC& c) -> FieldValue { return c.plan.batching.policy; }, always<SC>},
         {"format", [](const SC& c) -> FieldValue { return workloads::serving::format_name(c.plan.kernels); },
          always<SC>},
+        {"autoscale",
+         [](const SC& c) -> FieldValue {
+             return c.plan.autoscale.policy + ":" + sim::short_number(c.plan.autoscale.target);
+         },
+         autoscaled},
         {"max_num_seqs", [](const SC& c) -> FieldValue { return c.plan.batching.max_num_seqs; }, always<SC>},
         {"max_num_batched_tokens", [](const SC& c) -> FieldValue { return c.plan.batching.max_num_batched_tokens; },
          always<SC>},
@@ -141,12 +147,15 @@ const std::vector<CandidateField<SC>>& serving_candidate_fields() {
         stored<&SC::tpot_p50_s>("tpot_p50_s", evaluated<SC>),
         stored<&SC::tpot_p90_s>("tpot_p90_s", evaluated<SC>),
         stored<&SC::capacity_requests_per_s>("capacity_requests_per_s", capacity_measured),
-        {"usd_per_hour", &member<&SC::usd_per_hour, SC>, positive<&SC::usd_per_hour, SC>},
+        // Stored: an autoscaled candidate's is set by its evaluation (the GPUs it held on average).
+        stored<&SC::usd_per_hour>("usd_per_hour", positive<&SC::usd_per_hour, SC>),
         stored<&SC::usd_per_1k_good_requests>("usd_per_1k_good_requests",
                                               evaluated_positive<&SC::usd_per_1k_good_requests, SC>),
         stored<&SC::joules_per_output_token>("joules_per_output_token_at_tdp",
                                              evaluated_positive<&SC::joules_per_output_token, SC>),
         stored<&SC::kv_tokens_per_replica>("kv_tokens_per_replica", positive<&SC::kv_tokens_per_replica, SC>),
+        stored<&SC::gpu_hours>("gpu_hours", evaluated_positive<&SC::gpu_hours, SC>),
+        stored<&SC::replicas_mean>("replicas_mean", evaluated_positive<&SC::replicas_mean, SC>),
         stored<&SC::score>("score", evaluated<SC>),
         {"pareto_goodput_cost", &member<&SC::pareto_cost, SC>, evaluated<SC>},
         {"pareto_throughput_ttft", &member<&SC::pareto_latency, SC>, evaluated<SC>},

@@ -102,6 +102,12 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
     c.ttft_p90_s = r.ttft_s.p90;
     c.tpot_p50_s = r.tpot_s.p50;
     c.tpot_p90_s = r.tpot_s.p90;
+    if (r.autoscale) {
+        // The GPUs an autoscaled plan holds on average, not the most it may hold, are what it pays for.
+        c.gpu_hours = r.autoscale->gpu_hours;
+        c.replicas_mean = r.autoscale->replicas_mean;
+        c.usd_per_hour *= r.autoscale->replicas_mean / static_cast<double>(p.replica.replicas);
+    }
     if (c.usd_per_hour > 0 && c.goodput_requests_per_s > 0)
         c.usd_per_1k_good_requests = c.usd_per_hour / 3600.0 / c.goodput_requests_per_s * 1000.0;
     if (first.accelerator.tdp > 0 && c.output_tokens_per_s > 0)

@@ -39,7 +39,7 @@ struct ServingCandidate {
     std::string reason;  // why pruned (the violated keys) or out of memory
     std::string layout;  // "2 x tp4 h100-sxm-80gb", "3P1D tp2 h100-sxm-80gb"
     int gpus = 0;
-    double usd_per_hour = 0;           // the plan's GPUs at their prices; 0 without one
+    double usd_per_hour = 0;  // the plan's GPUs at their prices (autoscaled: those held on average); 0 without one
     double kv_tokens_per_replica = 0;  // from the memory check (decode pool when disaggregated)
     // At the scenario's traffic (every objective).
     double slo_attainment = 0;
@@ -47,6 +47,8 @@ struct ServingCandidate {
     double ttft_p50_s = 0, ttft_p90_s = 0, tpot_p50_s = 0, tpot_p90_s = 0;
     double usd_per_1k_good_requests = 0;  // 0 without a price or without goodput
     double joules_per_output_token = 0;   // at the devices' TDP (an upper bound); 0 without one
+    // Autoscaled (serving.autoscale): the GPU-hours held over the run and the replicas held on average.
+    double gpu_hours = 0, replicas_mean = 0;
     // capacity objective: the highest rate meeting slo.target (median over seeds).
     double capacity_requests_per_s = 0;
     double score = 0;             // the objective's value (higher is better)

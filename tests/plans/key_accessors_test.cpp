@@ -204,6 +204,7 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"search.accelerator", {}},                       // free lists: catalog ids
         {"search.disaggregation", {"off", "on"}},
         {"search.policy", registry_names(workloads::serving::policy_registry())},
+        {"search.autoscale", {}},  // a free list: policies, each optionally :target
         {"search.prices", {}},
         {"search.checkpoint_interval", {}},  // a free list: times with units
         {"search.checkpoint_method", sim::choices<CheckpointMethod>()},

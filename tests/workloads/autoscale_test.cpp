@@ -4,6 +4,8 @@
 // policy's steady replica count, drains losing no request, and bad settings refused by key.
 #include "workloads/serving/autoscale.h"
 
+#include "plans/search_keys.h"
+#include "plans/serving_search.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/serving_fixture.h"
@@ -202,4 +204,60 @@ TEST_CASE("bad autoscaling settings are refused by key", "[autoscale]") {
     CHECK_THROWS_WITH(testing::serving_scenario(sg), Catch::Contains("serving.autoscale.engine_start") &&
                                                          !Catch::Contains("serving.autoscale.graph_capture") &&
                                                          Catch::Contains("needs slo.ttft or slo.tpot"));
+}
+
+TEST_CASE("the serving search ranks autoscaling policies by cost at the SLO", "[autoscale][search]") {
+    // One fixed fleet of 8 and three autoscaled ones over two compressed diurnal days, priced at
+    // $2.5 a GPU-hour. An autoscaled candidate pays for the GPUs it held on average:
+    // usd_per_hour = 2.5 x 8 x replicas_mean / 8. All meet the SLO, so the cost objective ranks
+    // them by USD per 1,000 good requests: the fewer GPU-hours, the better; the fixed fleet last.
+    const plans::Scenario s = scenario("    policy: queue\n    target: 4\n    weights_from: host\n",
+                                       "arrival: diurnal, rate: 17, peak_to_trough: 16, period: 1800 s, "
+                                       "num_requests: 30600",
+                                       8);
+    plans::SearchSpace space;
+    plans::set_search_key(space, "search.tp", std::vector<int64_t>{1});
+    plans::set_search_key(space, "search.replicas", std::vector<int64_t>{8});
+    plans::set_search_key(space, "search.autoscale", std::string("none,queue:2,queue,kv:0.02"));
+    space.price_per_gpu_hour = 2.5;
+    space.objective = plans::Objective::Cost;
+    const auto r = plans::search_serving(s.model, s.cluster, *s.serving(), space, testing::source_context(), s.seed);
+    REQUIRE(r.evaluated == 4);
+    const auto& fixed = r.candidates[0];
+    CHECK(!fixed.plan.autoscale.enabled());
+    CHECK(fixed.usd_per_hour == Approx(20));
+    CHECK(r.candidates[2].plan.autoscale.policy == "queue");
+    CHECK(r.candidates[2].plan.autoscale.target == 4);  // the scenario's target
+    CHECK(r.candidates[3].plan.autoscale.target == 0.02);
+    double last = 0;
+    for (const int64_t i : r.ranking) {
+        const auto& c = r.candidates[static_cast<size_t>(i)];
+        INFO(c.index);
+        CHECK(c.meets_slo());
+        if (c.plan.autoscale.enabled()) CHECK(c.usd_per_hour == Approx(2.5 * c.replicas_mean).epsilon(1e-12));
+        CHECK(c.usd_per_1k_good_requests >= last);
+        last = c.usd_per_1k_good_requests;
+    }
+    CHECK(r.ranking.back() == 0);  // the fixed fleet costs most
+    // Two halves of the search merged (the MPI wire) carry what an autoscaled evaluation set.
+    plans::SearchOptions r0, r1;
+    r0.partition = {0, 2};
+    r1.partition = {1, 2};
+    auto merged = plans::search_serving(s.model, s.cluster, *s.serving(), space, testing::source_context(), s.seed, r0);
+    const auto other =
+        plans::search_serving(s.model, s.cluster, *s.serving(), space, testing::source_context(), s.seed, r1);
+    plans::merge_serving_search_share(merged, plans::encode_serving_search_share(other, r1.partition));
+    plans::finalize_serving_search(merged, space);
+    CHECK(merged.ranking == r.ranking);
+    for (size_t i = 0; i < r.candidates.size(); ++i) {
+        CHECK(merged.candidates[i].usd_per_hour == r.candidates[i].usd_per_hour);
+        CHECK(merged.candidates[i].gpu_hours == r.candidates[i].gpu_hours);
+        CHECK(merged.candidates[i].pareto_cost == r.candidates[i].pareto_cost);
+    }
+    // An unknown policy or a target that is not a number is refused by the axis' key.
+    space.axes.clear();
+    plans::set_search_key(space, "search.tp", std::vector<int64_t>{1});
+    plans::set_search_key(space, "search.autoscale", std::string("queue:fast"));
+    CHECK_THROWS_WITH(plans::search_serving(s.model, s.cluster, *s.serving(), space, testing::source_context(), s.seed),
+                      Catch::Contains("search.autoscale") && Catch::Contains("must be a number"));
 }

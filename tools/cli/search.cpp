@@ -157,14 +157,19 @@ std::string pareto_flags(const plans::Record& r, const char* a, const char* a_la
 void print_ranking(const std::vector<RankingColumn>& columns, const std::vector<plans::Record>& records,
                    const std::vector<int64_t>& ranking, int top, bool priced, bool capacity) {
     std::vector<const RankingColumn*> shown;
+    // A field some records have and others do not (an autoscaled candidate's) varies too.
     auto varies = [&](const char* field) {
         const plans::FieldValue* first = nullptr;
-        for (const plans::Record& r : records)
-            if (const plans::FieldValue* v = r.find(field)) {
-                if (first && !(*v == *first)) return true;
-                first = v;
-            }
-        return false;
+        bool seen = false, absent = false;
+        for (const plans::Record& r : records) {
+            const plans::FieldValue* v = r.find(field);
+            absent = absent || !v;
+            if (!v) continue;
+            if (first && !(*v == *first)) return true;
+            first = v;
+            seen = true;
+        }
+        return seen && absent;
     };
     for (const RankingColumn& c : columns)
         if (c.shown == ColumnShown::Always || (c.shown == ColumnShown::Priced && priced) ||
@@ -189,6 +194,7 @@ void print_ranking(const std::vector<RankingColumn>& columns, const std::vector<
             const plans::FieldValue* v = c.field ? r.find(c.field) : nullptr;
             if (c.text) cell(c, c.text(r));
             else if (!c.field) cell(c, std::to_string(k + 1));
+            else if (!v && c.shown == ColumnShown::Varies) cell(c, "-");  // a field this candidate has not
             else if (v && std::holds_alternative<std::string>(*v)) cell(c, std::get<std::string>(*v));
             else if (v && std::holds_alternative<int64_t>(*v)) cell(c, std::to_string(std::get<int64_t>(*v)));
             else {

@@ -31,7 +31,8 @@ bool same_plan(const ServingPlan& a, const ServingPlan& b) {
     };
     const std::vector<Pool> pa = a.pools(), pb = b.pools();
     if (!std::equal(pa.begin(), pa.end(), pb.begin(), pb.end(), same_pool)) return false;
-    return a.batching.policy == b.batching.policy && a.batching.max_num_seqs == b.batching.max_num_seqs &&
+    return a.batching.policy == b.batching.policy && a.autoscale.policy == b.autoscale.policy &&
+           a.autoscale.target == b.autoscale.target && a.batching.max_num_seqs == b.batching.max_num_seqs &&
            a.batching.max_num_batched_tokens == b.batching.max_num_batched_tokens;
 }
 
@@ -43,6 +44,7 @@ const std::vector<RankingColumn>& serving_columns() {
         {"gpus", "gpus", 4},
         {"policy", "policy", 9, 0, 1, "", true},
         {"format", "format", 6, 0, 1, "", true, ColumnShown::Varies},
+        {"autoscale", "autoscale", 10, 0, 1, "", true, ColumnShown::Varies},
         {"seqs", "max_num_seqs", 5},
         {"tokens", "max_num_batched_tokens", 6},
         {"slo_att", "slo_attainment", 7, 1, 100, "%"},
@@ -53,6 +55,7 @@ const std::vector<RankingColumn>& serving_columns() {
         {"tpot_p50", "tpot_p50_s", 9, 1, 1e3, "ms"},
         {"tpot_p90", "tpot_p90_s", 9, 1, 1e3, "ms"},
         {"cap_rps", "capacity_requests_per_s", 8, 2, 1, "", false, ColumnShown::Capacity},
+        {"gpu_h", "gpu_hours", 8, 2, 1, "", false, ColumnShown::Varies},
         {"$/1k-good", "usd_per_1k_good_requests", 10, 4, 1, "", false, ColumnShown::Priced},
         {"pareto", nullptr, 0, 0, 1, "", true, ColumnShown::Always,
          [](const plans::Record& r) {
