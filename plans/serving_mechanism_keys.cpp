@@ -98,6 +98,16 @@ void add_autoscale_keys(std::vector<SK>& k) {
                      .range(1)
                      .by_default("the path's"),
                  member<&ServingPlan::autoscale, &AutoscaleSettings::load_bandwidth>()});
+    k.push_back({Decl("serving.autoscale.loader_bandwidth", KeyType::Quantity,
+                      "the engine's weight loader: bytes/s a rank parses and copies at most, whatever the path")
+                     .unit(sim::Dimension::Bandwidth)
+                     .range(0)
+                     .by_default("the engine preset's; none without"),
+                 member<&ServingPlan::autoscale, &AutoscaleSettings::loader_bandwidth>()});
+    k.push_back({Decl("serving.autoscale.loader_reads_all", KeyType::Boolean,
+                      "every rank's loader reads the whole checkpoint, not its shard (vLLM's default loader)")
+                     .by_default("the engine preset's; false without"),
+                 member<&ServingPlan::autoscale, &AutoscaleSettings::loader_reads_all>()});
     k.push_back({Decl("serving.autoscale.engine_start", KeyType::Quantity,
                       "a cold start's engine initialization beside the weights and graphs (profiling run, KV "
                       "allocation, warm-up)")

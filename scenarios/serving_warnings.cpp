@@ -21,12 +21,13 @@ void serving_warnings(const Node& serving, const workloads::serving::ServingPlan
     idle_keys(serving, "lora", !p.lora.enabled(),
               {"rank", "max_rank", "max_loras", "popularity", "admission", "modules"},
               "multi-LoRA serving is off (serving.lora.adapters 0): it changes nothing", warn);
-    idle_keys(serving, "autoscale", !p.autoscale.enabled(),
-              {"min_replicas", "initial_replicas", "target", "interval", "scale_down_delay", "tolerance",
-               "weights_from", "load_bandwidth", "engine_start", "graph_capture"},
-              "autoscaling is off (serving.autoscale.policy none): serving.replicas serve throughout; this key "
-              "changes nothing",
-              warn);
+    idle_keys(
+        serving, "autoscale", !p.autoscale.enabled(),
+        {"min_replicas", "initial_replicas", "target", "interval", "scale_down_delay", "tolerance", "weights_from",
+         "load_bandwidth", "loader_bandwidth", "loader_reads_all", "engine_start", "graph_capture"},
+        "autoscaling is off (serving.autoscale.policy none): serving.replicas serve throughout; this key "
+        "changes nothing",
+        warn);
 }
 
 }  // namespace fathom::scenarios

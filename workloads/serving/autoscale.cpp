@@ -46,7 +46,8 @@ ColdStart cold_start(const AutoscaleSettings& a, const hardware::ClusterSpec& c,
     const double on_node = static_cast<double>(std::min<int64_t>(int64_t{layout.tp} * layout.pp, c.gpus_per_node));
     const double pcie = c.pcie.achievable_bandwidth();
     double bw = a.load_bandwidth;
-    if (!(bw > 0)) {
+    const bool measured = bw > 0;
+    if (!measured) {
         if (a.weights_from == "ssd") {
             if (!c.ssd)
                 throw sim::InputError("the cluster has no SSD (cluster.ssd)", "", 0, "serving.autoscale.weights_from");
@@ -71,6 +72,10 @@ ColdStart cold_start(const AutoscaleSettings& a, const hardware::ClusterSpec& c,
     }
     cs.weight_bandwidth = bw;
     cs.weights_s = bw > 0 ? weight_bytes / bw : 0;
+    if (!measured && a.loader_bandwidth > 0) {
+        const double read = a.loader_reads_all ? weight_bytes * layout.tp * layout.pp : weight_bytes;
+        cs.weights_s = std::max(cs.weights_s, read / a.loader_bandwidth);
+    }
     return cs;
 }
 
@@ -139,7 +144,7 @@ void Autoscaler::wake_from_zero() {
 
 void Autoscaler::finished(int replica, double ttft_s, double tpot_s) {
     ttft_.push_back(ttft_s);
-    tpot_.push_back(tpot_s);
+    if (tpot_s >= 0) tpot_.push_back(tpot_s);  // a one-token reply has none
     const auto r = static_cast<size_t>(replica);
     if (state_[r] == State::Draining && fleet_.load(replica).outstanding == 0) set(r, State::Off);
 }

@@ -12,7 +12,9 @@
 //  - A cold start holds its GPUs for engine_start (process, NCCL, profiling, KV allocation) plus
 //    the weights' load (weight bytes of a GPU over the bandwidth of `weights_from`: the node's
 //    SSDs, the shared file system, host memory, or a running replica's GPU over the scale-out
-//    network) plus graph_capture (CUDA graphs, torch.compile), then takes requests.
+//    network; or the engine's loader where it is slower: vLLM's default loader parses the whole
+//    checkpoint on every rank at ~1.85 GB/s) plus graph_capture (CUDA graphs, torch.compile), then
+//    takes requests.
 //  - Scale-down drains: the replica with the fewest outstanding requests (the newest on ties)
 //    takes no new ones, finishes those it has, then gives its GPUs back. A restarted replica is a
 //    fresh engine (empty caches).
@@ -22,8 +24,9 @@
 // drain, or to the end of the run (the last request's completion).
 //
 // Not modelled: several replicas starting on one node sharing its drives (each start gets the
-// bandwidth of its own GPUs' share); a weight loader slower than its path (state load_bandwidth
-// for a measured loader); scaling a disaggregated plan's pools.
+// bandwidth of its own GPUs' share); loaders other than the engine's default (state load_bandwidth
+// for a measured one: Run:ai's streamer, fastsafetensors, ServerlessLLM); scaling a disaggregated
+// plan's pools.
 #include "hardware/spec.h"
 #include "sim/registry.h"
 #include "sim/simulator.h"
@@ -48,8 +51,12 @@ struct AutoscaleSettings {
     double interval_s = 15;
     double scale_down_delay_s = 300;
     double tolerance = 0.1;
-    std::string weights_from;     // ssd, storage, host, peer ("": not stated)
-    double load_bandwidth = 0;    // bytes/s a GPU loads its weights at (0: from the path of weights_from)
+    std::string weights_from;   // ssd, storage, host, peer ("": not stated)
+    double load_bandwidth = 0;  // bytes/s a GPU loads its weights at (0: from the path of weights_from)
+    // The engine's weight loader: bytes/s a rank parses and copies at most (0: no limit), and whether
+    // each rank reads the whole checkpoint (every rank's shards) rather than its own shard.
+    double loader_bandwidth = 0;
+    bool loader_reads_all = false;
     double engine_start_s = -1;   // -1: not stated (the engine preset's)
     double graph_capture_s = -1;  // -1: not stated
 
@@ -67,8 +74,11 @@ struct ColdStart {
     double total() const { return engine_s + weights_s + graphs_s; }
 };
 
-// The cold start of a replica of `layout` holding `weight_bytes` a GPU. Throws sim::InputError
-// naming the key when the cluster lacks the path (no SSD, no shared file system).
+// The cold start of a replica of `layout` holding `weight_bytes` a GPU. The weights take the longer
+// of the path (a GPU's shard over its bandwidth) and the loader (the bytes a rank reads over
+// loader_bandwidth: its shard, or with loader_reads_all the whole checkpoint, weight_bytes x
+// tp x pp); a measured load_bandwidth replaces both. Throws sim::InputError naming the key when the
+// cluster lacks the path (no SSD, no shared file system).
 ColdStart cold_start(const AutoscaleSettings& a, const hardware::ClusterSpec& cluster, const PoolLayout& layout,
                      double weight_bytes);
 
@@ -130,8 +140,8 @@ public:
     void start();  // the first evaluation, one interval in
     // A request found no replica: start one now if none is starting (the activator).
     void wake_from_zero();
-    // A request of `replica` finished after `ttft_s` and `tpot_s`: a draining replica left idle
-    // gives its GPUs back.
+    // A request of `replica` finished after `ttft_s` and `tpot_s` (-1: one token, none): a draining
+    // replica left idle gives its GPUs back.
     void finished(int replica, double ttft_s, double tpot_s);
     AutoscaleReport report(sim::Time end) const;
 

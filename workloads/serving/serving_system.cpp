@@ -220,7 +220,7 @@ void ServingSystem::finished(Sequence* s) {
         last_finish_ = sim_.now();
         const double first = s->first_token.seconds(), end = sim_.now().seconds();
         const double tpot =
-            s->req.output_tokens > 1 ? (end - first) / static_cast<double>(s->req.output_tokens - 1) : 0;
+            s->req.output_tokens > 1 ? (end - first) / static_cast<double>(s->req.output_tokens - 1) : -1;
         autoscaler_->finished(s->replica, first - s->arrival.seconds(), tpot);
     }
     if (s->phase == Phase::Done) free_.push_back(s);
