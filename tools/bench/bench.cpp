@@ -26,6 +26,8 @@
 //                     issue 39: at most 2x BM_Serving's wall time)
 //   BM_ServingLora/...  the same with 100 LoRA adapters of rank 16 in 16 slots per replica (issue
 //                     39: at most 2x BM_Serving's wall time)
+//   BM_ServingAutoscale/...  the same with an autoscaler (queue policy, target 16, 1 to 8
+//                     replicas, weights from host memory)
 //   BM_TrainingRun/N  N seeds of a 54-day run of a 16,384-GPU job (workloads/run/training_run.h):
 //                     ~470 failures and ~1,500 checkpoints each; runs_per_s = simulated runs per
 //                     wall second (issue 38: one run under 1 s, 1,000 seeds under 30 s)
@@ -324,6 +326,12 @@ BENCHMARK(BM_ServingSpeculative)->Arg(58)->Unit(benchmark::kMillisecond)->Iterat
 // The same with 100 LoRA adapters of rank 16 (Zipf 1) in 16 slots: issue 39's bound, at most 2x slower.
 void BM_ServingLora(benchmark::State& state) { serving_run(state, ", lora: {adapters: 100, rank: 16, max_loras: 16}"); }
 BENCHMARK(BM_ServingLora)->Arg(58)->Unit(benchmark::kMillisecond)->Iterations(1);
+// The same with an autoscaler (queue policy, 16 requests a replica, 1 to 8 replicas, weights from
+// host memory): the evaluations every 15 s and the replicas' starts and drains.
+void BM_ServingAutoscale(benchmark::State& state) {
+    serving_run(state, ", autoscale: {policy: queue, target: 16, weights_from: host}");
+}
+BENCHMARK(BM_ServingAutoscale)->Arg(58)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void BM_FlowScaling(benchmark::State& state) {
     plans::ClusterRequest req;
