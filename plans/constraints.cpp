@@ -338,8 +338,6 @@ void check_speculative(std::vector<Violation>& v, const ServingPlan& p) {
             "shared-prefix attention with speculative verification is not modelled (turn one off)");
 }
 
-// Multi-LoRA serving: a rank within the model's and the slots' widths, and the mechanisms it does
-// not combine with yet.
 // Autoscaling: a target, where a cold start's weights come from and what it costs, bounds within
 // the pool, and the mechanisms it does not combine with.
 void check_autoscale(std::vector<Violation>& v, const hardware::ClusterSpec& c, const ServingPlan& p) {
@@ -373,6 +371,8 @@ void check_autoscale(std::vector<Violation>& v, const hardware::ClusterSpec& c, 
         add(v, k + "policy", "slo scales on latency over the SLO: it needs slo.ttft or slo.tpot");
 }
 
+// Multi-LoRA serving: a rank within the model's and the slots' widths, and the mechanisms it does
+// not combine with yet.
 void check_lora(std::vector<Violation>& v, const models::ModelSpec& m, const ServingPlan& p) {
     const auto& lo = p.lora;
     if (!lo.enabled()) return;  // its other keys are warned about (they change nothing)
