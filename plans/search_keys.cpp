@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 namespace fathom::plans {
@@ -98,28 +99,31 @@ void apply_accelerator(ServingPlan& p, const Key<ServingPlan>& k, const KeyValue
     p.replica.accelerator = spec;
 }
 
+// `text` as a finite number, all of it ("2.5"; not "2.5x", "" or "inf"), or nullopt.
+std::optional<double> number_of(const std::string& text) {
+    char* end = nullptr;
+    const double x = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(x)) return std::nullopt;
+    return x;
+}
+
 // An entry of search.autoscale: none, a policy (the scenario's target), or policy:target.
 void apply_autoscale(ServingPlan& p, const Key<ServingPlan>& k, const KeyValue& v, int, const SearchBase&) {
     const std::string& s = to_str(v);
     const size_t colon = s.find(':');
     const std::string policy = s.substr(0, colon);
     const auto choices = workloads::serving::autoscale_policy_choices();
-    if (std::find(choices.begin(), choices.end(), policy) == choices.end()) {
-        std::string expected;
-        for (const auto& c : choices) expected += (expected.empty() ? "" : ", ") + c;
-        throw sim::InputError("'" + s + "': unknown autoscaling policy '" + policy + "' (expected " + expected +
-                                  ", each optionally :target)",
+    if (std::find(choices.begin(), choices.end(), policy) == choices.end())
+        throw sim::InputError("'" + s + "': unknown autoscaling policy '" + policy + "' (expected one of " +
+                                  joined(choices) + ", each optionally :target)",
                               "", 0, "search.autoscale");
-    }
     set_axis_key(p, k, KeyValue(policy));
     if (colon == std::string::npos) return;
-    const std::string t = s.substr(colon + 1);
-    char* end = nullptr;
-    const double target = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size() || !(target > 0) || !std::isfinite(target) || policy == "none")
+    const std::optional<double> target = number_of(s.substr(colon + 1));
+    if (!target || !(*target > 0) || policy == "none")
         throw sim::InputError("'" + s + "': the target after ':' must be a number > 0 (and a policy before it)", "", 0,
                               "search.autoscale");
-    p.autoscale.target = target;
+    p.autoscale.target = *target;
 }
 
 // off: the aggregated replicas the candidate has; on: each split of them into x prefill and the
@@ -145,15 +149,8 @@ void set_prices(S& s, const KeyValue& v) {
     s.prices.clear();
     for (const auto& e : split_choices(to_str(v))) {
         const auto eq = e.find('=');
-        double usd = -1;
-        if (eq != std::string::npos && eq > 0) {
-            try {
-                size_t pos = 0;
-                usd = std::stod(e.substr(eq + 1), &pos);
-                if (pos != e.size() - eq - 1) usd = -1;
-            } catch (const std::exception&) {}
-        }
-        if (!(usd >= 0) || !std::isfinite(usd))
+        const double usd = eq != std::string::npos && eq > 0 ? number_of(e.substr(eq + 1)).value_or(-1) : -1;
+        if (!(usd >= 0))
             throw sim::InputError("expected ID=USD (h100-sxm-80gb=2.5), got '" + e + "'", "", 0, "search.prices");
         s.prices.emplace_back(e.substr(0, eq), usd);
     }

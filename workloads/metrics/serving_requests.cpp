@@ -96,8 +96,7 @@ void ServingRequestCollector::finished(const Sequence& s, sim::Time now) {
     ssd_hit_tokens_ += s.ssd_hit_tokens;
     preemptions_ += s.preemptions;
     const double ttft = first - arrival, e2e = t - arrival;
-    // Requests of one output token have no TPOT (-1), and meet any TPOT target.
-    const double tpot = s.req.output_tokens > 1 ? (t - first) / static_cast<double>(s.req.output_tokens - 1) : -1;
+    const double tpot = serving::tpot_seconds(s.req.output_tokens, first, t);  // -1: one output token
     ttft_.push_back(ttft);
     ttft_service_.push_back(first - scheduled);
     queue_.push_back(scheduled - arrival);

@@ -1,6 +1,7 @@
 #include "workloads/serving/autoscale.h"
 
 #include "sim/error.h"
+#include "sim/stats.h"
 #include "workloads/serving/serving_plan.h"
 
 #include <algorithm>
@@ -70,7 +71,6 @@ ColdStart cold_start(const AutoscaleSettings& a, const hardware::ClusterSpec& c,
                                   "", 0, "serving.autoscale.weights_from");
         }
     }
-    cs.weight_bandwidth = bw;
     cs.weights_s = bw > 0 ? weight_bytes / bw : 0;
     if (!measured && a.loader_bandwidth > 0) {
         const double read = a.loader_reads_all ? weight_bytes * layout.tp * layout.pp : weight_bytes;
@@ -149,28 +149,20 @@ void Autoscaler::finished(int replica, double ttft_s, double tpot_s) {
     if (state_[r] == State::Draining && fleet_.load(replica).outstanding == 0) set(r, State::Off);
 }
 
-namespace {
-
-// The q-quantile of `v` (nearest rank), 0 when empty; reorders v.
-double quantile(std::vector<double>& v, double q) {
-    if (v.empty()) return 0;
-    const auto k = static_cast<size_t>(
-        std::min<double>(static_cast<double>(v.size()) - 1, std::ceil(q * static_cast<double>(v.size())) - 1));
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-    return v[k];
-}
-
-}  // namespace
-
 void Autoscaler::evaluate() {
     for (size_t i = 0; i < state_.size(); ++i) {
         loads_[i] = fleet_.load(static_cast<int>(i));
         loads_[i].available = state_[i] == State::Serving;
     }
     const double q = slo_.target_attainment;
-    FleetView v{
-        loads_, serving_, fleet_.waiting(), static_cast<int64_t>(ttft_.size()), quantile(ttft_, q), quantile(tpot_, q),
-        slo_,   a_.target};
+    FleetView v{loads_,
+                serving_,
+                fleet_.waiting(),
+                static_cast<int64_t>(ttft_.size()),
+                sim::quantile(ttft_, q),
+                sim::quantile(tpot_, q),
+                slo_,
+                a_.target};
     ttft_.clear();
     tpot_.clear();
     const double now = sim_.now().seconds();
@@ -190,10 +182,9 @@ void Autoscaler::evaluate() {
     const int64_t active = serving_ + starting_;
     if (want > active) scale_to(want);
     else if (down_to < active) scale_to(down_to);
-    // The next evaluation, while anything is left to happen (else the run has ended).
-    if (sim_.pending() > 0 || held_ > serving_ || fleet_.waiting() > 0 ||
-        std::any_of(loads_.begin(), loads_.end(), [](const ReplicaLoad& l) { return l.outstanding > 0; }))
-        start();
+    // The next evaluation, while anything is left to happen (a starting replica, an arrival, a batch
+    // in flight are all events; else the run has ended).
+    if (sim_.pending() > 0) start();
 }
 
 void Autoscaler::scale_to(int64_t want) {

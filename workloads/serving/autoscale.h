@@ -70,7 +70,6 @@ const std::vector<std::string>& weight_sources();
 // A cold start's parts, in seconds.
 struct ColdStart {
     double engine_s = 0, weights_s = 0, graphs_s = 0;
-    double weight_bandwidth = 0;  // bytes/s a GPU loads at
     double total() const { return engine_s + weights_s + graphs_s; }
 };
 
@@ -137,6 +136,7 @@ public:
                int64_t replicas, int64_t gpus_per_replica, const ColdStart& cold);
 
     bool available(int replica) const { return state_[static_cast<size_t>(replica)] == State::Serving; }
+    bool any_available() const { return serving_ > 0; }
     void start();  // the first evaluation, one interval in
     // A request found no replica: start one now if none is starting (the activator).
     void wake_from_zero();

@@ -51,4 +51,10 @@ struct Sequence {
     int64_t kv_tokens() const { return computed; }
 };
 
+// A reply's time per output token after the first, from its first token at `first_s` to its last at
+// `end_s`; -1 for a one-token reply (it has none, and meets any TPOT target).
+inline double tpot_seconds(int64_t output_tokens, double first_s, double end_s) {
+    return output_tokens > 1 ? (end_s - first_s) / static_cast<double>(output_tokens - 1) : -1;
+}
+
 }  // namespace fathom::workloads::serving

@@ -167,8 +167,7 @@ void ServingSystem::admit(const Request& given) {
     // The prefill pool alone: the first token ends the request here (an unlimited decode pool).
     if (entry.pool.role == PoolRole::Prefill && !decode_) s->req.output_tokens = 1;
     if (entry.pool.role == PoolRole::Aggregated) check_capacity(*entry.replicas.front(), req, "a replica's");
-    if (autoscaler_ && std::none_of(entry.replicas.begin(), entry.replicas.end(),
-                                    [&](const auto& x) { return autoscaler_->available(x->id()); })) {
+    if (autoscaler_ && !autoscaler_->any_available()) {
         // No replica serves (scaled to zero, or all starting): the request waits at the front door.
         signals_.arrived.emit(*s);
         front_door_.push_back(s);
@@ -218,10 +217,9 @@ void ServingSystem::finished(Sequence* s) {
     signals_.finished.emit(*s, sim_.now());
     if (autoscaler_) {
         last_finish_ = sim_.now();
-        const double first = s->first_token.seconds(), end = sim_.now().seconds();
-        const double tpot =
-            s->req.output_tokens > 1 ? (end - first) / static_cast<double>(s->req.output_tokens - 1) : -1;
-        autoscaler_->finished(s->replica, first - s->arrival.seconds(), tpot);
+        const double first = s->first_token.seconds();
+        autoscaler_->finished(s->replica, first - s->arrival.seconds(),
+                              tpot_seconds(s->req.output_tokens, first, sim_.now().seconds()));
     }
     if (s->phase == Phase::Done) free_.push_back(s);
 }
