@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The calibration campaign on a GPU machine (CUDA toolkit, CMake, PyTorch; no fathom dependencies).
-#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|host|all]
+#   tools/calibrate/campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|host|formats|all]
 # kernels: fathom_calibrate (GEMMs, memory-bound kernels, copies, launch) and attention.py
 #          (flash attention forward/backward, GQA) -> OUT_DIR/measurements.csv, metadata.json,
 #          measurements.csv.fa2.csv
@@ -19,9 +19,13 @@
 #          synchronisation and per-expert launches in MoE layers) -> OUT_DIR/host_overhead.csv (a minute).
 # overlap: overlap.py (compute slowdown beside a communication-shaped copy kernel of 8-132 CTAs)
 #          -> OUT_DIR/overlap.csv, overlap.log (about a minute).
+# formats: calib_ext.cu (Marlin W4A16 and KV block copies, a ctypes library), quant_gemm.py (weight GEMMs of
+#          each serving format against bf16 at 1-4096 rows) -> OUT_DIR/quant_gemm.csv; kv_copies.py (host <->
+#          GPU copies one block per cudaMemcpyAsync and by SMs over unified addressing) -> OUT_DIR/kv_copies.csv
+#          (about 4 minutes).
 # Each part takes about 4-5 minutes on an H100; logs go to OUT_DIR/*.log.
 set -uo pipefail
-out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|host|all]}
+out=${1:?usage: campaign.sh OUT_DIR [kernels|layers|sustained|overlap|step|host|formats|all]}
 what=${2:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
@@ -57,5 +61,13 @@ fi
 if [[ $what == host || $what == all ]]; then
   lscpu > "$out/lscpu.txt" 2>&1
   timeout 300 python3 "$here/host_overhead.py" "$out/host_overhead.csv" 2>&1 | tee "$out/host_overhead.log" | tail -5
+fi
+if [[ $what == formats || $what == all ]]; then
+  "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" -O3 --expt-relaxed-constexpr -shared -Xcompiler -fPIC -gencode=arch=compute_90,code=sm_90 \
+    -o /tmp/libcalib_ext.so "$here/calib_ext.cu" > "$out/formats.log" 2>&1 || { echo "calib_ext build failed"; tail -20 "$out/formats.log"; }
+  timeout 150 python3 "$here/kv_copies.py" "$out/kv_copies.csv" /tmp/libcalib_ext.so 2>&1 | tee -a "$out/formats.log" | tail -3
+  timeout 240 python3 "$here/quant_gemm.py" "$out/quant_gemm.csv" /tmp/libcalib_ext.so 2>&1 | tee -a "$out/formats.log" | tail -3
+  timeout 120 python3 "$here/quant_gemm.py" "$out/quant_gemm_marlin.csv" /tmp/libcalib_ext.so bf16,fp16,w4a16_marlin 2>&1 |
+    tee -a "$out/formats.log" | tail -3
 fi
 wc -l "$out"/*.csv
