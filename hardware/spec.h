@@ -158,6 +158,9 @@ struct PcieSpec {
     double bandwidth = 0;  // bytes/s per direction
     double latency = 0;
     double efficiency = 0;  // achievable fraction (copy engine; 0: not given, the line rate)
+    // Seconds each cudaMemcpyAsync over the link adds beyond its bytes (the driver's submission and
+    // the copy engine's setup; measured; 0: not given).
+    double copy_latency = 0;
     // Bytes/s a large copy-engine copy reaches over the link.
     double achievable_bandwidth() const { return bandwidth * (efficiency > 0 ? efficiency : 1.0); }
 };

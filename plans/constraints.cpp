@@ -412,6 +412,12 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     if (p.kv.offload_bytes > 0 && !p.kv.prefix_caching)
         add(v, "serving.kv_offload",
             "needs serving.prefix_caching: true (the tier keeps the prefix cache's evicted blocks)");
+    if (p.kv.offload_bytes > 0 && p.kv.offload_copy.empty())
+        add(v, "serving.kv_offload_copy",
+            "missing: how the engine copies offloaded blocks back, memcpy or kernel (no engine preset states it)");
+    if (p.kv.offload_bytes > 0 && p.kv.offload_copy == "memcpy" && !(c.pcie.copy_latency > 0))
+        add(v, "serving.kv_offload_copy",
+            "memcpy needs the host link's measured copy_latency (" + c.pcie.id + " states none); kernel does not");
     if (p.kv.offload_ssd_bytes > 0 && !(p.kv.offload_bytes > 0))
         add(v, "serving.kv_offload_ssd", "needs serving.kv_offload (the NVMe tier keeps what host memory drops)");
     if (p.kv.offload_ssd_bytes > 0 && !c.ssd)

@@ -174,6 +174,13 @@ void add_engine_keys(std::vector<SK>& k) {
                      .unit(sim::Dimension::Bytes)
                      .range(0, 1e16),
                  member<&ServingPlan::kv, &KvSettings::offload_ssd_bytes>()});
+    k.push_back({Decl("serving.kv_offload_copy", KeyType::Choice,
+                      "how KV offloading copies blocks back to the GPU: memcpy (one copy per block, layer and K or "
+                      "V, each paying the host link's copy_latency: vLLM's OffloadingConnector) or kernel (one "
+                      "kernel reading host memory: LMCache, SGLang HiCache)")
+                     .choices({"memcpy", "kernel"})
+                     .by_default("the engine preset's; required with kv_offload otherwise"),
+                 member<&ServingPlan::kv, &KvSettings::offload_copy>()});
     k.push_back({Decl("serving.shared_prefix_attention", KeyType::Boolean,
                       "decode attention reads a prefix shared by several sequences of a batch once (Hydragen, "
                       "RelayAttention); needs prefix_caching"),

@@ -281,8 +281,9 @@ hardware::PcieSpec parse_pcie(const Node& n) {
     x.bandwidth = n.sourced_quantity("bandwidth", Dimension::Bandwidth);
     x.latency = n.sourced_quantity("latency", Dimension::Time);
     const Node c = n.child("calibration");
-    c.allow_only({"efficiency"});
+    c.allow_only({"efficiency", "copy_latency"});
     x.efficiency = c.sourced_number("efficiency");
+    if (c.has("copy_latency")) x.copy_latency = c.sourced_quantity("copy_latency", Dimension::Time);
     return x;
 }
 

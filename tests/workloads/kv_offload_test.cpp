@@ -53,17 +53,21 @@ TEST_CASE("a prompt found in host memory loads its blocks over the host link", "
     // the 200 blocks in host memory and loads them (200 x 2,097,152 bytes: 16 tokens x 32 layers x K
     // and V x 8 heads x 128 x 2 bytes) before its prefill of the other 100 tokens. Against the same
     // request finding the prefix on a large GPU cache, its TTFT is longer by the load alone:
-    // 419,430,400 bytes over the H100's achievable host-link bandwidth.
+    // 419,430,400 bytes over the H100's achievable host-link bandwidth when one kernel copies them
+    // (kv_offload_copy kernel: LMCache, SGLang); vLLM's preset copies each block per layer and per
+    // K and V with its own cudaMemcpyAsync (memcpy): 200 x 32 x 2 = 12,800 copies of 3.0 us more
+    // (the PCIe Gen5 link's measured copy_latency), 38.4 ms.
     const std::string trace = testing::write_file(
         "offload.csv",
         "arrival_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens\n0,3300,2,1,3200\n5,3300,2,2,3200\n"
         "10,3300,2,3,3200\n15,3300,2,4,3200\n20,3300,2,5,3200\n25,3300,2,6,3200\n30,3300,2,7,3200\n"
         "60,3300,2,1,3200\n");
-    auto record = [&](double util, const char* offload) {
+    auto record = [&](double util, const std::string& offload) {
         const auto s = scenario(trace, util, offload);
         return std::make_pair(testing::serve(s, true), s.cluster.pcie.achievable_bandwidth());
     };
-    const auto [small, pcie] = record(0.24, "4 GB");
+    const auto [small, pcie] = record(0.24, "4 GB, kv_offload_copy: kernel");
+    const auto memcpy = record(0.24, "4 GB").first;  // vLLM's preset: memcpy
     const auto big = record(0.9, "0 GB").first;
     REQUIRE(small.records.size() == 8);
     CHECK(small.offload_hit_tokens == 3200);
@@ -71,6 +75,26 @@ TEST_CASE("a prompt found in host memory loads its blocks over the host link", "
     CHECK(big.prefix_hit_tokens == 3200);
     const double load = 200.0 * 2097152 / pcie;
     CHECK(small.records[7].ttft_s - big.records[7].ttft_s == Approx(load).epsilon(0.02));
+    CHECK(memcpy.records[7].ttft_s - big.records[7].ttft_s == Approx(load + 200 * 32 * 2 * 3e-6).epsilon(0.02));
+}
+
+TEST_CASE("the copy method of KV offloading is the engine's, required where no preset states it",
+          "[serving][bad-input]") {
+    const hardware::PcieSpec gen5{"gen5", "", 63e9, 1e-6, 0.905, 3e-6};
+    const models::ModelSpec& llama = testing::source_catalog().model("llama3-8b");
+    CHECK(kv_block_copy_seconds("memcpy", gen5, llama, 32) == Approx(32 * 2 * 3e-6));
+    CHECK(kv_block_copy_seconds("memcpy", gen5, llama, 16) == Approx(16 * 2 * 3e-6));  // a PP stage's layers
+    CHECK(kv_block_copy_seconds("kernel", gen5, llama, 32) == 0.0);
+    // TensorRT-LLM's preset does not say how its host tier copies: the key is required.
+    const std::string base =
+        "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, "
+        "gpus_per_node: 1}\nserving: {engine: tensorrt-llm, tp: 1, prefix_caching: true, "
+        "kv_offload: 1 GB";
+    const std::string traffic =
+        "}\ntraffic: {arrival: concurrency, concurrency: 1, num_requests: 2, prompt: 64, output: 8}\n";
+    CHECK_THROWS_WITH(testing::serving_scenario(base + traffic),
+                      Catch::Contains("serving.kv_offload_copy") && Catch::Contains("missing"));
+    CHECK_NOTHROW(testing::serving_scenario(base + ", kv_offload_copy: kernel" + traffic));
 }
 
 TEST_CASE("a host tier as large as a big GPU cache hits as often as that cache", "[serving]") {

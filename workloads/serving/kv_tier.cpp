@@ -2,6 +2,13 @@
 
 namespace fathom::workloads::serving {
 
+double kv_block_copy_seconds(const std::string& copy, const hardware::PcieSpec& link, const models::ModelSpec& m,
+                             int64_t layers) {
+    if (copy != "memcpy") return 0.0;
+    const double tensors = m.mla.enabled() ? 1.0 : 2.0;
+    return static_cast<double>(layers) * tensors * link.copy_latency;
+}
+
 void KvTier::store(uint64_t id) {
     if (capacity_ <= 0) return;
     if (auto it = blocks_.find(id); it != blocks_.end()) {

@@ -6,11 +6,23 @@
 // used dropped first. A request whose prompt continues past its GPU hits with blocks held here
 // loads them back over the host link instead of recomputing them. The tier holds a superset of the
 // GPU's cached blocks while it is larger than the GPU cache.
+#include "hardware/spec.h"
+#include "models/llm/model_spec.h"
+
 #include <cstdint>
 #include <list>
+#include <string>
 #include <unordered_map>
 
 namespace fathom::workloads::serving {
+
+// Seconds the copies of one block loaded back from host memory add beyond its bytes, on one GPU
+// holding `layers` of the model's layers: with `copy` "memcpy" one cudaMemcpyAsync per layer and
+// per K and V tensor (one latent tensor under MLA), each adding the link's copy_latency (vLLM's
+// OffloadingConnector calls ops.swap_blocks per layer, one copy per block); "kernel" none (one
+// kernel reads every block from pinned host memory: LMCache, SGLang HiCache).
+double kv_block_copy_seconds(const std::string& copy, const hardware::PcieSpec& link, const models::ModelSpec& m,
+                             int64_t layers);
 
 class KvTier {
 public:

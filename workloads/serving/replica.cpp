@@ -51,6 +51,8 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
       stage_free_s_(static_cast<size_t>(pool.pp), 0.0),
       slots_(static_cast<size_t>(pool.pp)),
       pcie_bandwidth_(in.cluster.pcie.achievable_bandwidth()),
+      kv_copy_s_(kv_block_copy_seconds(in.plan.kv.offload_copy, in.cluster.pcie, in.model,
+                                       (in.model.layers + pool.pp - 1) / pool.pp)),
       ssd_bandwidth_(in.cluster.ssd ? in.cluster.ssd->read_bandwidth * in.cluster.ssds_per_node /
                                           std::max(1, in.cluster.gpus_per_node)
                                     : 0.0),
@@ -208,7 +210,8 @@ void Replica::try_launch() {
     const double load_bytes =
         b.swap_bytes + state_.take_load_bytes() + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
     const double ssd_bytes = state_.take_ssd_bytes();  // KV offloading's NVMe tier: its drives' share
-    double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0) +
+    const double copies_s = static_cast<double>(state_.take_load_blocks()) * kv_copy_s_;
+    double t = now.seconds() + copies_s + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0) +
                (ssd_bytes > 0 ? ssd_bytes / std::min(ssd_bandwidth_, pcie_bandwidth_) : 0.0);
     for (size_t s = 0; s < stage_free_s_.size(); ++s) {
         if (s > 0) t += cost.p2p_s;

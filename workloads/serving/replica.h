@@ -90,6 +90,7 @@ private:
     int64_t outstanding_ = 0;             // requests routed here and not finished (prefill pool: not prefilled)
     bool wake_pending_ = false;
     double pcie_bandwidth_;
+    double kv_copy_s_;      // seconds a host-tier block's copies add (kv_block_copy_seconds)
     double ssd_bandwidth_;  // one GPU's share of its node's drives' read bandwidth (KV offloading's NVMe tier)
     // Speculative decoding (speculative.h): k drafts a decode, accepted at rate_ each, drawn from
     // seed_; the drafter's time on the last stage.

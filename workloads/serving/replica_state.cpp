@@ -69,6 +69,7 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     s.kv_blocks += need;
     hold_adapter(s);
     load_bytes_ += static_cast<double>(loaded - from_ssd) * block_bytes_;
+    load_blocks_ += loaded - from_ssd;
     ssd_bytes_ += static_cast<double>(from_ssd) * block_bytes_;
     if (s.preemptions == 0 && s.generated == 0) {
         s.hit_tokens = hit * bs;

@@ -34,6 +34,8 @@ public:
     double take_load_bytes() { return std::exchange(load_bytes_, 0.0); }
     // The same for blocks loaded from the NVMe tier.
     double take_ssd_bytes() { return std::exchange(ssd_bytes_, 0.0); }
+    // The host tier's blocks counted in take_load_bytes (their copies' fixed cost), and resets them.
+    int64_t take_load_blocks() { return std::exchange(load_blocks_, int64_t{0}); }
     // Multi-LoRA serving (lora.h): the GPU slots the running sequences' adapters take, and whether
     // admission skips requests whose adapter finds no slot (or stops at them).
     void set_lora(const LoraPool& pool, LoraAdmission admission) {
@@ -94,6 +96,7 @@ private:
     double block_bytes_;
     int64_t lookahead_ = 0;
     double load_bytes_ = 0;
+    int64_t load_blocks_ = 0;
     std::optional<KvTier> tier_;      // KV offloading's host tier (KvSettings::offload_bytes)
     std::optional<KvTier> ssd_tier_;  // and the NVMe tier below it (KvSettings::offload_ssd_bytes)
     double ssd_bytes_ = 0;

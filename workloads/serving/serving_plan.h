@@ -94,6 +94,11 @@ struct KvSettings {
     // An NVMe tier below it (bytes per GPU of the nodes' SSDs, cluster.ssd): the blocks host memory
     // drops, loaded back at the drives' read bandwidth shared by the node's GPUs (0: none).
     double offload_ssd_bytes = 0;
+    // How the tier's blocks come back to the GPU: "memcpy", one cudaMemcpyAsync per block, layer
+    // and K or V tensor (vLLM's OffloadingConnector: ops.swap_blocks per layer), each adding the
+    // host link's copy_latency; "kernel", one kernel reading pinned host memory (LMCache, SGLang
+    // HiCache's io_backend kernel), the link's bandwidth alone ("": not stated).
+    std::string offload_copy;
 };
 
 enum class ArrivalMode { Open, Closed };  // open: the source's arrival times; closed: N clients
