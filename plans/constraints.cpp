@@ -415,6 +415,10 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     if (p.kv.offload_bytes > 0 && p.kv.offload_copy.empty())
         add(v, "serving.kv_offload_copy",
             "missing: how the engine copies offloaded blocks back, memcpy or kernel (no engine preset states it)");
+    if (p.kv.offload_bytes > 0 && p.kv.offload_load.empty())
+        add(v, "serving.kv_offload_load",
+            "missing: when the engine loads offloaded blocks, blocking, layerwise or async (no engine preset states "
+            "it)");
     if (p.kv.offload_bytes > 0 && p.kv.offload_copy == "memcpy" && !(c.pcie.copy_latency > 0))
         add(v, "serving.kv_offload_copy",
             "memcpy needs the host link's measured copy_latency (" + c.pcie.id + " states none); kernel does not");

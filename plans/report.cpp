@@ -269,7 +269,9 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
             continue;
         if (k.info.path == "serving.kv_offload" && !(p.kv.offload_bytes > 0)) continue;
         if (k.info.path == "serving.kv_offload_ssd" && !(p.kv.offload_ssd_bytes > 0)) continue;
-        if (k.info.path == "serving.kv_offload_copy" && !(p.kv.offload_bytes > 0)) continue;
+        if ((k.info.path == "serving.kv_offload_copy" || k.info.path == "serving.kv_offload_load") &&
+            !(p.kv.offload_bytes > 0))
+            continue;
         if ((k.info.path == "traffic.peak_to_trough" || k.info.path == "traffic.period" ||
              k.info.path == "traffic.peak_at") &&
             p.traffic.synthetic.arrival.kind != workloads::serving::ArrivalKind::Diurnal)

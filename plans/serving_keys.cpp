@@ -6,6 +6,7 @@
 #include "sim/error.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/formats.h"
+#include "workloads/serving/kv_tier.h"
 #include "workloads/serving/router.h"
 
 namespace fathom::plans {
@@ -178,9 +179,16 @@ void add_engine_keys(std::vector<SK>& k) {
                       "how KV offloading copies blocks back to the GPU: memcpy (one copy per block, layer and K or "
                       "V, each paying the host link's copy_latency: vLLM's OffloadingConnector) or kernel (one "
                       "kernel reading host memory: LMCache, SGLang HiCache)")
-                     .choices({"memcpy", "kernel"})
+                     .choices(workloads::serving::kv_copy_methods())
                      .by_default("the engine preset's; required with kv_offload otherwise"),
                  member<&ServingPlan::kv, &KvSettings::offload_copy>()});
+    k.push_back({Decl("serving.kv_offload_load", KeyType::Choice,
+                      "when KV offloading's loads run: blocking (before the iteration that admits the request: "
+                      "LMCache), layerwise (beside it, each layer waiting for its blocks: SGLang HiCache) or async "
+                      "(on a copy stream while iterations go on without the request: vLLM's OffloadingConnector)")
+                     .choices(workloads::serving::kv_load_modes())
+                     .by_default("the engine preset's; required with kv_offload otherwise"),
+                 member<&ServingPlan::kv, &KvSettings::offload_load>()});
     k.push_back({Decl("serving.shared_prefix_attention", KeyType::Boolean,
                       "decode attention reads a prefix shared by several sequences of a batch once (Hydragen, "
                       "RelayAttention); needs prefix_caching"),

@@ -10,6 +10,7 @@
 #include "workloads/serving/autoscale.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/formats.h"
+#include "workloads/serving/kv_tier.h"
 #include "workloads/serving/router.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
@@ -194,6 +195,8 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"serving.lora.modules", sim::choices<workloads::serving::LoraModules>()},
         {"serving.autoscale.policy", workloads::serving::autoscale_policy_choices()},  // "none" and the registry
         {"serving.autoscale.weights_from", workloads::serving::weight_sources()},
+        {"serving.kv_offload_copy", workloads::serving::kv_copy_methods()},
+        {"serving.kv_offload_load", workloads::serving::kv_load_modes()},
         {"traffic.arrival", arrivals},
         {"traffic.prompt.distribution", sim::choices<workloads::LengthKind>()},
         {"traffic.output.distribution", sim::choices<workloads::LengthKind>()},

@@ -2,6 +2,16 @@
 
 namespace fathom::workloads::serving {
 
+const std::vector<std::string>& kv_copy_methods() {
+    static const std::vector<std::string> names{"memcpy", "kernel"};
+    return names;
+}
+
+const std::vector<std::string>& kv_load_modes() {
+    static const std::vector<std::string> names{"blocking", "layerwise", "async"};
+    return names;
+}
+
 double kv_block_copy_seconds(const std::string& copy, const hardware::PcieSpec& link, const models::ModelSpec& m,
                              int64_t layers) {
     if (copy != "memcpy") return 0.0;

@@ -13,6 +13,7 @@
 #include <list>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace fathom::workloads::serving {
 
@@ -21,6 +22,11 @@ namespace fathom::workloads::serving {
 // per K and V tensor (one latent tensor under MLA), each adding the link's copy_latency (vLLM's
 // OffloadingConnector calls ops.swap_blocks per layer, one copy per block); "kernel" none (one
 // kernel reads every block from pinned host memory: LMCache, SGLang HiCache).
+// The values of KvSettings::offload_copy ("memcpy", "kernel") and offload_load ("blocking",
+// "layerwise", "async").
+const std::vector<std::string>& kv_copy_methods();
+const std::vector<std::string>& kv_load_modes();
+
 double kv_block_copy_seconds(const std::string& copy, const hardware::PcieSpec& link, const models::ModelSpec& m,
                              int64_t layers);
 

@@ -56,6 +56,8 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
       ssd_bandwidth_(in.cluster.ssd ? in.cluster.ssd->read_bandwidth * in.cluster.ssds_per_node /
                                           std::max(1, in.cluster.gpus_per_node)
                                     : 0.0),
+      layerwise_load_(in.plan.kv.offload_load == "layerwise"),
+      stage_layers_(static_cast<double>(std::max<int64_t>(1, (in.model.layers + pool.pp - 1) / pool.pp))),
       spec_(in.plan.speculative),
       spec_rate_(spec_.enabled() ? spec_.rate() : 0.0),
       seed_(in.seed),
@@ -195,6 +197,7 @@ void Replica::try_launch() {
     Batch& b = slots_[slot];
     b.clear();
     policy_->form(state_, b);
+    start_parked(now);
     if (b.empty()) {
         state_.compact_running();  // a policy may have released sequences (static batching)
         note_kv(now);
@@ -206,16 +209,19 @@ void Replica::try_launch() {
     const double draft_s = shape.verify > 1 ? draft_.seconds(shape.decodes, shape.decode_kv) : 0.0;
     // Pipeline: stage s starts when the batch left stage s-1 and stage s is free. Swapping blocks
     // and loading LoRA adapters over PCIe delay the first stage (vLLM swaps and loads before the
-    // forward pass).
-    const double load_bytes =
-        b.swap_bytes + state_.take_load_bytes() + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
-    const double ssd_bytes = state_.take_ssd_bytes();  // KV offloading's NVMe tier: its drives' share
-    const double copies_s = static_cast<double>(state_.take_load_blocks()) * kv_copy_s_;
-    double t = now.seconds() + copies_s + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0) +
-               (ssd_bytes > 0 ? ssd_bytes / std::min(ssd_bandwidth_, pcie_bandwidth_) : 0.0);
+    // forward pass); so does an offload tier's load, unless it runs layer by layer beside the
+    // stages, whose last layer then waits for the whole load.
+    const double load_bytes = b.swap_bytes + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
+    const int64_t tier_blocks = state_.take_load_blocks();
+    const double tier_s = tier_load_seconds(tier_blocks, state_.take_load_bytes(), state_.take_ssd_bytes());
+    double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0);
+    const double tier_done = t + tier_s;
+    if (!layerwise_load_) t = tier_done;
     for (size_t s = 0; s < stage_free_s_.size(); ++s) {
         if (s > 0) t += cost.p2p_s;
-        t = std::max(t, stage_free_s_[s]) + cost.stage_s[s] + (s + 1 == stage_free_s_.size() ? draft_s : 0.0);
+        t = std::max(t, stage_free_s_[s]) + cost.stage_s[s];
+        if (layerwise_load_ && tier_s > 0) t = std::max(t, tier_done + cost.stage_s[s] / stage_layers_);
+        t += s + 1 == stage_free_s_.size() ? draft_s : 0.0;
         stage_free_s_[s] = t;
     }
     const sim::Time end = engine_time(sim_, t);
@@ -223,6 +229,24 @@ void Replica::try_launch() {
     note_kv(now);
     sim_.schedule_at(end, [this, slot] { complete(slot); });
     if (!free_slots_.empty()) try_launch();  // pipeline: the next batch enters stage 0 when it frees
+}
+
+double Replica::tier_load_seconds(int64_t host_blocks, double host_bytes, double ssd_bytes) const {
+    return static_cast<double>(host_blocks) * kv_copy_s_ + (host_bytes > 0 ? host_bytes / pcie_bandwidth_ : 0.0) +
+           (ssd_bytes > 0 ? ssd_bytes / std::min(ssd_bandwidth_, pcie_bandwidth_) : 0.0);
+}
+
+void Replica::start_parked(sim::Time now) {
+    for (const ReplicaState::ParkedLoad& p : state_.take_parked()) {
+        copy_free_s_ =
+            std::max(now.seconds(), copy_free_s_) + tier_load_seconds(p.host_blocks, p.host_bytes, p.ssd_bytes);
+        Sequence* s = p.seq;
+        sim_.schedule_at(engine_time(sim_, copy_free_s_), [this, s] {
+            s->phase = Phase::Waiting;
+            state_.waiting.push_front(s);
+            wake();
+        });
+    }
 }
 
 // A sequence of the completed batch that has sampled its last token, or (prefill pool) its first.

@@ -74,6 +74,11 @@ private:
     void complete(size_t slot);
     void settle(Sequence* s);
     void note_kv(sim::Time now);
+    // Asynchronous offload loads the policy parked: each copies after the previous one on the
+    // replica's copy stream, then requeues its request at the front of the queue.
+    void start_parked(sim::Time now);
+    // Seconds an offload tier's load takes: its copies' fixed cost, host bytes, NVMe bytes.
+    double tier_load_seconds(int64_t host_blocks, double host_bytes, double ssd_bytes) const;
 
     sim::Simulator& sim_;
     ServingSignals& signals_;
@@ -90,8 +95,11 @@ private:
     int64_t outstanding_ = 0;             // requests routed here and not finished (prefill pool: not prefilled)
     bool wake_pending_ = false;
     double pcie_bandwidth_;
-    double kv_copy_s_;      // seconds a host-tier block's copies add (kv_block_copy_seconds)
-    double ssd_bandwidth_;  // one GPU's share of its node's drives' read bandwidth (KV offloading's NVMe tier)
+    double kv_copy_s_;        // seconds a host-tier block's copies add (kv_block_copy_seconds)
+    double ssd_bandwidth_;    // one GPU's share of its node's drives' read bandwidth (KV offloading's NVMe tier)
+    bool layerwise_load_;     // offload loads beside the iteration, layer by layer (KvSettings::offload_load)
+    double stage_layers_;     // layers a pipeline stage holds (its last one's compute follows the last load)
+    double copy_free_s_ = 0;  // when the copy stream of asynchronous offload loads is free
     // Speculative decoding (speculative.h): k drafts a decode, accepted at rate_ each, drawn from
     // seed_; the drafter's time on the last stage.
     SpeculativeSettings spec_;

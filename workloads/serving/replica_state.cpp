@@ -36,7 +36,8 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     // must be computed to sample from it, as vLLM recomputes the last block on a full hit).
     int64_t hit = 0, loaded = 0, from_ssd = 0;
     KvTier* tier = tier_ ? &*tier_ : nullptr;
-    if (kv_.prefix_caching && s.computed == 0) {
+    const bool probed = kv_.prefix_caching && s.computed == 0;
+    if (probed) {
         if (s.block_ids.empty()) s.block_ids = shareable_blocks(s.req, s.prefill_target, bs);
         const int64_t usable = std::min<int64_t>(static_cast<int64_t>(s.block_ids.size()), (s.prefill_target - 1) / bs);
         std::vector<uint64_t> probe(s.block_ids.begin(), s.block_ids.begin() + usable);
@@ -52,7 +53,9 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         s.cached_blocks = hit;
         s.computed = (hit + loaded) * bs;
     }
-    const int64_t chunk = std::min(max_chunk, s.prefill_target - s.computed);
+    // An asynchronous load admits the request for its cached and loaded tokens only.
+    const bool park = loaded > 0 && kv_.offload_load == "async";
+    const int64_t chunk = park ? 0 : std::min(max_chunk, s.prefill_target - s.computed);
     if (kv_.reserve_output) reserve_tokens = std::max(reserve_tokens, s.req.prompt_tokens + s.req.output_tokens);
     const int64_t tokens = std::max(reserve_tokens, s.computed + chunk);
     const int64_t need = blocks_needed(s, tokens);
@@ -67,15 +70,23 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         return 0;
     }
     s.kv_blocks += need;
-    hold_adapter(s);
-    load_bytes_ += static_cast<double>(loaded - from_ssd) * block_bytes_;
-    load_blocks_ += loaded - from_ssd;
-    ssd_bytes_ += static_cast<double>(from_ssd) * block_bytes_;
-    if (s.preemptions == 0 && s.generated == 0) {
+    if (probed && s.preemptions == 0 && s.generated == 0) {
         s.hit_tokens = hit * bs;
         s.offload_hit_tokens = loaded * bs;
         s.ssd_hit_tokens = from_ssd * bs;
     }
+    const double host_bytes = static_cast<double>(loaded - from_ssd) * block_bytes_;
+    const double ssd_bytes = static_cast<double>(from_ssd) * block_bytes_;
+    if (park) {
+        parked_.push_back({&s, host_bytes, loaded - from_ssd, ssd_bytes});
+        s.phase = Phase::Loading;
+        waiting.pop_front();
+        return kParked;
+    }
+    hold_adapter(s);
+    load_bytes_ += host_bytes;
+    load_blocks_ += loaded - from_ssd;
+    ssd_bytes_ += ssd_bytes;
     s.phase = Phase::Running;
     s.admit_order = ++admissions_;
     waiting.pop_front();

@@ -63,7 +63,21 @@ public:
     // when the blocks would leave fewer than the watermark free; with `reserve_tokens` > 0 the
     // blocks of that many tokens are allocated up front (orca, static: KV for the whole sequence;
     // KvSettings::reserve_output: prompt + output for every policy).
+    // With asynchronous offload loads (KvSettings::offload_load "async") a request whose prompt
+    // continues with tier blocks gets blocks for its cached and loaded tokens only, leaves `waiting`
+    // as Loading, and kParked is returned: the policy goes on to the next request, its budget
+    // untouched. The replica takes the loads (take_parked) and requeues each request at the front
+    // of `waiting` once its blocks are in.
     int64_t admit_front(int64_t max_chunk, int64_t reserve_tokens = 0);
+    static constexpr int64_t kParked = -1;
+    // An asynchronous load: the request and what it copies (host-tier bytes and blocks, NVMe bytes).
+    struct ParkedLoad {
+        Sequence* seq = nullptr;
+        double host_bytes = 0;
+        int64_t host_blocks = 0;
+        double ssd_bytes = 0;
+    };
+    std::vector<ParkedLoad> take_parked() { return std::exchange(parked_, {}); }
     // Running sequences (not swapped, not finished).
     int64_t running_count() const;
     // Ensures the KV blocks for `tokens` tokens of `s`.
@@ -96,6 +110,7 @@ private:
     double block_bytes_;
     int64_t lookahead_ = 0;
     double load_bytes_ = 0;
+    std::vector<ParkedLoad> parked_;
     int64_t load_blocks_ = 0;
     std::optional<KvTier> tier_;      // KV offloading's host tier (KvSettings::offload_bytes)
     std::optional<KvTier> ssd_tier_;  // and the NVMe tier below it (KvSettings::offload_ssd_bytes)

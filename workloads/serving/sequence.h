@@ -15,7 +15,9 @@
 
 namespace fathom::workloads::serving {
 
-enum class Phase : uint8_t { Waiting, Running, Swapped, Transferring, Done };
+// Loading: admitted with blocks found in an offload tier that an asynchronous load is copying in
+// (KvSettings::offload_load "async"); it waits beside the queue until they are in.
+enum class Phase : uint8_t { Waiting, Loading, Running, Swapped, Transferring, Done };
 
 inline constexpr sim::Time kNever = sim::Time::max();  // an event that has not happened
 

@@ -99,6 +99,13 @@ struct KvSettings {
     // host link's copy_latency; "kernel", one kernel reading pinned host memory (LMCache, SGLang
     // HiCache's io_backend kernel), the link's bandwidth alone ("": not stated).
     std::string offload_copy;
+    // When a load runs: "blocking", before the iteration that admits the request (LMCache's
+    // connector loads in the forward pass before the layers run); "layerwise", beside that
+    // iteration, each layer's compute waiting for its layer's blocks (SGLang HiCache's
+    // layer_transfer_counter); "async", on its own stream while iterations go on without the
+    // request, which is admitted once its blocks are in (vLLM's OffloadingConnector:
+    // WAITING_FOR_REMOTE_KVS) ("": not stated).
+    std::string offload_load;
 };
 
 enum class ArrivalMode { Open, Closed };  // open: the source's arrival times; closed: N clients

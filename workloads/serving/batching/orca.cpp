@@ -23,6 +23,7 @@ public:
             const int64_t reserve = std::max(max_len_, s->req.prompt_tokens + s->req.output_tokens);
             const int64_t c = r.admit_front(prompt, reserve);
             if (c == 0) break;
+            if (c == ReplicaState::kParked) continue;  // its blocks are loading
             out.prefill.emplace_back(s, c);
             used += c;
             ++running;

@@ -70,6 +70,7 @@ int64_t add_prefills(ReplicaState& r, Batch& out, int64_t budget, int64_t chunk,
         if (!may_admit(*s)) break;
         const int64_t c = r.admit_front(std::min(chunk, budget - used));
         if (c == 0) break;
+        if (c == ReplicaState::kParked) continue;  // its blocks are loading: the next one
         out.prefill.emplace_back(s, c);
         used += c;
         ++running;

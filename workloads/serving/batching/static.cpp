@@ -27,7 +27,9 @@ public:
             while (r.running_count() < r.batching().max_num_seqs && r.next_admissible()) {
                 Sequence* s = r.waiting.front();
                 const int64_t prompt = s->prefill_target - s->computed;
-                if (r.admit_front(prompt, s->req.prompt_tokens + s->req.output_tokens) == 0) break;
+                const int64_t c = r.admit_front(prompt, s->req.prompt_tokens + s->req.output_tokens);
+                if (c == 0) break;
+                if (c == ReplicaState::kParked) continue;  // its blocks are loading
                 out.prefill.emplace_back(s, prompt);
             }
             return;

@@ -23,6 +23,7 @@ public:
                 if (used > 0 && used + prompt > budget_) break;
                 const int64_t c = r.admit_front(prompt);
                 if (c == 0) break;
+                if (c == ReplicaState::kParked) continue;  // its blocks are loading
                 out.prefill.emplace_back(s, c);
                 used += c;
                 ++running;
