@@ -3,6 +3,7 @@
 #include "plans/keys.h"
 #include "sim/text.h"
 #include "workloads/serving/formats.h"
+#include "workloads/serving/serving_memory.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
 #include <cstdio>
@@ -393,6 +394,22 @@ void check_lora(std::vector<Violation>& v, const models::ModelSpec& m, const Ser
         add(v, "serving.lora.adapters", "multi-LoRA serving with disaggregated prefill and decode is not modelled yet");
 }
 
+// An offload tier holds a KV block of every pool's GPUs at least (checked on a plan that is valid
+// otherwise: the blocks' size needs a layout that divides the model).
+void check_offload_tiers(std::vector<Violation>& v, const models::ModelSpec& m, const ServingPlan& p) {
+    for (const workloads::serving::Pool& pool : p.pools()) {
+        const double block = workloads::serving::replica_memory(m, *pool.layout, p.kernels, p.kv, p.batching, p.engine,
+                                                                p.speculative, p.lora)
+                                 .block_bytes;
+        for (const auto& [key, bytes] : {std::pair{"serving.kv_offload", p.kv.offload_bytes},
+                                         std::pair{"serving.kv_offload_ssd", p.kv.offload_ssd_bytes}})
+            if (bytes > 0 && bytes < block)
+                add(v, key,
+                    str(static_cast<int64_t>(bytes)) + " bytes per GPU hold less than one KV block (" +
+                        str(static_cast<int64_t>(block)) + " bytes on a GPU of " + pool.key + ")");
+    }
+}
+
 }  // namespace
 
 std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hardware::ClusterSpec& c,
@@ -434,6 +451,7 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     check_speculative(v, p);
     check_lora(v, m, p);
     check_autoscale(v, c, p);
+    if (v.empty()) check_offload_tiers(v, m, p);
     return v;
 }
 

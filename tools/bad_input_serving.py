@@ -31,6 +31,10 @@ def lora_cases(add):
         {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}",
                        "serving: {engine: tensorrt-llm, tp: 1, prefix_caching: true, kv_offload: 10 GB}")},
         "validate", "IN")
+    add("silent-class", "kv offload tier smaller than one block",
+        {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}",
+                       "serving: {engine: vllm, tp: 1, prefix_caching: true, kv_offload: 1 MB}")},
+        "run", "IN")
     add("silent-class", "serving fp4 on H100",
         {"s.yaml": sub(SYNTHETIC, "serving: {engine: vllm, tp: 1}", "serving: {engine: vllm, tp: 1, dtype: fp4}")},
         "validate", "IN")
@@ -64,6 +68,7 @@ SERVING_EXPECT = {
     'speculative acceptance length past its drafts': "s.yaml:5: key 'serving.speculative.acceptance_length': impossible plan: a verification of 3 drafts emits at most 4 tokens",
     'lora rank above the hidden size': "s.yaml:5: key 'serving.lora.rank': impossible plan: rank 8192 is above the model's hidden size 4096",
     'kv offload copy method unstated for TensorRT-LLM': "s.yaml:5: key 'serving.kv_offload_copy': impossible plan: missing: how the engine copies offloaded blocks back, memcpy or kernel (no engine preset states it)",
+    'kv offload tier smaller than one block': "s.yaml:5: key 'serving.kv_offload': impossible plan: 1000000 bytes per GPU hold less than one KV block",
     'serving fp4 on H100': "s.yaml:5: key 'serving.dtype': impossible plan: accelerator 'h100-sxm-80gb' has no fp4 tensor cores",
     'lora negative popularity': "s.yaml:5: key 'serving.lora.popularity': must be between 0 and 10, got -1",
     'trace adapter past serving.lora.adapters': "trace.csv:3: key 'adapter': request 1 runs with LoRA adapter 9 but serving.lora.adapters is 4",

@@ -169,6 +169,19 @@ TEST_CASE("KV offloading without prefix caching is refused by key", "[serving][b
                                   "kv_offload: 10}\ntraffic: {arrival: concurrency, concurrency: 1, "
                                   "num_requests: 2, prompt: 64, output: 8}\n"),
         Catch::Contains("serving.kv_offload"));
+    // A tier smaller than one block (Llama 3 8B at TP 1: 16 tokens x 32 layers x K and V x 8 heads x
+    // 128 x 2 bytes = 2,097,152 bytes) holds nothing.
+    CHECK_THROWS_WITH(
+        testing::serving_scenario("kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, "
+                                  "nodes: 1, gpus_per_node: 1}\nserving: {engine: vllm, tp: 1, prefix_caching: "
+                                  "true, kv_offload: 2097151 B}\ntraffic: {arrival: concurrency, concurrency: 1, "
+                                  "num_requests: 2, prompt: 64, output: 8}\n"),
+        Catch::Contains("serving.kv_offload") && Catch::Contains("less than one KV block (2097152 bytes"));
+    CHECK_NOTHROW(
+        testing::serving_scenario("kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, "
+                                  "nodes: 1, gpus_per_node: 1}\nserving: {engine: vllm, tp: 1, "
+                                  "prefix_caching: true, kv_offload: 2097152 B}\ntraffic: {arrival: "
+                                  "concurrency, concurrency: 1, num_requests: 2, prompt: 64, output: 8}\n"));
 }
 
 TEST_CASE("a prompt found on the NVMe tier loads at the drives' read bandwidth", "[serving]") {
