@@ -407,6 +407,11 @@ void check_offload_tiers(std::vector<Violation>& v, const models::ModelSpec& m, 
                 add(v, key,
                     str(static_cast<int64_t>(bytes)) + " bytes per GPU hold less than one KV block (" +
                         str(static_cast<int64_t>(block)) + " bytes on a GPU of " + pool.key + ")");
+        const double whole = workloads::serving::store_block_bytes(m, p.kv);
+        if (p.kv.store_bytes > 0 && p.kv.store_bytes < whole)
+            add(v, "serving.kv_store",
+                str(static_cast<int64_t>(p.kv.store_bytes)) + " bytes hold less than one whole KV block (" +
+                    str(static_cast<int64_t>(whole)) + " bytes over every GPU of a replica)");
     }
 }
 
@@ -429,14 +434,18 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
     if (p.kv.offload_bytes > 0 && !p.kv.prefix_caching)
         add(v, "serving.kv_offload",
             "needs serving.prefix_caching: true (the tier keeps the prefix cache's evicted blocks)");
-    if (p.kv.offload_bytes > 0 && p.kv.offload_copy.empty())
+    if (p.kv.store_bytes > 0 && !p.kv.prefix_caching)
+        add(v, "serving.kv_store", "needs serving.prefix_caching: true (the store keeps the prefix cache's blocks)");
+    if (p.kv.store_bytes > 0 && !(c.nic_bandwidth_per_gpu() > 0))
+        add(v, "serving.kv_store", "needs a scale-out NIC (cluster.nic) to reach the store over");
+    if (p.kv.any_tier() && p.kv.offload_copy.empty())
         add(v, "serving.kv_offload_copy",
             "missing: how the engine copies offloaded blocks back, memcpy or kernel (no engine preset states it)");
-    if (p.kv.offload_bytes > 0 && p.kv.offload_load.empty())
+    if (p.kv.any_tier() && p.kv.offload_load.empty())
         add(v, "serving.kv_offload_load",
             "missing: when the engine loads offloaded blocks, blocking, layerwise or async (no engine preset states "
             "it)");
-    if (p.kv.offload_bytes > 0 && p.kv.offload_copy == "memcpy" && !(c.pcie.copy_latency > 0))
+    if (p.kv.any_tier() && p.kv.offload_copy == "memcpy" && !(c.pcie.copy_latency > 0))
         add(v, "serving.kv_offload_copy",
             "memcpy needs the host link's measured copy_latency (" + c.pcie.id + " states none); kernel does not");
     if (p.kv.offload_ssd_bytes > 0 && !(p.kv.offload_bytes > 0))

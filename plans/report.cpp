@@ -218,6 +218,7 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
         s.add("offload_hit_tokens", r.offload_hit_tokens);
         s.add("offload_hit_rate", r.offload_hit_rate);
         if (r.offload_ssd_hit_rate >= 0) s.add("offload_ssd_hit_rate", r.offload_ssd_hit_rate);
+        if (r.store_hit_rate >= 0) s.add("kv_store_hit_rate", r.store_hit_rate);
     }
     s.add("kv_utilization_mean", r.kv_utilization_mean);
     s.add("kv_utilization_max", r.kv_utilization_max);
@@ -269,8 +270,8 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
             continue;
         if (k.info.path == "serving.kv_offload" && !(p.kv.offload_bytes > 0)) continue;
         if (k.info.path == "serving.kv_offload_ssd" && !(p.kv.offload_ssd_bytes > 0)) continue;
-        if ((k.info.path == "serving.kv_offload_copy" || k.info.path == "serving.kv_offload_load") &&
-            !(p.kv.offload_bytes > 0))
+        if (k.info.path == "serving.kv_store" && !(p.kv.store_bytes > 0)) continue;
+        if ((k.info.path == "serving.kv_offload_copy" || k.info.path == "serving.kv_offload_load") && !p.kv.any_tier())
             continue;
         if ((k.info.path == "traffic.peak_to_trough" || k.info.path == "traffic.period" ||
              k.info.path == "traffic.peak_at") &&

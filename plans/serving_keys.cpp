@@ -175,19 +175,26 @@ void add_engine_keys(std::vector<SK>& k) {
                      .unit(sim::Dimension::Bytes)
                      .range(0, 1e16),
                  member<&ServingPlan::kv, &KvSettings::offload_ssd_bytes>()});
+    k.push_back({Decl("serving.kv_store", KeyType::Quantity,
+                      "a KV store shared by every replica over the network (LMCache's server, Mooncake's store): "
+                      "bytes in all, keeping the blocks any replica computes; a prompt continuing with blocks held "
+                      "there loads them over its GPUs' scale-out NICs (cluster.nic); needs prefix_caching")
+                     .unit(sim::Dimension::Bytes)
+                     .range(0, 1e18),
+                 member<&ServingPlan::kv, &KvSettings::store_bytes>()});
     k.push_back({Decl("serving.kv_offload_copy", KeyType::Choice,
                       "how KV offloading copies blocks back to the GPU: memcpy (one copy per block, layer and K or "
                       "V, each paying the host link's copy_latency: vLLM's OffloadingConnector) or kernel (one "
                       "kernel reading host memory: LMCache, SGLang HiCache)")
                      .choices(workloads::serving::kv_copy_methods())
-                     .by_default("the engine preset's; required with kv_offload otherwise"),
+                     .by_default("the engine preset's; required with kv_offload or kv_store otherwise"),
                  member<&ServingPlan::kv, &KvSettings::offload_copy>()});
     k.push_back({Decl("serving.kv_offload_load", KeyType::Choice,
                       "when KV offloading's loads run: blocking (before the iteration that admits the request: "
                       "LMCache), layerwise (beside it, each layer waiting for its blocks: SGLang HiCache) or async "
                       "(on a copy stream while iterations go on without the request: vLLM's OffloadingConnector)")
                      .choices(workloads::serving::kv_load_modes())
-                     .by_default("the engine preset's; required with kv_offload otherwise"),
+                     .by_default("the engine preset's; required with kv_offload or kv_store otherwise"),
                  member<&ServingPlan::kv, &KvSettings::offload_load>()});
     k.push_back({Decl("serving.shared_prefix_attention", KeyType::Boolean,
                       "decode attention reads a prefix shared by several sequences of a batch once (Hydragen, "

@@ -52,12 +52,16 @@ void print_autoscale(const workloads::serving::ServingPlan& p, const workloads::
 void print_serving_mechanisms(const workloads::serving::ServingPlan& p, const workloads::serving::ServingReport& r) {
     if (p.kv.prefix_caching && r.offload_hit_rate < 0)
         std::printf("prefix cache    %.1f %% of prompt tokens hit\n", 100 * r.prefix_hit_rate);
-    if (p.kv.prefix_caching && r.offload_hit_rate >= 0)
-        std::printf("prefix cache    %.1f %% of prompt tokens hit on the GPU, %.1f %% loaded from host memory%s\n",
+    if (p.kv.prefix_caching && r.offload_hit_rate >= 0) {
+        std::string from;
+        if (r.offload_ssd_hit_rate >= 0) from += sim::short_number(100 * r.offload_ssd_hit_rate) + " % from NVMe";
+        if (r.store_hit_rate >= 0 && p.kv.offload_bytes > 0)
+            from += (from.empty() ? "" : ", ") + sim::short_number(100 * r.store_hit_rate) + " % from the shared store";
+        std::printf("prefix cache    %.1f %% of prompt tokens hit on the GPU, %.1f %% loaded from %s%s\n",
                     100 * r.prefix_hit_rate, 100 * r.offload_hit_rate,
-                    r.offload_ssd_hit_rate >= 0
-                        ? (" (" + sim::short_number(100 * r.offload_ssd_hit_rate) + " % from NVMe)").c_str()
-                        : "");
+                    p.kv.offload_bytes > 0 ? "host memory" : "the shared store",
+                    from.empty() ? "" : (" (" + from + ")").c_str());
+    }
     print_lora(p, r);
     print_speculative(p);
     print_autoscale(p, r);

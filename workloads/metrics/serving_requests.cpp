@@ -94,6 +94,7 @@ void ServingRequestCollector::finished(const Sequence& s, sim::Time now) {
     hit_tokens_ += s.hit_tokens;
     offload_hit_tokens_ += s.offload_hit_tokens;
     ssd_hit_tokens_ += s.ssd_hit_tokens;
+    store_hit_tokens_ += s.store_hit_tokens;
     preemptions_ += s.preemptions;
     const double ttft = first - arrival, e2e = t - arrival;
     const double tpot = serving::tpot_seconds(s.req.output_tokens, first, t);  // -1: one output token
@@ -173,6 +174,8 @@ void ServingRequestCollector::report(serving::ServingReport& rep) {
         prompt_tokens_ ? static_cast<double>(ssd_hit_tokens_) / static_cast<double>(prompt_tokens_) : 0;
     rep.offload_hit_rate =
         prompt_tokens_ ? static_cast<double>(offload_hit_tokens_) / static_cast<double>(prompt_tokens_) : 0;
+    rep.store_hit_rate =
+        prompt_tokens_ ? static_cast<double>(store_hit_tokens_) / static_cast<double>(prompt_tokens_) : 0;
     rep.slo_class_names = class_names_;
     if (class_names_.size() > 1 || !slo_.classes.empty()) report_classes(rep, d);
     std::sort(records_.begin(), records_.end(),

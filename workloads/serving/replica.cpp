@@ -56,6 +56,9 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
       ssd_bandwidth_(in.cluster.ssd ? in.cluster.ssd->read_bandwidth * in.cluster.ssds_per_node /
                                           std::max(1, in.cluster.gpus_per_node)
                                     : 0.0),
+      store_bandwidth_(in.cluster.nic_bandwidth_per_gpu() *
+                       (in.cluster.nic.efficiency > 0 ? in.cluster.nic.efficiency : 1.0)),
+      store_latency_(in.cluster.nic.latency),
       layerwise_load_(in.plan.kv.offload_load == "layerwise"),
       stage_layers_(static_cast<double>(std::max<int64_t>(1, (in.model.layers + pool.pp - 1) / pool.pp))),
       spec_(in.plan.speculative),
@@ -213,7 +216,8 @@ void Replica::try_launch() {
     // stages, whose last layer then waits for the whole load.
     const double load_bytes = b.swap_bytes + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
     const int64_t tier_blocks = state_.take_load_blocks();
-    const double tier_s = tier_load_seconds(tier_blocks, state_.take_load_bytes(), state_.take_ssd_bytes());
+    const double tier_s =
+        tier_load_seconds(tier_blocks, state_.take_load_bytes(), state_.take_ssd_bytes(), state_.take_store_bytes());
     double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0);
     const double tier_done = t + tier_s;
     if (!layerwise_load_) t = tier_done;
@@ -231,15 +235,16 @@ void Replica::try_launch() {
     if (!free_slots_.empty()) try_launch();  // pipeline: the next batch enters stage 0 when it frees
 }
 
-double Replica::tier_load_seconds(int64_t host_blocks, double host_bytes, double ssd_bytes) const {
+double Replica::tier_load_seconds(int64_t host_blocks, double host_bytes, double ssd_bytes, double store_bytes) const {
     return static_cast<double>(host_blocks) * kv_copy_s_ + (host_bytes > 0 ? host_bytes / pcie_bandwidth_ : 0.0) +
-           (ssd_bytes > 0 ? ssd_bytes / std::min(ssd_bandwidth_, pcie_bandwidth_) : 0.0);
+           (ssd_bytes > 0 ? ssd_bytes / std::min(ssd_bandwidth_, pcie_bandwidth_) : 0.0) +
+           (store_bytes > 0 ? store_latency_ + store_bytes / store_bandwidth_ : 0.0);
 }
 
 void Replica::start_parked(sim::Time now) {
     for (const ReplicaState::ParkedLoad& p : state_.take_parked()) {
-        copy_free_s_ =
-            std::max(now.seconds(), copy_free_s_) + tier_load_seconds(p.host_blocks, p.host_bytes, p.ssd_bytes);
+        copy_free_s_ = std::max(now.seconds(), copy_free_s_) +
+                       tier_load_seconds(p.host_blocks, p.host_bytes, p.ssd_bytes, p.store_bytes);
         Sequence* s = p.seq;
         sim_.schedule_at(engine_time(sim_, copy_free_s_), [this, s] {
             s->phase = Phase::Waiting;

@@ -56,6 +56,7 @@ public:
     void receive(Sequence* s);       // decode pool: a sequence whose KV arrived
     void release_sent(Sequence* s);  // prefill pool: its KV has been sent
     void routed() { ++outstanding_; }
+    void share_store(KvTier* store) { state_.share_store(store); }  // KvSettings::store_bytes
     ReplicaLoad load() const;
 
     int id() const { return place_.id; }
@@ -77,8 +78,9 @@ private:
     // Asynchronous offload loads the policy parked: each copies after the previous one on the
     // replica's copy stream, then requeues its request at the front of the queue.
     void start_parked(sim::Time now);
-    // Seconds an offload tier's load takes: its copies' fixed cost, host bytes, NVMe bytes.
-    double tier_load_seconds(int64_t host_blocks, double host_bytes, double ssd_bytes) const;
+    // Seconds an offload tier's load takes: its copies' fixed cost, host bytes, NVMe bytes, and the
+    // shared store's bytes over the GPU's NIC share after one network latency.
+    double tier_load_seconds(int64_t host_blocks, double host_bytes, double ssd_bytes, double store_bytes) const;
 
     sim::Simulator& sim_;
     ServingSignals& signals_;
@@ -97,6 +99,8 @@ private:
     double pcie_bandwidth_;
     double kv_copy_s_;        // seconds a host-tier block's copies add (kv_block_copy_seconds)
     double ssd_bandwidth_;    // one GPU's share of its node's drives' read bandwidth (KV offloading's NVMe tier)
+    double store_bandwidth_;  // one GPU's share of its node's scale-out NICs (the shared KV store's loads)
+    double store_latency_;
     bool layerwise_load_;     // offload loads beside the iteration, layer by layer (KvSettings::offload_load)
     double stage_layers_;     // layers a pipeline stage holds (its last one's compute follows the last load)
     double copy_free_s_ = 0;  // when the copy stream of asynchronous offload loads is free

@@ -34,7 +34,7 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     const int64_t bs = kv_.block_size;
     // Prefix cache: the full cached blocks of the prompt (never the whole prompt: its last token
     // must be computed to sample from it, as vLLM recomputes the last block on a full hit).
-    int64_t hit = 0, loaded = 0, from_ssd = 0;
+    int64_t hit = 0, loaded = 0, from_ssd = 0, from_store = 0;
     KvTier* tier = tier_ ? &*tier_ : nullptr;
     const bool probed = kv_.prefix_caching && s.computed == 0;
     if (probed) {
@@ -49,7 +49,11 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         while (ssd_tier_ && hit + loaded + from_ssd < usable &&
                ssd_tier_->touch(probe[static_cast<size_t>(hit + loaded + from_ssd)]))
             ++from_ssd;
-        loaded += from_ssd;
+        // Then the store the replicas share.
+        while (store_ && hit + loaded + from_ssd + from_store < usable &&
+               store_->touch(probe[static_cast<size_t>(hit + loaded + from_ssd + from_store)]))
+            ++from_store;
+        loaded += from_ssd + from_store;
         s.cached_blocks = hit;
         s.computed = (hit + loaded) * bs;
     }
@@ -74,19 +78,23 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         s.hit_tokens = hit * bs;
         s.offload_hit_tokens = loaded * bs;
         s.ssd_hit_tokens = from_ssd * bs;
+        s.store_hit_tokens = from_store * bs;
     }
-    const double host_bytes = static_cast<double>(loaded - from_ssd) * block_bytes_;
+    const int64_t from_host = loaded - from_ssd - from_store;
+    const double host_bytes = static_cast<double>(from_host) * block_bytes_;
     const double ssd_bytes = static_cast<double>(from_ssd) * block_bytes_;
+    const double store_bytes = static_cast<double>(from_store) * block_bytes_;
     if (park) {
-        parked_.push_back({&s, host_bytes, loaded - from_ssd, ssd_bytes});
+        parked_.push_back({&s, host_bytes, from_host, ssd_bytes, store_bytes});
         s.phase = Phase::Loading;
         waiting.pop_front();
         return kParked;
     }
     hold_adapter(s);
     load_bytes_ += host_bytes;
-    load_blocks_ += loaded - from_ssd;
+    load_blocks_ += from_host;
     ssd_bytes_ += ssd_bytes;
+    store_bytes_ += store_bytes;
     s.phase = Phase::Running;
     s.admit_order = ++admissions_;
     waiting.pop_front();
@@ -149,6 +157,9 @@ void ReplicaState::publish(Sequence& s) {
         if (tier_)
             for (int64_t j = s.cached_blocks; j < s.cached_blocks + ins; ++j)
                 tier_->store(s.block_ids[static_cast<size_t>(j)]);
+        if (store_)
+            for (int64_t j = s.cached_blocks; j < s.cached_blocks + ins; ++j)
+                store_->store(s.block_ids[static_cast<size_t>(j)]);
         s.kv_blocks -= ins;
         s.cached_blocks += ins;
     }

@@ -34,6 +34,11 @@ public:
     double take_load_bytes() { return std::exchange(load_bytes_, 0.0); }
     // The same for blocks loaded from the NVMe tier.
     double take_ssd_bytes() { return std::exchange(ssd_bytes_, 0.0); }
+    // Bytes of blocks loaded from the shared store (one device's shares), and resets them.
+    double take_store_bytes() { return std::exchange(store_bytes_, 0.0); }
+    // The KV store the replicas share (KvSettings::store_bytes; null: none): probed after this
+    // replica's own tiers, and every block computed here is stored in it.
+    void share_store(KvTier* store) { store_ = store; }
     // The host tier's blocks counted in take_load_bytes (their copies' fixed cost), and resets them.
     int64_t take_load_blocks() { return std::exchange(load_blocks_, int64_t{0}); }
     // Multi-LoRA serving (lora.h): the GPU slots the running sequences' adapters take, and whether
@@ -76,6 +81,7 @@ public:
         double host_bytes = 0;
         int64_t host_blocks = 0;
         double ssd_bytes = 0;
+        double store_bytes = 0;
     };
     std::vector<ParkedLoad> take_parked() { return std::exchange(parked_, {}); }
     // Running sequences (not swapped, not finished).
@@ -115,6 +121,8 @@ private:
     std::optional<KvTier> tier_;      // KV offloading's host tier (KvSettings::offload_bytes)
     std::optional<KvTier> ssd_tier_;  // and the NVMe tier below it (KvSettings::offload_ssd_bytes)
     double ssd_bytes_ = 0;
+    KvTier* store_ = nullptr;
+    double store_bytes_ = 0;
     std::optional<LoraPool> lora_;
     LoraAdmission lora_admission_ = LoraAdmission::Skip;
     uint64_t admissions_ = 0;

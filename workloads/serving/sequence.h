@@ -33,6 +33,7 @@ struct Sequence {
     int64_t hit_tokens = 0;           // prompt tokens found in the prefix cache at first admission
     int64_t offload_hit_tokens = 0;   // of the prompt after them, tokens loaded back from the offload tiers
     int64_t ssd_hit_tokens = 0;       // of those, from the NVMe tier
+    int64_t store_hit_tokens = 0;     // of those, from the store the replicas share
     int32_t preemptions = 0;
     int32_t replica = -1;         // where it was prefilled (aggregated: served)
     int32_t decode_replica = -1;  // disaggregated: where it is decoded

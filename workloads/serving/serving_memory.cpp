@@ -39,6 +39,14 @@ double kv_bytes_per_token_layer(const models::ModelSpec& m, double tp, const KvS
     return 2.0 * kv_heads_per_rank * static_cast<double>(m.dim_head()) * hardware::dtype_bytes(kv.dtype);
 }
 
+}  // namespace
+
+double store_block_bytes(const models::ModelSpec& m, const KvSettings& kv) {
+    return static_cast<double>(kv.block_size) * static_cast<double>(m.layers) * kv_bytes_per_token_layer(m, 1.0, kv);
+}
+
+namespace {
+
 // The drafter's own cache of a token a GPU holds, in the target's blocks: a draft model's layers,
 // an EAGLE head's or MTP module's one layer (`per_token_per_layer`, the target's).
 double drafter_token_bytes(const SpeculativeSettings& spec, double per_token_per_layer, double tp,

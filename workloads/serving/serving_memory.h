@@ -37,4 +37,7 @@ ReplicaMemory replica_memory(const models::ModelSpec& model, const PoolLayout& p
                              const KvSettings& kv, const BatchingSettings& batching, const EngineSettings& engine,
                              const SpeculativeSettings& spec = {}, const LoraSettings& lora = {});
 
+// One whole KV block (every layer, every head: what a shared store keeps of it, KvSettings::store_bytes).
+double store_block_bytes(const models::ModelSpec& model, const KvSettings& kv);
+
 }  // namespace fathom::workloads::serving

@@ -85,6 +85,7 @@ struct ServingReport {
     int64_t offload_hit_tokens = 0;
     double offload_hit_rate = -1;
     double offload_ssd_hit_rate = -1;  // of those, from the NVMe tier (-1: none)
+    double store_hit_rate = -1;        // of those, from the store the replicas share (-1: none)
     double kv_utilization_mean = 0;    // time-weighted share of KV blocks referenced, mean over replicas
     double kv_utilization_max = 0;
     double batch_size_mean = 0;     // sequences per iteration

@@ -94,6 +94,12 @@ struct KvSettings {
     // An NVMe tier below it (bytes per GPU of the nodes' SSDs, cluster.ssd): the blocks host memory
     // drops, loaded back at the drives' read bandwidth shared by the node's GPUs (0: none).
     double offload_ssd_bytes = 0;
+    // A KV store every replica shares over the network (LMCache's server, Mooncake's store): bytes
+    // in all, holding whole blocks (every GPU's share) that any replica computed; a prompt that
+    // continues past the GPU's and its own tiers' hits with blocks held there loads them over its
+    // GPUs' scale-out NICs (0: none).
+    double store_bytes = 0;
+    bool any_tier() const { return offload_bytes > 0 || store_bytes > 0; }
     // How the tier's blocks come back to the GPU: "memcpy", one cudaMemcpyAsync per block, layer
     // and K or V tensor (vLLM's OffloadingConnector: ops.swap_blocks per layer), each adding the
     // host link's copy_latency; "kernel", one kernel reading pinned host memory (LMCache, SGLang

@@ -48,7 +48,8 @@ ServingReport simulate_serving(const ServingInputs& in, RequestSource& source, c
     rep.cost_cache_entries = system.cost_cache_entries();
     if (plan.lora.enabled()) rep.lora_loads = system.lora_loads();
     rep.autoscale = system.autoscale_report();
-    if (!(plan.kv.offload_bytes > 0)) rep.offload_hit_rate = -1;  // no tier: not reported
+    if (!plan.kv.any_tier()) rep.offload_hit_rate = -1;  // no tier: not reported
+    if (!(plan.kv.store_bytes > 0)) rep.store_hit_rate = -1;
     if (!(plan.kv.offload_bytes > 0 && plan.kv.offload_ssd_bytes > 0)) rep.offload_ssd_hit_rate = -1;
     rep.op_sources = system.op_sources();
     const ReplicaMemory& m = system.decoding_memory();

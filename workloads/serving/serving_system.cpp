@@ -3,6 +3,7 @@
 #include "sim/error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace fathom::workloads::serving {
@@ -14,6 +15,9 @@ ServingSystem::ServingSystem(const ServingInputs& in) : in_(in) {
     const std::vector<Pool> pools = p.pools();
     FATHOM_CHECK(in.pool_costs.size() == pools.size(), "a cost model per pool");
     pools_.reserve(pools.size());  // decode_ points into it
+    // The KV store the replicas share, in whole blocks.
+    if (p.kv.store_bytes > 0)
+        store_.emplace(static_cast<int64_t>(std::floor(p.kv.store_bytes / store_block_bytes(in.model, p.kv))));
     int index = 0, rank = 0;
     for (size_t i = 0; i < pools.size(); ++i)
         if (pools[i].simulated) build(pools[i], *in.pool_costs[i], index, rank);
@@ -50,6 +54,7 @@ void ServingSystem::build(const Pool& pool, const models::CostModel& cost, int& 
     for (int i = 0; i < layout.replicas; ++i) {
         const ReplicaPlace place{pool.role, i, index++, rank};
         s.replicas.push_back(std::make_unique<Replica>(sim_, signals_, *this, place, layout, s.memory, in_, cost));
+        if (store_) s.replicas.back()->share_store(&*store_);
         rank += layout.tp * layout.pp;
     }
     s.loads.resize(s.replicas.size());
@@ -235,6 +240,7 @@ void ServingSystem::ready(int replica) {
         retired_.push_back(std::move(pool.replicas[i]));
         pool.replicas[i] = std::make_unique<Replica>(sim_, signals_, *this, place, *pool.pool.layout, pool.memory, in_,
                                                      *in_.pool_costs.front());
+        if (store_) pool.replicas[i]->share_store(&*store_);  // the store outlives a replica's restart
     }
     warm_[i] = true;
     while (!front_door_.empty()) {

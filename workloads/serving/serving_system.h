@@ -83,6 +83,7 @@ private:
     const ServingInputs& in_;
     sim::Simulator sim_;
     ServingSignals signals_;
+    std::optional<KvTier> store_;   // the KV store the replicas share (KvSettings::store_bytes)
     std::vector<PoolState> pools_;  // the simulated pools, in request order
     PoolState* decode_ = nullptr;   // the decode pool behind a simulated prefill pool
     std::unique_ptr<KvTransfers> kv_transfers_;
