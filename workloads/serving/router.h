@@ -4,7 +4,9 @@
 // cache use), prefix-affinity (requests of the same session or shared-prefix group go to the
 // replica that served the last one, so its prefix cache hits, unless that replica has twice the
 // outstanding requests of the least loaded one plus a slack; SGLang's cache-aware router balances
-// the same way).
+// the same way), cache-aware (SGLang's router: the replica whose routed prompts share the most
+// with the request, above a threshold, else the one with the most cache room, unless the load is
+// imbalanced).
 #include "sim/registry.h"
 #include "workloads/serving/request.h"
 
@@ -36,6 +38,7 @@ std::unique_ptr<Router> make_round_robin_router();
 std::unique_ptr<Router> make_least_outstanding_router();
 std::unique_ptr<Router> make_least_kv_router();
 std::unique_ptr<Router> make_prefix_affinity_router();
+std::unique_ptr<Router> make_cache_aware_router();
 
 // The available replica with the fewest outstanding requests (lowest index on ties).
 int least_outstanding(const std::vector<ReplicaLoad>& replicas);

@@ -10,6 +10,10 @@ const RouterRegistry& router_registry() {
         reg.add("least-kv", "lowest KV-cache use", make_least_kv_router);
         reg.add("prefix-affinity", "same session or prefix group to the same replica, balanced by load",
                 make_prefix_affinity_router);
+        reg.add("cache-aware",
+                "SGLang's router: the replica whose routed prompts share most of the prompt (> 0.3), else the "
+                "one with the most cache room, least loaded when imbalanced",
+                make_cache_aware_router);
         return reg;
     }();
     return r;
