@@ -53,6 +53,10 @@ struct AcceleratorCalibration {
     // shape (the dequantization's work in the main loop); 0: not measured, the w4a16 and w8a16
     // formats are refused on this device.
     double weight_only_efficiency = 0;
+    // Their memory-bound side, where measured: the rate they stream their packed weights at,
+    // relative to the 16-bit library GEMM's memory efficiency (a decode's weight-only GEMM is slower
+    // than its bytes say); 0: not measured, the bytes at the library GEMM's rate.
+    double weight_only_memory_efficiency = 0;
     // Grouped (expert) GEMMs, where measured: throughput relative to the dense GEMM of the same
     // FLOPs, per dtype, as c (1 - exp(-max(rows, 128) / h)) with rows the rows each expert
     // receives, c the ceiling (grouped_gemm_relative) and h the fill scale

@@ -135,6 +135,7 @@ void parse_calibration(const Node& n, hardware::AcceleratorSpec& a) {
                   "deepgemm_efficiency",
                   "deepgemm_k_half",
                   "weight_only_efficiency",
+                  "weight_only_memory_efficiency",
                   "grouped_gemm_relative",
                   "grouped_gemm_rows_scale",
                   "compute_beside_comm",
@@ -175,6 +176,12 @@ void parse_calibration(const Node& n, hardware::AcceleratorSpec& a) {
         a.calibration.weight_only_efficiency = c.sourced_number("weight_only_efficiency");
         if (!(a.calibration.weight_only_efficiency > 0 && a.calibration.weight_only_efficiency <= 1))
             c.fail("weight_only_efficiency", "weight_only_efficiency must be in (0, 1]");
+    }
+    if (c.has("weight_only_memory_efficiency")) {
+        double& e = a.calibration.weight_only_memory_efficiency;
+        e = c.sourced_number("weight_only_memory_efficiency");
+        if (!(e > 0 && e <= 1))
+            c.fail("weight_only_memory_efficiency", "weight_only_memory_efficiency must be in (0, 1]");
     }
     parse_grouped_gemm(c, a.calibration);
     parse_beside_comm(c, a.calibration);

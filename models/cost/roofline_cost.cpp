@@ -32,7 +32,7 @@ public:
     RooflineCost(const hardware::AcceleratorSpec& a, Load load) : acc_(a), clock_(load_clock(a, load)) {}
 
     double seconds(const OpDesc& op) const override {
-        const double bw = acc_.memory_bandwidth * acc_.calibration.memory_efficiency;
+        const double bw = acc_.memory_bandwidth * acc_.calibration.memory_efficiency * weight_only_memory(op);
         const double mem_time = op.bytes / bw;
         switch (op.kind) {
             case OpKind::Gemm:
@@ -77,6 +77,13 @@ private:
     // are refused before pricing; see AcceleratorCalibration::weight_only_efficiency).
     double weight_only_relative(const OpDesc& op) const {
         const double e = acc_.calibration.weight_only_efficiency;
+        return op.gemm_kernel == GemmKernel::WeightOnly && e > 0 ? e : 1.0;
+    }
+
+    // Weight-only GEMMs stream their packed weights slower than the library GEMM streams its own
+    // (AcceleratorCalibration::weight_only_memory_efficiency; 1 where not measured).
+    double weight_only_memory(const OpDesc& op) const {
+        const double e = acc_.calibration.weight_only_memory_efficiency;
         return op.gemm_kernel == GemmKernel::WeightOnly && e > 0 ? e : 1.0;
     }
 
