@@ -97,6 +97,14 @@ TEST_CASE("the copy method of KV offloading is the engine's, required where no p
     CHECK_THROWS_WITH(testing::serving_scenario(base + ", kv_offload_copy: kernel" + traffic),
                       Catch::Contains("serving.kv_offload_load") && Catch::Contains("missing"));
     CHECK_NOTHROW(testing::serving_scenario(base + ", kv_offload_copy: kernel, kv_offload_load: blocking" + traffic));
+    // Stated without a tier (kv_offload 0, no kv_store): a warning each, not an error.
+    const plans::Scenario idle = testing::serving_scenario(
+        "kind: serving\nmodel: llama3-8b\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 1}\n"
+        "serving: {engine: vllm, tp: 1, kv_offload_copy: kernel, kv_offload_load: blocking" +
+        traffic);
+    REQUIRE(idle.warnings.size() == 2);
+    CHECK(idle.warnings[0].key == "serving.kv_offload_copy");
+    CHECK_THAT(idle.warnings[1].message, Catch::Contains("no KV tier"));
 }
 
 TEST_CASE("an offload load blocks the batch, runs beside it layer by layer, or waits apart", "[serving]") {

@@ -242,6 +242,7 @@ double Replica::tier_load_seconds(int64_t host_blocks, double host_bytes, double
 }
 
 void Replica::start_parked(sim::Time now) {
+    if (!state_.has_parked()) return;
     for (const ReplicaState::ParkedLoad& p : state_.take_parked()) {
         copy_free_s_ = std::max(now.seconds(), copy_free_s_) +
                        tier_load_seconds(p.host_blocks, p.host_bytes, p.ssd_bytes, p.store_bytes);

@@ -83,6 +83,7 @@ public:
         double ssd_bytes = 0;
         double store_bytes = 0;
     };
+    bool has_parked() const { return !parked_.empty(); }
     std::vector<ParkedLoad> take_parked() { return std::exchange(parked_, {}); }
     // Running sequences (not swapped, not finished).
     int64_t running_count() const;
