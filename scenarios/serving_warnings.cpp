@@ -31,7 +31,8 @@ void serving_warnings(const Node& serving, const workloads::serving::ServingPlan
     if (!p.kv.any_tier())
         for (const char* key : {"kv_offload_copy", "kv_offload_load"})
             if (serving.has(key))
-                warn(serving, key, "no KV tier to load from (serving.kv_offload, serving.kv_store): it changes nothing");
+                warn(serving, key,
+                     "no KV tier to load from (serving.kv_offload, serving.kv_store): it changes nothing");
 }
 
 }  // namespace fathom::scenarios
