@@ -167,6 +167,28 @@ void add_percentiles(Record& s, const std::string& name, const workloads::servin
     s.add(name + ".max", p.max * scale);
 }
 
+// KV offloading's tiers and the shared store: the shares of prompt tokens loaded from them, and the
+// TTFT by where each request's prefix came from.
+void add_kv_tiers(Report& rep, const workloads::serving::ServingReport& r) {
+    Record& s = rep.summary;
+    if (r.offload_hit_rate >= 0) {
+        s.add("offload_hit_tokens", r.offload_hit_tokens);
+        s.add("offload_hit_rate", r.offload_hit_rate);
+        if (r.offload_ssd_hit_rate >= 0) s.add("offload_ssd_hit_rate", r.offload_ssd_hit_rate);
+        if (r.store_hit_rate >= 0) s.add("kv_store_hit_rate", r.store_hit_rate);
+    }
+    if (r.ttft_by_tier.empty()) return;
+    std::vector<Record> rows;
+    for (const auto& t : r.ttft_by_tier) {
+        Record c;
+        c.add("source", t.source);
+        c.add("requests", t.requests);
+        add_percentiles(c, "ttft_ms", t.ttft_s, 1e3);
+        rows.push_back(std::move(c));
+    }
+    rep.tables.emplace_back("ttft_by_tier", std::move(rows));
+}
+
 void add_serving(Report& rep, const Outcome& o, const workloads::serving::ServingReport& r) {
     Record& s = rep.summary;
     s.add("requests", r.requests);
@@ -214,12 +236,7 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     s.add("preemptions", r.preemptions);
     s.add("prefix_hit_tokens", r.prefix_hit_tokens);
     s.add("prefix_hit_rate", r.prefix_hit_rate);
-    if (r.offload_hit_rate >= 0) {
-        s.add("offload_hit_tokens", r.offload_hit_tokens);
-        s.add("offload_hit_rate", r.offload_hit_rate);
-        if (r.offload_ssd_hit_rate >= 0) s.add("offload_ssd_hit_rate", r.offload_ssd_hit_rate);
-        if (r.store_hit_rate >= 0) s.add("kv_store_hit_rate", r.store_hit_rate);
-    }
+    add_kv_tiers(rep, r);
     s.add("kv_utilization_mean", r.kv_utilization_mean);
     s.add("kv_utilization_max", r.kv_utilization_max);
     s.add("kv_blocks_per_replica", r.kv_blocks_per_replica);

@@ -55,6 +55,13 @@ TEST_CASE("a prefix computed on one replica loads on another from the shared sto
     const double load = c.nic.latency + 200.0 * 2097152 / (c.nic_bandwidth_per_gpu() * c.nic.efficiency);
     CHECK(with.records[1].ttft_s - gpu_hit.records[1].ttft_s == Approx(load).epsilon(0.02));
     CHECK(without.records[1].ttft_s > with.records[1].ttft_s);
+    // TTFT by where the prefix came from: request 0 from nowhere, request 1 from the store.
+    REQUIRE(with.ttft_by_tier.size() == 2);
+    CHECK(with.ttft_by_tier[0].source == "none");
+    CHECK(with.ttft_by_tier[0].ttft_s.p50 == Approx(with.records[0].ttft_s));
+    CHECK(with.ttft_by_tier[1].source == "store");
+    CHECK(with.ttft_by_tier[1].ttft_s.p50 == Approx(with.records[1].ttft_s));
+    CHECK(without.ttft_by_tier.empty());  // no tier: not reported
 }
 
 TEST_CASE("the shared store keeps whole blocks, the least recently used dropped", "[serving]") {

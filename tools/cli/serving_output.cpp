@@ -62,6 +62,16 @@ void print_serving_mechanisms(const workloads::serving::ServingPlan& p, const wo
                     p.kv.offload_bytes > 0 ? "host memory" : "the shared store",
                     from.empty() ? "" : (" (" + from + ")").c_str());
     }
+    if (!r.ttft_by_tier.empty()) {
+        std::printf("ttft by source ");
+        const char* sep = " ";
+        for (const auto& t : r.ttft_by_tier) {
+            std::printf("%s%s (%lld requests) p50 %.1f p90 %.1f ms", sep, t.source.c_str(),
+                        static_cast<long long>(t.requests), 1e3 * t.ttft_s.p50, 1e3 * t.ttft_s.p90);
+            sep = "; ";
+        }
+        std::printf("\n");
+    }
     print_lora(p, r);
     print_speculative(p);
     print_autoscale(p, r);

@@ -99,6 +99,10 @@ void ServingRequestCollector::finished(const Sequence& s, sim::Time now) {
     const double ttft = first - arrival, e2e = t - arrival;
     const double tpot = serving::tpot_seconds(s.req.output_tokens, first, t);  // -1: one output token
     ttft_.push_back(ttft);
+    // Where the prompt's prefix came from: the deepest tier it loaded from, GPU hits alone, or none.
+    size_t tier = s.hit_tokens > 0 ? 1 : 0;
+    if (s.offload_hit_tokens > 0) tier = s.store_hit_tokens > 0 ? 4 : s.ssd_hit_tokens > 0 ? 3 : 2;
+    tier_ttft_[tier].push_back(ttft);
     ttft_service_.push_back(first - scheduled);
     queue_.push_back(scheduled - arrival);
     e2e_.push_back(e2e);
@@ -156,6 +160,11 @@ void ServingRequestCollector::report(serving::ServingReport& rep) {
     rep.output_tokens_per_s = static_cast<double>(output_tokens_ + warmup_output_) / d;
     rep.total_tokens_per_s = rep.input_tokens_per_s + rep.output_tokens_per_s;
     rep.ttft_s = serving::percentiles(ttft_);
+    static const char* const kSources[] = {"none", "gpu", "host", "nvme", "store"};
+    for (size_t i = 0; i < tier_ttft_.size(); ++i)
+        if (!tier_ttft_[i].empty())
+            rep.ttft_by_tier.push_back(
+                {kSources[i], static_cast<int64_t>(tier_ttft_[i].size()), serving::percentiles(tier_ttft_[i])});
     rep.ttft_service_s = serving::percentiles(ttft_service_);
     rep.queue_s = serving::percentiles(queue_);
     rep.tpot_s = serving::percentiles(tpot_);

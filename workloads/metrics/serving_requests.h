@@ -11,6 +11,7 @@
 #include "workloads/serving/serving_metrics.h"
 #include "workloads/serving/serving_plan.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -60,6 +61,7 @@ private:
     double first_arrival_ = -1, last_finish_ = 0;
     int64_t measured_ = 0, met_ = 0, prompt_tokens_ = 0, output_tokens_ = 0, hit_tokens_ = 0, preemptions_ = 0;
     int64_t offload_hit_tokens_ = 0, ssd_hit_tokens_ = 0, store_hit_tokens_ = 0;
+    std::array<std::vector<double>, 5> tier_ttft_;  // none, gpu, host, nvme, store (ServingReport::ttft_by_tier)
     // Warm-up requests' work inside the measurement window (rates only; latencies leave them out).
     int64_t warmup_finished_ = 0, warmup_prompt_ = 0, warmup_output_ = 0;
 };

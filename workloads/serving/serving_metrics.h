@@ -86,7 +86,16 @@ struct ServingReport {
     double offload_hit_rate = -1;
     double offload_ssd_hit_rate = -1;  // of those, from the NVMe tier (-1: none)
     double store_hit_rate = -1;        // of those, from the store the replicas share (-1: none)
-    double kv_utilization_mean = 0;    // time-weighted share of KV blocks referenced, mean over replicas
+    // With a KV tier: TTFT by where each request's prompt prefix came from, the deepest place it
+    // loaded from ("store", "nvme", "host"), else "gpu" (GPU hits alone) or "none"; groups with
+    // requests only, in that order from "none".
+    struct TierTtft {
+        std::string source;
+        int64_t requests = 0;
+        Percentiles ttft_s;
+    };
+    std::vector<TierTtft> ttft_by_tier;
+    double kv_utilization_mean = 0;  // time-weighted share of KV blocks referenced, mean over replicas
     double kv_utilization_max = 0;
     double batch_size_mean = 0;     // sequences per iteration
     double batch_tokens_mean = 0;   // tokens per iteration

@@ -50,6 +50,7 @@ ServingReport simulate_serving(const ServingInputs& in, RequestSource& source, c
     rep.autoscale = system.autoscale_report();
     if (!plan.kv.any_tier()) rep.offload_hit_rate = -1;  // no tier: not reported
     if (!(plan.kv.store_bytes > 0)) rep.store_hit_rate = -1;
+    if (!plan.kv.any_tier()) rep.ttft_by_tier.clear();  // reported with a tier only
     if (!(plan.kv.offload_bytes > 0 && plan.kv.offload_ssd_bytes > 0)) rep.offload_ssd_hit_rate = -1;
     rep.op_sources = system.op_sources();
     const ReplicaMemory& m = system.decoding_memory();
