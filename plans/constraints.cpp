@@ -407,12 +407,12 @@ void check_offload_tiers(std::vector<Violation>& v, const models::ModelSpec& m, 
                 add(v, key,
                     str(static_cast<int64_t>(bytes)) + " bytes per GPU hold less than one KV block (" +
                         str(static_cast<int64_t>(block)) + " bytes on a GPU of " + pool.key + ")");
-        const double whole = workloads::serving::store_block_bytes(m, p.kv);
-        if (p.kv.store_bytes > 0 && p.kv.store_bytes < whole)
-            add(v, "serving.kv_store",
-                str(static_cast<int64_t>(p.kv.store_bytes)) + " bytes hold less than one whole KV block (" +
-                    str(static_cast<int64_t>(whole)) + " bytes over every GPU of a replica)");
     }
+    const double whole = workloads::serving::store_block_bytes(m, p.kv);
+    if (p.kv.store_bytes > 0 && p.kv.store_bytes < whole)
+        add(v, "serving.kv_store",
+            str(static_cast<int64_t>(p.kv.store_bytes)) + " bytes hold less than one whole KV block (" +
+                str(static_cast<int64_t>(whole)) + " bytes over every GPU of a replica)");
 }
 
 }  // namespace
