@@ -22,6 +22,13 @@ namespace fathom::workloads::serving {
 // per K and V tensor (one latent tensor under MLA), each adding the link's copy_latency (vLLM's
 // OffloadingConnector calls ops.swap_blocks per layer, one copy per block); "kernel" none (one
 // kernel reads every block from pinned host memory: LMCache, SGLang HiCache).
+// What loads from the KV tiers copy into one device: the host tier's blocks and bytes, the NVMe
+// tier's bytes and the shared store's bytes.
+struct TierLoad {
+    int64_t host_blocks = 0;
+    double host_bytes = 0, ssd_bytes = 0, store_bytes = 0;
+};
+
 // The values of KvSettings::offload_copy ("memcpy", "kernel") and offload_load ("blocking",
 // "layerwise", "async").
 const std::vector<std::string>& kv_copy_methods();

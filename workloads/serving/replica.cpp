@@ -215,9 +215,7 @@ void Replica::try_launch() {
     // forward pass); so does an offload tier's load, unless it runs layer by layer beside the
     // stages, whose last layer then waits for the whole load.
     const double load_bytes = b.swap_bytes + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
-    const int64_t tier_blocks = state_.take_load_blocks();
-    const double tier_s =
-        tier_load_seconds(tier_blocks, state_.take_load_bytes(), state_.take_ssd_bytes(), state_.take_store_bytes());
+    const double tier_s = tier_load_seconds(state_.take_tier_load());
     double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0);
     const double tier_done = t + tier_s;
     if (!layerwise_load_) t = tier_done;
@@ -235,17 +233,16 @@ void Replica::try_launch() {
     if (!free_slots_.empty()) try_launch();  // pipeline: the next batch enters stage 0 when it frees
 }
 
-double Replica::tier_load_seconds(int64_t host_blocks, double host_bytes, double ssd_bytes, double store_bytes) const {
-    return static_cast<double>(host_blocks) * kv_copy_s_ + (host_bytes > 0 ? host_bytes / pcie_bandwidth_ : 0.0) +
-           (ssd_bytes > 0 ? ssd_bytes / std::min(ssd_bandwidth_, pcie_bandwidth_) : 0.0) +
-           (store_bytes > 0 ? store_latency_ + store_bytes / store_bandwidth_ : 0.0);
+double Replica::tier_load_seconds(const TierLoad& l) const {
+    return static_cast<double>(l.host_blocks) * kv_copy_s_ + (l.host_bytes > 0 ? l.host_bytes / pcie_bandwidth_ : 0.0) +
+           (l.ssd_bytes > 0 ? l.ssd_bytes / std::min(ssd_bandwidth_, pcie_bandwidth_) : 0.0) +
+           (l.store_bytes > 0 ? store_latency_ + l.store_bytes / store_bandwidth_ : 0.0);
 }
 
 void Replica::start_parked(sim::Time now) {
     if (!state_.has_parked()) return;
     for (const ReplicaState::ParkedLoad& p : state_.take_parked()) {
-        copy_free_s_ = std::max(now.seconds(), copy_free_s_) +
-                       tier_load_seconds(p.host_blocks, p.host_bytes, p.ssd_bytes, p.store_bytes);
+        copy_free_s_ = std::max(now.seconds(), copy_free_s_) + tier_load_seconds(p.load);
         Sequence* s = p.seq;
         sim_.schedule_at(engine_time(sim_, copy_free_s_), [this, s] {
             s->phase = Phase::Waiting;

@@ -80,7 +80,7 @@ private:
     void start_parked(sim::Time now);
     // Seconds an offload tier's load takes: its copies' fixed cost, host bytes, NVMe bytes, and the
     // shared store's bytes over the GPU's NIC share after one network latency.
-    double tier_load_seconds(int64_t host_blocks, double host_bytes, double ssd_bytes, double store_bytes) const;
+    double tier_load_seconds(const TierLoad& load) const;
 
     sim::Simulator& sim_;
     ServingSignals& signals_;

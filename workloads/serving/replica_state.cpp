@@ -13,7 +13,8 @@ ReplicaState::ReplicaState(int id, const BatchingSettings& batching, const KvSet
       batching_(batching),
       kv_(kv),
       kv_cache_(kv_blocks, kv.block_size, kv.prefix_caching),
-      block_bytes_(block_bytes) {
+      block_bytes_(block_bytes),
+      async_load_(kv.offload_load == "async") {
     if (kv.offload_bytes > 0 && block_bytes > 0) {
         tier_.emplace(static_cast<int64_t>(std::floor(kv.offload_bytes / block_bytes)));
         if (kv.offload_ssd_bytes > 0) {
@@ -58,7 +59,7 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         s.computed = (hit + loaded) * bs;
     }
     // An asynchronous load admits the request for its cached and loaded tokens only.
-    const bool park = loaded > 0 && kv_.offload_load == "async";
+    const bool park = loaded > 0 && async_load_;
     const int64_t chunk = park ? 0 : std::min(max_chunk, s.prefill_target - s.computed);
     if (kv_.reserve_output) reserve_tokens = std::max(reserve_tokens, s.req.prompt_tokens + s.req.output_tokens);
     const int64_t tokens = std::max(reserve_tokens, s.computed + chunk);
@@ -81,20 +82,19 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         s.store_hit_tokens = from_store * bs;
     }
     const int64_t from_host = loaded - from_ssd - from_store;
-    const double host_bytes = static_cast<double>(from_host) * block_bytes_;
-    const double ssd_bytes = static_cast<double>(from_ssd) * block_bytes_;
-    const double store_bytes = static_cast<double>(from_store) * block_bytes_;
+    const TierLoad load{from_host, static_cast<double>(from_host) * block_bytes_,
+                        static_cast<double>(from_ssd) * block_bytes_, static_cast<double>(from_store) * block_bytes_};
     if (park) {
-        parked_.push_back({&s, host_bytes, from_host, ssd_bytes, store_bytes});
+        parked_.push_back({&s, load});
         s.phase = Phase::Loading;
         waiting.pop_front();
         return kParked;
     }
     hold_adapter(s);
-    load_bytes_ += host_bytes;
-    load_blocks_ += from_host;
-    ssd_bytes_ += ssd_bytes;
-    store_bytes_ += store_bytes;
+    tier_load_.host_blocks += load.host_blocks;
+    tier_load_.host_bytes += load.host_bytes;
+    tier_load_.ssd_bytes += load.ssd_bytes;
+    tier_load_.store_bytes += load.store_bytes;
     s.phase = Phase::Running;
     s.admit_order = ++admissions_;
     waiting.pop_front();

@@ -29,18 +29,12 @@ public:
     // holds and whose queries count toward the token budget (speculative.h).
     int64_t lookahead() const { return lookahead_; }
     void set_lookahead(int64_t k) { lookahead_ = k; }
-    // KV offloading (kv_tier.h): bytes of blocks loaded back from the tier below since the last call
-    // (one device), and resets them.
-    double take_load_bytes() { return std::exchange(load_bytes_, 0.0); }
-    // The same for blocks loaded from the NVMe tier.
-    double take_ssd_bytes() { return std::exchange(ssd_bytes_, 0.0); }
-    // Bytes of blocks loaded from the shared store (one device's shares), and resets them.
-    double take_store_bytes() { return std::exchange(store_bytes_, 0.0); }
+    // KV offloading (kv_tier.h): what the requests admitted since the last call load back from the
+    // tiers below (one device), and resets it.
+    TierLoad take_tier_load() { return std::exchange(tier_load_, TierLoad{}); }
     // The KV store the replicas share (KvSettings::store_bytes; null: none): probed after this
     // replica's own tiers, and every block computed here is stored in it.
     void share_store(KvTier* store) { store_ = store; }
-    // The host tier's blocks counted in take_load_bytes (their copies' fixed cost), and resets them.
-    int64_t take_load_blocks() { return std::exchange(load_blocks_, int64_t{0}); }
     // Multi-LoRA serving (lora.h): the GPU slots the running sequences' adapters take, and whether
     // admission skips requests whose adapter finds no slot (or stops at them).
     void set_lora(const LoraPool& pool, LoraAdmission admission) {
@@ -75,13 +69,10 @@ public:
     // of `waiting` once its blocks are in.
     int64_t admit_front(int64_t max_chunk, int64_t reserve_tokens = 0);
     static constexpr int64_t kParked = -1;
-    // An asynchronous load: the request and what it copies (host-tier bytes and blocks, NVMe bytes).
+    // An asynchronous load: the request and what it copies.
     struct ParkedLoad {
         Sequence* seq = nullptr;
-        double host_bytes = 0;
-        int64_t host_blocks = 0;
-        double ssd_bytes = 0;
-        double store_bytes = 0;
+        TierLoad load;
     };
     bool has_parked() const { return !parked_.empty(); }
     std::vector<ParkedLoad> take_parked() { return std::exchange(parked_, {}); }
@@ -116,14 +107,12 @@ private:
     KvCache kv_cache_;
     double block_bytes_;
     int64_t lookahead_ = 0;
-    double load_bytes_ = 0;
+    bool async_load_;     // KvSettings::offload_load "async"
+    TierLoad tier_load_;  // of the requests admitted since take_tier_load
     std::vector<ParkedLoad> parked_;
-    int64_t load_blocks_ = 0;
     std::optional<KvTier> tier_;      // KV offloading's host tier (KvSettings::offload_bytes)
     std::optional<KvTier> ssd_tier_;  // and the NVMe tier below it (KvSettings::offload_ssd_bytes)
-    double ssd_bytes_ = 0;
     KvTier* store_ = nullptr;
-    double store_bytes_ = 0;
     std::optional<LoraPool> lora_;
     LoraAdmission lora_admission_ = LoraAdmission::Skip;
     uint64_t admissions_ = 0;

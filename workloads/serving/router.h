@@ -43,4 +43,13 @@ std::unique_ptr<Router> make_cache_aware_router();
 // The available replica with the fewest outstanding requests (lowest index on ties).
 int least_outstanding(const std::vector<ReplicaLoad>& replicas);
 
+// The prefix a request shares, for routers that follow it: its session's history, else its
+// prefix group's prefix, as a key (sessions odd, groups even; 0: none) and its tokens.
+struct RoutedPrefix {
+    uint64_t key = 0;
+    int64_t tokens = 0;
+    bool session() const { return key % 2 == 1; }
+};
+RoutedPrefix routed_prefix(const Request& r);
+
 }  // namespace fathom::workloads::serving

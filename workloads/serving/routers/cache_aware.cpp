@@ -35,7 +35,7 @@ public:
                 most = static_cast<int>(i);
         const int64_t lo = replicas[static_cast<size_t>(least)].outstanding;
         const int64_t hi = replicas[static_cast<size_t>(most)].outstanding;
-        const auto [key, shared] = prefix_of(r);
+        const RoutedPrefix prefix = routed_prefix(r);
         int pick = least;
         if (!(hi - lo > kBalanceAbs && static_cast<double>(hi) > kBalanceRel * static_cast<double>(lo))) {
             int best = -1, roomiest = -1;
@@ -43,8 +43,8 @@ public:
             for (size_t i = 0; i < replicas.size(); ++i) {
                 if (!replicas[i].available) continue;
                 const Tree& t = trees_[i];
-                const auto it = key ? t.prefixes.find(key) : t.prefixes.end();
-                const int64_t match = it == t.prefixes.end() ? 0 : std::min(it->second, shared);
+                const auto it = prefix.key ? t.prefixes.find(prefix.key) : t.prefixes.end();
+                const int64_t match = it == t.prefixes.end() ? 0 : std::min(it->second, prefix.tokens);
                 if (best < 0 || match > best_match) {
                     best = static_cast<int>(i);
                     best_match = match;
@@ -56,7 +56,7 @@ public:
                 r.prompt_tokens > 0 ? static_cast<double>(best_match) / static_cast<double>(r.prompt_tokens) : 0.0;
             pick = ratio > kCacheThreshold ? best : roomiest;
         }
-        record(trees_[static_cast<size_t>(pick)], key, shared, r.prompt_tokens);
+        record(trees_[static_cast<size_t>(pick)], prefix, r.prompt_tokens);
         return pick;
     }
 
@@ -66,20 +66,13 @@ private:
         int64_t tokens = 0;                              // tokens the tree holds (shared and not)
     };
 
-    // The request's shared prefix: its session's history, else its group's prefix (key 0: none).
-    static std::pair<uint64_t, int64_t> prefix_of(const Request& r) {
-        if (r.session) return {r.session * 2 + 1, r.session_tokens};  // sessions and groups apart
-        if (r.prefix_group) return {r.prefix_group * 2, r.prefix_tokens};
-        return {0, 0};
-    }
-
-    static void record(Tree& t, uint64_t key, int64_t shared, int64_t prompt) {
+    static void record(Tree& t, const RoutedPrefix& prefix, int64_t prompt) {
         int64_t known = 0;
-        if (key) {
-            int64_t& p = t.prefixes[key];
-            known = std::min(p, shared);
+        if (prefix.key) {
+            int64_t& p = t.prefixes[prefix.key];
+            known = std::min(p, prefix.tokens);
             // A session's next prompt extends its history: the whole prompt becomes its prefix.
-            p = std::max(p, key % 2 ? prompt : shared);
+            p = std::max(p, prefix.session() ? prompt : prefix.tokens);
         }
         t.tokens += prompt - known;
     }

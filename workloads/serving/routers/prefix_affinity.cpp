@@ -14,7 +14,7 @@ class PrefixAffinity final : public Router {
 public:
     int route(const Request& r, const std::vector<ReplicaLoad>& replicas) override {
         const int least = least_outstanding(replicas);
-        const uint64_t key = r.session ? r.session * 2 + 1 : r.prefix_group * 2;  // sessions and groups apart
+        const uint64_t key = routed_prefix(r).key;
         if (key == 0) return least;
         auto it = home_.find(key);
         if (it != home_.end()) {

@@ -19,6 +19,12 @@ const RouterRegistry& router_registry() {
     return r;
 }
 
+RoutedPrefix routed_prefix(const Request& r) {
+    if (r.session) return {r.session * 2 + 1, r.session_tokens};  // sessions and groups apart
+    if (r.prefix_group) return {r.prefix_group * 2, r.prefix_tokens};
+    return {};
+}
+
 int least_outstanding(const std::vector<ReplicaLoad>& replicas) {
     int best = -1;
     for (size_t i = 0; i < replicas.size(); ++i)
