@@ -30,6 +30,28 @@ void StackPreset::apply(workloads::serving::ServingPlan& plan) const {
     plan.engine.preset = id;
 }
 
+bool StackPreset::is_small(const hardware::AcceleratorSpec& device) const {
+    if (!small_device) return false;
+    if (device.memory_capacity < small_device->memory_below) return true;
+    std::string device_name = device.name + " " + device.id;
+    std::transform(device_name.begin(), device_name.end(), device_name.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    return std::any_of(small_device->names.begin(), small_device->names.end(),
+                       [&](const std::string& n) { return device_name.find(n) != std::string::npos; });
+}
+
+std::vector<std::string> StackPreset::apply_small_device(workloads::serving::ServingPlan& plan,
+                                                         const std::vector<std::string>& given) const {
+    std::vector<std::string> set;
+    if (!small_device) return set;
+    for (const auto& s : small_device->settings) {
+        if (std::find(given.begin(), given.end(), s.key) != given.end()) continue;
+        set_serving_key(plan, s.key, s.value);
+        set.push_back(s.key);
+    }
+    return set;
+}
+
 const StackPreset& Catalog::engine(const std::string& id) const { return lookup(engines_, id, "serving engine"); }
 const DatasetSpec& Catalog::dataset(const std::string& id) const { return lookup(datasets_, id, "dataset"); }
 

@@ -34,11 +34,28 @@ struct StackPreset {
     // Serving engines: the engine versions the preset stands for, [from, before) (dotted numbers as
     // engine_version gives them; empty: unbounded), and where that range comes from.
     std::string versions_from, versions_before, versions_source;
+    // Serving engines: settings that replace `settings` on a smaller device, as the engine picks its
+    // defaults from the GPU it starts on (vLLM: under 70 GiB, or an A100, a smaller token budget).
+    // A device is small when its memory is below `memory_below` or its name contains one of
+    // `names` (case-insensitive); `source` says where the rule comes from.
+    struct DeviceRule {
+        double memory_below = 0;  // bytes
+        std::vector<std::string> names;
+        std::string source;
+        std::vector<Setting> settings;
+    };
+    std::optional<DeviceRule> small_device;
 
     // Applies every setting to `plan` (a plan with its defaults, before the scenario's own keys).
     void apply(workloads::TrainingPlan& plan) const;
     // Serving engines: sets serving keys (the scenario's own keys are read afterwards).
     void apply(workloads::serving::ServingPlan& plan) const;
+    // Serving engines: whether `device` is small by small_device's rule (false without one).
+    bool is_small(const hardware::AcceleratorSpec& device) const;
+    // Serving engines on a small device: sets small_device's keys that are not in `given` (the
+    // scenario's own keys, which stay). Returns the keys it set.
+    std::vector<std::string> apply_small_device(workloads::serving::ServingPlan& plan,
+                                                const std::vector<std::string>& given) const;
 };
 
 // Engine versions as their dotted numbers ("~1.0" and "v0.6.1" read as 1.0 and 0.6.1): -1, 0 or 1

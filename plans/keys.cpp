@@ -180,6 +180,10 @@ const std::vector<KeyInfo>& scenario_keys() {
             .shown_as("mapping")
             .by_default("none"),
         Decl("traffic.sessions", KeyType::Text, "multi-turn conversations").shown_as("mapping").by_default("none"),
+        Decl("traffic.sessions.first_prompt", KeyType::Text,
+             "a conversation's first-turn tokens of its own: an integer, or a mapping with the `traffic.prompt.*` keys")
+            .shown_as("integer or mapping")
+            .by_default("a traffic.prompt draw"),
         Decl("stack", KeyType::Text, "software stack: a preset id (`fathom list stacks`), or the `stack.*` keys")
             .shown_as("text or mapping")
             .by_default("fathom's defaults"),
@@ -376,6 +380,7 @@ std::vector<const KeyInfo*> collect_keys() {
                                       "traffic.output",
                                       "traffic.shared_prefix",
                                       "traffic.sessions",
+                                      "traffic.sessions.first_prompt",
                                       "slo",
                                       "capacity",
                                       "search",

@@ -290,6 +290,13 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
         if (k.info.path == "serving.kv_store" && !(p.kv.store_bytes > 0)) continue;
         if ((k.info.path == "serving.kv_offload_copy" || k.info.path == "serving.kv_offload_load") && !p.kv.any_tier())
             continue;
+        // The multi-turn keys (added after hashes were pinned) count only when set.
+        const auto& sessions = p.traffic.synthetic.sessions;
+        if (k.info.path.rfind("traffic.sessions.first_prompt", 0) == 0 && !sessions.first_prompt_set() &&
+            !sessions.first_prompt_scaled)
+            continue;
+        if (k.info.path == "traffic.sessions.turns_max" && sessions.turns_max == 0) continue;
+        if (k.info.path == "traffic.sessions.conversations" && sessions.conversations == 0) continue;
         if ((k.info.path == "traffic.peak_to_trough" || k.info.path == "traffic.period" ||
              k.info.path == "traffic.peak_at") &&
             p.traffic.synthetic.arrival.kind != workloads::serving::ArrivalKind::Diurnal)

@@ -364,13 +364,37 @@ void add_traffic_keys(std::vector<SK>& k) {
              .range(1)
              .required(),
          synthetic<&SyntheticTraffic::shared_prefix, &SharedPrefix::prefix_tokens>()});
+}
+
+// traffic.sessions: multi-turn conversations.
+void add_session_keys(std::vector<SK>& k) {
     k.push_back({Decl("traffic.sessions.turns", KeyType::Integer,
                       "turns per conversation; each turn's prompt carries the whole history")
                      .range(2)
                      .required(),
                  synthetic<&SyntheticTraffic::sessions, &Sessions::turns>()});
-    k.push_back({Decl("traffic.sessions.concurrent", KeyType::Integer, "conversations open at a time").range(1),
+    k.push_back({Decl("traffic.sessions.concurrent", KeyType::Integer,
+                      "conversations open at a time (open loop; in a closed loop each client holds one)")
+                     .range(1),
                  synthetic<&SyntheticTraffic::sessions, &Sessions::concurrent>()});
+    k.push_back({Decl("traffic.sessions.turns_max", KeyType::Integer,
+                      "turns per conversation uniform from sessions.turns to this, drawn as it opens")
+                     .range(2)
+                     .by_default("sessions.turns"),
+                 synthetic<&SyntheticTraffic::sessions, &Sessions::turns_max>()});
+    k.push_back({Decl("traffic.sessions.conversations", KeyType::Integer,
+                      "conversations in all; the traffic ends when one more would open (vLLM's multi-turn "
+                      "benchmark stops when its first client finds none left)")
+                     .range(1)
+                     .by_default("unlimited (traffic.num_requests ends it)"),
+                 synthetic<&SyntheticTraffic::sessions, &Sessions::conversations>()});
+    k.push_back({Decl("traffic.sessions.first_prompt_scaled", KeyType::Boolean,
+                      "draw every conversation's first turn up front and scale the draws to first_prompt's mean "
+                      "(vLLM's multi-turn generator; needs sessions.conversations)")
+                     .by_default("false"),
+                 synthetic<&SyntheticTraffic::sessions, &Sessions::first_prompt_scaled>()});
+    add_length_keys<&ServingPlan::traffic, &TrafficPlan::synthetic, &SyntheticTraffic::sessions,
+                    &Sessions::first_prompt>(k, "traffic.sessions.first_prompt");
 }
 
 void add_slo_keys(std::vector<SK>& k) {
@@ -413,6 +437,7 @@ const std::vector<Key<ServingPlan>>& serving_plan_keys() {
         add_lora_keys(k);
         add_autoscale_keys(k);
         add_traffic_keys(k);
+        add_session_keys(k);
         add_slo_keys(k);
         return k;
     }());

@@ -1,10 +1,12 @@
 #include "scenarios/catalog.h"
 
 #include "scenarios/intervals_io.h"
+#include "scenarios/preset_parse.h"
 #include "scenarios/scenario.h"
 #include "scenarios/schema.h"
 #include "sim/error.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -348,45 +350,6 @@ hardware::FailureRatesSpec parse_failure_rates(const Node& n) {
     return x;
 }
 
-// A preset of plan keys: training stacks (keys of training_plan_keys, listed under `frameworks`) or
-// serving engines (keys of serving_plan_keys, listed under `engines`).
-template <typename Plan>
-plans::StackPreset parse_preset(const Node& n, const std::vector<plans::Key<Plan>>& keys, const char* names_key,
-                                const char* what) {
-    n.allow_only({"kind", "id", "name", names_key, "versions", "settings"});
-    plans::StackPreset p;
-    p.id = n.str("id");
-    p.name = n.str("name");
-    if (auto f = n.find(names_key))
-        for (const auto& item : f->items()) p.frameworks.push_back(item.scalar());
-    if (auto v = n.find("versions")) {
-        // The engine versions the preset stands for: [from, before), with the source of the bounds.
-        v->allow_only({"from", "before", "source"});
-        if (v->has("from")) p.versions_from = v->str("from");
-        if (v->has("before")) p.versions_before = v->str("before");
-        p.versions_source = v->str("source");
-        if (p.versions_source.empty()) v->fail("source", "empty source");
-        if (p.versions_from.empty() && p.versions_before.empty()) v->fail("", "expected from, before or both");
-        for (const std::string* b : {&p.versions_from, &p.versions_before})
-            if (!b->empty() && !std::isdigit(static_cast<unsigned char>((*b)[0])))
-                v->fail(b == &p.versions_from ? "from" : "before", "expected a dotted version number (0.8)");
-    }
-    const Node settings = n.child("settings");
-    for (const std::string& key : settings.keys()) {
-        const plans::KeyInfo* info = nullptr;
-        for (const auto& k : keys)
-            if (k.info.path == key) info = &k.info;
-        if (!info) settings.fail(key, what);
-        const Node entry = settings.child(key);
-        entry.allow_only({"value", "source"});
-        if (entry.str("source").empty()) entry.fail("source", "empty source");
-        plans::KeyInfo as_value = *info;
-        as_value.path = "value";  // read_value reads the entry's `value`
-        p.settings.push_back({key, read_value(entry, as_value), entry.str("source")});
-    }
-    return p;
-}
-
 template <typename T, typename F>
 void load_dir(const fs::path& dir, const char* kind, std::map<std::string, T>& out, F parse) {
     for (const auto& file : yaml_files(dir)) {
@@ -452,11 +415,11 @@ std::shared_ptr<const plans::Catalog> load_catalog(const std::string& root) {
     load_dir(fs::path(root) / "models" / "catalog", "model", c->models(),
              [](const Node& n) { return parse_model(n, true); });
     load_dir(fs::path(root) / "workloads" / "stacks", "stack", c->stacks(), [](const Node& n) {
-        return parse_preset(n, plans::training_plan_keys(), "frameworks",
-                            "not a training-plan key (parallel.*, training.*, stack.*)");
+        return preset::parse_preset(n, plans::training_plan_keys(), "frameworks",
+                                    "not a training-plan key (parallel.*, training.*, stack.*)");
     });
     load_dir(fs::path(root) / "workloads" / "engines", "serving-engine", c->engines(), [](const Node& n) {
-        return parse_preset(n, plans::serving_plan_keys(), "engines", "not a serving key (serving.*)");
+        return preset::parse_preset(n, plans::serving_plan_keys(), "engines", "not a serving key (serving.*)");
     });
     load_dir(fs::path(root) / "workloads" / "datasets", "dataset", c->datasets(), [](const Node& n) {
         n.allow_only({"kind", "id", "name", "source", "requests", "prompt", "output"});

@@ -103,12 +103,22 @@ const std::vector<Field>& case_fields() {
                                   "gpu_memory_fraction", "kv_cache_free_memory_fraction",
                                   // fathom's extension (scenarios/measured-format-fathom.md)
                                   "moe_dispatcher", "two_batch_overlap", "packaging"});
+                 // fathom's extension: KV offloading to host memory
+                 s.push_back({"kv_offload", leaves({"connector", "host_gb"})});
                  // fathom's extension: speculative decoding
                  s.push_back(
                      {"speculative", leaves({"method", "tokens", "acceptance", "acceptance_length", "draft_model"})});
                  auto w = leaves({"arrival", "request_rate", "concurrency", "num_requests", "batch_size", "input_len",
                                   "output_len", "dataset", "mlperf_scenario"});
                  w.push_back({"shared_prefix", leaves({"groups", "prompts_per_group", "prefix_len"})});
+                 // fathom's extension: multi-turn conversations (vLLM's multi-turn generator)
+                 {
+                     const auto length = leaves({"distribution", "value", "min", "max", "mean", "stddev"});
+                     auto sessions =
+                         leaves({"conversations", "turns_min", "turns_max", "common_prefix_len", "first_turn_scaled"});
+                     for (const char* l : {"first_turn_len", "turn_len", "output_len"}) sessions.push_back({l, length});
+                     w.push_back({"sessions", sessions});
+                 }
                  w.push_back({"slo", leaves({"ttft_ms", "tpot_ms", "percentile"})});
                  s.push_back({"workload", w});
                  s.push_back({"disaggregation",

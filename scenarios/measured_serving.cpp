@@ -39,6 +39,7 @@ void check_expressible(const Case& c, std::string& measured_pool) {
 void check_workload(const Case& c, const plans::Catalog& catalog, const std::string& measured_pool) {
     if (c.text("serving.workload.arrival") == "trace")
         throw Unsupported{"trace-driven cases are not replayed (the trace is not in the file)"};
+    if (c.has("serving.workload.sessions")) return;  // multi-turn: the lengths are the sessions'
     // A named benchmark dataset without fixed lengths: its lengths from the catalog's table.
     const std::string dataset = c.peek("serving.workload.dataset");
     if (!c.has("serving.workload.input_len") && !dataset.empty() && dataset != "synthetic" && dataset != "other") {
@@ -208,6 +209,7 @@ void translate_batching(ServingDraft& d) {
 // token, a decode pool's throughput at a context of input_len barely depends on how long it runs.
 int64_t translate_lengths(ServingDraft& d) {
     const Case& c = d.c;
+    if (c.has("serving.workload.sessions")) return translate_sessions(d);
     if (!c.has("serving.workload.input_len")) {  // a catalog dataset (check_workload): its lengths
         const std::string dataset = c.text("serving.workload.dataset");
         const plans::DatasetSpec& ds = d.catalog.dataset(dataset);
@@ -286,6 +288,19 @@ void translate_arrivals(ServingDraft& d, Translation& t, int64_t in_len) {
     } else if (arrival == "offline") {
         d.doc.set("traffic.arrival", std::string("offline"), "serving.workload.arrival");
         d.doc.set("traffic.num_requests", requests(2000), "serving.workload.num_requests");
+    } else if (arrival == "concurrency" && c.has("serving.workload.sessions")) {
+        // Each client holds one conversation; the run ends when a client finds none left (vLLM's
+        // multi-turn benchmark), before the requests cap below. No warm-up: its means cover all.
+        d.doc.set("traffic.arrival", std::string("concurrency"), "serving.workload.arrival");
+        d.doc.take(c, "serving.workload.concurrency", "traffic.concurrency");
+        const int64_t turns =
+            c.count(c.has("serving.workload.sessions.turns_max") ? "serving.workload.sessions.turns_max"
+                                                                 : "serving.workload.sessions.turns_min");
+        d.doc.set("traffic.num_requests", c.count("serving.workload.sessions.conversations") * turns,
+                  "serving.workload.sessions");
+        d.assumptions.push_back(
+            "each client runs one conversation at a time; the run stops when a client finds no "
+            "conversation left");
     } else if (arrival == "concurrency") {
         // A closed loop settles after the first round of requests; measure ten rounds after one.
         const int64_t clients = c.count("serving.workload.concurrency");
@@ -319,6 +334,7 @@ Translation translate_serving(const Case& c, const plans::EvaluationContext& ctx
     if (translate_cluster(c, d.catalog, accelerator, d.doc, nic, t.fill_ins) > 1)
         t.fill_ins.insert(t.fill_ins.end(), nic.begin(), nic.end());
     translate_engine(d, t);
+    translate_kv_offload(d);
     translate_pool(d, c.count("cluster.gpus"));
     translate_precision(d, t);
     const int64_t in_len = translate_lengths(d);  // max_model_len first: the batching rules read it

@@ -8,6 +8,7 @@
 #include "scenarios/run_section.h"
 #include "scenarios/schema.h"
 #include "scenarios/serving_warnings.h"
+#include "scenarios/traffic_section.h"
 #include "sim/error.h"
 #include "sim/input_file.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
@@ -147,82 +148,6 @@ void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPl
     }
 }
 
-// traffic.prompt and traffic.output: an integer (a fixed length) or a length distribution's keys;
-// `needed`: an absent one is an error.
-void read_lengths(const Node& tr, ServingPlan& p, KeySet& given, bool needed) {
-    for (const char* which : {"prompt", "output"}) {
-        const std::string prefix = std::string("traffic.") + which;
-        workloads::LengthDistribution& dist = which[0] == 'p' ? p.traffic.synthetic.prompt : p.traffic.synthetic.output;
-        if (!tr.has(which)) {
-            if (needed) tr.fail("", std::string("missing required key '") + which + "'");
-            continue;
-        }
-        const Node n = tr.child(which);
-        if (n.is_scalar()) {
-            dist.kind = workloads::LengthKind::Fixed;
-            dist.value = tr.integer(which);
-            if (dist.value < 1) tr.fail(which, "must be >= 1 token");
-            continue;
-        }
-        check_section_keys(n, prefix);
-        read_section(n, prefix, plans::serving_plan_keys(), p, &given);
-        if (auto why = dist.check(); !why.empty()) n.fail("", why);
-    }
-}
-
-}  // namespace
-
-void read_dataset_lengths(const Node& n, workloads::LengthDistribution& prompt, workloads::LengthDistribution& output) {
-    ServingPlan p;
-    KeySet given;
-    read_lengths(n, p, given, true);
-    prompt = p.traffic.synthetic.prompt;
-    output = p.traffic.synthetic.output;
-}
-
-namespace {
-
-// The `traffic` section: arrivals, lengths, shared prefixes, sessions, or a trace file (relative
-// to the scenario file).
-void read_traffic(const Node& root, const plans::Catalog& cat, ServingPlan& p, KeySet& given) {
-    const auto& keys = plans::serving_plan_keys();
-    const Node tr = root.child("traffic");
-    check_section_keys(tr, "traffic", {"prompt", "output", "shared_prefix", "sessions"});
-    read_section(tr, "traffic", keys, p, &given);
-    if (!p.traffic.dataset.empty()) {  // the dataset's lengths first; prompt or output given replace them
-        try {
-            const plans::DatasetSpec& d = cat.dataset(p.traffic.dataset);
-            p.traffic.synthetic.prompt = d.prompt;
-            p.traffic.synthetic.output = d.output;
-        } catch (const sim::InputError& e) {
-            tr.fail("dataset", e.bare_message());
-        }
-    }
-    // Lengths may be left to a trace file or a dataset.
-    read_lengths(tr, p, given, p.traffic.trace.empty() && p.traffic.dataset.empty());
-    for (const char* sub : {"shared_prefix", "sessions"})
-        if (auto n = tr.find(sub)) {
-            check_section_keys(*n, std::string("traffic.") + sub);
-            read_section(*n, std::string("traffic.") + sub, keys, p, &given);
-        }
-    if (given.count("traffic.arrival") &&
-        std::get<std::string>(read_value(tr, *plans::find_key("traffic.arrival"))) == "trace") {
-        if (!given.count("traffic.trace"))
-            tr.fail("arrival", "arrival: trace needs traffic.trace (a .csv or .jsonl file)");
-    } else if (given.count("traffic.trace")) {
-        tr.fail("trace", "a trace file needs arrival: trace");
-    }
-    if (!p.traffic.trace.empty()) {
-        std::filesystem::path t(p.traffic.trace);
-        if (t.is_relative()) t = std::filesystem::path(root.file()).parent_path() / t;
-        p.traffic.trace = t.lexically_normal().string();
-        std::string why = sim::input_problem(t.string());
-        // Read again by every run of a capacity search or a plan search: a file, not a stream.
-        if (why.empty() && !std::filesystem::is_regular_file(t)) why = "not a regular file";
-        if (!why.empty()) tr.fail("trace", "cannot open the trace '" + p.traffic.trace + "': " + why);
-    }
-}
-
 // The `slo` section, with its classes: {NAME: {ttft: T, tpot: T}, ...} (a missing ttft or tpot:
 // not constrained), and the `capacity` section.
 void read_slo_and_capacity(const Node& root, ServingPlan& p, KeySet& given) {
@@ -286,6 +211,15 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
         resolve(*p.decode, "serving.disaggregation.decode.accelerator");
     } else {
         resolve(p.replica, "serving.accelerator");
+    }
+    // The engine's defaults for a smaller GPU (vLLM's token budget under 70 GiB), where the scenario
+    // does not set those keys itself.
+    if (!p.engine.preset.empty()) {
+        const plans::StackPreset& preset = cat.engine(p.engine.preset);
+        const bool small = p.disaggregated()
+                               ? preset.is_small(p.prefill->accelerator) || preset.is_small(p.decode->accelerator)
+                               : preset.is_small(p.replica.accelerator);
+        if (small) preset.apply_small_device(p, std::vector<std::string>(given.begin(), given.end()));
     }
     if (!given.count("serving.kv_dtype")) p.kernels.kv_dtype = p.kv.dtype;
     auto& sp = p.speculative;

@@ -54,6 +54,9 @@ def autoscale_cases(add):
         {"s.yaml": sub(SYNTHETIC, base,
                        "serving: {engine: vllm, tp: 1, autoscale: {policy: queue, target: 4, weights_from: ssd}}")},
         "validate", "IN")
+    add("silent-class", "sessions turns_max below turns",
+        {"s.yaml": sub(SYNTHETIC, "  arrival: poisson\n", "  arrival: poisson\n  sessions: {turns: 4, turns_max: 3}\n")},
+        "validate", "IN")
     add("silent-class", "diurnal peak below its trough",
         {"s.yaml": sub(SYNTHETIC, "  arrival: poisson\n", "  arrival: diurnal\n  peak_to_trough: 0.5\n")},
         "validate", "IN")
@@ -62,6 +65,7 @@ def autoscale_cases(add):
 SERVING_EXPECT = {
     'autoscale without a target': "s.yaml:5: key 'serving.autoscale.target': impossible plan: missing: the policy's target a replica",
     'autoscale weights from an SSD the cluster lacks': "s.yaml:5: key 'serving.autoscale.weights_from': impossible plan: ssd needs cluster.ssd",
+    'sessions turns_max below turns': "s.yaml:8: key 'traffic.sessions.turns_max': turns_max (3) is below turns (4)",
     'diurnal peak below its trough': "s.yaml:8: key 'traffic.peak_to_trough': must be between 1 and 1000000, got 0.5",
     'kv offload without prefix caching': "s.yaml:5: key 'serving.kv_offload': impossible plan: needs serving.prefix_caching: true",
     'speculative acceptance 1.5': "s.yaml:5: key 'serving.speculative.acceptance': must be between 0 and 1, got 1.5",

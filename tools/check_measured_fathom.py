@@ -20,7 +20,14 @@ SERVING_EXTENSION = {
     'packaging': {'nim'},
     'speculative': {'method': {'draft', 'eagle', 'mtp', 'ngram'}, 'tokens': 'int', 'acceptance': 'num',
                     'acceptance_length': 'num', 'draft_model': 'str'},
+    'kv_offload': {'connector': {'lmcache', 'vllm', 'hicache'}, 'host_gb': 'num'},
 }
+# scenarios/measured-format-fathom.md, "Added serving.workload fields": multi-turn conversations.
+LENGTH = {'distribution': {'fixed', 'uniform', 'normal', 'lognormal'}, 'value': 'int', 'min': 'int', 'max': 'int',
+          'mean': 'num', 'stddev': 'num'}
+WORKLOAD_EXTENSION = {'sessions': {'conversations': 'int', 'turns_min': 'int', 'turns_max': 'int',
+                                   'common_prefix_len': 'int', 'first_turn_scaled': 'bool', 'first_turn_len': LENGTH,
+                                   'turn_len': LENGTH, 'output_len': LENGTH}}
 # scenarios/measured-format-fathom.md, "Added training fields" (with `run`, a window of a whole run).
 TRAINING_EXTENSION = {'recompute_num_layers': 'int', 'ep_comm_overlap': 'bool',
                       'run': {'days': 'num', 'steps': 'int', 'storage': 'str', 'checkpoint_method': {'sync', 'async'},
@@ -31,6 +38,9 @@ METRICS_EXTENSION = {'interruptions_per_day': ('interruptions/day', {}, {}), 'et
                      'checkpoint_throughput_gb_per_s': ('GB/s', {}, {}), 'run_time_s': ('s', {}, {})}
 # scenarios/measured-format-fathom.md, "Added benchmark fields".
 BENCHMARK_EXTENSION = {'groups': 'int'}
+# scenarios/measured-format-fathom.md, "Added hardware.accelerator values": catalog accelerators the
+# shared vocabulary lacks.
+ACCELERATORS_EXTENSION = {'rtx-4090'}
 # scenarios/measured-format-fathom.md, "Added serving.workload.dataset values": the catalog's
 # datasets (workloads/datasets/*.yaml).
 DATASETS = {os.path.splitext(f)[0] for f in os.listdir(os.path.join(HERE, '..', 'workloads', 'datasets'))
@@ -46,10 +56,12 @@ def main(argv):
               file=sys.stderr)
         return 2
     check_measured.SERVING.update(SERVING_EXTENSION)
+    check_measured.SERVING['workload'].update(WORKLOAD_EXTENSION)
     check_measured.TRAINING.update(TRAINING_EXTENSION)
     check_measured.METRICS.update(METRICS_EXTENSION)
     check_measured.METRIC_FIELDS['metric'].update(METRICS_EXTENSION)  # the set CASE and OTHER_METRIC share
     check_measured.BENCHMARK.update(BENCHMARK_EXTENSION)
+    check_measured.ACCELERATORS.update(ACCELERATORS_EXTENSION)
     check_measured.DATASETS.update(DATASETS)  # the set SERVING's workload.dataset refers to
     return check_measured.main(argv)
 

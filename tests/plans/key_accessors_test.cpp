@@ -199,6 +199,7 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"serving.kv_offload_load", workloads::serving::kv_load_modes()},
         {"traffic.arrival", arrivals},
         {"traffic.prompt.distribution", sim::choices<workloads::LengthKind>()},
+        {"traffic.sessions.first_prompt.distribution", sim::choices<workloads::LengthKind>()},
         {"traffic.output.distribution", sim::choices<workloads::LengthKind>()},
         {"search.recompute", sim::choices<workloads::Recompute>()},
         {"search.schedule", schedules},

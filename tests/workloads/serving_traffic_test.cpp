@@ -362,7 +362,8 @@ TEST_CASE("generated traffic is a function of the seed", "[traffic]") {
     t.output.min = 1;
     t.output.max = 500;
     t.shared_prefix = {4, 32};
-    t.sessions = {3, 5};
+    t.sessions.turns = 3;
+    t.sessions.concurrent = 5;
     REQUIRE(t.check().empty());
     auto a = make_synthetic_source(t, 9), b = make_synthetic_source(t, 9), c = make_synthetic_source(t, 10);
     CHECK(a->slo_classes() == std::vector<std::string>{"default"});
@@ -426,7 +427,8 @@ TEST_CASE("sessions rotate over open conversations and carry their whole history
     t.output.min = 1;
     t.output.max = 300;
     t.shared_prefix = {3, 64};
-    t.sessions = {3, 2};
+    t.sessions.turns = 3;
+    t.sessions.concurrent = 2;
     REQUIRE(t.check().empty());
     const auto rs = all(*make_synthetic_source(t, 2));
     REQUIRE(rs.size() == 12);

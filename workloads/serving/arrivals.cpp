@@ -27,22 +27,28 @@ void OpenLoopArrivals::next() {
 ClosedLoopArrivals::ClosedLoopArrivals(sim::Simulator& sim, RequestSource& source, ServingSignals& signals, Admit admit,
                                        int64_t clients, double think_time_s)
     : sim_(sim), source_(source), admit_(std::move(admit)), clients_(clients), think_time_s_(think_time_s) {
-    signals.finished.connect([this](const Sequence&, sim::Time now) { send_at(now.seconds() + think_time_s_); });
+    signals.finished.connect([this](const Sequence& seq, sim::Time now) {
+        const auto id = static_cast<size_t>(seq.req.id);
+        send_at(id < client_of_.size() ? client_of_[id] : 0, now.seconds() + think_time_s_);
+    });
 }
 
 // Clients beyond the requests send nothing: the loop stops with the source, so its cost follows
 // the requests, not the concurrency (2^31 clients with 10 requests took seconds).
 void ClosedLoopArrivals::start() {
-    for (int64_t c = 0; c < clients_ && !done_; ++c) send_at(0.0);
+    for (int64_t c = 0; c < clients_ && !done_; ++c) send_at(c, 0.0);
 }
 
-void ClosedLoopArrivals::send_at(double t) {
+void ClosedLoopArrivals::send_at(int64_t client, double t) {
     if (done_) return;
-    std::optional<Request> r = source_.next();
+    std::optional<Request> r = source_.next_for(client);
     if (!r) {
         done_ = true;
         return;
     }
+    const auto id = static_cast<size_t>(r->id);
+    if (id >= client_of_.size()) client_of_.resize(id + 1, 0);
+    client_of_[id] = client;
     sim_.schedule_at(engine_time(sim_, t), [this, req = *r]() mutable {
         req.arrival_s = sim_.now().seconds();
         admit_(req);

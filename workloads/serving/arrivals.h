@@ -4,7 +4,9 @@
 //   open loop    each request at its arrival time; requests arriving at one instant arrive together
 //                (offline traffic: all at 0), so a replica forms its batch from all of them
 //   closed loop  `concurrency` clients, each sending its next request think_time after the reply to
-//                its previous one (the request's arrival_s is set when it is sent)
+//                its previous one (the request's arrival_s is set when it is sent); a source with
+//                sessions gives each client its own conversation (RequestSource::next_for). The
+//                loop stops when the source has nothing for a client.
 // A driver schedules arrivals on the engine and hands each request to `admit` at its time.
 #include "sim/simulator.h"
 #include "workloads/serving/serving_events.h"
@@ -14,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace fathom::workloads::serving {
 
@@ -47,13 +50,14 @@ public:
     void start() override;
 
 private:
-    void send_at(double t);  // a client's next request, sent at `t` seconds
+    void send_at(int64_t client, double t);  // a client's next request, sent at `t` seconds
 
     sim::Simulator& sim_;
     RequestSource& source_;
     Admit admit_;
     int64_t clients_;
     double think_time_s_;
+    std::vector<int64_t> client_of_;  // by request id: the client that sent it
     bool done_ = false;
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace fathom::workloads::serving {
 
@@ -37,6 +38,17 @@ std::string SyntheticTraffic::check() const {
         return "shared_prefix.prefix_tokens must be >= 1 when shared_prefix.groups > 0";
     if (sessions.turns < 0) return "sessions.turns must be >= 0";
     if (sessions.turns >= 2 && sessions.concurrent < 1) return "sessions.concurrent must be >= 1";
+    if (sessions.turns_max != 0 && sessions.turns_max < sessions.turns)
+        return "sessions.turns_max must be >= sessions.turns";
+    if (sessions.conversations < 0) return "sessions.conversations must be >= 0";
+    if (sessions.first_prompt_set())
+        if (auto why = sessions.first_prompt.check(); !why.empty()) return "sessions.first_prompt: " + why;
+    if (sessions.first_prompt_scaled) {
+        const auto k = sessions.first_prompt.kind;
+        if (sessions.conversations < 1) return "sessions.first_prompt_scaled needs sessions.conversations";
+        if (k != LengthKind::Normal && k != LengthKind::Lognormal)
+            return "sessions.first_prompt_scaled needs a normal or lognormal sessions.first_prompt (its mean)";
+    }
     return "";
 }
 
@@ -49,45 +61,22 @@ public:
           arrivals_(named(seed, "serving.arrival")),
           prompt_(named(seed, "serving.prompt")),
           output_(named(seed, "serving.output")),
-          prefix_(named(seed, "serving.prefix")) {
+          prefix_(named(seed, "serving.prefix")),
+          session_(named(seed, "serving.session")),
+          first_(named(seed, "serving.session.first")) {
         // Bursty traffic starts at t = 0 in an on period.
         if (t.arrival.kind == ArrivalKind::Bursty) on_end_ = arrivals_.exponential(1.0 / t.arrival.on_s);
+        if (t.sessions.turns >= 2 && t.sessions.first_prompt_scaled) scale_first_turns();
     }
 
     std::optional<Request> next() override {
-        if (issued_ >= t_.num_requests) return std::nullopt;
-        Request r;
-        r.id = issued_;
-        r.arrival_s = next_arrival();
-        const int64_t fresh = std::max<int64_t>(1, t_.prompt.sample(prompt_));  // the request's own tokens
-        r.output_tokens = std::max<int64_t>(1, t_.output.sample(output_));
-        uint64_t group = 0;
-        if (t_.sessions.turns >= 2) {
-            // Slots are first visited in order 0, 1, 2, ..., so they are opened one by one.
-            const auto slot = static_cast<size_t>(issued_ % t_.sessions.concurrent);
-            if (slot == open_.size()) open_.emplace_back();
-            Conversation& c = open_[slot];
-            if (c.key == 0 || c.turns >= t_.sessions.turns) {
-                c = Conversation{};
-                c.key = ++sessions_;
-                c.group = pick_group();
-            }
-            r.session = c.key;
-            r.session_tokens = c.history;
-            group = c.group;
-            ++c.turns;
-            // The next turn's history: this prompt after the prefix (history + fresh) and the output.
-            c.history += fresh + r.output_tokens;
-        } else {
-            group = pick_group();
-        }
-        if (group) {
-            r.prefix_group = group;
-            r.prefix_tokens = t_.shared_prefix.prefix_tokens;
-        }
-        r.prompt_tokens = r.prefix_tokens + r.session_tokens + fresh;
-        ++issued_;
-        return r;
+        if (t_.sessions.turns >= 2) return turn(static_cast<size_t>(issued_ % t_.sessions.concurrent), next_arrival());
+        return single(next_arrival());
+    }
+
+    std::optional<Request> next_for(int64_t client) override {
+        if (t_.sessions.turns >= 2) return turn(static_cast<size_t>(client), 0);
+        return next();
     }
 
     const std::vector<std::string>& slo_classes() const override { return classes_; }
@@ -97,8 +86,86 @@ private:
         uint64_t key = 0;     // session key (0: the slot has not been opened)
         uint64_t group = 0;   // prefix group, kept for all turns
         int64_t turns = 0;    // turns issued so far
+        int64_t length = 0;   // turns it has
         int64_t history = 0;  // session_tokens of the next turn
     };
+
+    // Every conversation's first-turn tokens, drawn now and scaled to the distribution's mean.
+    void scale_first_turns() {
+        const LengthDistribution& d = t_.sessions.first_prompt;
+        std::vector<double> draws(static_cast<size_t>(t_.sessions.conversations));
+        double sum = 0;
+        for (double& x : draws) sum += x = static_cast<double>(d.sample(first_));
+        const double factor = d.mean * static_cast<double>(draws.size()) / sum;
+        for (double x : draws) {
+            int64_t n = std::max<int64_t>(d.min, std::llround(x * factor));
+            if (d.max > 0) n = std::min(n, d.max);
+            first_turns_.push_back(std::max<int64_t>(1, n));
+        }
+    }
+
+    // A request without sessions.
+    std::optional<Request> single(double arrival_s) {
+        if (issued_ >= t_.num_requests) return std::nullopt;
+        Request r = draw(arrival_s, std::max<int64_t>(1, t_.prompt.sample(prompt_)));
+        finish(r, pick_group());
+        return r;
+    }
+
+    // The next turn of the conversation in `slot` (a new conversation when it has none or its last
+    // turn was sent); none past num_requests or the last conversation.
+    std::optional<Request> turn(size_t slot, double arrival_s) {
+        if (issued_ >= t_.num_requests) return std::nullopt;
+        if (slot >= open_.size()) open_.resize(slot + 1);
+        Conversation& c = open_[slot];
+        const bool opens = c.key == 0 || c.turns >= c.length;
+        if (opens) {
+            if (t_.sessions.conversations > 0 && static_cast<int64_t>(sessions_) >= t_.sessions.conversations)
+                return std::nullopt;
+            c = Conversation{};
+            c.key = ++sessions_;
+            c.group = pick_group();
+            c.length = t_.sessions.turns;
+            if (t_.sessions.turns_max > t_.sessions.turns)
+                c.length += static_cast<int64_t>(session_.uniform() *
+                                                 static_cast<double>(t_.sessions.turns_max - t_.sessions.turns + 1));
+            c.length = std::min(c.length, std::max(t_.sessions.turns, t_.sessions.turns_max));
+        }
+        const bool first_own = opens && t_.sessions.first_prompt_set();
+        int64_t fresh = 0;
+        if (!first_own) fresh = t_.prompt.sample(prompt_);
+        else if (!first_turns_.empty()) fresh = first_turns_[static_cast<size_t>(c.key - 1)];
+        else fresh = t_.sessions.first_prompt.sample(first_);
+        fresh = std::max<int64_t>(1, fresh);
+        Request r = draw(arrival_s, fresh);
+        r.session = c.key;
+        r.session_tokens = c.history;
+        ++c.turns;
+        // The next turn's history: this prompt after the prefix (history + fresh) and the output.
+        c.history += fresh + r.output_tokens;
+        finish(r, c.group);
+        return r;
+    }
+
+    // A request of `fresh` own tokens and a drawn output (prompt_tokens set by finish()).
+    Request draw(double arrival_s, int64_t fresh) {
+        Request r;
+        r.id = issued_;
+        r.arrival_s = arrival_s;
+        r.prompt_tokens = fresh;
+        r.output_tokens = std::max<int64_t>(1, t_.output.sample(output_));
+        return r;
+    }
+
+    // Adds the shared prefix of `group` and the history to the prompt; counts the request.
+    void finish(Request& r, uint64_t group) {
+        if (group) {
+            r.prefix_group = group;
+            r.prefix_tokens = t_.shared_prefix.prefix_tokens;
+        }
+        r.prompt_tokens += r.prefix_tokens + r.session_tokens;
+        ++issued_;
+    }
 
     static sim::RandomStream named(uint64_t seed, const char* name) { return sim::RandomStreams(seed).stream(name); }
 
@@ -149,9 +216,10 @@ private:
     }
 
     SyntheticTraffic t_;
-    sim::RandomStream arrivals_, prompt_, output_, prefix_;
-    std::vector<Conversation> open_;  // open conversations by slot (at most `concurrent`)
-    uint64_t sessions_ = 0;           // session keys issued
+    sim::RandomStream arrivals_, prompt_, output_, prefix_, session_, first_;
+    std::vector<Conversation> open_;    // open conversations by slot (at most `concurrent`)
+    std::vector<int64_t> first_turns_;  // first_prompt_scaled: each conversation's first-turn tokens
+    uint64_t sessions_ = 0;             // session keys issued
     int64_t issued_ = 0;
     double now_ = 0, on_end_ = 0;
     std::vector<std::string> classes_{"default"};

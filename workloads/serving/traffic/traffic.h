@@ -35,6 +35,10 @@ public:
     virtual ~RequestSource() = default;
     // The next request in arrival order (ids 0, 1, 2, ...), or nullopt at the end.
     virtual std::optional<Request> next() = 0;
+    // The next request of closed-loop client `client` (0 .. clients - 1), sent after its previous
+    // reply: a generator with sessions gives the client's own conversation its next turn; other
+    // sources give next().
+    virtual std::optional<Request> next_for(int64_t /*client*/) { return next(); }
     // Names of the SLO classes (index = Request::slo_class); {"default"} when the source has none.
     virtual const std::vector<std::string>& slo_classes() const = 0;
 };
@@ -80,15 +84,30 @@ struct SharedPrefix {
     int64_t prefix_tokens = 0;  // tokens of each group's prefix (part of the prompt; >= 1 with groups)
 };
 
-// Multi-turn conversations. `concurrent` conversations are open at a time; request i goes to open
-// conversation i % concurrent. A conversation's first turn has session_tokens 0; turn t > 1 has
-// session_tokens = the previous turn's (prompt_tokens - prefix_tokens) + output_tokens (the whole
-// history after the prefix) and a newly drawn user message on top. After `turns` turns the
-// conversation closes and a new one, with a new session key (1, 2, 3, ... never 0), takes its slot.
-// Session keys are assigned in order, so sessions draw nothing from "serving.session".
+// Multi-turn conversations. Open loop: `concurrent` conversations are open at a time; request i
+// goes to open conversation i % concurrent. Closed loop (next_for): each client holds one
+// conversation and sends its next turn after the reply to the previous one, as vLLM's multi-turn
+// benchmark does (benchmarks/multi_turn, --max-active-conversations = --num-clients). A
+// conversation's first turn has session_tokens 0 and its own tokens drawn from `first_prompt`
+// (the `prompt` draw when first_prompt.value is 0 and kind Fixed); turn t > 1 has session_tokens =
+// the previous turn's (prompt_tokens - prefix_tokens) + output_tokens (the whole history after the
+// prefix) and a newly drawn user message (`prompt`) on top. A conversation has `turns` turns, or a
+// number uniform on [turns, turns_max] drawn when it opens (stream "serving.session"). After its
+// last turn a new conversation, with a new session key (1, 2, 3, ... never 0), takes its slot;
+// with `conversations` > 0 no more than that many open, and the traffic ends when one more would
+// (vLLM's multi-turn benchmark stops when its first client finds no conversation left).
+// Session keys are assigned in order.
 struct Sessions {
-    int64_t turns = 0;       // 0 or 1: no sessions; else requests come in conversations of `turns` turns
-    int64_t concurrent = 1;  // conversations open at a time; consecutive requests rotate over them
+    int64_t turns = 0;                // 0 or 1: no sessions; else requests come in conversations of `turns` turns
+    int64_t concurrent = 1;           // open loop: conversations open at a time; consecutive requests rotate over them
+    int64_t turns_max = 0;            // > turns: turns uniform on [turns, turns_max] per conversation
+    LengthDistribution first_prompt;  // the first turn's own tokens (value 0, kind Fixed: `prompt`)
+    int64_t conversations = 0;        // > 0: conversations in all
+    // With conversations: all first turns drawn up front and scaled so that their mean is
+    // first_prompt's mean, then clamped to its [min, max] (vLLM's multi-turn generator,
+    // benchmarks/multi_turn/bench_dataset.py: samples *= average / samples.mean()).
+    bool first_prompt_scaled = false;
+    bool first_prompt_set() const { return first_prompt.kind != LengthKind::Fixed || first_prompt.value > 0; }
 };
 
 struct SyntheticTraffic {
