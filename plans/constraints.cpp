@@ -438,6 +438,10 @@ std::vector<Violation> check_serving_plan(const models::ModelSpec& m, const hard
         add(v, "serving.kv_store", "needs serving.prefix_caching: true (the store keeps the prefix cache's blocks)");
     if (p.kv.store_bytes > 0 && !(c.nic_bandwidth_per_gpu() > 0))
         add(v, "serving.kv_store", "needs a scale-out NIC (cluster.nic) to reach the store over");
+    if (p.kv.offload_chunk > 0 && p.kv.offload_chunk % p.kv.block_size != 0)
+        add(v, "serving.kv_offload_chunk",
+            std::to_string(p.kv.offload_chunk) + " tokens is not a multiple of block_size " +
+                std::to_string(p.kv.block_size));
     if (p.kv.any_tier() && p.kv.offload_copy.empty())
         add(v, "serving.kv_offload_copy",
             "missing: how the engine copies offloaded blocks back, memcpy or kernel (no engine preset states it)");

@@ -196,6 +196,16 @@ void add_engine_keys(std::vector<SK>& k) {
                      .choices(workloads::serving::kv_load_modes())
                      .by_default("the engine preset's; required with kv_offload or kv_store otherwise"),
                  member<&ServingPlan::kv, &KvSettings::offload_load>()});
+    k.push_back({Decl("serving.kv_offload_chunk", KeyType::Integer,
+                      "tokens a KV tier loads as one unit, from the prompt's start (LMCache's chunk_size); a "
+                      "multiple of block_size")
+                     .range(1)
+                     .by_default("a block"),
+                 member<&ServingPlan::kv, &KvSettings::offload_chunk>()});
+    k.push_back({Decl("serving.kv_offload_store_decode", KeyType::Boolean,
+                      "the KV tiers keep blocks of generated tokens too (LMCache's save_decode_cache: false)")
+                     .by_default("true"),
+                 member<&ServingPlan::kv, &KvSettings::offload_store_decode>()});
     k.push_back({Decl("serving.shared_prefix_attention", KeyType::Boolean,
                       "decode attention reads a prefix shared by several sequences of a batch once (Hydragen, "
                       "RelayAttention); needs prefix_caching"),

@@ -104,7 +104,7 @@ const std::vector<Field>& case_fields() {
                                   // fathom's extension (scenarios/measured-format-fathom.md)
                                   "moe_dispatcher", "two_batch_overlap", "packaging"});
                  // fathom's extension: KV offloading to host memory
-                 s.push_back({"kv_offload", leaves({"connector", "host_gb"})});
+                 s.push_back({"kv_offload", leaves({"connector", "host_gb", "chunk_tokens"})});
                  // fathom's extension: speculative decoding
                  s.push_back(
                      {"speculative", leaves({"method", "tokens", "acceptance", "acceptance_length", "draft_model"})});

@@ -81,9 +81,15 @@ void translate_kv_offload(ServingDraft& d) {
         // kernel and copies that buffer whole, not one block at a time.
         d.doc.set("serving.kv_offload_copy", std::string("kernel"), "serving.kv_offload.connector");
         d.doc.set("serving.kv_offload_load", std::string("blocking"), "serving.kv_offload.connector");
+        // lmcache/v1/config.py: chunk_size 256 and save_decode_cache False by default.
+        if (c.has("serving.kv_offload.chunk_tokens"))
+            d.doc.take(c, "serving.kv_offload.chunk_tokens", "serving.kv_offload_chunk");
+        else d.doc.set("serving.kv_offload_chunk", int64_t{256}, "serving.kv_offload.connector");
+        d.doc.set("serving.kv_offload_store_decode", false, "serving.kv_offload.connector");
         d.assumptions.push_back(
-            "LMCache: hit chunks loaded before the iteration (blocking) by one copy a chunk; "
-            "its stores (GPU to host after each forward) and its chunk granularity not modelled");
+            "LMCache: whole chunks loaded before the iteration (blocking), one copy a chunk; "
+            "answers not stored (save_decode_cache false); its stores' GPU-to-host copies not "
+            "priced");
     } else {
         d.assumptions.push_back("KV offloading connector '" + connector + "': the engine preset's copy and load modes");
     }

@@ -20,7 +20,7 @@ SERVING_EXTENSION = {
     'packaging': {'nim'},
     'speculative': {'method': {'draft', 'eagle', 'mtp', 'ngram'}, 'tokens': 'int', 'acceptance': 'num',
                     'acceptance_length': 'num', 'draft_model': 'str'},
-    'kv_offload': {'connector': {'lmcache', 'vllm', 'hicache'}, 'host_gb': 'num'},
+    'kv_offload': {'connector': {'lmcache', 'vllm', 'hicache'}, 'host_gb': 'num', 'chunk_tokens': 'int'},
 }
 # scenarios/measured-format-fathom.md, "Added serving.workload fields": multi-turn conversations.
 LENGTH = {'distribution': {'fixed', 'uniform', 'normal', 'lognormal'}, 'value': 'int', 'min': 'int', 'max': 'int',

@@ -224,3 +224,30 @@ TEST_CASE("a prompt found on the NVMe tier loads at the drives' read bandwidth",
                                   "concurrency, concurrency: 1, num_requests: 2, prompt: 64, output: 8}\n"),
         Catch::Contains("serving.kv_offload_ssd") && Catch::Contains("cluster.ssd"));
 }
+
+TEST_CASE("a tier that loads whole chunks and keeps no answers (LMCache's defaults)", "[serving]") {
+    // As above: a 3,200-token prefix (200 blocks of 16) evicted from the small GPU cache and kept
+    // in host memory. In chunks of 256 tokens (LMCache's chunk_size) 12 whole chunks load (3,072
+    // tokens, 192 blocks) and the other 128 prefix tokens are computed.
+    const std::string trace = testing::write_file(
+        "offload_chunks.csv",
+        "arrival_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens\n0,3300,2,1,3200\n5,3300,2,2,3200\n"
+        "10,3300,2,3,3200\n15,3300,2,4,3200\n20,3300,2,5,3200\n25,3300,2,6,3200\n30,3300,2,7,3200\n"
+        "60,3300,2,1,3200\n");
+    const auto chunked = testing::serve(scenario(trace, 0.24, "4 GB, kv_offload_chunk: 256"), true);
+    CHECK(chunked.offload_hit_tokens == 3072);
+    // A conversation's second turn carries the first turn's prompt (3,300 tokens) and answer (100)
+    // as history. A tier that keeps answers loads the 212 full blocks of that history (3,392
+    // tokens); without answers (save_decode_cache false) only the prompt's 206 full blocks (3,296).
+    const std::string turns = testing::write_file(
+        "offload_turns.csv",
+        "arrival_s,prompt_tokens,output_tokens,prefix_group,prefix_tokens,session,session_tokens\n"
+        "0,3300,100,,,1,\n5,3300,2,2,3200,,\n10,3300,2,3,3200,,\n15,3300,2,4,3200,,\n20,3300,2,5,3200,,\n"
+        "25,3300,2,6,3200,,\n30,3300,2,7,3200,,\n60,3500,2,,,1,3400\n");
+    CHECK(testing::serve(scenario(turns, 0.24, "4 GB"), true).offload_hit_tokens == 3392);
+    CHECK(testing::serve(scenario(turns, 0.24, "4 GB, kv_offload_store_decode: false"), true).offload_hit_tokens ==
+          3296);
+    // A chunk that is not a whole number of blocks is refused by key.
+    CHECK_THROWS_WITH(scenario(trace, 0.24, "4 GB, kv_offload_chunk: 100"),
+                      Catch::Contains("serving.kv_offload_chunk") && Catch::Contains("multiple of block_size"));
+}

@@ -29,6 +29,24 @@ int64_t ReplicaState::blocks_needed(const Sequence& s, int64_t tokens) const {
     return std::max<int64_t>(0, need);
 }
 
+namespace {
+
+// Loads end at a whole unit of `unit` blocks: `loaded` (all tiers) after `hit` GPU blocks shrinks
+// to the last unit boundary (none when that is within the GPU's hits), taking the store's blocks,
+// then the NVMe tier's, then host memory's (the deepest tiers hold the tail).
+void trim_to_units(int64_t hit, int64_t unit, int64_t& loaded, int64_t& from_ssd, int64_t& from_store) {
+    const int64_t end = (hit + loaded) / unit * unit;
+    int64_t cut = loaded - std::max<int64_t>(0, end - hit);
+    loaded -= cut;
+    for (int64_t* part : {&from_store, &from_ssd}) {
+        const int64_t take = std::min(*part, cut);
+        *part -= take;
+        cut -= take;
+    }
+}
+
+}  // namespace
+
 int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
     FATHOM_CHECK(!waiting.empty(), "admitting from an empty queue");
     Sequence& s = *waiting.front();
@@ -55,6 +73,9 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
                store_->touch(probe[static_cast<size_t>(hit + loaded + from_ssd + from_store)]))
             ++from_store;
         loaded += from_ssd + from_store;
+        // Whole units from the prompt's start (LMCache's chunks): the deepest tier's blocks go first.
+        if (loaded > 0 && kv_.offload_chunk > bs)
+            trim_to_units(hit, kv_.offload_chunk / bs, loaded, from_ssd, from_store);
         s.cached_blocks = hit;
         s.computed = (hit + loaded) * bs;
     }
@@ -154,12 +175,13 @@ void ReplicaState::publish(Sequence& s) {
         const int64_t ins = kv_cache_.insert(s.block_ids, s.cached_blocks, fresh);
         // KV offloading stores every block as it is computed (vLLM's offloading connector, SGLang's
         // write-through): the tier holds what the GPU caches and what it evicted since.
+        // Without store_decode (LMCache's default) only blocks wholly within the prompt.
+        const int64_t last = kv_.offload_store_decode ? s.cached_blocks + ins
+                                                      : std::min(s.cached_blocks + ins, s.req.prompt_tokens / bs);
         if (tier_)
-            for (int64_t j = s.cached_blocks; j < s.cached_blocks + ins; ++j)
-                tier_->store(s.block_ids[static_cast<size_t>(j)]);
+            for (int64_t j = s.cached_blocks; j < last; ++j) tier_->store(s.block_ids[static_cast<size_t>(j)]);
         if (store_)
-            for (int64_t j = s.cached_blocks; j < s.cached_blocks + ins; ++j)
-                store_->store(s.block_ids[static_cast<size_t>(j)]);
+            for (int64_t j = s.cached_blocks; j < last; ++j) store_->store(s.block_ids[static_cast<size_t>(j)]);
         s.kv_blocks -= ins;
         s.cached_blocks += ins;
     }

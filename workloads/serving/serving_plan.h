@@ -112,6 +112,14 @@ struct KvSettings {
     // request, which is admitted once its blocks are in (vLLM's OffloadingConnector:
     // WAITING_FOR_REMOTE_KVS) ("": not stated).
     std::string offload_load;
+    // The tiers' unit of a load, in tokens (0: a block): a hit loads whole units counted from the
+    // prompt's start (LMCache's chunk_size, 256 by default, lmcache/v1/config.py); the tokens after
+    // the last whole unit are computed.
+    int64_t offload_chunk = 0;
+    // Whether the tiers keep the blocks of generated tokens (a multi-turn conversation's answers):
+    // vLLM's OffloadingConnector stores every newly computed full block; LMCache only the prompt's
+    // (save_decode_cache, False by default, lmcache/v1/config.py).
+    bool offload_store_decode = true;
 };
 
 enum class ArrivalMode { Open, Closed };  // open: the source's arrival times; closed: N clients
