@@ -112,32 +112,45 @@ TEST_CASE("vLLM's defaults follow the GPU: a smaller budget under 70 GiB or on a
     CHECK(plan("rtx-4090", ", max_num_batched_tokens: 4096").max_num_seqs == 256);
 }
 
-TEST_CASE("published vLLM + LMCache multi-turn runs on an RTX 4090 (GPUStack)", "[serving][compare]") {
-    // scenarios/measured-kv-offload.yaml, held out (the RTX 4090's constants are the A100's, not
-    // fitted on it). Pinned as they stand, so that a change that moves them is seen:
-    //  - vLLM alone: mean TTFT 30% low (3,038 ms against 4,350), TPOT 44% high (69.7 against
-    //    48.5), prompt tokens a second 9% low (5,345 against 5,849): the time a request takes is
-    //    about right (TTFT + 99 TPOTs: 9.9 s against 9.2) but fathom spends less of it before the
-    //    first token and more between tokens.
-    //  - with LMCache (50 GB of host memory, loads before the iteration): TTFT 50% low (1,318
-    //    against 2,646), TPOT 10% high (33.8 against 30.6), prompt tokens a second 20% high (11,360
-    //    against 9,426). LMCache's own stores after each forward and its 256-token chunks are not
-    //    modelled. The gain it brings is thus too large: +113% of prompt tokens a second against
-    //    +61%, TTFT -57% against -39%.
+TEST_CASE("published vLLM + LMCache runs on an RTX 4090 (GPUStack)", "[serving][compare]") {
+    // scenarios/measured-kv-offload.yaml. The three random-dataset rows without LMCache (100 prompts
+    // of 1K, 8K, 20K tokens at once) fitted the RTX 4090's sustained_clock (0.93): their
+    // throughputs within 7% (-0.2%, -6.1%, +6.8%). Held out, pinned as they stand so that a change
+    // that moves them is seen:
+    //  - multi-turn, vLLM alone: prompt tokens a second +1.6% (5,941 against 5,849), but mean TTFT
+    //    38% low (2,693 ms against 4,350) and TPOT 30% high (63.0 against 48.5): fathom runs about
+    //    7 requests at once where the published TTFT and TPOT (Little's law over 10 clients) say 5.
+    //  - multi-turn with LMCache (50 GB of host memory; whole 256-token chunks, loaded before the
+    //    iteration; answers not stored): prompt tokens a second 18% high (11,160 against 9,426),
+    //    TTFT 50% low, TPOT 12% high. LMCache's gain is thus too large: +88% against +61%.
+    //  - random prompts with LMCache: 3-13% high, the price of LMCache's stores (GPU-to-host copies
+    //    after each forward) that fathom does not charge.
+    //  - TPOT is 23-67% high in every row: fathom's decodes share more iterations with prefill
+    //    chunks than vLLM's did.
     const auto results = scenarios::compare_measured(
         std::string(FATHOM_SOURCE_DIR) + "/scenarios/measured-kv-offload.yaml", testing::source_context(), true);
-    REQUIRE(results.size() == 6);
+    REQUIRE(results.size() == 24);
     std::map<std::string, double> error;
     for (const auto& r : results) {
         INFO(r.id << " " << r.reason);
         REQUIRE(r.ok());
-        const bool lmcache = r.id.find("lmcache") != std::string::npos;
-        error[std::string(lmcache ? "lmcache " : "vllm ") + r.metric] = r.error;
+        const std::string id = r.id.substr(0, r.id.find('#'));
+        error[id.substr(std::string("srv-vllm01011-").size()) + " " + r.metric] = r.error;
     }
-    CHECK((error["vllm ttft_ms"] > -0.40 && error["vllm ttft_ms"] < -0.20));
-    CHECK((error["vllm tpot_ms"] > 0.30 && error["vllm tpot_ms"] < 0.55));
-    CHECK((error["vllm input_tokens_per_s"] > -0.15 && error["vllm input_tokens_per_s"] < 0));
-    CHECK((error["lmcache ttft_ms"] > -0.60 && error["lmcache ttft_ms"] < -0.40));
-    CHECK((error["lmcache tpot_ms"] > 0 && error["lmcache tpot_ms"] < 0.20));
-    CHECK((error["lmcache input_tokens_per_s"] > 0.10 && error["lmcache input_tokens_per_s"] < 0.30));
+    auto within = [&](const std::string& key, double lo, double hi) {
+        INFO(key << ": " << error.at(key));
+        CHECK((error.at(key) > lo && error.at(key) < hi));
+    };
+    for (const char* size : {"1k", "8k", "20k"}) {
+        const std::string random = std::string("qwen3-8b-rtx4090-random-") + size;
+        within(random + " total_tokens_per_s", -0.07, 0.07);
+        within("lmcache-" + random + " total_tokens_per_s", 0.0, 0.15);
+        within(random + " tpot_ms", 0.15, 0.75);
+    }
+    within("qwen3-8b-rtx4090-multiturn-5k-ttft ttft_ms", -0.48, -0.28);
+    within("qwen3-8b-rtx4090-multiturn-5k-ttft tpot_ms", 0.20, 0.40);
+    within("qwen3-8b-rtx4090-multiturn-5k-ttft input_tokens_per_s", -0.05, 0.08);
+    within("lmcache-qwen3-8b-rtx4090-multiturn-5k-ttft ttft_ms", -0.60, -0.40);
+    within("lmcache-qwen3-8b-rtx4090-multiturn-5k-ttft tpot_ms", 0.05, 0.20);
+    within("lmcache-qwen3-8b-rtx4090-multiturn-5k-ttft input_tokens_per_s", 0.10, 0.28);
 }
