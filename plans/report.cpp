@@ -292,6 +292,7 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
             continue;
         if (k.info.path == "serving.kv_offload_chunk" && p.kv.offload_chunk == 0) continue;  // added later
         if (k.info.path == "serving.kv_offload_store_decode" && p.kv.offload_store_decode) continue;
+        if (k.info.path == "serving.kv_offload_store" && p.kv.offload_store == "async") continue;
         // The multi-turn keys (added after hashes were pinned) count only when set.
         const auto& sessions = p.traffic.synthetic.sessions;
         if (k.info.path.rfind("traffic.sessions.first_prompt", 0) == 0 && !sessions.first_prompt_set() &&

@@ -202,6 +202,13 @@ void add_engine_keys(std::vector<SK>& k) {
                      .range(1)
                      .by_default("a block"),
                  member<&ServingPlan::kv, &KvSettings::offload_chunk>()});
+    k.push_back({Decl("serving.kv_offload_store", KeyType::Choice,
+                      "how KV offloading's stores run: async (beside the iterations: vLLM's OffloadingConnector, "
+                      "SGLang) or blocking (each iteration's new blocks copied to host memory before the next: "
+                      "LMCache)")
+                     .choices(workloads::serving::kv_store_modes())
+                     .by_default("async"),
+                 member<&ServingPlan::kv, &KvSettings::offload_store>()});
     k.push_back({Decl("serving.kv_offload_store_decode", KeyType::Boolean,
                       "the KV tiers keep blocks of generated tokens too (LMCache's save_decode_cache: false)")
                      .by_default("true"),

@@ -86,10 +86,12 @@ void translate_kv_offload(ServingDraft& d) {
             d.doc.take(c, "serving.kv_offload.chunk_tokens", "serving.kv_offload_chunk");
         else d.doc.set("serving.kv_offload_chunk", int64_t{256}, "serving.kv_offload.connector");
         d.doc.set("serving.kv_offload_store_decode", false, "serving.kv_offload.connector");
+        // Its stores run in wait_for_save at the end of each forward, before the next step.
+        d.doc.set("serving.kv_offload_store", std::string("blocking"), "serving.kv_offload.connector");
         d.assumptions.push_back(
             "LMCache: whole chunks loaded before the iteration (blocking), one copy a chunk; "
-            "answers not stored (save_decode_cache false); its stores' GPU-to-host copies not "
-            "priced");
+            "answers not stored (save_decode_cache false); new blocks copied to host memory before the "
+            "next iteration at the host link's bandwidth (LMCache's own gather and bookkeeping not priced)");
     } else {
         d.assumptions.push_back("KV offloading connector '" + connector + "': the engine preset's copy and load modes");
     }

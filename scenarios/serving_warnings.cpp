@@ -29,7 +29,8 @@ void serving_warnings(const Node& serving, const workloads::serving::ServingPlan
         "changes nothing",
         warn);
     if (!p.kv.any_tier())
-        for (const char* key : {"kv_offload_copy", "kv_offload_load"})
+        for (const char* key :
+             {"kv_offload_copy", "kv_offload_load", "kv_offload_store", "kv_offload_chunk", "kv_offload_store_decode"})
             if (serving.has(key))
                 warn(serving, key,
                      "no KV tier to load from (serving.kv_offload, serving.kv_store): it changes nothing");

@@ -197,6 +197,7 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"serving.autoscale.weights_from", workloads::serving::weight_sources()},
         {"serving.kv_offload_copy", workloads::serving::kv_copy_methods()},
         {"serving.kv_offload_load", workloads::serving::kv_load_modes()},
+        {"serving.kv_offload_store", workloads::serving::kv_store_modes()},
         {"traffic.arrival", arrivals},
         {"traffic.prompt.distribution", sim::choices<workloads::LengthKind>()},
         {"traffic.sessions.first_prompt.distribution", sim::choices<workloads::LengthKind>()},

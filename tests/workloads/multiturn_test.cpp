@@ -121,10 +121,11 @@ TEST_CASE("published vLLM + LMCache runs on an RTX 4090 (GPUStack)", "[serving][
     //    38% low (2,693 ms against 4,350) and TPOT 30% high (63.0 against 48.5): fathom runs about
     //    7 requests at once where the published TTFT and TPOT (Little's law over 10 clients) say 5.
     //  - multi-turn with LMCache (50 GB of host memory; whole 256-token chunks, loaded before the
-    //    iteration; answers not stored): prompt tokens a second 18% high (11,160 against 9,426),
-    //    TTFT 50% low, TPOT 12% high. LMCache's gain is thus too large: +88% against +61%.
-    //  - random prompts with LMCache: 3-13% high, the price of LMCache's stores (GPU-to-host copies
-    //    after each forward) that fathom does not charge.
+    //    iteration; answers not stored; each iteration's new KV copied to host memory before the
+    //    next): prompt tokens a second 17% high (11,040 against 9,426), TTFT 49% low, TPOT 13%
+    //    high. LMCache's gain is thus too large: +86% against +61%.
+    //  - random prompts with LMCache: 0-10% high (+0.2%, +6.8%, +10.2%): fathom charges the copies
+    //    of LMCache's stores (2-3% of the run), not its own gather and bookkeeping.
     //  - TPOT is 23-67% high in every row: fathom's decodes share more iterations with prefill
     //    chunks than vLLM's did.
     const auto results = scenarios::compare_measured(
@@ -144,7 +145,7 @@ TEST_CASE("published vLLM + LMCache runs on an RTX 4090 (GPUStack)", "[serving][
     for (const char* size : {"1k", "8k", "20k"}) {
         const std::string random = std::string("qwen3-8b-rtx4090-random-") + size;
         within(random + " total_tokens_per_s", -0.07, 0.07);
-        within("lmcache-" + random + " total_tokens_per_s", 0.0, 0.15);
+        within("lmcache-" + random + " total_tokens_per_s", -0.03, 0.13);
         within(random + " tpot_ms", 0.15, 0.75);
     }
     within("qwen3-8b-rtx4090-multiturn-5k-ttft ttft_ms", -0.48, -0.28);

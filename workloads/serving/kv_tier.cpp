@@ -12,6 +12,11 @@ const std::vector<std::string>& kv_load_modes() {
     return names;
 }
 
+const std::vector<std::string>& kv_store_modes() {
+    static const std::vector<std::string> modes{"async", "blocking"};
+    return modes;
+}
+
 double kv_block_copy_seconds(const std::string& copy, const hardware::PcieSpec& link, const models::ModelSpec& m,
                              int64_t layers) {
     if (copy != "memcpy") return 0.0;

@@ -27,12 +27,14 @@ namespace fathom::workloads::serving {
 struct TierLoad {
     int64_t host_blocks = 0;
     double host_bytes = 0, ssd_bytes = 0, store_bytes = 0;
+    double saved_bytes = 0;  // blocks copied to host memory before the next iteration (offload_store blocking)
 };
 
-// The values of KvSettings::offload_copy ("memcpy", "kernel") and offload_load ("blocking",
-// "layerwise", "async").
+// The values of KvSettings::offload_copy ("memcpy", "kernel"), offload_load ("blocking",
+// "layerwise", "async") and offload_store ("async", "blocking").
 const std::vector<std::string>& kv_copy_methods();
 const std::vector<std::string>& kv_load_modes();
+const std::vector<std::string>& kv_store_modes();
 
 double kv_block_copy_seconds(const std::string& copy, const hardware::PcieSpec& link, const models::ModelSpec& m,
                              int64_t layers);

@@ -60,6 +60,10 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
                        (in.cluster.nic.efficiency > 0 ? in.cluster.nic.efficiency : 1.0)),
       store_latency_(in.cluster.nic.latency),
       layerwise_load_(in.plan.kv.offload_load == "layerwise"),
+      saved_per_token_(in.plan.kv.offload_bytes > 0 && in.plan.kv.offload_store == "blocking"
+                           ? mem.block_bytes / static_cast<double>(in.plan.kv.block_size)
+                           : 0.0),
+      save_decodes_(in.plan.kv.offload_store_decode),
       stage_layers_(static_cast<double>(std::max<int64_t>(1, (in.model.layers + pool.pp - 1) / pool.pp))),
       spec_(in.plan.speculative),
       spec_rate_(spec_.enabled() ? spec_.rate() : 0.0),
@@ -215,8 +219,16 @@ void Replica::try_launch() {
     // forward pass); so does an offload tier's load, unless it runs layer by layer beside the
     // stages, whose last layer then waits for the whole load.
     const double load_bytes = b.swap_bytes + (state_.lora() ? state_.lora()->take_load_bytes() : 0.0);
-    const double tier_s = tier_load_seconds(state_.take_tier_load());
-    double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0);
+    const TierLoad tier = state_.take_tier_load();
+    const double tier_s = tier_load_seconds(tier);
+    if (saved_per_token_ > 0) {  // LMCache-style stores: this iteration's tokens, copied before the next
+        int64_t tokens = save_decodes_ ? shape.decodes : 0;
+        for (const PrefillChunk& c : shape.prefills) tokens += c.tokens;
+        state_.add_saved_bytes(static_cast<double>(tokens) * saved_per_token_);
+    }
+    // A blocking store of the previous iteration's blocks runs before this one, whatever the loads do.
+    double t = now.seconds() + (load_bytes > 0 ? load_bytes / pcie_bandwidth_ : 0.0) +
+               (tier.saved_bytes > 0 ? tier.saved_bytes / pcie_bandwidth_ : 0.0);
     const double tier_done = t + tier_s;
     if (!layerwise_load_) t = tier_done;
     for (size_t s = 0; s < stage_free_s_.size(); ++s) {

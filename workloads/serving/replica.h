@@ -101,7 +101,11 @@ private:
     double ssd_bandwidth_;    // one GPU's share of its node's drives' read bandwidth (KV offloading's NVMe tier)
     double store_bandwidth_;  // one GPU's share of its node's scale-out NICs (the shared KV store's loads)
     double store_latency_;
-    bool layerwise_load_;     // offload loads beside the iteration, layer by layer (KvSettings::offload_load)
+    bool layerwise_load_;  // offload loads beside the iteration, layer by layer (KvSettings::offload_load)
+    // Blocking stores (KvSettings::offload_store): bytes a computed token adds to the next
+    // iteration's copy to host memory (0: none), and whether generated tokens are stored too.
+    double saved_per_token_;
+    bool save_decodes_;
     double stage_layers_;     // layers a pipeline stage holds (its last one's compute follows the last load)
     double copy_free_s_ = 0;  // when the copy stream of asynchronous offload loads is free
     // Speculative decoding (speculative.h): k drafts a decode, accepted at rate_ each, drawn from

@@ -32,6 +32,8 @@ public:
     // KV offloading (kv_tier.h): what the requests admitted since the last call load back from the
     // tiers below (one device), and resets it.
     TierLoad take_tier_load() { return std::exchange(tier_load_, TierLoad{}); }
+    // Bytes a blocking store (KvSettings::offload_store) copies before the next iteration.
+    void add_saved_bytes(double bytes) { tier_load_.saved_bytes += bytes; }
     // The KV store the replicas share (KvSettings::store_bytes; null: none): probed after this
     // replica's own tiers, and every block computed here is stored in it.
     void share_store(KvTier* store) { store_ = store; }

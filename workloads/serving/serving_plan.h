@@ -116,6 +116,11 @@ struct KvSettings {
     // prompt's start (LMCache's chunk_size, 256 by default, lmcache/v1/config.py); the tokens after
     // the last whole unit are computed.
     int64_t offload_chunk = 0;
+    // How the tiers' stores run: "async", on a stream of their own beside the iterations (vLLM's
+    // OffloadingConnector, SGLang's write-through); "blocking", the iteration's new blocks copied
+    // to host memory over the host link before the next one starts (LMCache's connector stores in
+    // wait_for_save, at the end of the forward).
+    std::string offload_store = "async";
     // Whether the tiers keep the blocks of generated tokens (a multi-turn conversation's answers):
     // vLLM's OffloadingConnector stores every newly computed full block; LMCache only the prompt's
     // (save_decode_cache, False by default, lmcache/v1/config.py).
