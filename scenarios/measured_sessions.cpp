@@ -48,7 +48,7 @@ int64_t translate_sessions(ServingDraft& d) {
     d.assumptions.push_back(
         "conversations' chat-template tokens and the generator's short connecting text "
         "(~20 tokens a first turn, ~10 a later one) not counted");
-    // The engines' default context (vLLM, SGLang: the model's own), else the longest conversation.
+    // The engines' default context (vLLM, SGLang: the model's own).
     if (c.has("serving.max_model_len")) {
         d.doc.take(c, "serving.max_model_len", "serving.max_model_len");
     } else if (c.has("model.seq_len")) {
@@ -57,12 +57,14 @@ int64_t translate_sessions(ServingDraft& d) {
     } else {
         throw Unsupported{"a multi-turn case needs serving.max_model_len or model.seq_len"};
     }
-    const std::string f = s + ".first_turn_len";
-    if (c.at(f).IsScalar()) first += c.count(f);
-    else if (c.has(f + ".mean")) first += static_cast<int64_t>(std::llround(c.number(f + ".mean")));
-    else if (c.has(f + ".value")) first += c.count(f + ".value");
-    else first += c.count(f + ".max");
-    return first;
+    // The first turn's typical own tokens (the batching rules' input length): its mean, else the
+    // middle of its range; turn_len's when the case gives no first_turn_len.
+    const std::string f = c.has(s + ".first_turn_len") ? s + ".first_turn_len" : s + ".turn_len";
+    if (c.at(f).IsScalar()) return first + c.count(f);
+    if (c.has(f + ".mean")) return first + static_cast<int64_t>(std::llround(c.number(f + ".mean")));
+    if (c.has(f + ".value")) return first + c.count(f + ".value");
+    const int64_t lo = c.has(f + ".min") ? c.count(f + ".min") : 1;
+    return first + (c.has(f + ".max") ? (lo + c.count(f + ".max")) / 2 : lo);
 }
 
 void translate_kv_offload(ServingDraft& d) {
