@@ -40,16 +40,10 @@ bool StackPreset::is_small(const hardware::AcceleratorSpec& device) const {
                        [&](const std::string& n) { return device_name.find(n) != std::string::npos; });
 }
 
-std::vector<std::string> StackPreset::apply_small_device(workloads::serving::ServingPlan& plan,
-                                                         const std::vector<std::string>& given) const {
-    std::vector<std::string> set;
-    if (!small_device) return set;
-    for (const auto& s : small_device->settings) {
-        if (std::find(given.begin(), given.end(), s.key) != given.end()) continue;
-        set_serving_key(plan, s.key, s.value);
-        set.push_back(s.key);
-    }
-    return set;
+void StackPreset::apply_small_device(workloads::serving::ServingPlan& plan, const std::set<std::string>& given) const {
+    if (!small_device) return;
+    for (const auto& s : small_device->settings)
+        if (!given.count(s.key)) set_serving_key(plan, s.key, s.value);
 }
 
 const StackPreset& Catalog::engine(const std::string& id) const { return lookup(engines_, id, "serving engine"); }

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,9 +54,8 @@ struct StackPreset {
     // Serving engines: whether `device` is small by small_device's rule (false without one).
     bool is_small(const hardware::AcceleratorSpec& device) const;
     // Serving engines on a small device: sets small_device's keys that are not in `given` (the
-    // scenario's own keys, which stay). Returns the keys it set.
-    std::vector<std::string> apply_small_device(workloads::serving::ServingPlan& plan,
-                                                const std::vector<std::string>& given) const;
+    // scenario's own keys, which stay).
+    void apply_small_device(workloads::serving::ServingPlan& plan, const std::set<std::string>& given) const;
 };
 
 // Engine versions as their dotted numbers ("~1.0" and "v0.6.1" read as 1.0 and 0.6.1): -1, 0 or 1

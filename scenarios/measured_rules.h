@@ -88,9 +88,8 @@ void run_rules(TrainingDraft& d, TrainingStep step);
 void run_rules(ServingDraft& d, ServingStep step);
 
 // fathom's extension (scenarios/measured-format-fathom.md), measured_sessions.cpp:
-// serving.workload.sessions as the traffic's multi-turn conversations; returns the mean prompt of
-// a conversation's first turn (the batching rules' input length).
-int64_t translate_sessions(ServingDraft& d);
+// serving.workload.sessions as the traffic's multi-turn conversations.
+void translate_sessions(ServingDraft& d);
 // serving.kv_offload as the host-memory KV tier and its connector's copy and load modes.
 void translate_kv_offload(ServingDraft& d);
 

@@ -209,7 +209,10 @@ void translate_batching(ServingDraft& d) {
 // token, a decode pool's throughput at a context of input_len barely depends on how long it runs.
 int64_t translate_lengths(ServingDraft& d) {
     const Case& c = d.c;
-    if (c.has("serving.workload.sessions")) return translate_sessions(d);
+    if (c.has("serving.workload.sessions")) {  // no one input length: a static batch refuses it
+        translate_sessions(d);
+        return 0;
+    }
     if (!c.has("serving.workload.input_len")) {  // a catalog dataset (check_workload): its lengths
         const std::string dataset = c.text("serving.workload.dataset");
         const plans::DatasetSpec& ds = d.catalog.dataset(dataset);
@@ -284,6 +287,7 @@ void translate_arrivals(ServingDraft& d, Translation& t, int64_t in_len) {
         return fallback;
     };
     if (arrival == "static_batch") {
+        if (c.has("serving.workload.sessions")) throw Unsupported{"a static batch of multi-turn conversations"};
         translate_static_batch(d, in_len);
     } else if (arrival == "offline") {
         d.doc.set("traffic.arrival", std::string("offline"), "serving.workload.arrival");

@@ -4,7 +4,6 @@
 // memory. Both are written to the scenario through its keys, so the scenario parser checks them.
 #include "scenarios/measured_rules.h"
 
-#include <cmath>
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -25,7 +24,7 @@ void take_length(ServingDraft& d, const std::string& path, const std::string& ke
 
 }  // namespace
 
-int64_t translate_sessions(ServingDraft& d) {
+void translate_sessions(ServingDraft& d) {
     const Case& c = d.c;
     const std::string s = "serving.workload.sessions";
     // The shared format wants a dataset without input_len: the generator's (`other`), read here.
@@ -38,9 +37,7 @@ int64_t translate_sessions(ServingDraft& d) {
         d.doc.take(c, s + ".first_turn_scaled", "traffic.sessions.first_prompt_scaled");
     take_length(d, s + ".turn_len", "traffic.prompt");
     take_length(d, s + ".output_len", "traffic.output");
-    int64_t first = 0;
     if (c.has(s + ".common_prefix_len")) {
-        first = c.count(s + ".common_prefix_len");
         d.doc.set("traffic.shared_prefix.groups", int64_t{1}, s + ".common_prefix_len");
         d.doc.take(c, s + ".common_prefix_len", "traffic.shared_prefix.tokens");
         d.assumptions.push_back("the common prefix is one shared prefix of every conversation's first turn");
@@ -57,14 +54,6 @@ int64_t translate_sessions(ServingDraft& d) {
     } else {
         throw Unsupported{"a multi-turn case needs serving.max_model_len or model.seq_len"};
     }
-    // The first turn's typical own tokens (the batching rules' input length): its mean, else the
-    // middle of its range; turn_len's when the case gives no first_turn_len.
-    const std::string f = c.has(s + ".first_turn_len") ? s + ".first_turn_len" : s + ".turn_len";
-    if (c.at(f).IsScalar()) return first + c.count(f);
-    if (c.has(f + ".mean")) return first + static_cast<int64_t>(std::llround(c.number(f + ".mean")));
-    if (c.has(f + ".value")) return first + c.count(f + ".value");
-    const int64_t lo = c.has(f + ".min") ? c.count(f + ".min") : 1;
-    return first + (c.has(f + ".max") ? (lo + c.count(f + ".max")) / 2 : lo);
 }
 
 void translate_kv_offload(ServingDraft& d) {

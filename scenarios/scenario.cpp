@@ -219,7 +219,7 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
         const bool small = p.disaggregated()
                                ? preset.is_small(p.prefill->accelerator) || preset.is_small(p.decode->accelerator)
                                : preset.is_small(p.replica.accelerator);
-        if (small) preset.apply_small_device(p, std::vector<std::string>(given.begin(), given.end()));
+        if (small) preset.apply_small_device(p, given);
     }
     if (!given.count("serving.kv_dtype")) p.kernels.kv_dtype = p.kv.dtype;
     auto& sp = p.speculative;

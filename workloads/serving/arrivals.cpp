@@ -1,5 +1,7 @@
 #include "workloads/serving/arrivals.h"
 
+#include "sim/error.h"
+
 #include <utility>
 #include <vector>
 
@@ -29,7 +31,8 @@ ClosedLoopArrivals::ClosedLoopArrivals(sim::Simulator& sim, RequestSource& sourc
     : sim_(sim), source_(source), admit_(std::move(admit)), clients_(clients), think_time_s_(think_time_s) {
     signals.finished.connect([this](const Sequence& seq, sim::Time now) {
         const auto id = static_cast<size_t>(seq.req.id);
-        send_at(id < client_of_.size() ? client_of_[id] : 0, now.seconds() + think_time_s_);
+        FATHOM_CHECK(id < client_of_.size(), "a closed loop's request finished that no client sent");
+        send_at(client_of_[id], now.seconds() + think_time_s_);
     });
 }
 

@@ -28,6 +28,14 @@ struct TierLoad {
     int64_t host_blocks = 0;
     double host_bytes = 0, ssd_bytes = 0, store_bytes = 0;
     double saved_bytes = 0;  // blocks copied to host memory before the next iteration (offload_store blocking)
+    TierLoad& operator+=(const TierLoad& o) {
+        host_blocks += o.host_blocks;
+        host_bytes += o.host_bytes;
+        ssd_bytes += o.ssd_bytes;
+        store_bytes += o.store_bytes;
+        saved_bytes += o.saved_bytes;
+        return *this;
+    }
 };
 
 // The values of KvSettings::offload_copy ("memcpy", "kernel"), offload_load ("blocking",

@@ -112,10 +112,7 @@ int64_t ReplicaState::admit_front(int64_t max_chunk, int64_t reserve_tokens) {
         return kParked;
     }
     hold_adapter(s);
-    tier_load_.host_blocks += load.host_blocks;
-    tier_load_.host_bytes += load.host_bytes;
-    tier_load_.ssd_bytes += load.ssd_bytes;
-    tier_load_.store_bytes += load.store_bytes;
+    tier_load_ += load;
     s.phase = Phase::Running;
     s.admit_order = ++admissions_;
     waiting.pop_front();
