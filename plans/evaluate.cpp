@@ -2,6 +2,7 @@
 
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
+#include "plans/rl_evaluate.h"
 #include "plans/run_steps.h"
 #include "sim/error.h"
 #include "workloads/serving/serving_memory.h"
@@ -41,7 +42,7 @@ Outcome evaluate_training(const models::ModelSpec& model, const hardware::Cluste
 
 Outcome evaluate_serving(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                          const workloads::serving::ServingPlan& plan, const EvaluationContext& context, uint64_t seed,
-                         const EvaluateOptions& options) {
+                         const EvaluateOptions& options, workloads::serving::RequestSource* given) {
     using namespace workloads::serving;
     Outcome out;
     out.violations = check_serving_plan(model, cluster, plan);
@@ -72,16 +73,18 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     hardware::ClusterSpec net = context.with_network(cluster);
     net.peer_allreduce = plan.engine.custom_allreduce;
     const auto network = hardware::make_network(net, context.collective_algorithm);
-    std::unique_ptr<RequestSource> source = plan.traffic.trace.empty()
-                                                ? make_synthetic_source(plan.traffic.synthetic, seed)
-                                                : open_trace(plan.traffic.trace, context.max_requests);
+    std::unique_ptr<RequestSource> owned;
+    if (!given)
+        owned = plan.traffic.trace.empty() ? make_synthetic_source(plan.traffic.synthetic, seed)
+                                           : open_trace(plan.traffic.trace, context.max_requests);
+    RequestSource& source = given ? *given : *owned;
     const ServingInputs in{model, cluster, plan, pool_costs, *network, seed};
     ServingOptions so;
     so.keep_records = options.keep_records;
     so.trace = options.trace;
     so.progress = options.progress;
     try {
-        out.report = simulate_serving(in, *source, so);
+        out.report = simulate_serving(in, source, so);
     } catch (const sim::TimeRangeError& e) {
         // The run's length: the requests generated (arrivals within the range are the trace
         // reader's check), or the trace's.
@@ -107,6 +110,8 @@ Outcome evaluate(const Scenario& s, const EvaluationContext& context, const Eval
                     out.run = Outcome::Run{std::move(run), std::move(summary)};
                 }
                 return out;
+            } else if constexpr (std::is_same_v<T, workloads::rl::RlPlan>) {
+                return evaluate_rl(s.model, s.cluster, plan, context, s.seed, options);
             } else return evaluate_serving(s.model, s.cluster, plan, context, s.seed, options);
         },
         s.plan);

@@ -10,6 +10,7 @@
 #include "plans/run.h"
 #include "plans/scenario.h"
 #include "sim/enum_names.h"
+#include "workloads/rl/rl_report.h"
 #include "workloads/serving/serving_sim.h"
 #include "workloads/training/training_step.h"
 
@@ -22,7 +23,7 @@
 
 namespace fathom::plans {
 
-using WorkloadReport = std::variant<workloads::StepReport, workloads::serving::ServingReport>;
+using WorkloadReport = std::variant<workloads::StepReport, workloads::serving::ServingReport, workloads::rl::RlReport>;
 
 // Where op costs came from: the accelerator's calibrated table, the roofline (no table), or both
 // (disaggregated pools on devices of which only some have a table).
@@ -50,6 +51,9 @@ struct Outcome {
     const workloads::serving::ServingReport* serving() const {
         return report ? std::get_if<workloads::serving::ServingReport>(&*report) : nullptr;
     }
+    const workloads::rl::RlReport* rl() const {
+        return report ? std::get_if<workloads::rl::RlReport>(&*report) : nullptr;
+    }
 };
 
 struct EvaluateOptions {
@@ -74,9 +78,9 @@ Outcome evaluate_training(const models::ModelSpec& model, const hardware::Cluste
                           const EvaluateOptions& options = {});
 
 // One serving plan under its traffic (what evaluate() does for a serving scenario); `seed` drives
-// the traffic generator.
+// the traffic generator. `source`, when given, replaces the plan's traffic (an RL rollout batch).
 Outcome evaluate_serving(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                          const workloads::serving::ServingPlan& plan, const EvaluationContext& context, uint64_t seed,
-                         const EvaluateOptions& options = {});
+                         const EvaluateOptions& options = {}, workloads::serving::RequestSource* source = nullptr);
 
 }  // namespace fathom::plans

@@ -140,6 +140,21 @@ const std::vector<KeyInfo>& scenario_keys() {
              "restarts, simulated over seeds)")
             .shown_as("mapping")
             .by_default("none (one step)"),
+        Decl("rl", KeyType::Text,
+             "the `rl.*` keys (kind rl: the post-training loop's batch, layout, staleness, forward passes and "
+             "weight sync; the rollout engine is the `serving` section, the trainer the `parallel`, `training` and "
+             "`stack` sections)")
+            .shown_as("mapping")
+            .by_default("required for rl"),
+        Decl("rl.prompt", KeyType::Text,
+             "prompt tokens: an integer, or a mapping of the `rl.prompt.*` keys (the `traffic.prompt.*` "
+             "distributions)")
+            .shown_as("integer or mapping")
+            .required(),
+        Decl("rl.response", KeyType::Text,
+             "answer tokens: an integer, or a mapping of the `rl.response.*` keys (its max: the max response length)")
+            .shown_as("integer or mapping")
+            .required(),
         Decl("serving.disaggregation", KeyType::Text,
              "prefill/decode disaggregation: `prefill` and `decode` pools, each with the "
              "`serving.disaggregation.prefill.*` "
@@ -355,6 +370,7 @@ std::vector<const KeyInfo*> collect_keys() {
     for (const auto& k : serving_plan_keys()) every.push_back(&k.info);
     for (const auto& k : search_keys()) every.push_back(&k.info);
     for (const auto& k : run_keys()) every.push_back(&k.info);
+    for (const auto& k : rl_keys()) every.push_back(&k.info);
     std::vector<const KeyInfo*> out;
     // Section by section, in the order a scenario file reads; a sub-mapping after its section's values.
     auto sub_mapping = [](const KeyInfo* k) { return !k->section().empty() && k->shown_type == "mapping"; };
@@ -384,7 +400,10 @@ std::vector<const KeyInfo*> collect_keys() {
                                       "slo",
                                       "capacity",
                                       "search",
-                                      "run"})
+                                      "run",
+                                      "rl",
+                                      "rl.prompt",
+                                      "rl.response"})
         for (bool mappings : {false, true})
             for (const KeyInfo* k : every)
                 if (k->section() == section && sub_mapping(k) == mappings) out.push_back(k);

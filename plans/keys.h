@@ -14,6 +14,7 @@
 #include "plans/run_request.h"
 #include "sim/enum_names.h"
 #include "sim/units.h"
+#include "workloads/rl/rl_plan.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
@@ -91,6 +92,9 @@ const std::vector<Key<workloads::TrainingPlan>>& training_plan_keys();
 const std::vector<Key<workloads::serving::ServingPlan>>& serving_plan_keys();
 // A whole training run (`run`): its target, failures, checkpoints and recovery.
 const std::vector<Key<RunRequest>>& run_keys();
+// An RL post-training loop (`rl`, with `rl.prompt` and `rl.response`): its batch, layout, staleness
+// bound, forward passes and weight sync (workloads/rl/rl_plan.h).
+const std::vector<Key<workloads::rl::RlPlan>>& rl_keys();
 // The entries of a ChoiceList value.
 std::vector<std::string> split_choices(const std::string& value);
 

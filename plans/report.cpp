@@ -263,6 +263,8 @@ void add_serving(Report& rep, const Outcome& o, const workloads::serving::Servin
     add_op_costs(s, r.op_sources, o.cost_model);
 }
 
+}  // namespace
+
 // Stable across runs and platforms: every serving key's value, in declaration order.
 uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
     sim::StableHash h;
@@ -317,8 +319,6 @@ uint64_t serving_hash(const workloads::serving::ServingPlan& p) {
     }
     return h.value();
 }
-
-}  // namespace
 
 std::string comm_column(GroupKind g) { return std::string(sim::name(g)) + "_comm_s"; }
 
@@ -401,6 +401,10 @@ Report make_report(const Scenario& scenario, const Outcome& outcome, const Inter
     if (const auto* t = scenario.training()) {
         std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(t->hash()));
         s.add("stack", t->stack_preset.empty() ? std::string("defaults") : t->stack_preset);
+    } else if (const auto* rl = scenario.rl()) {
+        std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(rl_hash(*rl)));
+        s.add("stack", rl->trainer.stack_preset.empty() ? std::string("defaults") : rl->trainer.stack_preset);
+        s.add("engine", rl->rollout.engine.preset.empty() ? std::string("defaults") : rl->rollout.engine.preset);
     } else {
         const auto& p = *scenario.serving();
         std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(serving_hash(p)));
@@ -418,6 +422,7 @@ Report make_report(const Scenario& scenario, const Outcome& outcome, const Inter
     if (const auto* r = outcome.training()) add_training(rep, outcome, *r);
     if (outcome.run) add_run(rep, *outcome.run);
     if (const auto* r = outcome.serving()) add_serving(rep, outcome, *r);
+    if (const auto* r = outcome.rl()) add_rl(rep, outcome, *r);
     if (bands && !bands->empty()) add_intervals(s, scenario, outcome, *bands);
     return rep;
 }

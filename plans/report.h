@@ -41,6 +41,15 @@ void add_comm_columns(Record& x, const workloads::StageReport& st, const std::ve
 // The group kinds any of `stages` spent time communicating over, in GroupKind order.
 std::vector<models::GroupKind> comm_kinds_of(const std::vector<workloads::StageReport>& stages);
 
+// Stable across runs and platforms: every serving key's value (the plan_hash of a serving
+// scenario); an RL plan's: its rollout engine's, its trainer's and every rl key's.
+uint64_t serving_hash(const workloads::serving::ServingPlan& plan);
+uint64_t rl_hash(const workloads::rl::RlPlan& plan);
+// An RL outcome's metrics (plans/rl_report.cpp): the summary's iteration time, throughput,
+// breakdown, use, staleness, the first rollout's and update's headline figures, and the
+// `iterations` table.
+void add_rl(Report& rep, const Outcome& outcome, const workloads::rl::RlReport& r);
+
 // The scenario's identity (scenario, kind, model, accelerator, gpus, stack, plan_hash) followed by
 // the workload's metrics, or by `violations` when the plan cannot run. With validation bands
 // (plans/intervals.h), the headline metrics' 90% intervals: interval_90.<metric>.{low, high} and

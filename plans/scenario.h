@@ -9,6 +9,7 @@
 #include "plans/run_request.h"
 #include "plans/search_space.h"
 #include "sim/enum_names.h"
+#include "workloads/rl/rl_plan.h"
 #include "workloads/serving/serving_plan.h"
 #include "workloads/training/training_plan.h"
 
@@ -29,12 +30,15 @@ struct Warning {
     std::string text() const;  // "file:line: key 'k': message"
 };
 
-enum class WorkloadKind { Training, Serving };
+// Rl: post-training by reinforcement learning, rollout engines and a trainer in a loop
+// (workloads/rl/).
+enum class WorkloadKind { Training, Serving, Rl };
 constexpr auto enum_names(WorkloadKind) {
-    return sim::name_table<WorkloadKind>({{WorkloadKind::Training, "training"}, {WorkloadKind::Serving, "serving"}});
+    return sim::name_table<WorkloadKind>(
+        {{WorkloadKind::Training, "training"}, {WorkloadKind::Serving, "serving"}, {WorkloadKind::Rl, "rl"}});
 }
 
-using WorkloadPlan = std::variant<workloads::TrainingPlan, workloads::serving::ServingPlan>;
+using WorkloadPlan = std::variant<workloads::TrainingPlan, workloads::serving::ServingPlan, workloads::rl::RlPlan>;
 
 struct Scenario {
     std::string file;
@@ -52,6 +56,7 @@ struct Scenario {
     const workloads::serving::ServingPlan* serving() const {
         return std::get_if<workloads::serving::ServingPlan>(&plan);
     }
+    const workloads::rl::RlPlan* rl() const { return std::get_if<workloads::rl::RlPlan>(&plan); }
 };
 
 }  // namespace fathom::plans

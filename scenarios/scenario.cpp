@@ -1,11 +1,14 @@
 #include "scenarios/scenario.h"
 
 #include "plans/constraints.h"
+#include "plans/rl_evaluate.h"
 #include "plans/search_keys.h"
 #include "plans/search_objective.h"
 #include "scenarios/calibration_io.h"
 #include "scenarios/overrides.h"
+#include "scenarios/rl_section.h"
 #include "scenarios/run_section.h"
+#include "scenarios/scenario_sections.h"
 #include "scenarios/schema.h"
 #include "scenarios/serving_warnings.h"
 #include "scenarios/traffic_section.h"
@@ -13,15 +16,14 @@
 #include "sim/input_file.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <set>
 
 namespace fathom::scenarios {
-namespace {
 
-// Fails at a dotted key path: its line when the file has the key, else its section's (or the top's).
-[[noreturn]] void fail_at(const Node& root, const std::string& path, const std::string& message) {
+void fail_at(const Node& root, const std::string& path, const std::string& message) {
     const auto dot = path.find('.');
     if (dot != std::string::npos) {
         const std::string section = path.substr(0, dot);
@@ -29,8 +31,6 @@ namespace {
     }
     root.fail(path, message);
 }
-
-}  // namespace
 
 hardware::ClusterSpec parse_cluster(const Node& n, const plans::Catalog& cat) {
     check_section_keys(n, "cluster", {"scale_out"});
@@ -47,9 +47,8 @@ hardware::ClusterSpec parse_cluster(const Node& n, const plans::Catalog& cat) {
     }
 }
 
-namespace {
-
-workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& cat, int gpus) {
+workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& cat, int64_t gpus,
+                                       const std::set<std::string>& derived) {
     workloads::TrainingPlan p;
     std::set<std::string> given;
     // The stack preset first: its values, and its defaults for keys the scenario leaves out.
@@ -78,7 +77,7 @@ workloads::TrainingPlan parse_training(const Node& root, const plans::Catalog& c
     }
     const Node training = root.child("training");
     check_section_keys(training, "training");
-    read_section(training, "training", plans::training_plan_keys(), p, &given);
+    read_section(training, "training", plans::training_plan_keys(), p, &given, &derived);
     if (auto docs = training.find("documents")) {
         // Packed documents: a fixed length, or a mapping of the length-distribution keys.
         if (docs->is_scalar()) {
@@ -148,43 +147,11 @@ void read_serving_section(const Node& root, const plans::Catalog& cat, ServingPl
     }
 }
 
-// The `slo` section, with its classes: {NAME: {ttft: T, tpot: T}, ...} (a missing ttft or tpot:
-// not constrained), and the `capacity` section.
-void read_slo_and_capacity(const Node& root, ServingPlan& p, KeySet& given) {
-    const auto& keys = plans::serving_plan_keys();
-    if (auto slo = root.find("slo")) {
-        check_section_keys(*slo, "slo", {"classes"});
-        read_section(*slo, "slo", keys, p, &given);
-        if (auto classes = slo->find("classes")) {
-            if (!classes->is_map()) slo->fail("classes", "expected a mapping of class names to {ttft, tpot}");
-            for (const std::string& name : classes->keys()) {
-                const Node c = classes->child(name);
-                if (!c.is_map()) classes->fail(name, "expected a mapping with ttft and/or tpot");
-                c.allow_only({"ttft", "tpot"});
-                workloads::serving::SloClass k;
-                k.name = name;
-                if (c.has("ttft")) k.ttft_s = std::get<double>(read_value(c, *plans::find_key("slo.ttft")));
-                if (c.has("tpot")) k.tpot_s = std::get<double>(read_value(c, *plans::find_key("slo.tpot")));
-                p.slo.classes.push_back(std::move(k));
-            }
-        }
-    }
-    if (auto cap = root.find("capacity")) {
-        check_section_keys(*cap, "capacity");
-        read_section(*cap, "capacity", keys, p, &given);
-    }
-}
-
-// The `serving`, `traffic`, `slo` and `capacity` sections. The engine preset first (its values are
-// defaults the scenario's own keys override).
-workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Catalog& cat,
-                                              const hardware::ClusterSpec& cluster) {
+// The serving plan's derived defaults on `cluster` (replicas filling it, the pools' accelerators,
+// the engine's small-device values, the KV dtype) and the catalog ids it names.
+void finish_serving(const Node& root, const plans::Catalog& cat, const hardware::ClusterSpec& cluster, ServingPlan& p,
+                    const KeySet& given) {
     using workloads::serving::PoolLayout;
-    ServingPlan p;
-    KeySet given;
-    read_serving_section(root, cat, p, given);
-    read_traffic(root, cat, p, given);
-    read_slo_and_capacity(root, p, given);
     // Derived defaults and the pools' accelerators.
     if (!p.disaggregated() && !given.count("serving.replicas")) {
         const int64_t per = int64_t{p.replica.tp} * p.replica.pp;  // 64 bits: see parse_training
@@ -229,6 +196,47 @@ workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Cat
     if (!sp.acceptance_profile.empty())
         lookup("serving.speculative.acceptance_profile",
                [&] { sp.positions = cat.acceptance_profile(sp.acceptance_profile).positions; });
+}
+
+namespace {
+
+// The `slo` section, with its classes: {NAME: {ttft: T, tpot: T}, ...} (a missing ttft or tpot:
+// not constrained), and the `capacity` section.
+void read_slo_and_capacity(const Node& root, ServingPlan& p, KeySet& given) {
+    const auto& keys = plans::serving_plan_keys();
+    if (auto slo = root.find("slo")) {
+        check_section_keys(*slo, "slo", {"classes"});
+        read_section(*slo, "slo", keys, p, &given);
+        if (auto classes = slo->find("classes")) {
+            if (!classes->is_map()) slo->fail("classes", "expected a mapping of class names to {ttft, tpot}");
+            for (const std::string& name : classes->keys()) {
+                const Node c = classes->child(name);
+                if (!c.is_map()) classes->fail(name, "expected a mapping with ttft and/or tpot");
+                c.allow_only({"ttft", "tpot"});
+                workloads::serving::SloClass k;
+                k.name = name;
+                if (c.has("ttft")) k.ttft_s = std::get<double>(read_value(c, *plans::find_key("slo.ttft")));
+                if (c.has("tpot")) k.tpot_s = std::get<double>(read_value(c, *plans::find_key("slo.tpot")));
+                p.slo.classes.push_back(std::move(k));
+            }
+        }
+    }
+    if (auto cap = root.find("capacity")) {
+        check_section_keys(*cap, "capacity");
+        read_section(*cap, "capacity", keys, p, &given);
+    }
+}
+
+// The `serving`, `traffic`, `slo` and `capacity` sections. The engine preset first (its values are
+// defaults the scenario's own keys override).
+workloads::serving::ServingPlan parse_serving(const Node& root, const plans::Catalog& cat,
+                                              const hardware::ClusterSpec& cluster) {
+    ServingPlan p;
+    KeySet given;
+    read_serving_section(root, cat, p, given);
+    read_traffic(root, cat, p, given);
+    read_slo_and_capacity(root, p, given);
+    finish_serving(root, cat, cluster, p, given);
     return p;
 }
 
@@ -345,14 +353,25 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog,
     const WorkloadKind kind =
         root.has("kind") ? sim::parse<WorkloadKind>(std::get<std::string>(read_value(root, *plans::find_key("kind"))))
                          : WorkloadKind::Training;
-    // The sections of each kind, in WorkloadKind's order.
-    const char* const own[2][4] = {{"parallel", "training", "stack", "run"}, {"serving", "traffic", "slo", "capacity"}};
-    for (int k = 0; k < 2; ++k) {
-        if (static_cast<WorkloadKind>(k) == kind) continue;
-        for (const char* key : own[k])
-            if (*key && root.has(key))
-                root.fail(key, std::string("key '") + key + "' belongs to " + sim::name(static_cast<WorkloadKind>(k)) +
-                                   " scenarios (this one is kind: " + sim::name(kind) + ")");
+    // The sections of the kinds, each with the kinds it belongs to (an RL scenario's trainer and
+    // rollout engine are a training plan's and a serving plan's sections).
+    static const std::vector<std::pair<const char*, std::vector<WorkloadKind>>> sections = {
+        {"parallel", {WorkloadKind::Training, WorkloadKind::Rl}},
+        {"training", {WorkloadKind::Training, WorkloadKind::Rl}},
+        {"stack", {WorkloadKind::Training, WorkloadKind::Rl}},
+        {"run", {WorkloadKind::Training}},
+        {"serving", {WorkloadKind::Serving, WorkloadKind::Rl}},
+        {"traffic", {WorkloadKind::Serving}},
+        {"slo", {WorkloadKind::Serving}},
+        {"capacity", {WorkloadKind::Serving}},
+        {"rl", {WorkloadKind::Rl}},
+        {"search", {WorkloadKind::Training, WorkloadKind::Serving, WorkloadKind::Rl}}};
+    for (const auto& [key, kinds] : sections) {
+        if (!root.has(key) || std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
+        std::string owners;
+        for (WorkloadKind k : kinds) owners += std::string(owners.empty() ? "" : " and ") + sim::name(k);
+        root.fail(key, std::string("key '") + key + "' belongs to " + owners +
+                           " scenarios (this one is kind: " + sim::name(kind) + ")");
     }
     if (root.has("seed")) s.seed = static_cast<uint64_t>(std::get<int64_t>(read_value(root, *plans::find_key("seed"))));
     const Node model = root.child("model");
@@ -369,6 +388,16 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog,
     if (kind == WorkloadKind::Serving) {
         workloads::serving::ServingPlan plan = parse_serving(root, catalog, s.cluster);
         const auto violations = plans::check_serving_plan(s.model, s.cluster, plan);
+        if (violations_out) *violations_out = violations;
+        else if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
+        s.plan = std::move(plan);
+        if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
+        collect_warnings(root, s, catalog);
+        return s;
+    }
+    if (kind == WorkloadKind::Rl) {
+        workloads::rl::RlPlan plan = parse_rl(root, catalog, s.cluster);
+        const auto violations = plans::check_rl_plan(s.model, s.cluster, plan);
         if (violations_out) *violations_out = violations;
         else if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
         s.plan = std::move(plan);

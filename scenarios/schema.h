@@ -20,15 +20,17 @@ plans::KeyValue read_value(const Node& section, const plans::KeyInfo& k);
 void check_section_keys(const Node& section, const std::string& prefix, const std::vector<std::string>& extra = {});
 
 // Reads every declared key under `prefix` present in `section` into `target`, recording the paths
-// it set in `given` when not null; missing required keys fail.
+// it set in `given` when not null; missing required keys fail, but for those in `derived` (paths
+// another section derives, as an RL scenario derives the trainer's global batch).
 template <typename T>
 void read_section(const Node& section, const std::string& prefix, const std::vector<plans::Key<T>>& keys, T& target,
-                  std::set<std::string>* given = nullptr) {
+                  std::set<std::string>* given = nullptr, const std::set<std::string>* derived = nullptr) {
     for (const auto& key : keys) {
         if (key.info.section() != prefix) continue;
         const std::string name = key.info.name();
         if (!section.has(name)) {
-            if (key.info.required) section.fail("", "missing required key '" + name + "'");
+            if (key.info.required && !(derived && derived->count(key.info.path)))
+                section.fail("", "missing required key '" + name + "'");
             continue;
         }
         key.set(target, read_value(section, key.info));

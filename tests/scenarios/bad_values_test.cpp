@@ -96,6 +96,7 @@ TEST_CASE("every declared key refuses values it cannot take, naming the file and
     const std::string disagg = text_of(testing::example("serving-disaggregated.yaml"));
     const std::string search_t = text_of(testing::example("search-llama3-70b-64xh100.yaml"));
     const std::string search_s = text_of(testing::example("search-serving-llama3-70b-64xh100.yaml"));
+    const std::string rl = text_of(testing::example("rl-grpo-qwen3-8b-8xh100.yaml"));
     // An inline model (the catalog's Llama 3 8B) so that model.* keys apply; with `extra` fields.
     auto inline_model = [](const std::string& extra) {
         return "name: inline\nkind: training\ncluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}\n"
@@ -127,6 +128,7 @@ TEST_CASE("every declared key refuses values it cannot take, naming the file and
         else if (top == "model") base = inline_model("");
         else if (top == "serving" && k->path.find("disaggregation") != std::string::npos) base = disagg;
         else if (top == "serving" || top == "traffic" || top == "slo" || top == "capacity") base = serving;
+        else if (top == "rl") base = rl;
         else if (top == "search")
             base = plans::find_search_key(k->path)->serves(plans::WorkloadKind::Training) ? search_t : search_s;
         ++keys;

@@ -129,6 +129,8 @@ int cmd_calibrate(const Args& a);  // tools/cli/calibrate.cpp
 int cmd_topology(const Args& a);   // tools/cli/topology.cpp
 int cmd_share(const Args& a);      // tools/cli/share.cpp
 int cmd_search(const Args& a);     // tools/cli/search.cpp
+// `fathom run` / `validate` of an RL scenario (tools/cli/run_rl.cpp).
+int cmd_run_rl(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx);
 // compare --rank-plans (tools/cli/rank_plans.cpp): a search around each training case's plan,
 // printed as a table; one JSON record per case.
 nlohmann::json rank_published_plans(const std::vector<scenarios::CompareResult>& results,
