@@ -33,8 +33,11 @@ struct CaseKind {
 const CaseKind& training_kind();    // scenarios/measured_training.cpp
 const CaseKind& serving_kind();     // scenarios/measured_serving.cpp
 const CaseKind& microbench_kind();  // scenarios/measured_microbench.cpp
+const CaseKind& rl_kind();          // scenarios/measured_rl.cpp (fathom's extension: kind rl)
 
 // Declarative table: every kind, in the order of measured-format.md.
-inline std::vector<const CaseKind*> case_kinds() { return {&training_kind(), &serving_kind(), &microbench_kind()}; }
+inline std::vector<const CaseKind*> case_kinds() {
+    return {&training_kind(), &serving_kind(), &microbench_kind(), &rl_kind()};
+}
 
 }  // namespace fathom::scenarios::measured

@@ -136,6 +136,21 @@ const std::vector<Field>& case_fields() {
                          "heads", "kv_heads", "head_dim", "causal", "paged_kv", "kv_block_size",
                          // fathom's extension
                          "groups"})},
+            // fathom's extension: an RL post-training iteration (kind rl)
+            {"rl",
+             [] {
+                 const auto length = leaves({"distribution", "value", "min", "max", "mean", "stddev"});
+                 auto r = info({"software"}) + leaves({"framework", "framework_version", "algorithm", "prompts",
+                                                       "samples", "layout", "staleness", "minibatches", "epochs",
+                                                       "reference", "critic", "sync", "offload_trainer"});
+                 r.push_back({"prompt_len", length});
+                 r.push_back({"response_len", length});
+                 r.push_back({"rollout", leaves({"engine", "engine_version", "gpus", "tp", "pp",
+                                                 "gpu_memory_fraction", "max_model_len"})});
+                 r.push_back({"trainer", leaves({"backend", "gpus", "tp", "pp", "cp", "ep", "dp", "zero_stage",
+                                                 "micro_batch_size", "seq_len", "recompute", "sequence_parallel"})});
+                 return r;
+             }()},
             {"precision", leaves({"dtype", "fp8_recipe", "fp8_format", "weights", "activations", "kv_cache"}) +
                               info({"description"})},
             {"other_metrics", {}, true},
@@ -171,7 +186,7 @@ void check_block(const YAML::Node& block, const std::vector<Field>& fields, cons
 
 // The leaf a dotted configuration path names, or nullptr.
 const Field* resolve(const std::string& path) {
-    static const char* const kConfig[] = {"cluster", "model", "training", "serving", "benchmark", "precision"};
+    static const char* const kConfig[] = {"cluster", "model", "training", "serving", "benchmark", "precision", "rl"};
     const auto parts = split_key_path(path);
     bool config = false;
     for (const char* b : kConfig) config = config || parts.front() == b;
