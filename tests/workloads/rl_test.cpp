@@ -173,3 +173,15 @@ stack: {preset: torchtitan, dtype: bf16}
     REQUIRE(to.ok());
     CHECK(r.mean.update_s == Approx(to.training()->step_time_s).epsilon(1e-9));
 }
+
+TEST_CASE("an RL scenario evaluated twice gives the same iteration", "[rl]") {
+    // Determinism: nothing of one evaluation carries into the next.
+    const auto& ctx = testing::source_context();
+    const plans::Scenario s = scenarios::load_scenario_text(kColocated, "rl.yaml", *ctx.catalog);
+    const plans::Outcome a = plans::evaluate(s, ctx), b = plans::evaluate(s, ctx);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CHECK(a.rl()->iteration_s > 0);
+    CHECK(a.rl()->iteration_s == b.rl()->iteration_s);
+    CHECK(a.rl()->mean.rollout_s == b.rl()->mean.rollout_s);
+}

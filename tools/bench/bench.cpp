@@ -407,4 +407,42 @@ void BM_WholeRunScenario(benchmark::State& state) {
 }
 BENCHMARK(BM_WholeRunScenario)->Arg(200)->Arg(1000)->Unit(benchmark::kMillisecond);
 
+// One synchronous GRPO iteration (issue 40's bound: under 1 s on one core): 512 prompts x 16
+// answers (lognormal, mean 2,000 tokens, capped at 8,192) on 64 H100, colocated; Qwen3-8B as 32
+// vLLM replicas of TP2 (arg 8) or Qwen3-32B as 16 of TP4 (arg 32), the trainer FSDP over all 64.
+void BM_RlIteration(benchmark::State& state) {
+    const bool large = state.range(0) == 32;
+    const std::string model =
+        large ? "{name: qwen3-32b, layers: 64, hidden: 5120, heads: 64, kv_heads: 8, head_dim: 128, ffn: 25600, "
+                "vocab: 151936, max_seq_len: 40960, activation: swiglu, norm: rmsnorm, position_embedding: rope}"
+              : "qwen3-8b";
+    const std::string yaml =
+        "kind: rl\nmodel: " + model +
+        "\ncluster: {accelerator: h100-sxm-80gb, nodes: 8, gpus_per_node: 8}\n"
+        "rl: {prompts: 512, samples: 16, prompt: {distribution: lognormal, mean: 600, stddev: 300, max: 2048},\n"
+        "     response: {distribution: lognormal, mean: 2000, stddev: 2000, max: 8192}, minibatches: 4, reference: "
+        "true}\n"
+        "serving: {engine: vllm, tp: " +
+        std::string(large ? "4" : "2") +
+        ", prefix_caching: true, gpu_memory_utilization: 0.6}\n"
+        "parallel: {tp: 1}\ntraining: {seq_len: 16384, micro_batch_size: 1, zero_stage: 3, recompute: full}\n"
+        "stack: {preset: torchtitan, dtype: bf16}\n";
+    const plans::Scenario s = scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "bench"), catalog());
+    double iteration = 0;
+    for (auto _ : state) {
+        const plans::Outcome o = plans::evaluate(s, context());
+        if (!o.ok()) {
+            state.SkipWithError(plans::describe(o.violations).c_str());
+            break;
+        }
+        // DoNotOptimize on the const report: GCC 12 miscompiles its read-write form on a double
+        // local here (the counter read 0).
+        const workloads::rl::RlReport& r = *o.rl();
+        benchmark::DoNotOptimize(r);
+        iteration = r.iteration_s;
+    }
+    state.counters["sim_iteration_s"] = iteration;
+}
+BENCHMARK(BM_RlIteration)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
+
 BENCHMARK_MAIN();
