@@ -95,6 +95,10 @@ const std::vector<Key<RunRequest>>& run_keys();
 // An RL post-training loop (`rl`, with `rl.prompt` and `rl.response`): its batch, layout, staleness
 // bound, forward passes and weight sync (workloads/rl/rl_plan.h).
 const std::vector<Key<workloads::rl::RlPlan>>& rl_keys();
+// The keys an RL search's axes set (plans/rl_keys.cpp): the rl.* keys, and the rollout engine's and
+// the trainer's keys it crosses (serving.tp, serving.replicas, parallel.tp, parallel.pp,
+// training.zero_stage, training.micro_batch_size) as keys of the RL plan.
+const std::vector<Key<workloads::rl::RlPlan>>& rl_search_plan_keys();
 // The entries of a ChoiceList value.
 std::vector<std::string> split_choices(const std::string& value);
 

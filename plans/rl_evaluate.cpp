@@ -2,6 +2,8 @@
 
 #include "hardware/network/network_model.h"
 #include "plans/catalog.h"
+#include "plans/keys.h"
+#include "plans/report.h"
 #include "workloads/replay/program_cost.h"
 #include "workloads/rl/rl_pipeline.h"
 #include "workloads/rl/rollout.h"
@@ -83,17 +85,6 @@ double sync_seconds(const models::ModelSpec& model, const hardware::ClusterSpec&
     return pcie > 0 ? trainer_shard / pcie + bcast + shard / pcie : bcast;
 }
 
-// The 90th-percentile answer's completion and the last one's.
-std::pair<double, double> completions(const workloads::serving::ServingReport& r) {
-    std::vector<double> done;
-    done.reserve(r.records.size());
-    for (const auto& rec : r.records) done.push_back(rec.arrival_s + rec.e2e_s);
-    if (done.empty()) return {0, 0};
-    std::sort(done.begin(), done.end());
-    const size_t k = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(done.size()))) - 1;
-    return {done[k], done.back()};
-}
-
 }  // namespace
 
 workloads::serving::ServingPlan rl_rollout_plan(const RlPlan& p) {
@@ -127,13 +118,14 @@ namespace {
 class IterationPricer {
 public:
     IterationPricer(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const RlPlan& p,
-                    const EvaluationContext& context, uint64_t seed, RlReport& rep)
+                    const EvaluationContext& context, uint64_t seed, RlReport& rep, RlMemo* memo)
         : model_(model),
           cluster_(cluster),
           p_(p),
           context_(context),
           seed_(seed),
           rep_(rep),
+          memo_(memo),
           rollout_cluster_(rl_pool_cluster(cluster, rep.rollout_gpus)),
           trainer_cluster_(rl_pool_cluster(cluster, rep.trainer_gpus)),
           cost_(cost_model_for(trainer_cluster_.accelerator, context, kind)),
@@ -148,21 +140,22 @@ public:
     std::vector<Violation> price(int i) {
         const RolloutBatch batch = workloads::rl::draw_rollout_batch(p_.rl, seed_, i);
         PhaseTimes ph;
-        const auto source = workloads::rl::rollout_source(batch);
-        EvaluateOptions so;
-        so.keep_records = true;
-        Outcome served = evaluate_serving(model_, rollout_cluster_, rl_rollout_plan(p_), context_,
-                                          seed_ + static_cast<uint64_t>(i), so, source.get());
-        if (!served.ok()) return served.violations;
-        const auto& sr = *served.serving();
-        const auto [p90, last] = completions(sr);
-        ph.rollout_s = last;
-        ph.tail_s = last - p90;
+        const workloads::serving::ServingPlan rollout = rl_rollout_plan(p_);
+        const auto served = shared("R" + std::to_string(serving_hash(rollout)) + "|" + batch_key(i), [&] {
+            const auto source = workloads::rl::rollout_source(batch);
+            return evaluate_serving(model_, rollout_cluster_, rollout, context_, seed_ + static_cast<uint64_t>(i), {},
+                                    source.get());
+        });
+        if (!served->ok()) return served->violations;
+        const auto& sr = *served->serving();
+        // Every answer is asked for at 0: its completion is its end-to-end latency.
+        ph.rollout_s = sr.e2e_s.max;
+        ph.tail_s = sr.e2e_s.max - sr.e2e_s.p90;
         // Update: one step per mini-batch and epoch; each forward pass over the whole batch once.
         const workloads::TrainingPlan up = update_plan(p_, batch);
-        Outcome step = evaluate_training(model_, trainer_cluster_, up, context_);
-        if (!step.ok()) return step.violations;
-        const auto& st = *step.training();
+        const auto step = trained(model_, up);
+        if (!step->ok()) return step->violations;
+        const auto& st = *step->training();
         if (i == 0) {
             if (auto v = holds_policy(st); !v.empty()) return v;
             first(up, batch, st);
@@ -172,11 +165,11 @@ public:
                        ((p_.rl.old_logprob ? 1 : 0) + (p_.rl.reference ? 1 : 0));
         for (const auto* m : {reward_ ? &*reward_ : nullptr, critic_ ? &*critic_ : nullptr}) {
             if (!m) continue;
-            Outcome o = evaluate_training(*m, trainer_cluster_, up, context_);
-            if (!o.ok()) return {{m == &*reward_ ? "rl.reward_model" : "rl.critic", describe(o.violations)}};
-            const double pass = o.training()->step_time_s * p_.rl.minibatches;
+            const auto o = trained(*m, up);
+            if (!o->ok()) return {{m == &*reward_ ? "rl.reward_model" : "rl.critic", describe(o->violations)}};
+            const double pass = o->training()->step_time_s * p_.rl.minibatches;
             ph.forward_s += forward_share(*m, up, *cost_, *network_) * pass;
-            if (m == &*critic_) ph.update_s += o.training()->step_time_s * static_cast<double>(rep_.optimizer_steps);
+            if (m == &*critic_) ph.update_s += o->training()->step_time_s * static_cast<double>(rep_.optimizer_steps);
         }
         ph.sync_s = sync_s_;
         const double pcie = cluster_.pcie.achievable_bandwidth();
@@ -201,6 +194,26 @@ public:
     }
 
 private:
+    // `compute`'s outcome, shared through the memo under `key` when there is one.
+    template <typename F>
+    std::shared_ptr<const Outcome> shared(const std::string& key, F&& compute) {
+        if (memo_) return memo_->get(key + "|" + std::to_string(seed_), compute);
+        return std::make_shared<const Outcome>(compute());
+    }
+    // One training step of `m` under `up` on the trainer's pool.
+    std::shared_ptr<const Outcome> trained(const models::ModelSpec& m, const workloads::TrainingPlan& up) {
+        return shared("U" + m.id + "|" + std::to_string(up.hash()) + "|" + std::to_string(rep_.trainer_gpus),
+                      [&] { return evaluate_training(m, trainer_cluster_, up, context_); });
+    }
+    // What iteration i's batch depends on: the batch keys, the rollout pool, the iteration.
+    std::string batch_key(int i) const {
+        std::string k = std::to_string(rep_.rollout_gpus) + "|" + std::to_string(i);
+        for (const auto& key : rl_keys())
+            if (key.info.path.rfind("rl.prompt", 0) == 0 || key.info.path.rfind("rl.response", 0) == 0 ||
+                key.info.path == "rl.samples")
+                k += "|" + format_value(key.get(p_));
+        return k;
+    }
     // A trainer whose weights, gradients and optimizer state alone exceed a device cannot hold the
     // policy at any batch: an impossible plan. Activations past the memory are an OOM verdict.
     std::vector<Violation> holds_policy(const workloads::StepReport& st) const {
@@ -235,6 +248,7 @@ private:
     const EvaluationContext& context_;
     uint64_t seed_;
     RlReport& rep_;
+    RlMemo* memo_;
     hardware::ClusterSpec rollout_cluster_, trainer_cluster_;
     std::unique_ptr<models::CostModel> cost_;
     std::unique_ptr<hardware::NetworkModel> network_;
@@ -245,7 +259,7 @@ private:
 }  // namespace
 
 Outcome evaluate_rl(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const RlPlan& p,
-                    const EvaluationContext& context, uint64_t seed, const EvaluateOptions& options) {
+                    const EvaluationContext& context, uint64_t seed, const EvaluateOptions& options, RlMemo* memo) {
     Outcome out;
     out.violations = check_rl_plan(model, cluster, p);
     if (!out.violations.empty()) return out;
@@ -255,7 +269,7 @@ Outcome evaluate_rl(const models::ModelSpec& model, const hardware::ClusterSpec&
     rep.trainer_gpus = trainer_pool_gpus(p, cluster);
     rep.optimizer_steps = int64_t{p.rl.minibatches} * p.rl.epochs;
     const int iterations = p.rl.simulated_iterations();
-    IterationPricer pricer(model, cluster, p, context, seed, rep);
+    IterationPricer pricer(model, cluster, p, context, seed, rep, memo);
     for (int i = 0; i < iterations; ++i) {
         out.violations = pricer.price(i);
         if (!out.violations.empty()) return out;

@@ -11,6 +11,10 @@
 #include "workloads/rl/rl_plan.h"
 #include "workloads/rl/rl_report.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 namespace fathom::plans {
@@ -28,10 +32,34 @@ workloads::serving::ServingPlan rl_rollout_plan(const workloads::rl::RlPlan& pla
 std::vector<Violation> check_rl_plan(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                                      const workloads::rl::RlPlan& plan);
 
+// The rollouts and training steps of a search's candidates, by what each depends on (a rollout:
+// the engines' plan, their pool and the batch; a step: the model, its update plan and pool), so
+// that candidates differing elsewhere (the trainer's layout, the staleness bound) share them.
+// Thread-safe; every value is a pure function of its key, so a search gives the same results at
+// any thread count.
+class RlMemo {
+public:
+    template <typename F>
+    std::shared_ptr<const Outcome> get(const std::string& key, F&& compute) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+        }
+        auto value = std::make_shared<const Outcome>(compute());
+        std::lock_guard<std::mutex> lock(mutex_);
+        return cache_.emplace(key, std::move(value)).first->second;
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<const Outcome>> cache_;
+};
+
 // The outcome's report is an RlReport (Outcome::rl()); violations instead when the plan cannot run.
-// options.progress: (iterations done, iterations).
+// options.progress: (iterations done, iterations). `memo`: a search's shared phases (none: each
+// priced afresh).
 Outcome evaluate_rl(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                     const workloads::rl::RlPlan& plan, const EvaluationContext& context, uint64_t seed,
-                    const EvaluateOptions& options = {});
+                    const EvaluateOptions& options = {}, RlMemo* memo = nullptr);
 
 }  // namespace fathom::plans

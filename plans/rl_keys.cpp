@@ -94,4 +94,29 @@ const std::vector<Key<workloads::rl::RlPlan>>& rl_keys() {
     return keys;
 }
 
+const std::vector<Key<workloads::rl::RlPlan>>& rl_search_plan_keys() {
+    using P = workloads::rl::RlPlan;
+    using workloads::serving::PoolLayout;
+    using workloads::serving::ServingPlan;
+    static const std::vector<Key<P>> keys = [] {
+        std::vector<Key<P>> k = rl_keys();
+        // Declared where they belong (the serving and training tables); here as the RL plan's.
+        auto as = [](const char* path) { return *find_key(path); };
+        k.push_back({as("serving.tp"), member<&P::rollout, &ServingPlan::replica, &PoolLayout::tp>()});
+        k.push_back({as("serving.replicas"), member<&P::rollout, &ServingPlan::replica, &PoolLayout::replicas>()});
+        k.push_back({as("parallel.tp"),
+                     member<&P::trainer, &workloads::TrainingPlan::layout, &workloads::ParallelLayout::tp>()});
+        k.push_back({as("parallel.pp"),
+                     member<&P::trainer, &workloads::TrainingPlan::layout, &workloads::ParallelLayout::pp>()});
+        k.push_back(
+            {as("training.zero_stage"),
+             member<&P::trainer, &workloads::TrainingPlan::training, &workloads::TrainingSettings::zero_stage>()});
+        k.push_back(
+            {as("training.micro_batch_size"),
+             member<&P::trainer, &workloads::TrainingPlan::training, &workloads::TrainingSettings::micro_batch>()});
+        return k;
+    }();
+    return keys;
+}
+
 }  // namespace fathom::plans

@@ -419,9 +419,17 @@ const std::vector<SearchKey>& search_keys() {
         add_training_axes(k);
         add_serving_axes(k);
         add_settings(k);
+        add_rl_axes(k);
         return k;
     }();
     return keys;
+}
+
+std::string SearchKey::kinds() const {
+    std::string out;
+    for (WorkloadKind kind : {WorkloadKind::Training, WorkloadKind::Serving, WorkloadKind::Rl})
+        if (serves(kind)) out += std::string(out.empty() ? "" : " and ") + sim::name(kind);
+    return out;
 }
 
 const SearchKey* find_search_key(const std::string& path, const std::vector<SearchKey>& keys) {

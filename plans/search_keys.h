@@ -27,6 +27,7 @@ struct SearchBase {
     const workloads::TrainingPlan* training = nullptr;
     const workloads::serving::ServingPlan* serving = nullptr;
     const Catalog* catalog = nullptr;
+    const workloads::rl::RlPlan* rl = nullptr;
 };
 
 // An axis of the searches of plans of type Plan.
@@ -47,15 +48,23 @@ struct SearchKey {
     KeyInfo info;
     std::optional<AxisRule<workloads::TrainingPlan>> training;         // an axis of training searches
     std::optional<AxisRule<workloads::serving::ServingPlan>> serving;  // an axis of serving searches
+    std::optional<AxisRule<workloads::rl::RlPlan>> rl;                 // an axis of RL searches
     // A setting: the kinds it serves, and its accessors.
-    bool setting_for_training = false, setting_for_serving = false;
+    bool setting_for_training = false, setting_for_serving = false, setting_for_rl = false;
     Key<SearchSpace>::Setter set = nullptr;
     Key<SearchSpace>::Getter get = nullptr;
 
-    bool is_axis() const { return training || serving; }
+    bool is_axis() const { return training || serving || rl; }
     bool serves(WorkloadKind kind) const {
-        return kind == WorkloadKind::Training ? training || setting_for_training : serving || setting_for_serving;
+        switch (kind) {
+            case WorkloadKind::Training: return training || setting_for_training;
+            case WorkloadKind::Serving: return serving || setting_for_serving;
+            case WorkloadKind::Rl: return rl || setting_for_rl;
+        }
+        return false;
     }
+    // The kinds it serves, in words ("training and serving").
+    std::string kinds() const;
     // The axis rule for plans of the pointer's type (the pointer only picks the kind); null when the
     // key is not an axis of those searches.
     const AxisRule<workloads::TrainingPlan>* rule(const workloads::TrainingPlan*) const {
@@ -64,7 +73,11 @@ struct SearchKey {
     const AxisRule<workloads::serving::ServingPlan>* rule(const workloads::serving::ServingPlan*) const {
         return serving ? &*serving : nullptr;
     }
+    const AxisRule<workloads::rl::RlPlan>* rule(const workloads::rl::RlPlan*) const { return rl ? &*rl : nullptr; }
 };
+
+// The RL search's axes (plans/rl_search_keys.cpp), appended to the table after the others.
+void add_rl_axes(std::vector<SearchKey>& keys);
 
 // Every search.* key, axes in the order the searches cross them (the first varies slowest).
 const std::vector<SearchKey>& search_keys();

@@ -15,17 +15,25 @@ const std::vector<ObjectiveRule>& objective_rules() {
         goodput.needs_slo = goodput.slo_first = true;
         goodput.training_score = [](const Candidate& c) { return c.goodput_tokens_per_s; };
         goodput.serving_score = [](const ServingCandidate& c) { return c.goodput_requests_per_s / c.gpus; };
+        goodput.rl_doc = "goodput (samples trained per second per GPU)";
+        goodput.rl_score = [](const RlCandidate& c) { return c.samples_per_s_per_gpu; };
 
         ObjectiveRule throughput{Objective::Throughput};
         throughput.training_doc = "throughput";
         throughput.serving_doc = "throughput (output tokens/s per GPU)";
         throughput.training_score = [](const Candidate& c) { return c.tokens_per_s; };
         throughput.serving_score = [](const ServingCandidate& c) { return c.output_tokens_per_s / c.gpus; };
+        throughput.rl_doc = "throughput (samples trained per second per GPU)";
+        throughput.rl_score = [](const RlCandidate& c) { return c.samples_per_s_per_gpu; };
 
         ObjectiveRule cost{Objective::Cost};
         cost.training_doc = "cost per token";
         cost.serving_doc = "cost (USD per 1,000 requests meeting the SLOs)";
         cost.needs_price = cost.needs_slo = cost.slo_first = true;
+        cost.rl_doc = "cost (USD per 1,000 samples)";
+        cost.rl_score = [](const RlCandidate& c) {
+            return c.usd_per_1k_samples > 0 ? -c.usd_per_1k_samples : -std::numeric_limits<double>::infinity();
+        };
         cost.training_score = [](const Candidate& c) { return -c.usd_per_million_tokens; };
         cost.serving_score = [](const ServingCandidate& c) {
             return c.usd_per_1k_good_requests > 0 ? -c.usd_per_1k_good_requests
@@ -54,7 +62,21 @@ const ObjectiveRule& objective_rule(Objective objective) {
 namespace {
 
 bool ranks(const ObjectiveRule& r, WorkloadKind kind) {
-    return kind == WorkloadKind::Training ? r.training_score != nullptr : r.serving_score != nullptr;
+    switch (kind) {
+        case WorkloadKind::Training: return r.training_score != nullptr;
+        case WorkloadKind::Serving: return r.serving_score != nullptr;
+        case WorkloadKind::Rl: return r.rl_score != nullptr;
+    }
+    return false;
+}
+
+const char* doc_of(const ObjectiveRule& r, WorkloadKind kind) {
+    switch (kind) {
+        case WorkloadKind::Training: return r.training_doc;
+        case WorkloadKind::Serving: return r.serving_doc;
+        case WorkloadKind::Rl: return r.rl_doc;
+    }
+    return "";
 }
 
 // "a, b or c"
@@ -71,7 +93,7 @@ std::string names_ranking(WorkloadKind kind) {
 std::string docs_for(WorkloadKind kind) {
     std::vector<std::string> docs;
     for (const ObjectiveRule& r : objective_rules())
-        if (ranks(r, kind)) docs.push_back(kind == WorkloadKind::Training ? r.training_doc : r.serving_doc);
+        if (ranks(r, kind)) docs.push_back(doc_of(r, kind));
     std::string out;
     for (size_t i = 0; i < docs.size(); ++i) out += (i == 0 ? "" : i + 1 == docs.size() ? ", or " : ", ") + docs[i];
     return out;
@@ -81,9 +103,12 @@ std::string docs_for(WorkloadKind kind) {
 
 std::string objective_refusal(Objective objective, WorkloadKind kind) {
     if (ranks(objective_rule(objective), kind)) return "";
-    const WorkloadKind other = kind == WorkloadKind::Training ? WorkloadKind::Serving : WorkloadKind::Training;
-    return std::string(sim::name(objective)) + " ranks " + sim::name(other) + " plans; " + sim::name(kind) +
-           " plans rank by " + names_ranking(kind);
+    std::string others;
+    for (WorkloadKind k : {WorkloadKind::Training, WorkloadKind::Serving, WorkloadKind::Rl})
+        if (k != kind && ranks(objective_rule(objective), k))
+            others += std::string(others.empty() ? "" : " and ") + sim::name(k);
+    return std::string(sim::name(objective)) + " ranks " + others + " plans; " + sim::name(kind) + " plans rank by " +
+           names_ranking(kind);
 }
 
 void check_objective(Objective objective, WorkloadKind kind, bool priced, bool has_slo) {
@@ -105,7 +130,7 @@ void check_objective(Objective objective, WorkloadKind kind, bool priced, bool h
 
 std::string objective_doc() {
     return "what ranks the plans. training: " + docs_for(WorkloadKind::Training) +
-           "; serving: " + docs_for(WorkloadKind::Serving);
+           "; serving: " + docs_for(WorkloadKind::Serving) + "; rl: " + docs_for(WorkloadKind::Rl);
 }
 
 }  // namespace fathom::plans

@@ -4,6 +4,7 @@
 // by check_objective, the one place), its score (higher is better) and how the serving ranking
 // treats it. The searches, the key reference, the CLI and the Python package read the entry; no
 // other code asks which objective it is.
+#include "plans/rl_search.h"
 #include "plans/scenario.h"
 #include "plans/search.h"
 #include "plans/search_space.h"
@@ -19,6 +20,7 @@ struct ObjectiveRule {
     // What it ranks each kind's plans by, in words; null where it does not rank that kind.
     const char* training_doc = nullptr;
     const char* serving_doc = nullptr;
+    const char* rl_doc = nullptr;
     bool needs_price = false;  // training: search.price_per_gpu_hour; serving: a price for every device type
     bool needs_slo = false;    // serving: slo.ttft and/or slo.tpot
     // Serving: plans meeting slo.target rank first, the others after them by attainment.
@@ -28,6 +30,7 @@ struct ObjectiveRule {
     bool measures_capacity = false;
     double (*training_score)(const Candidate&) = nullptr;
     double (*serving_score)(const ServingCandidate&) = nullptr;
+    double (*rl_score)(const RlCandidate&) = nullptr;
 };
 
 // Declarative table: every objective, in the order of its name table.

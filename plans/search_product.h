@@ -90,6 +90,9 @@ inline const std::vector<Key<workloads::TrainingPlan>>& plan_keys_of(const workl
 inline const std::vector<Key<workloads::serving::ServingPlan>>& plan_keys_of(const workloads::serving::ServingPlan*) {
     return serving_plan_keys();
 }
+inline const std::vector<Key<workloads::rl::RlPlan>>& plan_keys_of(const workloads::rl::RlPlan*) {
+    return rl_search_plan_keys();
+}
 
 // The axes of `keys` that search Plan, with their values: those `base.space` gives, else their
 // default rule's around `scenario`. An axis the space gives that does not search Plan is an

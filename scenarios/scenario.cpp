@@ -314,8 +314,7 @@ plans::SearchSpace parse_search(const Node& search, plans::WorkloadKind kind, co
         const std::string name = key.info.name();
         if (!search.has(name)) continue;
         if (!key.serves(kind))
-            search.fail(name, std::string(key.is_axis() ? "this axis searches " : "this key serves ") +
-                                  (key.serves(plans::WorkloadKind::Training) ? "training" : "serving") +
+            search.fail(name, std::string(key.is_axis() ? "this axis searches " : "this key serves ") + key.kinds() +
                                   " plans (this scenario is kind: " + sim::name(kind) + ")");
         try {
             plans::set_search_key(space, key.info.path, read_value(search, key.info));

@@ -214,6 +214,11 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
         {"search.checkpoint_interval", {}},  // a free list: times with units
         {"search.checkpoint_method", sim::choices<CheckpointMethod>()},
         {"search.recovery", sim::choices<Recovery>()},
+        {"search.rl_layout", sim::choices<workloads::rl::Layout>()},
+        {"rl.layout", sim::choices<workloads::rl::Layout>()},
+        {"rl.sync", sim::choices<workloads::rl::SyncPath>()},
+        {"rl.prompt.distribution", sim::choices<workloads::LengthKind>()},
+        {"rl.response.distribution", sim::choices<workloads::LengthKind>()},
     };
     std::vector<const KeyInfo*> declared;
     for (const auto& k : scenario_keys())
@@ -223,6 +228,7 @@ TEST_CASE("every choice key's choices come from its enum's table, a stated subse
     add_choice_keys(training_plan_keys(), declared);
     add_choice_keys(serving_plan_keys(), declared);
     add_choice_keys(search_keys(), declared);
+    add_choice_keys(rl_keys(), declared);
     CHECK(declared.size() == expected.size());
     for (const KeyInfo* k : declared) {
         INFO("key " << k->path << ": say here where its choices come from");

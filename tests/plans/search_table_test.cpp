@@ -162,10 +162,12 @@ TEST_CASE("a search key serves the kinds its declaration gives, and the parser f
         if (k.serves(WorkloadKind::Training)) training.insert(k.info.name());
         if (k.serves(WorkloadKind::Serving)) serving.insert(k.info.name());
         // The doc names the kind when the key serves one only.
-        const bool t = k.serves(WorkloadKind::Training), sv = k.serves(WorkloadKind::Serving);
-        CHECK((t || sv));
-        if (t && !sv) CHECK(k.info.doc.rfind("training: ", 0) == 0);
-        if (sv && !t) CHECK(k.info.doc.rfind("serving: ", 0) == 0);
+        const bool t = k.serves(WorkloadKind::Training), sv = k.serves(WorkloadKind::Serving),
+                   rl = k.serves(WorkloadKind::Rl);
+        CHECK((t || sv || rl));
+        if (t && !sv && !rl) CHECK(k.info.doc.rfind("training: ", 0) == 0);
+        if (sv && !t && !rl) CHECK(k.info.doc.rfind("serving: ", 0) == 0);
+        if (rl && !t && !sv) CHECK(k.info.doc.rfind("rl: ", 0) == 0);
     }
     CHECK(training.count("tp"));
     CHECK(serving.count("tp"));

@@ -36,6 +36,7 @@
 // Run: build/fathom_bench [--benchmark_filter=Step|Serving]
 #include "hardware/network/simgrid_network.h"
 #include "plans/evaluate.h"
+#include "plans/rl_search.h"
 #include "plans/search.h"
 #include "plans/serving_search.h"
 #include "scenarios/catalog.h"
@@ -444,5 +445,27 @@ void BM_RlIteration(benchmark::State& state) {
     state.counters["sim_iteration_s"] = iteration;
 }
 BENCHMARK(BM_RlIteration)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
+
+// An RL search (issue 40's bound: 500 candidates under 60 s on 2 cores): the example
+// scenarios/examples/rl-search-qwen3-8b-64xh100.yaml with its axes widened to 468 candidates
+// (colocated or 5 rollout pools, rollout TP 1-4, trainer TP 1-4 and PP 1-2, staleness 0-4; N 16;
+// 1 iteration synchronous, 8 asynchronous), on 2 threads.
+void BM_RlSearch(benchmark::State& state) {
+    const auto& ctx = context();
+    const plans::Scenario s = scenarios::load_scenario(
+        std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/rl-search-qwen3-8b-64xh100.yaml", *ctx.catalog,
+        {"rl.iterations=0", "search.rl_rollout_gpus=[16, 24, 32, 40, 48]", "search.rl_trainer_tp=[1, 2, 4]",
+         "search.rl_trainer_pp=[1, 2]", "search.rl_samples=[16]", "search.rl_staleness=[0, 1, 2, 3, 4]"});
+    plans::SearchOptions opt;
+    opt.threads = static_cast<int>(state.range(0));
+    int64_t candidates = 0;
+    for (auto _ : state) {
+        const plans::RlSearchResult r = plans::search_rl(s.model, s.cluster, *s.rl(), *s.search, ctx, s.seed, opt);
+        benchmark::DoNotOptimize(r.evaluated);
+        candidates = static_cast<int64_t>(r.candidates.size());
+    }
+    state.counters["candidates"] = static_cast<double>(candidates);
+}
+BENCHMARK(BM_RlSearch)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -177,5 +177,7 @@ nlohmann::json print_run_search(const plans::Scenario& s, const plans::SearchSpa
                                 const plans::SearchOptions& options);
 // The serving half of `fathom search` (tools/cli/search_serving.cpp), for a loaded serving scenario.
 int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog);
+// `fathom search` of an RL scenario (tools/cli/search_rl.cpp).
+int cmd_search_rl(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog);
 
 }  // namespace fathom::cli

@@ -212,6 +212,7 @@ int cmd_search(const Args& a) {
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     if (s.serving()) return cmd_search_serving(a, s, catalog);
+    if (s.rl()) return cmd_search_rl(a, s, catalog);
     const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
     const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
     const MpiWorld mpi = mpi_world();

@@ -55,6 +55,10 @@ void ServingRequestCollector::next_tokens(const serving::TokensEvent& e) {
     const int64_t warmup = warmup_;
     const bool records = keep_records_;
     const bool window = first_arrival_ >= 0 && now >= first_arrival_;
+    // Equal gaps in a row (a decode iteration's sequences whose previous tokens came together) go
+    // to the histogram as one run: the same values in the same order, one bin lookup.
+    double run_gap = 0;
+    int64_t run = 0;
     for (const serving::NextToken& k : e.tokens) {
         const int64_t id = k.seq->req.id;
         if (id < warmup) {
@@ -62,9 +66,16 @@ void ServingRequestCollector::next_tokens(const serving::TokensEvent& e) {
             continue;
         }
         const double gap = now - k.previous.seconds();
-        itl_.add(gap);
+        if (run > 0 && gap == run_gap) {
+            ++run;
+        } else {
+            itl_.add_repeated(run_gap, run);
+            run_gap = gap;
+            run = 1;
+        }
         if (records) note_gap(id, gap);
     }
+    itl_.add_repeated(run_gap, run);
 }
 
 void ServingRequestCollector::warmup_finished(const Sequence& s, sim::Time now) {

@@ -33,6 +33,9 @@ class LogHistogram {
 public:
     LogHistogram();
     void add(double x, int64_t count = 1);
+    // `n` values x in a row: as n calls of add(x) (the same bins, count and sum, added in turn),
+    // with one bin lookup.
+    void add_repeated(double x, int64_t n);
     int64_t count() const { return count_; }
     double mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0; }
     double max() const { return max_; }
