@@ -1,7 +1,10 @@
 // check_rl_plan (plans/rl_evaluate.h): an RL plan against its model and cluster, each violation at
 // the key to change.
 #include "plans/rl_evaluate.h"
+#include "workloads/training/training_memory.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 
 namespace fathom::plans {
@@ -61,8 +64,28 @@ std::vector<Violation> check_rl_plan(const models::ModelSpec& model, const hardw
                                         " GPUs (dp x tp x pp x cp) but its pool has " + n(trainer)});
     if (!v.empty()) return v;
     v = check_serving_plan(model, rl_pool_cluster(cluster, rollout), rl_rollout_plan(p));
-    for (Violation& x : check_training_plan(model, rl_pool_cluster(cluster, trainer), p.trainer))
-        if (x.key != "training.global_batch_size") v.push_back(std::move(x));
+    // The trainer's global batch is derived per iteration: checked here at one micro-batch a rank.
+    workloads::TrainingPlan t = p.trainer;
+    t.training.global_batch =
+        static_cast<int>(std::min<int64_t>(int64_t{t.layout.dp} * t.training.micro_batch, 1 << 30));
+    const hardware::ClusterSpec trainer_cluster = rl_pool_cluster(cluster, trainer);
+    for (Violation& x : check_training_plan(model, trainer_cluster, t)) v.push_back(std::move(x));
+    if (!v.empty()) return v;
+    // A trainer whose weights, gradients and optimizer state alone exceed a device cannot hold the
+    // policy at any batch: an impossible plan (activations past the memory are an OOM verdict).
+    const workloads::TrainingMemory mem = workloads::estimate_training_memory(model, trainer_cluster, t);
+    for (const auto& stage : mem.stages) {
+        const double states = stage.memory.weights + stage.memory.gradients + stage.memory.optimizer;
+        if (states > mem.capacity_bytes) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf,
+                          "the trainer cannot hold the policy: its weights, gradients and optimizer state take %.1f "
+                          "GB of a device's %.1f GB (shard them: parallel.tp, parallel.pp, training.zero_stage)",
+                          states / 1e9, mem.capacity_bytes / 1e9);
+            v.push_back({"parallel.tp", buf});
+            break;
+        }
+    }
     return v;
 }
 

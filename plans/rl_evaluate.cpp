@@ -156,10 +156,7 @@ public:
         const auto step = trained(model_, up);
         if (!step->ok()) return step->violations;
         const auto& st = *step->training();
-        if (i == 0) {
-            if (auto v = holds_policy(st); !v.empty()) return v;
-            first(up, batch, st);
-        }
+        if (i == 0) first(up, batch, st);
         ph.update_s = st.step_time_s * static_cast<double>(rep_.optimizer_steps);
         ph.forward_s = rep_.forward_share * st.step_time_s * p_.rl.minibatches *
                        ((p_.rl.old_logprob ? 1 : 0) + (p_.rl.reference ? 1 : 0));
@@ -213,21 +210,6 @@ private:
                 key.info.path == "rl.samples")
                 k += "|" + format_value(key.get(p_));
         return k;
-    }
-    // A trainer whose weights, gradients and optimizer state alone exceed a device cannot hold the
-    // policy at any batch: an impossible plan. Activations past the memory are an OOM verdict.
-    std::vector<Violation> holds_policy(const workloads::StepReport& st) const {
-        for (const auto& stage : st.stages) {
-            const double states = stage.memory.weights + stage.memory.gradients + stage.memory.optimizer;
-            if (states > st.memory_capacity_bytes)
-                return {{"parallel.dp",
-                         "the trainer cannot hold the policy: its weights, gradients and optimizer "
-                         "state take " +
-                             std::to_string(states / 1e9) + " GB of a device's " +
-                             std::to_string(st.memory_capacity_bytes / 1e9) +
-                             " GB (shard them: parallel.tp, parallel.pp, training.zero_stage)"}};
-        }
-        return {};
     }
     // What the first iteration fixes for all: the forward share, the update's shape, the sync.
     void first(const workloads::TrainingPlan& up, const RolloutBatch& batch, const workloads::StepReport& st) {
