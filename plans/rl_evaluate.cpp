@@ -6,6 +6,7 @@
 #include "plans/report.h"
 #include "workloads/replay/program_cost.h"
 #include "workloads/rl/rl_pipeline.h"
+#include "workloads/rl/rl_timeline.h"
 #include "workloads/rl/rollout.h"
 #include "workloads/training/step_costs.h"
 
@@ -276,6 +277,7 @@ Outcome evaluate_rl(const models::ModelSpec& model, const hardware::ClusterSpec&
     rep.train_tokens_per_s =
         static_cast<double>(rep.update_sequences) * p.trainer.training.seq_len * p.rl.minibatches / rep.iteration_s;
     out.cost_model = pricer.kind;
+    if (options.trace) workloads::rl::write_timeline(rep, p.rl.layout, *options.trace);
     out.report = std::move(rep);
     return out;
 }

@@ -1,5 +1,6 @@
 #include "plans/rl_search.h"
 
+#include "plans/report.h"
 #include "plans/rl_evaluate.h"
 #include "plans/search_keys.h"
 #include "plans/search_objective.h"
@@ -148,6 +149,37 @@ RlSearchResult search_rl(const models::ModelSpec& model, const hardware::Cluster
         return cs[static_cast<size_t>(x)].score > cs[static_cast<size_t>(y)].score;
     });
     return result;
+}
+
+Record rl_candidate_record(const RlCandidate& c, int64_t rank) {
+    Record r;
+    r.add("rank", rank);
+    r.add("index", c.index);
+    r.add("status", std::string(sim::name(c.status)));
+    r.add("layout", c.layout);
+    r.add("rl_layout", std::string(sim::name(c.plan.rl.layout)));
+    r.add("rollout_gpus", c.plan.rl.layout == workloads::rl::Layout::Colocated ? c.gpus : c.plan.rl.rollout_gpus);
+    r.add("rollout_tp", static_cast<int64_t>(c.plan.rollout.replica.tp));
+    r.add("rollout_replicas", static_cast<int64_t>(c.plan.rollout.replica.replicas));
+    r.add("trainer_dp", static_cast<int64_t>(c.plan.trainer.layout.dp));
+    r.add("trainer_tp", static_cast<int64_t>(c.plan.trainer.layout.tp));
+    r.add("trainer_pp", static_cast<int64_t>(c.plan.trainer.layout.pp));
+    r.add("samples", c.plan.rl.samples);
+    r.add("prompts", c.plan.rl.prompts);
+    r.add("staleness", static_cast<int64_t>(c.plan.rl.staleness));
+    r.add("iteration_s", c.iteration_s);
+    r.add("samples_per_s", c.samples_per_s);
+    r.add("samples_per_s_per_gpu", c.samples_per_s_per_gpu);
+    r.add("rollout_s", c.rollout_s);
+    r.add("forward_s", c.forward_s);
+    r.add("update_s", c.update_s);
+    r.add("sync_s", c.sync_s);
+    r.add("offload_s", c.offload_s);
+    r.add("staleness_mean", c.staleness_mean);
+    r.add("usd_per_1k_samples", c.usd_per_1k_samples);
+    r.add("score", c.score);
+    r.add("reason", c.reason);
+    return r;
 }
 
 }  // namespace fathom::plans

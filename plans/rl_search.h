@@ -9,6 +9,7 @@
 // Every candidate runs with the scenario's seed: bit-identical at any thread count (a time limit
 // aside); ties go to the lower index.
 #include "plans/evaluate.h"
+#include "plans/report.h"
 #include "plans/search.h"
 #include "plans/search_product.h"
 #include "plans/search_space.h"
@@ -44,6 +45,10 @@ struct RlSearchResult {
 
 // Declarative table: the combinations the RL search drops before they are candidates.
 const std::vector<PruneRule<workloads::rl::RlPlan>>& rl_prune_rules();
+
+// A candidate as a flat record (the CSV and JSON columns of `fathom search`): its rank (0 when not
+// evaluated), plan, numbers and reason.
+Record rl_candidate_record(const RlCandidate& c, int64_t rank);
 
 RlSearchResult search_rl(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                          const workloads::rl::RlPlan& base, const SearchSpace& space, const EvaluationContext& context,

@@ -8,6 +8,7 @@
 #include "plans/capacity.h"
 #include "plans/evaluate.h"
 #include "plans/report.h"
+#include "plans/rl_search.h"
 #include "plans/run_search.h"
 #include "plans/search.h"
 #include "plans/search_report.h"
@@ -220,6 +221,22 @@ py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, 
                     out.runs = plans::run_search_records(runs, merged);
                     out.run_ranking = runs.ranking;
                 }
+            } else if (const auto* rl = sc.rl()) {
+                // One process: an RL search does not split into shares yet.
+                if (size > 1 || !shares.empty())
+                    throw sim::InputError("an RL search runs in one process (shares: not yet)", sc.file);
+                const plans::RlSearchResult r =
+                    plans::search_rl(sc.model, sc.cluster, *rl, space, l.context, sc.seed, opt);
+                std::vector<int64_t> place(r.candidates.size(), 0);
+                for (size_t k = 0; k < r.ranking.size(); ++k)
+                    place[static_cast<size_t>(r.ranking[k])] = static_cast<int64_t>(k) + 1;
+                for (const auto& c : r.candidates)
+                    out.rows.push_back(plans::rl_candidate_record(c, place[static_cast<size_t>(c.index)]));
+                out.ranking = r.ranking;
+                out.counts[0] = r.evaluated, out.counts[1] = r.pruned, out.counts[2] = r.out_of_memory,
+                out.counts[3] = r.skipped;
+                out.truncated = r.truncated;
+                out.truncation = r.truncation;
             } else
                 out = collect(
                     plans::search_serving(sc.model, sc.cluster, *sc.serving(), space, l.context, sc.seed, opt),
@@ -234,10 +251,10 @@ py::dict search(const Loaded& l, int threads, int64_t max_candidates, int rank, 
     if (sc.training())
         plans::add_interval_fields(out.rows, "tokens_per_s", l.context.catalog->intervals(),
                                    plans::training_regime(sc.model), sc.cluster.accelerator);
-    else
+    else if (sc.serving())
         plans::add_interval_fields(out.rows, "output_tokens_per_s", l.context.catalog->intervals(),
                                    plans::serving_regime("output_tokens_per_s"), sc.cluster.accelerator);
-    return py::dict(py::arg("kind") = l.scenario.training() ? "training" : "serving",
+    return py::dict(py::arg("kind") = std::string(sim::name(l.scenario.kind())),
                     py::arg("objective") = sim::name(space.objective), py::arg("candidates") = records(out.rows),
                     py::arg("ranking") = out.ranking, py::arg("evaluated") = out.counts[0],
                     py::arg("pruned") = out.counts[1], py::arg("out_of_memory") = out.counts[2],
@@ -267,7 +284,7 @@ PYBIND11_MODULE(_fathom, m) {
     py::class_<Loaded>(m, "Scenario")
         .def_property_readonly("name", [](const Loaded& l) { return l.scenario.name; })
         .def_property_readonly("file", [](const Loaded& l) { return l.scenario.file; })
-        .def_property_readonly("kind", [](const Loaded& l) { return l.scenario.training() ? "training" : "serving"; })
+        .def_property_readonly("kind", [](const Loaded& l) { return std::string(sim::name(l.scenario.kind())); })
         .def_property_readonly("model", [](const Loaded& l) { return l.scenario.model.id; })
         .def_property_readonly("gpus", [](const Loaded& l) { return l.scenario.cluster.gpus(); })
         .def_property_readonly("has_search", [](const Loaded& l) { return l.scenario.search.has_value(); })

@@ -7,6 +7,7 @@
     s.to_pandas()                               # one row per request
     fathom.search("search.yaml").to_pandas()    # every candidate, ranked
     fathom.compare("measured.yaml").to_pandas() # predicted against measured
+    fathom.run("scenarios/examples/rl-grpo-qwen3-8b-8xh100.yaml").to_pandas()  # RL iterations
 
 A scenario is a file path, a YAML string or a dict (the YAML file's structure). Overrides are a
 dict of dotted keys ({"parallel.tp": 2}) and/or keyword arguments with `__` for the dots
@@ -26,6 +27,7 @@ from ._scenario import Scenario, load  # noqa: E402,F401
 from ._results import (  # noqa: E402,F401
     CapacityResult,
     CompareResult,
+    RlResult,
     RunResult,
     SearchResult,
     ServingResult,
@@ -33,17 +35,20 @@ from ._results import (  # noqa: E402,F401
 )
 
 __all__ = ["Scenario", "load", "run", "validate", "capacity", "search", "compare", "InputError", "TrainingResult",
-           "RunResult", "ServingResult", "CapacityResult", "SearchResult", "CompareResult"]
+           "RlResult", "RunResult", "ServingResult", "CapacityResult", "SearchResult", "CompareResult"]
 
 
 def run(scenario, overrides=None, *, requests=True, trace=False, **kwargs):
-    """Predict a scenario: a TrainingResult (one step) or a ServingResult (the traffic served).
+    """Predict a scenario: a TrainingResult (one step), a ServingResult (the traffic served) or an
+    RlResult (an RL post-training loop's iterations).
 
     requests: keep the per-request rows of a serving run (ServingResult.to_pandas());
     trace: keep the timeline (result.timeline(), the events of `fathom run --trace`).
     """
     s = load(scenario, overrides, **kwargs)
     report = _fathom.run(s._core, requests=requests and s.kind == "serving", trace=trace)
+    if s.kind == "rl":
+        return RlResult(report)
     return TrainingResult(report) if s.kind == "training" else ServingResult(report)
 
 

@@ -53,6 +53,28 @@ def _trace_frame(trace):
     return _frame([{k: e.get(k) for k in ("name", "cat", "ph", "ts", "dur", "pid", "tid", "args")} for e in events])
 
 
+class RlResult(_Summary):
+    """An RL post-training loop (kind: rl): summary fields (iteration_time_s, samples_per_s_per_gpu,
+    breakdown.rollout_s, breakdown.update_s, staleness.mean, rollout.*, update.*, ...) and one row
+    per simulated iteration (to_pandas(): when its phases ran, its version and staleness); run with
+    trace=True, the iterations as a timeline (timeline())."""
+
+    _tables = ("iterations",)
+
+    def __init__(self, report):
+        super().__init__(report)
+        self.iterations = report.get("iterations", [])
+
+    def to_pandas(self):
+        """One row per simulated iteration."""
+        return _frame(self.iterations)
+
+    def __repr__(self):
+        s = self.summary
+        return (f"RlResult(iteration_time_s={s.get('iteration_time_s')}, samples_per_s_per_gpu="
+                f"{s.get('samples_per_s_per_gpu')}, out_of_memory={s.get('out_of_memory')})")
+
+
 class RunResult:
     """A whole training run (the scenario's `run` section) over its seeds: fields as the `run.*`
     keys of `fathom run --json` without the prefix (r["time_to_target_s.p50"], r["ettr.mean"],

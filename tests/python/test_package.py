@@ -274,3 +274,28 @@ def test_threads_run_simulations_beside_python_with_identical_results():
     with cf.ThreadPoolExecutor(max_workers=2) as pool:
         parallel = list(pool.map(work, rates))
     assert parallel == serial
+
+
+def test_rl_run_and_search_match_the_cli():
+    # An RL scenario (kind: rl): the iteration and its rows as `fathom run --json` gives them,
+    # and a small RL search's ranking as `fathom search --json` gives it.
+    rl = os.path.join(EX, "rl-grpo-qwen3-8b-8xh100.yaml")
+    r = fathom.run(rl, trace=True)
+    cli = cli_json("run", rl)
+    assert isinstance(r, fathom.RlResult)
+    assert r.iteration_time_s == cli["iteration_time_s"]
+    assert r["breakdown.rollout_s"] == cli["breakdown"]["rollout_s"]
+    df = r.to_pandas()
+    assert list(df["rollout_s"]) == [i["rollout_s"] for i in cli["iterations"]]
+    assert set(r.timeline()["name"]) >= {"rollout", "update"}
+    overrides = {"rl.prompts": 16, "rl.samples": 4, "search.rl_layout": ["colocated", "disaggregated"],
+                 "search.rl_rollout_gpus": [4], "search.rl_staleness": [0, 1]}
+    s = fathom.search(rl, overrides, threads=2)
+    sets = [a for k, v in overrides.items() for a in ("--set", f"{k}={json.dumps(v) if isinstance(v, list) else v}")]
+    rows = cli_json("search", rl, *sets)
+    best = s.best
+    ranked = sorted((x for x in rows if x["rank"] > 0), key=lambda x: x["rank"])
+    assert best["layout"] == ranked[0]["layout"]
+    assert best["samples_per_s_per_gpu"] == ranked[0]["samples_per_s_per_gpu"]
+    assert s.kind == "rl"
+    assert len(s.to_pandas()) == len(rows)

@@ -5,7 +5,6 @@
 #include "plans/report.h"
 #include "plans/rl_evaluate.h"
 #include "sim/error.h"
-#include "sim/trace_writer.h"
 #include "tools/cli/cli.h"
 
 #include <cstdio>
@@ -13,38 +12,6 @@
 #include <sstream>
 
 namespace fathom::cli {
-namespace {
-
-std::string timeline(const workloads::rl::RlReport& r, workloads::rl::Layout layout) {
-    std::ostringstream out;
-    sim::TraceWriter w(out);
-    const bool one = layout == workloads::rl::Layout::Colocated;
-    w.process_name(0, one ? "GPUs (colocated)" : "rollout pool");
-    if (!one) w.process_name(1, "trainer pool");
-    w.thread_name(0, 0, "phases");
-    if (!one) w.thread_name(1, 0, "phases");
-    const int trainer = one ? 0 : 1;
-    for (size_t i = 0; i < r.pipeline.spans.size(); ++i) {
-        const auto& s = r.pipeline.spans[i];
-        const auto it = static_cast<int64_t>(i);
-        if (s.load_end > s.load_start)
-            w.complete_seconds(0, 0, "weight load", s.load_start, s.load_end - s.load_start, {{"iteration", it}});
-        w.complete_seconds(0, 0, "rollout", s.rollout_start, s.rollout_end - s.rollout_start,
-                           {{"iteration", it}, {"version", s.version}});
-        if (one && r.phases[i].offload_s > 0)
-            w.complete_seconds(0, 0, "offload/reload", s.rollout_end, r.phases[i].offload_s, {{"iteration", it}});
-        const double fwd = r.phases[i].forward_s;
-        if (fwd > 0) w.complete_seconds(trainer, 0, "forward passes", s.train_start, fwd, {{"iteration", it}});
-        w.complete_seconds(trainer, 0, "update", s.train_start + fwd, s.train_end - s.train_start - fwd,
-                           {{"iteration", it}});
-        if (s.sync_end > s.sync_start)
-            w.complete_seconds(trainer, 0, "weight sync", s.sync_start, s.sync_end - s.sync_start, {{"iteration", it}});
-    }
-    w.close();
-    return out.str();
-}
-
-}  // namespace
 
 int cmd_run_rl(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx) {
     const auto& p = *s.rl();
@@ -58,7 +25,9 @@ int cmd_run_rl(const Args& a, const plans::Scenario& s, bool validate_only, cons
                   << rl.samples << " samples)\n";
         return 0;
     }
+    std::ostringstream trace;
     plans::EvaluateOptions opt;
+    if (!a.trace.empty()) opt.trace = &trace;
     Progress bar("rl: iterations");
     opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
     const plans::Outcome o = naming_file(s.file, [&] { return plans::evaluate(s, ctx, opt); });
@@ -102,7 +71,7 @@ int cmd_run_rl(const Args& a, const plans::Scenario& s, bool validate_only, cons
                 100 * r.update.mfu, gib(r.update.peak_memory_bytes).c_str(),
                 gib(r.update.memory_capacity_bytes).c_str(), r.out_of_memory ? " (OUT OF MEMORY)" : "");
     print_device_model(s.cluster.accelerator);
-    if (!a.trace.empty()) write_file(a.trace, timeline(r, rl.layout));
+    if (!a.trace.empty()) write_file(a.trace, trace.str());
     if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o, &ctx.catalog->intervals())));
     return 0;
 }

@@ -11,40 +11,6 @@
 #include <cstdio>
 
 namespace fathom::cli {
-namespace {
-
-plans::Record record_of(const plans::RlCandidate& c, int64_t rank) {
-    plans::Record r;
-    r.add("rank", rank);
-    r.add("index", c.index);
-    r.add("status", std::string(sim::name(c.status)));
-    r.add("layout", c.layout);
-    r.add("rl_layout", std::string(sim::name(c.plan.rl.layout)));
-    r.add("rollout_gpus", c.plan.rl.layout == workloads::rl::Layout::Colocated ? c.gpus : c.plan.rl.rollout_gpus);
-    r.add("rollout_tp", static_cast<int64_t>(c.plan.rollout.replica.tp));
-    r.add("rollout_replicas", static_cast<int64_t>(c.plan.rollout.replica.replicas));
-    r.add("trainer_dp", static_cast<int64_t>(c.plan.trainer.layout.dp));
-    r.add("trainer_tp", static_cast<int64_t>(c.plan.trainer.layout.tp));
-    r.add("trainer_pp", static_cast<int64_t>(c.plan.trainer.layout.pp));
-    r.add("samples", c.plan.rl.samples);
-    r.add("prompts", c.plan.rl.prompts);
-    r.add("staleness", static_cast<int64_t>(c.plan.rl.staleness));
-    r.add("iteration_s", c.iteration_s);
-    r.add("samples_per_s", c.samples_per_s);
-    r.add("samples_per_s_per_gpu", c.samples_per_s_per_gpu);
-    r.add("rollout_s", c.rollout_s);
-    r.add("forward_s", c.forward_s);
-    r.add("update_s", c.update_s);
-    r.add("sync_s", c.sync_s);
-    r.add("offload_s", c.offload_s);
-    r.add("staleness_mean", c.staleness_mean);
-    r.add("usd_per_1k_samples", c.usd_per_1k_samples);
-    r.add("score", c.score);
-    r.add("reason", c.reason);
-    return r;
-}
-
-}  // namespace
 
 int cmd_search_rl(const Args& a, const plans::Scenario& s, std::shared_ptr<const plans::Catalog> catalog) {
     const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
@@ -76,10 +42,10 @@ int cmd_search_rl(const Args& a, const plans::Scenario& s, std::shared_ptr<const
                         c.iteration_s, c.samples_per_s, c.samples_per_s_per_gpu, c.rollout_s, c.update_s, c.forward_s,
                         c.staleness_mean,
                         c.usd_per_1k_samples > 0 ? std::to_string(c.usd_per_1k_samples).substr(0, 8).c_str() : "-");
-        rows.push_back(record_of(c, static_cast<int64_t>(k) + 1));
+        rows.push_back(plans::rl_candidate_record(c, static_cast<int64_t>(k) + 1));
     }
     for (const plans::RlCandidate& c : r.candidates)
-        if (c.status != plans::CandidateStatus::Evaluated) rows.push_back(record_of(c, 0));
+        if (c.status != plans::CandidateStatus::Evaluated) rows.push_back(plans::rl_candidate_record(c, 0));
     if (r.ranking.empty()) std::printf("      (no candidate could run)\n");
     if (!a.out.empty()) {
         std::vector<std::string> columns;
