@@ -54,24 +54,9 @@ std::string layout_of(const RlPlan& p, const hardware::ClusterSpec& c) {
 
 void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const SearchSpace& space,
                   const EvaluationContext& context, uint64_t seed, RlMemo& memo, RlCandidate& c) {
-    Outcome o;
-    try {
-        o = evaluate_rl(model, cluster, c.plan, context, seed, {}, &memo);
-    } catch (const sim::KvCapacityError& e) {
-        c.status = CandidateStatus::OutOfMemory;
-        c.reason = e.bare_message();
-        return;
-    } catch (const sim::InputError& e) {  // a plan the simulator cannot represent: pruned, the others go on
-        c.status = CandidateStatus::Pruned;
-        c.reason = e.bare_message();
-        return;
-    }
-    if (!o.ok()) {
-        c.status = CandidateStatus::Pruned;
-        c.reason = describe(o.violations);
-        return;
-    }
-    const auto& r = *o.rl();
+    const auto o = guarded_outcome(c, [&] { return evaluate_rl(model, cluster, c.plan, context, seed, {}, &memo); });
+    if (!o) return;
+    const auto& r = *o->rl();
     if (r.out_of_memory) {
         c.status = CandidateStatus::OutOfMemory;
         c.reason = "the update step does not fit in device memory";

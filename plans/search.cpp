@@ -57,22 +57,9 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
         c.reason = "peak " + gib(memory.peak_bytes) + " of " + gib(memory.capacity_bytes) + " per GPU";
         return;
     }
-    // A candidate the simulator cannot represent (a step beyond simulated time's range) is pruned
-    // with the reason; the other candidates go on.
-    Outcome o;
-    try {
-        o = evaluate_training(model, cluster, c.plan, context);
-    } catch (const sim::InputError& e) {
-        c.status = CandidateStatus::Pruned;
-        c.reason = e.bare_message();
-        return;
-    }
-    if (!o.ok()) {
-        c.status = CandidateStatus::Pruned;
-        c.reason = describe(o.violations);
-        return;
-    }
-    const workloads::StepReport& r = *o.training();
+    const auto o = guarded_outcome(c, [&] { return evaluate_training(model, cluster, c.plan, context); });
+    if (!o) return;
+    const workloads::StepReport& r = *o->training();
     c.status = CandidateStatus::Evaluated;
     c.step_time_s = r.step_time_s;
     c.tokens_per_s = r.tokens_per_s_per_gpu * c.plan.gpus();

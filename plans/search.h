@@ -18,10 +18,12 @@
 #include "plans/search_product.h"
 #include "plans/search_space.h"
 #include "sim/enum_names.h"
+#include "sim/error.h"
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,32 @@ struct SearchResult {
 // exception after every thread has stopped.
 void run_candidates(size_t n, const SearchOptions& options, const std::function<void(size_t)>& evaluate,
                     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now());
+
+// The outcome of `evaluate` for candidate `c`, or nullopt with `c` marked: an input the simulator
+// cannot represent (a step or run beyond simulated time's range) prunes it with the reason, a KV
+// cache that cannot hold a request makes it out of memory, violations prune it; the other
+// candidates go on.
+template <typename C, typename F>
+std::optional<Outcome> guarded_outcome(C& c, F&& evaluate) {
+    Outcome o;
+    try {
+        o = evaluate();
+    } catch (const sim::KvCapacityError& e) {
+        c.status = CandidateStatus::OutOfMemory;
+        c.reason = e.bare_message();
+        return std::nullopt;
+    } catch (const sim::InputError& e) {
+        c.status = CandidateStatus::Pruned;
+        c.reason = e.bare_message();
+        return std::nullopt;
+    }
+    if (!o.ok()) {
+        c.status = CandidateStatus::Pruned;
+        c.reason = describe(o.violations);
+        return std::nullopt;
+    }
+    return o;
+}
 
 // The most candidates a search holds after pruning: 200,000 (about 2 KB each with their outcomes
 // and report records, measured; reporting them takes about 0.4 s).

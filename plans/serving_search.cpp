@@ -75,24 +75,9 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
         }
         c.kv_tokens_per_replica = static_cast<double>(mem.kv_blocks) * static_cast<double>(p.kv.block_size);
     }
-    Outcome o;
-    try {
-        o = evaluate_serving(model, cluster, p, context, seed);
-    } catch (const sim::KvCapacityError& e) {
-        c.status = CandidateStatus::OutOfMemory;
-        c.reason = e.bare_message();
-        return;
-    } catch (const sim::InputError& e) {  // a layout the simulator cannot represent: pruned, the others go on
-        c.status = CandidateStatus::Pruned;
-        c.reason = e.bare_message();
-        return;
-    }
-    if (!o.ok()) {
-        c.status = CandidateStatus::Pruned;
-        c.reason = describe(o.violations);
-        return;
-    }
-    const auto& r = *o.serving();
+    const auto o = guarded_outcome(c, [&] { return evaluate_serving(model, cluster, p, context, seed); });
+    if (!o) return;
+    const auto& r = *o->serving();
     c.status = CandidateStatus::Evaluated;
     c.slo_attainment = r.slo_attainment;
     c.goodput_requests_per_s = r.goodput_requests_per_s;

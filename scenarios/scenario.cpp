@@ -384,25 +384,25 @@ plans::Scenario parse_scenario(const Node& root, const plans::Catalog& catalog,
         s.model = parse_model(model, false);
     }
     s.cluster = parse_cluster(root.child("cluster"), catalog);
-    if (kind == WorkloadKind::Serving) {
-        workloads::serving::ServingPlan plan = parse_serving(root, catalog, s.cluster);
-        const auto violations = plans::check_serving_plan(s.model, s.cluster, plan);
+    // A serving or RL plan: its violations (refused here, or handed to the caller), its search
+    // section, the warnings.
+    auto finish = [&](auto plan, const std::vector<plans::Violation>& violations) {
         if (violations_out) *violations_out = violations;
         else if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
         s.plan = std::move(plan);
         if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
         collect_warnings(root, s, catalog);
         return s;
+    };
+    if (kind == WorkloadKind::Serving) {
+        workloads::serving::ServingPlan plan = parse_serving(root, catalog, s.cluster);
+        const auto violations = plans::check_serving_plan(s.model, s.cluster, plan);
+        return finish(std::move(plan), violations);
     }
     if (kind == WorkloadKind::Rl) {
         workloads::rl::RlPlan plan = parse_rl(root, catalog, s.cluster);
         const auto violations = plans::check_rl_plan(s.model, s.cluster, plan);
-        if (violations_out) *violations_out = violations;
-        else if (!violations.empty()) fail_at(root, violations.front().key, plans::describe(violations));
-        s.plan = std::move(plan);
-        if (auto search = root.find("search")) s.search = parse_search(*search, kind, catalog);
-        collect_warnings(root, s, catalog);
-        return s;
+        return finish(std::move(plan), violations);
     }
     workloads::TrainingPlan plan = parse_training(root, catalog, s.cluster.gpus());
     const auto violations = plans::check_training_plan(s.model, s.cluster, plan);
