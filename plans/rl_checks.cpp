@@ -54,8 +54,7 @@ std::vector<Violation> check_rl_plan(const models::ModelSpec& model, const hardw
     if (p.rollout.disaggregated())
         v.push_back({"serving.disaggregation", "rollout engines are aggregated replicas (no prefill/decode pools)"});
     if (!v.empty()) return v;
-    const int64_t rollout = rl.layout == Layout::Colocated ? gpus : rl.rollout_gpus;
-    const int64_t trainer = rl.layout == Layout::Colocated ? gpus : gpus - rl.rollout_gpus;
+    const int64_t rollout = rl.rollout_pool(gpus), trainer = rl.trainer_pool(gpus);
     if (p.rollout.gpus() > rollout)
         v.push_back({"serving.replicas", "the rollout engines need " + n(p.rollout.gpus()) +
                                              " GPUs (replicas x tp x pp) but the rollout pool has " + n(rollout)});

@@ -24,13 +24,6 @@ using workloads::rl::RlReport;
 using workloads::rl::RolloutBatch;
 using workloads::rl::SyncPath;
 
-int64_t rollout_pool_gpus(const RlPlan& p, const hardware::ClusterSpec& c) {
-    return p.rl.layout == Layout::Colocated ? c.gpus() : p.rl.rollout_gpus;
-}
-int64_t trainer_pool_gpus(const RlPlan& p, const hardware::ClusterSpec& c) {
-    return p.rl.layout == Layout::Colocated ? c.gpus() : c.gpus() - p.rl.rollout_gpus;
-}
-
 // The update's training plan over `batch`: packed sequences of training.seq_len tokens, one
 // optimizer step's worth (the batch over rl.minibatches), a whole number of micro-batches on every
 // data-parallel rank.
@@ -67,10 +60,10 @@ double sync_seconds(const models::ModelSpec& model, const hardware::ClusterSpec&
     const double shard = weight_bytes / shards;
     const auto network = hardware::make_network(context.with_network(cluster), context.collective_algorithm);
     const double pcie = cluster.pcie.achievable_bandwidth();
-    const int64_t rollout = rollout_pool_gpus(p, cluster);
+    const int64_t rollout = p.rl.rollout_pool(cluster.gpus());
     if (p.rl.sync == SyncPath::Ipc) {
         // The trainer's shards gathered within a node into each engine GPU's shard.
-        const int g = static_cast<int>(std::min<int64_t>(cluster.gpus_per_node, trainer_pool_gpus(p, cluster)));
+        const int g = static_cast<int>(std::min<int64_t>(cluster.gpus_per_node, p.rl.trainer_pool(cluster.gpus())));
         return g > 1 ? network->collective(hardware::Collective::AllGather, shard, hardware::CommGroup(g, 1)).seconds
                      : 0.0;
     }
@@ -81,7 +74,7 @@ double sync_seconds(const models::ModelSpec& model, const hardware::ClusterSpec&
         network->collective(hardware::Collective::Broadcast, shard, hardware::CommGroup::of(members)).seconds;
     if (p.rl.sync == SyncPath::Nccl) return bcast;
     // Host: the trainer's shard out to host memory, the broadcast, each engine shard in.
-    const double trainer_shard = weight_bytes / static_cast<double>(trainer_pool_gpus(p, cluster));
+    const double trainer_shard = weight_bytes / static_cast<double>(p.rl.trainer_pool(cluster.gpus()));
     (void)model;
     return pcie > 0 ? trainer_shard / pcie + bcast + shard / pcie : bcast;
 }
@@ -248,8 +241,8 @@ Outcome evaluate_rl(const models::ModelSpec& model, const hardware::ClusterSpec&
     if (!out.violations.empty()) return out;
     RlReport rep;
     rep.gpus = cluster.gpus();
-    rep.rollout_gpus = rollout_pool_gpus(p, cluster);
-    rep.trainer_gpus = trainer_pool_gpus(p, cluster);
+    rep.rollout_gpus = p.rl.rollout_pool(cluster.gpus());
+    rep.trainer_gpus = p.rl.trainer_pool(cluster.gpus());
     rep.optimizer_steps = int64_t{p.rl.minibatches} * p.rl.epochs;
     const int iterations = p.rl.simulated_iterations();
     IterationPricer pricer(model, cluster, p, context, seed, rep, memo);

@@ -16,11 +16,6 @@ using workloads::rl::RlPlan;
 
 namespace {
 
-int64_t pool(const RlPlan& p, const hardware::ClusterSpec& c, bool rollout) {
-    if (p.rl.layout == Layout::Colocated) return c.gpus();
-    return rollout ? p.rl.rollout_gpus : c.gpus() - p.rl.rollout_gpus;
-}
-
 // A candidate's derived settings: the rollout replicas filling their pool, the trainer's data
 // parallelism filling its own; colocated, no pool of its own. A sync path the scenario took by default follows the
 // candidate's layout (ipc colocated, nccl disaggregated); one it stated is kept.
@@ -31,7 +26,7 @@ void derive(RlPlan& p, const SearchBase& b) {
     if (b.rl && p.rl.layout != b.rl->rl.layout && b.rl->rl.sync == default_sync(b.rl->rl.layout))
         p.rl.sync = default_sync(p.rl.layout);
     if (p.rl.layout == Layout::Colocated) p.rl.rollout_gpus = 0;
-    const int64_t rollout = pool(p, b.cluster, true), trainer = pool(p, b.cluster, false);
+    const int64_t rollout = p.rl.rollout_pool(b.cluster.gpus()), trainer = p.rl.trainer_pool(b.cluster.gpus());
     auto& r = p.rollout.replica;
     if (rollout > 0) r.replicas = static_cast<int>(rollout / (int64_t{r.tp} * r.pp));
     auto& l = p.trainer.layout;
@@ -44,7 +39,7 @@ std::string layout_of(const RlPlan& p, const hardware::ClusterSpec& c) {
     const auto& l = p.trainer.layout;
     std::string s = p.rl.layout == Layout::Colocated
                         ? "colocated "
-                        : std::to_string(p.rl.rollout_gpus) + "+" + std::to_string(pool(p, c, false)) + " ";
+                        : std::to_string(p.rl.rollout_gpus) + "+" + std::to_string(p.rl.trainer_pool(c.gpus())) + " ";
     s += std::to_string(r.replicas) + " x tp" + std::to_string(r.tp) + " | dp" + std::to_string(l.dp) + " tp" +
          std::to_string(l.tp) + " pp" + std::to_string(l.pp);
     s += " | N " + std::to_string(p.rl.samples) + " x " + std::to_string(p.rl.prompts);
@@ -97,7 +92,8 @@ const std::vector<PruneRule<RlPlan>>& rl_prune_rules() {
              const RlPlan& p = x.plan;
              const auto& r = p.rollout.replica;
              const auto& l = p.trainer.layout;
-             const int64_t rollout = pool(p, x.base.cluster, true), trainer = pool(p, x.base.cluster, false);
+             const int64_t rollout = p.rl.rollout_pool(x.base.cluster.gpus()),
+                           trainer = p.rl.trainer_pool(x.base.cluster.gpus());
              return rollout % (int64_t{r.tp} * r.pp) != 0 || trainer % (int64_t{l.tp} * l.pp * l.cp) != 0;
          }},
     };
@@ -143,7 +139,7 @@ Record rl_candidate_record(const RlCandidate& c, int64_t rank) {
     r.add("status", std::string(sim::name(c.status)));
     r.add("layout", c.layout);
     r.add("rl_layout", std::string(sim::name(c.plan.rl.layout)));
-    r.add("rollout_gpus", c.plan.rl.layout == workloads::rl::Layout::Colocated ? c.gpus : c.plan.rl.rollout_gpus);
+    r.add("rollout_gpus", c.plan.rl.rollout_pool(c.gpus));
     r.add("rollout_tp", static_cast<int64_t>(c.plan.rollout.replica.tp));
     r.add("rollout_replicas", static_cast<int64_t>(c.plan.rollout.replica.replicas));
     r.add("trainer_dp", static_cast<int64_t>(c.plan.trainer.layout.dp));

@@ -68,8 +68,7 @@ RlPlan parse_rl(const Node& root, const plans::Catalog& catalog, const hardware:
         rl.fail("rollout_gpus", "colocated: rollout and training share all " + std::to_string(gpus) +
                                     " GPUs (a pool of its own needs rl.layout: disaggregated)");
     }
-    const int64_t rollout = s.layout == Layout::Colocated ? gpus : s.rollout_gpus;
-    const int64_t trainer = s.layout == Layout::Colocated ? gpus : gpus - s.rollout_gpus;
+    const int64_t rollout = s.rollout_pool(gpus), trainer = s.trainer_pool(gpus);
     // The trainer: its global batch is the rollout batch's, packed.
     if (auto t = root.find("training"); t && t->has("global_batch_size"))
         t->fail("global_batch_size",

@@ -68,6 +68,10 @@ struct RlSettings {
     bool offload_trainer = false;
     int iterations = 0;  // iterations simulated (0: 1 synchronous, 8 asynchronous)
     int simulated_iterations() const { return iterations > 0 ? iterations : staleness > 0 ? 8 : 1; }
+    // The pools' GPUs on a cluster of `gpus`: colocated, both are all of them; disaggregated, the
+    // rollout pool's and the rest.
+    int64_t rollout_pool(int64_t gpus) const { return layout == Layout::Colocated ? gpus : rollout_gpus; }
+    int64_t trainer_pool(int64_t gpus) const { return layout == Layout::Colocated ? gpus : gpus - rollout_gpus; }
 };
 
 struct RlPlan {
