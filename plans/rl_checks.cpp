@@ -45,6 +45,10 @@ std::vector<Violation> check_rl_plan(const models::ModelSpec& model, const hardw
                          "ipc hands weights over on the same GPUs: disaggregated pools have none in "
                          "common (use nccl or host)"});
     }
+    if (rl.partial_rollout && rl.staleness < 1)
+        v.push_back({"rl.partial_rollout",
+                     "carrying answers into the next batch needs an asynchronous pipeline "
+                     "(rl.staleness >= 1, rl.layout: disaggregated)"});
     if (rl.sync == SyncPath::Host && !(cluster.pcie.achievable_bandwidth() > 0))
         v.push_back({"rl.sync", "host needs the host link's bandwidth (cluster.pcie)"});
     if (rl.layout == Layout::Colocated && (rl.offload_rollout || rl.offload_trainer) &&

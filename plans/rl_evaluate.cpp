@@ -4,6 +4,7 @@
 #include "plans/catalog.h"
 #include "plans/keys.h"
 #include "plans/report.h"
+#include "sim/random.h"
 #include "workloads/replay/program_cost.h"
 #include "workloads/rl/rl_pipeline.h"
 #include "workloads/rl/rl_timeline.h"
@@ -81,14 +82,14 @@ double sync_seconds(const models::ModelSpec& model, const hardware::ClusterSpec&
 
 }  // namespace
 
-workloads::serving::ServingPlan rl_rollout_plan(const RlPlan& p) {
+workloads::serving::ServingPlan rl_rollout_plan(const RlPlan& p, int64_t answers) {
     workloads::serving::ServingPlan s = p.rollout;
     s.traffic.mode = workloads::serving::ArrivalMode::Open;
     s.traffic.trace.clear();
     s.traffic.warmup_requests = 0;
     s.traffic.synthetic = {};
     s.traffic.synthetic.arrival.kind = workloads::serving::ArrivalKind::Offline;
-    s.traffic.synthetic.num_requests = p.rl.prompts * p.rl.samples;
+    s.traffic.synthetic.num_requests = answers > 0 ? answers : p.rl.prompts * p.rl.samples;
     s.traffic.synthetic.prompt = p.rl.prompt_len;
     s.traffic.synthetic.output = p.rl.response_len;
     return s;
@@ -145,6 +146,20 @@ public:
         // Every answer is asked for at 0: its completion is its end-to-end latency.
         ph.rollout_s = sr.e2e_s.max;
         ph.tail_s = sr.e2e_s.max - sr.e2e_s.p90;
+        if (p_.rl.partial_rollout) {
+            // Engines kept busy across batches: one more batch's marginal time, the makespan of
+            // this batch and a companion (drawn from other streams) at once less this one's.
+            const RolloutBatch two = workloads::rl::joined(
+                batch, workloads::rl::draw_rollout_batch(p_.rl, sim::mix64(seed_ ^ 0x9E3779B97F4A7C15ull), i));
+            const auto both = shared("R2" + std::to_string(serving_hash(rollout)) + "|" + batch_key(i), [&] {
+                const auto source = workloads::rl::rollout_source(two);
+                return evaluate_serving(model_, rollout_cluster_, rl_rollout_plan(p_, two.answers()), context_,
+                                        seed_ + static_cast<uint64_t>(i), {}, source.get());
+            });
+            if (!both->ok()) return both->violations;
+            ph.rollout_s = std::max(0.0, both->serving()->e2e_s.max - sr.e2e_s.max);
+            ph.tail_s = 0;
+        }
         // Update: one step per mini-batch and epoch; each forward pass over the whole batch once.
         const workloads::TrainingPlan up = update_plan(p_, batch);
         const auto step = trained(model_, up);

@@ -25,8 +25,8 @@ namespace fathom::plans {
 hardware::ClusterSpec rl_pool_cluster(const hardware::ClusterSpec& cluster, int64_t gpus);
 
 // The rollout engines' serving plan: the scenario's, its traffic the batch's requests at time 0
-// (prompts x samples of them, none warm-up).
-workloads::serving::ServingPlan rl_rollout_plan(const workloads::rl::RlPlan& plan);
+// (`answers` of them, 0: prompts x samples; none warm-up).
+workloads::serving::ServingPlan rl_rollout_plan(const workloads::rl::RlPlan& plan, int64_t answers = 0);
 
 // Checks of the RL settings against the cluster and the two plans (empty: the plan can run).
 std::vector<Violation> check_rl_plan(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,

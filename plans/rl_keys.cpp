@@ -66,6 +66,11 @@ const std::vector<Key<workloads::rl::RlPlan>>& rl_keys() {
                   "the update packs each group's prompt once, its answers after it (DualKV, papers.md T84): "
                   "P + N R tokens per group instead of N (P + R)"),
              member<&P::rl, &S::shared_prompt>()},
+            {Decl("rl.partial_rollout", KeyType::Boolean,
+                  "asynchronous: answers unfinished when a batch is full go on into the next (verl's partial_rollout, "
+                  "AReaL's interruptible generation): an iteration's rollout is the marginal time of one more batch "
+                  "on busy engines, no long tail; needs rl.staleness >= 1"),
+             member<&P::rl, &S::partial_rollout>()},
             {Decl("rl.sync", KeyType::Choice,
                   "how new weights reach the engines: nccl, a broadcast from the trainer's GPUs; host, through host "
                   "memory (checkpoint-engine); ipc, on the same GPUs (colocated only)")

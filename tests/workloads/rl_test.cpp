@@ -219,3 +219,45 @@ stack: {preset: torchtitan, dtype: bf16}
     CHECK(speedup < 2.09);
     CHECK(speedup < dk.shared_prompt_reduction);
 }
+
+TEST_CASE("partial rollouts take one more batch's marginal time, without the long tail", "[rl]") {
+    // rl.partial_rollout: answers unfinished when a batch is full go on into the next, so in steady
+    // state the engines hold the next batch's answers beside this one's; a batch's rollout is then
+    // the marginal time of one more batch on busy engines, T(2 batches at once) - T(1). Where every
+    // answer has the same length and the engines are full (KV-bound: 64 x 16 answers of 1,024 +
+    // 2,048 tokens on 2 engines of TP2), one more batch costs about one batch (within 5%); where the
+    // answers are long-tailed (lognormal, mean 800, CV 2, capped at 8,192), the tail that a batch
+    // alone waits for is filled by the next batch's answers, and the marginal time is well below
+    // the batch's makespan (here under half).
+    const std::string base = R"(kind: rl
+seed: 3
+model: qwen3-8b
+cluster: {accelerator: h100-sxm-80gb, nodes: 1, gpus_per_node: 8}
+rl: {prompts: 64, samples: 16, prompt: 1024, response: RESPONSE, layout: disaggregated, rollout_gpus: 4,
+     staleness: 1, iterations: 2}
+serving: {engine: vllm, tp: 2, prefix_caching: true, gpu_memory_utilization: 0.6}
+parallel: {tp: 1}
+training: {seq_len: 8192, micro_batch_size: 1, zero_stage: 3, recompute: full}
+stack: {preset: torchtitan, dtype: bf16}
+)";
+    const auto& ctx = testing::source_context();
+    auto rollout = [&](const std::string& response, bool partial) {
+        std::string yaml = base;
+        yaml.replace(yaml.find("RESPONSE"), 8, response);
+        const plans::Scenario s = scenarios::load_scenario_text(
+            yaml, "partial.yaml", *ctx.catalog, {std::string("rl.partial_rollout=") + (partial ? "true" : "false")});
+        const plans::Outcome o = plans::evaluate(s, ctx);
+        REQUIRE(o.ok());
+        return o.rl()->mean;
+    };
+    const PhaseTimes fixed = rollout("2048", false), fixed_partial = rollout("2048", true);
+    CHECK(fixed_partial.rollout_s == Approx(fixed.rollout_s).epsilon(0.05));
+    CHECK(fixed_partial.tail_s == 0);
+    const std::string tailed = "{distribution: lognormal, mean: 800, stddev: 1600, max: 8192}";
+    const PhaseTimes whole = rollout(tailed, false), partial = rollout(tailed, true);
+    CHECK(whole.tail_s > 0.3 * whole.rollout_s);
+    CHECK(partial.rollout_s < 0.5 * whole.rollout_s);
+    // Partial rollouts need the asynchronous pipeline.
+    CHECK_THROWS_WITH(scenarios::load_scenario_text(kColocated, "rl.yaml", *ctx.catalog, {"rl.partial_rollout=true"}),
+                      Catch::Contains("rl.partial_rollout"));
+}

@@ -59,6 +59,9 @@ struct RlSettings {
     // DualKV (papers.md T84): each group's shared prompt packed once, its answers after it, so the
     // update runs P + N R tokens per group instead of N (P + R).
     bool shared_prompt = false;
+    // Asynchronous: answers a batch does not wait for go on into the next (verl's partial_rollout,
+    // AReaL's interruptible generation), so the rollout pool never idles on a batch's long tail.
+    bool partial_rollout = false;
     SyncPath sync = SyncPath::Nccl;
     // Colocated: the engine's weights go to host memory while the trainer runs and come back after
     // (vLLM sleep level 1: weights offloaded, KV cache dropped) ...

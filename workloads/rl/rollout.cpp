@@ -104,6 +104,13 @@ RolloutBatch draw_rollout_batch(const RlSettings& rl, uint64_t seed, int iterati
     return b;
 }
 
+RolloutBatch joined(const RolloutBatch& a, const RolloutBatch& b) {
+    RolloutBatch out = a;
+    out.prompt.insert(out.prompt.end(), b.prompt.begin(), b.prompt.end());
+    out.response.insert(out.response.end(), b.response.begin(), b.response.end());
+    return out;
+}
+
 std::unique_ptr<serving::RequestSource> rollout_source(const RolloutBatch& batch) {
     return std::make_unique<RolloutSource>(batch);
 }

@@ -41,6 +41,8 @@ struct RolloutBatch {
 
 // Draws iteration `iteration`'s batch.
 RolloutBatch draw_rollout_batch(const RlSettings& rl, uint64_t seed, int iteration);
+// `a` and `b` as one batch (a's prompts, then b's), of the same samples per prompt.
+RolloutBatch joined(const RolloutBatch& a, const RolloutBatch& b);
 
 // The batch as serving requests, all arriving at time 0, prompt-major (the answers of one prompt
 // consecutive, as an engine given n = samples fans them out): each answer's prompt is its group's
