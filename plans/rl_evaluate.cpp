@@ -54,8 +54,8 @@ double forward_share(const models::ModelSpec& model, const workloads::TrainingPl
 }
 
 // The weight transfer, trainer to rollout engines, priced on the whole cluster's network.
-double sync_seconds(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const RlPlan& p,
-                    const EvaluationContext& context, double weight_bytes) {
+double sync_seconds(const hardware::ClusterSpec& cluster, const RlPlan& p, const EvaluationContext& context,
+                    double weight_bytes) {
     const auto& r = p.rollout.replica;
     const int shards = r.tp * r.pp;
     const double shard = weight_bytes / shards;
@@ -68,15 +68,17 @@ double sync_seconds(const models::ModelSpec& model, const hardware::ClusterSpec&
         return g > 1 ? network->collective(hardware::Collective::AllGather, shard, hardware::CommGroup(g, 1)).seconds
                      : 0.0;
     }
-    // One broadcast per engine shard: from a trainer GPU to that shard's GPU in every replica.
-    std::vector<int> members{static_cast<int>(rollout)};
-    for (int64_t g = 0; g < rollout; g += shards) members.push_back(static_cast<int>(g));
+    // One broadcast per engine shard (all at once, on GPUs of their own): from a trainer GPU to that
+    // shard's GPU in every engine. Colocated, the first engine's GPU is the trainer's and the source.
+    const bool colocated = p.rl.layout == Layout::Colocated;
+    std::vector<int> members{colocated ? 0 : static_cast<int>(rollout)};
+    for (int64_t g = colocated ? shards : 0; g < rollout; g += shards) members.push_back(static_cast<int>(g));
+    if (members.size() < 2) return 0.0;
     const double bcast =
         network->collective(hardware::Collective::Broadcast, shard, hardware::CommGroup::of(members)).seconds;
     if (p.rl.sync == SyncPath::Nccl) return bcast;
     // Host: the trainer's shard out to host memory, the broadcast, each engine shard in.
     const double trainer_shard = weight_bytes / static_cast<double>(p.rl.trainer_pool(cluster.gpus()));
-    (void)model;
     return pcie > 0 ? trainer_shard / pcie + bcast + shard / pcie : bcast;
 }
 
@@ -230,7 +232,7 @@ private:
         // The engine's weights: the bf16 or fp8 of its GEMMs (quantized rollouts take fp8).
         rep_.sync_bytes =
             model_.total_params(up.training.seq_len) * hardware::dtype_bytes(p_.rollout.kernels.gemm_dtype);
-        sync_s_ = sync_seconds(model_, cluster_, p_, context_, rep_.sync_bytes);
+        sync_s_ = sync_seconds(cluster_, p_, context_, rep_.sync_bytes);
     }
 
     const models::ModelSpec& model_;

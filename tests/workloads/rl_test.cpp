@@ -261,3 +261,24 @@ stack: {preset: torchtitan, dtype: bf16}
     CHECK_THROWS_WITH(scenarios::load_scenario_text(kColocated, "rl.yaml", *ctx.catalog, {"rl.partial_rollout=true"}),
                       Catch::Contains("rl.partial_rollout"));
 }
+
+TEST_CASE("a weight sync through host memory adds the host-link copies to the broadcast", "[rl]") {
+    // rl.sync host (checkpoint-engine): the trainer's shard out to host memory, the same broadcast
+    // as nccl's, each engine GPU's shard in: host - nccl = (W / trainer GPUs + W / (tp x pp)) / the
+    // host link's achievable bandwidth, W the policy's bf16 bytes (RlReport::sync_bytes).
+    const auto& ctx = testing::source_context();
+    auto run = [&](const char* sync) {
+        const plans::Scenario s =
+            scenarios::load_scenario_text(kColocated, "rl.yaml", *ctx.catalog, {std::string("rl.sync=") + sync});
+        const plans::Outcome o = plans::evaluate(s, ctx);
+        REQUIRE(o.ok());
+        return std::make_pair(*o.rl(), s.cluster.pcie.achievable_bandwidth());
+    };
+    const auto [nccl, pcie] = run("nccl");
+    const auto host = run("host").first;
+    REQUIRE(pcie > 0);
+    const double w = nccl.sync_bytes;
+    CHECK(w == Approx(run("ipc").first.sync_bytes));
+    CHECK(host.mean.sync_s - nccl.mean.sync_s == Approx((w / 8 + w / 2) / pcie).epsilon(1e-9));
+    CHECK(nccl.mean.sync_s > 0);
+}
