@@ -18,7 +18,7 @@ int cmd_run_rl(const Args& a, const plans::Scenario& s, bool validate_only, cons
     const auto& rl = p.rl;
     if (!a.requests.empty()) throw sim::InputError("--requests is for serving scenarios");
     const bool colocated = rl.layout == workloads::rl::Layout::Colocated;
-    const int64_t rollout_gpus = colocated ? s.cluster.gpus() : rl.rollout_gpus;
+    const int64_t rollout_gpus = rl.rollout_pool(s.cluster.gpus());
     if (validate_only) {
         std::cout << s.file << ": OK (" << s.model.name << ", RL on " << s.cluster.gpus() << " x "
                   << s.cluster.accelerator.id << ", " << sim::name(rl.layout) << ", " << rl.prompts << " prompts x "

@@ -5,7 +5,7 @@
 namespace fathom::workloads::rl {
 namespace {
 
-void summarise(PipelineResult& out, const std::vector<PhaseTimes>& it, double rollout_busy, double trainer_busy) {
+void summarise(PipelineResult& out, double rollout_busy, double trainer_busy) {
     const size_t n = out.spans.size();
     out.total_s = out.spans.back().sync_end;
     // The steady state: the gaps between updates' ends over the second half of the iterations
@@ -23,7 +23,6 @@ void summarise(PipelineResult& out, const std::vector<PhaseTimes>& it, double ro
         sum += s.staleness;
     }
     out.mean_staleness = sum / static_cast<double>(n);
-    (void)it;
 }
 
 }  // namespace
@@ -31,6 +30,7 @@ void summarise(PipelineResult& out, const std::vector<PhaseTimes>& it, double ro
 PipelineResult run_pipeline(const std::vector<PhaseTimes>& it, Layout layout, int staleness) {
     PipelineResult out;
     const size_t n = it.size();
+    if (n == 0) return out;
     out.spans.resize(n);
     double rollout_busy = 0, trainer_busy = 0;
     if (layout == Layout::Colocated || staleness == 0) {
@@ -51,7 +51,7 @@ PipelineResult run_pipeline(const std::vector<PhaseTimes>& it, Layout layout, in
             rollout_busy += it[i].rollout_s + it[i].sync_s;
             trainer_busy += it[i].forward_s + it[i].update_s + it[i].sync_s + offload;
         }
-        summarise(out, it, rollout_busy, trainer_busy);
+        summarise(out, rollout_busy, trainer_busy);
         return out;
     }
     // Asynchronous: published[v] is when version v reached the trainer's outbox (version 0 at 0).
@@ -65,9 +65,7 @@ PipelineResult run_pipeline(const std::vector<PhaseTimes>& it, Layout layout, in
         double start = std::max(rollout_free, published[static_cast<size_t>(need)]);
         // The newest version published by then.
         int newest = need;
-        while (newest < static_cast<int>(i) && published[static_cast<size_t>(newest) + 1] <= start &&
-               static_cast<size_t>(newest) + 1 <= i)
-            ++newest;
+        while (newest < static_cast<int>(i) && published[static_cast<size_t>(newest) + 1] <= start) ++newest;
         s.load_start = s.load_end = start;
         if (newest > loaded) {
             s.load_end = start + it[i].sync_s;
@@ -89,7 +87,7 @@ PipelineResult run_pipeline(const std::vector<PhaseTimes>& it, Layout layout, in
         trainer_busy += it[i].forward_s + it[i].update_s + it[i].sync_s;
         published[i + 1] = s.sync_end;
     }
-    summarise(out, it, rollout_busy, trainer_busy);
+    summarise(out, rollout_busy, trainer_busy);
     return out;
 }
 

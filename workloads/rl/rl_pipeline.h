@@ -55,6 +55,7 @@ struct PipelineResult {
     double mean_staleness = 0;
 };
 
+// `iterations` in order (none: an empty result).
 PipelineResult run_pipeline(const std::vector<PhaseTimes>& iterations, Layout layout, int staleness);
 
 }  // namespace fathom::workloads::rl
