@@ -70,10 +70,16 @@ RlPlan parse_rl(const Node& root, const plans::Catalog& catalog, const hardware:
     }
     const int64_t rollout = s.rollout_pool(gpus), trainer = s.trainer_pool(gpus);
     // The trainer: its global batch is the rollout batch's, packed.
-    if (auto t = root.find("training"); t && t->has("global_batch_size"))
-        t->fail("global_batch_size",
-                "an RL scenario derives it: rl.prompts x rl.samples answers packed into training.seq_len sequences, "
-                "over rl.minibatches optimizer steps");
+    if (auto t = root.find("training")) {
+        if (t->has("global_batch_size"))
+            t->fail("global_batch_size",
+                    "an RL scenario derives it: rl.prompts x rl.samples answers packed into training.seq_len "
+                    "sequences, over rl.minibatches optimizer steps");
+        if (t->has("documents"))
+            t->fail("documents", "an RL scenario packs its answers: their lengths are rl.prompt's and rl.response's");
+    }
+    if (auto sv = root.find("serving"); sv && sv->has("autoscale"))
+        sv->fail("autoscale", "rollout engines serve one batch at a time: they do not autoscale");
     p.trainer = parse_training(root, catalog, trainer, {"training.global_batch_size"});
     // The rollout engines: each prompt's answers to one replica unless the scenario routes otherwise.
     std::set<std::string> served;
