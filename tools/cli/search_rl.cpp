@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <string>
 
 namespace fathom::cli {
 
@@ -47,6 +49,18 @@ int cmd_search_rl(const Args& a, const plans::Scenario& s, std::shared_ptr<const
     for (const plans::RlCandidate& c : r.candidates)
         if (c.status != plans::CandidateStatus::Evaluated) rows.push_back(plans::rl_candidate_record(c, 0));
     if (r.ranking.empty()) std::printf("      (no candidate could run)\n");
+    // Why candidates did not run, each reason once with its count; what the pruning rules dropped.
+    std::map<std::string, int64_t> reasons;
+    for (const plans::RlCandidate& c : r.candidates)
+        if (c.status == plans::CandidateStatus::Pruned || c.status == plans::CandidateStatus::OutOfMemory)
+            ++reasons[c.reason];
+    for (const auto& [reason, count] : reasons)
+        std::printf("not simulated   %lld: %s\n", static_cast<long long>(count), printable(reason).c_str());
+    const auto& rules = plans::rl_prune_rules();
+    for (size_t i = 0; i < rules.size() && i < r.dropped.size(); ++i)
+        if (r.dropped[i] > 0)
+            std::printf("dropped         %lld by %s: %s\n", static_cast<long long>(r.dropped[i]), rules[i].name,
+                        rules[i].reason);
     if (!a.out.empty()) {
         std::vector<std::string> columns;
         for (const auto& [name, value] : rows.empty() ? plans::Record{}.fields : rows.front().fields)
