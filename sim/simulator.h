@@ -9,7 +9,12 @@
 // marked dead and skipped when popped).
 //
 // Handlers may schedule and cancel events, including at the current time (they run after the
-// current event, in sequence order). Scheduling in the past is a programmer error.
+// current event, in sequence order). Scheduling in the past is a programmer error, and so is a
+// priority outside [-32768, 32767] (priority and sequence share one 64-bit heap key).
+//
+// Two kinds of handler: a Handler (any callable; std::function, which may allocate when its
+// captures are large) and a Call, a plain function with a context pointer and an integer (never
+// allocates, no type erasure): the engine's hottest events, a task's end, are Calls.
 #include "sim/time.h"
 
 #include <cstdint>
@@ -26,12 +31,15 @@ struct EventId {
 class Simulator {
 public:
     using Handler = std::function<void()>;
+    using Call = void (*)(void* context, uint64_t arg);
 
     Time now() const { return now_; }
     EventId schedule_at(Time t, Handler h, int priority = 0);
     EventId schedule_after(Time delay, Handler h, int priority = 0) {
         return schedule_at(now_ + delay, std::move(h), priority);
     }
+    // fn(context, arg) at t.
+    EventId schedule_call(Time t, Call fn, void* context, uint64_t arg, int priority = 0);
     // Returns false if the event already ran or was cancelled.
     bool cancel(EventId id);
     // Runs until the queue is empty or stop() is called.
@@ -47,24 +55,27 @@ public:
     size_t pending() const { return live_; }
 
 private:
+    // (time, order): order = priority (biased to unsigned) in the top 16 bits, sequence below.
     struct Entry {
         int64_t time;
-        int32_t priority;
+        uint64_t order;
         uint32_t slot;
-        uint64_t seq;
-        bool operator>(const Entry& o) const {
-            if (time != o.time) return time > o.time;
-            if (priority != o.priority) return priority > o.priority;
-            return seq > o.seq;
-        }
+        bool operator>(const Entry& o) const { return time != o.time ? time > o.time : order > o.order; }
     };
     struct Slot {
-        Handler handler;
+        Handler handler;      // empty for a Call
+        Call call = nullptr;  // set for a Call
+        void* context = nullptr;
+        uint64_t arg = 0;
         uint64_t seq = 0;  // seq of the event occupying the slot, 0 when free
     };
+    // A free slot for the event about to be scheduled at t, and its heap entry pushed.
+    EventId claim(Time t, int priority);
     bool pop_and_run(Time limit);
-    void push_heap(Entry e);
+    void push_heap(const Entry& e);
     Entry pop_heap();
+    static constexpr int kSeqBits = 48;
+    static uint64_t seq_of(const Entry& e) { return e.order & ((uint64_t{1} << kSeqBits) - 1); }
 
     Time now_;
     std::vector<Entry> heap_;

@@ -53,8 +53,14 @@ TaskId TaskGraph::add_task(StreamId stream, Time duration, uint32_t name, uint16
 void TaskGraph::add_dependency(TaskId before, TaskId after) {
     FATHOM_CHECK(before < tasks_.size() && after < tasks_.size(), "unknown task");
     FATHOM_CHECK(tasks_[after].state == State::Waiting, "dependency added to a task that already started");
-    if (tasks_[before].state == State::Done) return;
-    tasks_[before].successors.push_back(after);
+    Task& b = tasks_[before];
+    if (b.state == State::Done) return;
+    FATHOM_CHECK(edges_.size() < kNoEdge, "too many dependencies");
+    const auto e = static_cast<uint32_t>(edges_.size());
+    edges_.push_back(Edge{after, kNoEdge});
+    if (b.last_edge == kNoEdge) b.first_edge = e;
+    else edges_[b.last_edge].next = e;
+    b.last_edge = e;
     ++tasks_[after].pending_deps;
 }
 
@@ -80,7 +86,7 @@ void TaskGraph::try_start(StreamId s) {
     t.end = t.start + (st.contended ? stretched(t.duration, t.contended_stretch) : t.duration);
     if (timer_ && timer_->take(*this, record(id), tasks_[id].duration))
         tasks_[id].end = Time::max();  // until complete()
-    else streams_[s].end_event = sim_.schedule_at(tasks_[id].end, [this, id] { finish(id); });
+    else streams_[s].end_event = sim_.schedule_call(tasks_[id].end, &TaskGraph::finish_call, this, id);
     // Observers may add tasks (reallocating tasks_): nothing below may use `t`.
     if (!on_start.empty()) on_start.emit(record(id));
 }
@@ -103,7 +109,7 @@ void TaskGraph::set_contended(StreamId s, bool contended) {
     const double f = t.contended_stretch;
     sim_.cancel(st.end_event);
     t.end = sim_.now() + stretched(t.end - sim_.now(), contended ? f : 1.0 / f);
-    st.end_event = sim_.schedule_at(t.end, [this, id] { finish(id); });
+    st.end_event = sim_.schedule_call(t.end, &TaskGraph::finish_call, this, id);
 }
 
 void TaskGraph::complete(TaskId id) {
@@ -111,6 +117,10 @@ void TaskGraph::complete(TaskId id) {
                  "complete() of a task that no timer holds");
     tasks_[id].end = sim_.now();
     finish(id);
+}
+
+void TaskGraph::finish_call(void* graph, uint64_t task) {
+    static_cast<TaskGraph*>(graph)->finish(static_cast<TaskId>(task));
 }
 
 void TaskGraph::finish(TaskId id) {
@@ -125,8 +135,9 @@ void TaskGraph::finish(TaskId id) {
     // Successors first (in the order their dependencies were added), then this stream's next task.
     // Indexing (not references) because observers fired from try_start may grow tasks_.
     const StreamId own_stream = tasks_[id].stream;
-    for (size_t i = 0; i < tasks_[id].successors.size(); ++i) {
-        const TaskId succ = tasks_[id].successors[i];
+    // A finished task gains no successor, so its list is fixed; edges_ may still grow.
+    for (uint32_t e = tasks_[id].first_edge; e != kNoEdge; e = edges_[e].next) {
+        const TaskId succ = edges_[e].to;
         if (--tasks_[succ].pending_deps == 0) try_start(tasks_[succ].stream);
     }
     try_start(own_stream);

@@ -111,8 +111,16 @@ private:
         uint16_t tag;
         State state = State::Waiting;
         float contended_stretch = 1;
-        std::vector<TaskId> successors;
+        uint32_t first_edge = kNoEdge;  // successors: a list through edges_, in the order added
+        uint32_t last_edge = kNoEdge;
     };
+    // One dependency: `to` waits for the task whose list holds it. One pool for the whole graph
+    // (a vector per task cost an allocation each, and as much again to free).
+    struct Edge {
+        TaskId to;
+        uint32_t next;
+    };
+    static constexpr uint32_t kNoEdge = UINT32_MAX;
     struct Stream {
         StreamInfo info;
         std::vector<TaskId> queue;  // all tasks ever added, in order
@@ -123,9 +131,11 @@ private:
     };
     void try_start(StreamId s);
     void finish(TaskId t);
+    static void finish_call(void* graph, uint64_t task);
 
     Simulator& sim_;
     std::vector<Task> tasks_;
+    std::vector<Edge> edges_;
     std::vector<Stream> streams_;
     std::vector<std::string> names_;
     size_t done_count_ = 0;
