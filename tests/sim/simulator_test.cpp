@@ -105,7 +105,7 @@ TEST_CASE("events at equal times run in (priority, sequence) order", "[sim]") {
     REQUIRE(sim.pending() == 0);
 }
 
-TEST_CASE("calls and handlers share one order; a cancelled call does not run", "[sim]") {
+TEST_CASE("calls and handlers share one order, and a cancelled call does not run", "[sim]") {
     Simulator sim;
     std::vector<uint64_t> log;
     const Simulator::Call note = [](void* ctx, uint64_t arg) {

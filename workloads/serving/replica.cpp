@@ -37,15 +37,20 @@ void group_shared_prefixes(const Batch& b, int64_t block_size, IterationShape& s
 
 }  // namespace
 
+PoolCosts::PoolCosts(const ServingInputs& in, const PoolLayout& pool, const models::CostModel& cost)
+    : iteration(in.model, pool, in.plan.kernels, in.plan.engine, cost, in.network, in.plan.expert_load),
+      draft(in.model, in.plan.speculative, pool, in.plan.kernels, cost, in.network) {
+    if (in.plan.lora.enabled()) iteration.set_lora(in.plan.lora);
+}
+
 Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host, const ReplicaPlace& place,
-                 const PoolLayout& pool, const ReplicaMemory& mem, const ServingInputs& in,
-                 const models::CostModel& cost)
+                 const PoolLayout& pool, const ReplicaMemory& mem, const ServingInputs& in, PoolCosts& costs)
     : sim_(sim),
       signals_(signals),
       host_(host),
       place_(place),
       state_(place.id, in.plan.batching, in.plan.kv, mem.kv_blocks, mem.block_bytes),
-      coster_(in.model, pool, in.plan.kernels, in.plan.engine, cost, in.network, in.plan.expert_load),
+      coster_(costs.iteration),
       policy_(make_multi_step(policy_registry().get(in.plan.batching.policy).factory(in.plan.batching),
                               in.plan.batching.policy == "static" ? 1 : in.plan.engine.scheduler_steps)),
       stage_free_s_(static_cast<size_t>(pool.pp), 0.0),
@@ -68,12 +73,11 @@ Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host
       spec_(in.plan.speculative),
       spec_rate_(spec_.enabled() ? spec_.rate() : 0.0),
       seed_(in.seed),
-      draft_(in.model, in.plan.speculative, pool, in.plan.kernels, cost, in.network) {
+      draft_(costs.draft) {
     for (size_t i = slots_.size(); i-- > 0;) free_slots_.push_back(i);
     if (spec_.enabled()) state_.set_lookahead(spec_.tokens);
     const LoraSettings& lora = in.plan.lora;
     if (lora.enabled()) {
-        coster_.set_lora(lora);
         if (lora.adapters <= kStampedAdapters) adapter_seen_.assign(static_cast<size_t>(lora.adapters) + 1, 0);
         state_.set_lora(LoraPool(lora.max_loras, lora_adapter_bytes(in.model, pool.tp, pool.pp, lora, lora.rank)),
                         lora.admission);

@@ -30,6 +30,15 @@ namespace fathom::workloads::serving {
 
 class Replica;
 
+// What the replicas of a pool share: identical engines on identical GPUs price an iteration shape
+// alike, so one cost cache serves them all (a search's profile showed each replica re-pricing the
+// shapes its siblings had priced: 1.8M of 15M iterations missed their replica's cache).
+struct PoolCosts {
+    PoolCosts(const ServingInputs& in, const PoolLayout& pool, const models::CostModel& cost);
+    IterationCoster iteration;
+    DraftCoster draft;
+};
+
 // What a replica hands on (the serving system).
 class ReplicaHost {
 public:
@@ -50,7 +59,7 @@ struct ReplicaPlace {
 class Replica {
 public:
     Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host, const ReplicaPlace& place,
-            const PoolLayout& pool, const ReplicaMemory& mem, const ServingInputs& in, const models::CostModel& cost);
+            const PoolLayout& pool, const ReplicaMemory& mem, const ServingInputs& in, PoolCosts& costs);
 
     void enqueue(Sequence* s);       // a request routed here waits for admission
     void receive(Sequence* s);       // decode pool: a sequence whose KV arrived
@@ -63,9 +72,7 @@ public:
     int index() const { return place_.index; }
     int first_rank() const { return place_.first_rank; }
     const KvCache& kv() const { return state_.kv(); }
-    size_t cost_cache_entries() const { return coster_.cache_size(); }
     int64_t lora_loads() const { return state_.lora_enabled() ? state_.lora_loads() : 0; }
-    const OpSources& op_sources() const { return coster_.op_sources(); }
 
 private:
     void wake();  // try_launch at the end of the current instant
@@ -87,7 +94,7 @@ private:
     ReplicaHost& host_;
     ReplicaPlace place_;
     ReplicaState state_;
-    IterationCoster coster_;
+    IterationCoster& coster_;  // the pool's (PoolCosts)
     std::unique_ptr<BatchingPolicy> policy_;
     std::deque<Sequence*> received_;
     std::vector<double> stage_free_s_;  // per stage, exact seconds (see the header comment)
@@ -113,7 +120,7 @@ private:
     SpeculativeSettings spec_;
     double spec_rate_ = 0;
     uint64_t seed_ = 0;
-    DraftCoster draft_;
+    DraftCoster& draft_;  // the pool's (PoolCosts)
     // Multi-LoRA: the distinct adapters of a batch (0, the base model, not counted); per adapter the
     // last batch that counted it, for up to kStampedAdapters adapters (4 bytes each), or a scratch
     // list to sort beyond.

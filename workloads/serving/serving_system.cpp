@@ -51,9 +51,10 @@ void ServingSystem::build(const Pool& pool, const models::CostModel& cost, int& 
     s.memory = replica_memory(in_.model, layout, p.kernels, p.kv, p.batching, p.engine, p.speculative, p.lora);
     if (!s.memory.fits()) throw sim::InputError(s.memory.why_not());
     s.router = router_registry().get(p.router).factory();
+    s.costs = std::make_unique<PoolCosts>(in_, layout, cost);
     for (int i = 0; i < layout.replicas; ++i) {
         const ReplicaPlace place{pool.role, i, index++, rank};
-        s.replicas.push_back(std::make_unique<Replica>(sim_, signals_, *this, place, layout, s.memory, in_, cost));
+        s.replicas.push_back(std::make_unique<Replica>(sim_, signals_, *this, place, layout, s.memory, in_, *s.costs));
         if (store_) s.replicas.back()->share_store(&*store_);
         rank += layout.tp * layout.pp;
     }
@@ -79,8 +80,7 @@ std::vector<int64_t> ServingSystem::kv_capacities() const {
 
 int64_t ServingSystem::cost_cache_entries() const {
     int64_t n = 0;
-    for (const PoolState& pool : pools_)
-        for (const auto& r : pool.replicas) n += static_cast<int64_t>(r->cost_cache_entries());
+    for (const PoolState& pool : pools_) n += static_cast<int64_t>(pool.costs->iteration.cache_size());
     return n;
 }
 
@@ -94,9 +94,7 @@ int64_t ServingSystem::lora_loads() const {
 
 OpSources ServingSystem::op_sources() const {
     OpSources s;
-    for (const PoolState& pool : pools_)
-        for (const auto& r : pool.replicas) s.merge(r->op_sources());
-    for (const auto& r : retired_) s.merge(r->op_sources());
+    for (const PoolState& pool : pools_) s.merge(pool.costs->iteration.op_sources());
     return s;
 }
 
@@ -238,8 +236,8 @@ void ServingSystem::ready(int replica) {
         Replica& old = *pool.replicas[i];
         const ReplicaPlace place{pool.pool.role, old.id(), old.index(), old.first_rank()};
         retired_.push_back(std::move(pool.replicas[i]));
-        pool.replicas[i] = std::make_unique<Replica>(sim_, signals_, *this, place, *pool.pool.layout, pool.memory, in_,
-                                                     *in_.pool_costs.front());
+        pool.replicas[i] =
+            std::make_unique<Replica>(sim_, signals_, *this, place, *pool.pool.layout, pool.memory, in_, *pool.costs);
         if (store_) pool.replicas[i]->share_store(&*store_);  // the store outlives a replica's restart
     }
     warm_[i] = true;

@@ -44,9 +44,9 @@ public:
 
     // The KV blocks of each simulated replica, in the events' replica order.
     std::vector<int64_t> kv_capacities() const;
-    int64_t cost_cache_entries() const;
-    int64_t lora_loads() const;  // adapters loaded into GPU slots, all replicas
-    // How every replica's ops were priced, by class.
+    int64_t cost_cache_entries() const;  // the pools' iteration shapes priced
+    int64_t lora_loads() const;          // adapters loaded into GPU slots, all replicas
+    // How every pool's ops were priced, by class.
     OpSources op_sources() const;
     // The memory of the pool that decodes (aggregated or decode), or of the prefill pool alone.
     const ReplicaMemory& decoding_memory() const { return pools_.back().memory; }
@@ -63,6 +63,7 @@ private:
     struct PoolState {
         Pool pool;
         ReplicaMemory memory;
+        std::unique_ptr<PoolCosts> costs;  // its replicas' (and their restarts')
         std::vector<std::unique_ptr<Replica>> replicas;
         std::unique_ptr<Router> router;
         std::vector<ReplicaLoad> loads;  // reused by route()
