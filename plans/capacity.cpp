@@ -1,6 +1,7 @@
 #include "plans/capacity.h"
 
 #include "sim/error.h"
+#include "workloads/serving/iteration_cost.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +10,8 @@ namespace fathom::plans {
 
 CapacityResult find_capacity(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                              const workloads::serving::ServingPlan& plan, const EvaluationContext& context,
-                             uint64_t seed, const std::function<void(int64_t, int64_t)>& progress) {
+                             uint64_t seed, const std::function<void(int64_t, int64_t)>& progress,
+                             workloads::serving::IterationCostShare* share) {
     using namespace workloads::serving;
     if (!plan.traffic.trace.empty())
         throw sim::InputError("capacity needs generated traffic, not a trace", "", 0, "traffic.trace");
@@ -31,8 +33,11 @@ CapacityResult find_capacity(const models::ModelSpec& model, const hardware::Clu
         ++done;
         if (progress) progress(std::min(done, expected - 1), expected);
     };
+    workloads::serving::IterationCostShare own;
+    EvaluateOptions options;
+    options.cost_share = share ? share : &own;
     auto run = [&](ServingPlan p, uint64_t s) {
-        const Outcome o = evaluate_serving(model, cluster, p, context, s);
+        const Outcome o = evaluate_serving(model, cluster, p, context, s, options);
         if (!o.ok()) throw plan_error(o.violations, "");
         tick();
         return *o.serving();

@@ -32,10 +32,13 @@ struct CapacityResult {
     std::vector<CapacityProbe> probes;  // every simulation, in order
 };
 
+// The probes share their iteration costs (through `share`, or one of their own): they differ in
+// their traffic alone.
 // Throws sim::InputError when the traffic cannot be rescaled (a trace, a closed loop, offline
 // arrivals) or the plan sets no SLO; an impossible plan throws with its violations.
 CapacityResult find_capacity(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                              const workloads::serving::ServingPlan& plan, const EvaluationContext& context,
-                             uint64_t seed, const std::function<void(int64_t, int64_t)>& progress = {});
+                             uint64_t seed, const std::function<void(int64_t, int64_t)>& progress = {},
+                             workloads::serving::IterationCostShare* share = nullptr);
 
 }  // namespace fathom::plans

@@ -2,10 +2,14 @@
 
 #include "hardware/network/network_model.h"
 #include "models/cost/cost_model.h"
+#include "plans/keys.h"
 #include "plans/rl_evaluate.h"
 #include "plans/run_steps.h"
 #include "sim/error.h"
+#include "sim/stable_hash.h"
 #include "workloads/serving/serving_memory.h"
+
+#include <algorithm>
 
 namespace fathom::plans {
 
@@ -78,7 +82,11 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
         owned = plan.traffic.trace.empty() ? make_synthetic_source(plan.traffic.synthetic, seed)
                                            : open_trace(plan.traffic.trace, context.max_requests);
     RequestSource& source = given ? *given : *owned;
-    const ServingInputs in{model, cluster, plan, pool_costs, *network, seed};
+    ServingInputs in{model, cluster, plan, pool_costs, *network, seed, nullptr, {}};
+    if (options.cost_share) {
+        in.cost_share = options.cost_share;
+        for (const Pool& pool : pools) in.pool_signatures.push_back(pool_cost_signature(plan, *pool.layout));
+    }
     ServingOptions so;
     so.keep_records = options.keep_records;
     so.trace = options.trace;
@@ -93,6 +101,47 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
                                   "traffic.num_requests");
     }
     return out;
+}
+
+uint64_t pool_cost_signature(const workloads::serving::ServingPlan& plan, const workloads::serving::PoolLayout& pool) {
+    static const char* const outside_prefixes[] = {"traffic.",           "slo.",          "serving.disaggregation.",
+                                                   "serving.autoscale.", "serving.lora.", "serving.kv_offload"};
+    static const char* const outside[] = {"serving.tp",
+                                          "serving.pp",
+                                          "serving.replicas",
+                                          "serving.ep",
+                                          "serving.redundant_experts",
+                                          "serving.dispatcher",
+                                          "serving.accelerator",
+                                          "serving.policy",
+                                          "serving.max_num_seqs",
+                                          "serving.max_num_batched_tokens",
+                                          "serving.chunk_size",
+                                          "serving.max_model_len",
+                                          "serving.block_size",
+                                          "serving.gpu_memory_utilization",
+                                          "serving.memory_fraction_of",
+                                          "serving.watermark",
+                                          "serving.preemption",
+                                          "serving.prefix_caching",
+                                          "serving.kv_store",
+                                          "serving.reserve_output",
+                                          "serving.router",
+                                          "serving.runtime_reserved",
+                                          "serving.disaggregation",
+                                          "serving.autoscale",
+                                          "serving.lora"};
+    sim::StableHash h;
+    h.add(pool.accelerator.id).add(pool.tp).add(pool.pp).add(pool.ep).add(pool.redundant_experts).add(pool.dispatcher);
+    for (const auto& k : serving_plan_keys()) {
+        const std::string& path = k.info.path;
+        if (std::any_of(std::begin(outside_prefixes), std::end(outside_prefixes),
+                        [&](const char* p) { return path.rfind(p, 0) == 0; }) ||
+            std::find(std::begin(outside), std::end(outside), path) != std::end(outside))
+            continue;
+        h.add(path).add(format_value(k.get(plan)));
+    }
+    return h.value();
 }
 
 Outcome evaluate(const Scenario& s, const EvaluationContext& context, const EvaluateOptions& options) {

@@ -58,7 +58,10 @@ struct Outcome {
 
 struct EvaluateOptions {
     std::ostream* trace = nullptr;  // Chrome/Perfetto trace output, optional
-    bool keep_records = false;      // serving: per-request records in the report
+    // serving: iteration costs shared with other evaluations of the same model, cluster and
+    // context (a search's candidates), or none.
+    workloads::serving::IterationCostShare* cost_share = nullptr;
+    bool keep_records = false;  // serving: per-request records in the report
     // serving: (requests finished, expected or 0); training on the SimGrid network: (collectives
     // simulated, 0)
     std::function<void(int64_t, int64_t)> progress;
@@ -82,5 +85,12 @@ Outcome evaluate_training(const models::ModelSpec& model, const hardware::Cluste
 Outcome evaluate_serving(const models::ModelSpec& model, const hardware::ClusterSpec& cluster,
                          const workloads::serving::ServingPlan& plan, const EvaluationContext& context, uint64_t seed,
                          const EvaluateOptions& options = {}, workloads::serving::RequestSource* source = nullptr);
+
+// What a pool's iteration costs depend on besides the model, the cluster and the context: its
+// shape and accelerator, and every serving key except those known to stay outside an iteration's
+// price (traffic, SLOs, replica counts, batching limits, KV-cache sizing and offloading, routing,
+// autoscaling, LoRA adapters: priced apart). A key not listed as outside counts, so a new key can
+// only lower sharing, never mix two pricings. The signature of IterationCostShare.
+uint64_t pool_cost_signature(const workloads::serving::ServingPlan& plan, const workloads::serving::PoolLayout& pool);
 
 }  // namespace fathom::plans

@@ -6,6 +6,7 @@
 #include "plans/search_report.h"
 #include "plans/search_wire.h"
 #include "sim/error.h"
+#include "workloads/serving/iteration_cost.h"
 #include "workloads/serving/serving_memory.h"
 
 #include <algorithm>
@@ -55,7 +56,8 @@ std::string layout_of(const ServingPlan& p) {
 }
 
 void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& cluster, const SearchSpace& space,
-                  const EvaluationContext& context, uint64_t seed, ServingCandidate& c) {
+                  const EvaluationContext& context, uint64_t seed, workloads::serving::IterationCostShare& share,
+                  ServingCandidate& c) {
     const ServingPlan& p = c.plan;
     const std::vector<Pool> pools = p.pools();
     const PoolLayout& first = *pools.front().layout;
@@ -75,7 +77,9 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
         }
         c.kv_tokens_per_replica = static_cast<double>(mem.kv_blocks) * static_cast<double>(p.kv.block_size);
     }
-    const auto o = guarded_outcome(c, [&] { return evaluate_serving(model, cluster, p, context, seed); });
+    EvaluateOptions options;
+    options.cost_share = &share;
+    const auto o = guarded_outcome(c, [&] { return evaluate_serving(model, cluster, p, context, seed, options); });
     if (!o) return;
     const auto& r = *o->serving();
     c.status = CandidateStatus::Evaluated;
@@ -98,7 +102,8 @@ void evaluate_one(const models::ModelSpec& model, const hardware::ClusterSpec& c
     if (first.accelerator.tdp > 0 && c.output_tokens_per_s > 0)
         c.joules_per_output_token = first.accelerator.tdp * c.gpus / c.output_tokens_per_s;
     const ObjectiveRule& objective = objective_rule(space.objective);
-    if (objective.measures_capacity) c.capacity_requests_per_s = find_capacity(model, cluster, p, context, seed).rate;
+    if (objective.measures_capacity)
+        c.capacity_requests_per_s = find_capacity(model, cluster, p, context, seed, {}, &share).rate;
     c.score = objective.serving_score(c);
 }
 
@@ -163,8 +168,10 @@ ServingSearchResult search_serving(const models::ModelSpec& model, const hardwar
         c.gpus = c.plan.gpus();
         c.usd_per_hour = price_of(space, c.plan.pools().front().layout->accelerator.id) * c.gpus;
     }
+    // The candidates price iteration shapes once between them (pools of one shape share their costs).
+    workloads::serving::IterationCostShare share;
     run_candidates(
-        cs.size(), options, [&](size_t i) { evaluate_one(model, cluster, space, context, seed, cs[i]); }, start);
+        cs.size(), options, [&](size_t i) { evaluate_one(model, cluster, space, context, seed, share, cs[i]); }, start);
     finalize_serving_search(result, space);
     return result;
 }

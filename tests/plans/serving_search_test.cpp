@@ -97,6 +97,8 @@ TEST_CASE("the serving search's best plan is the best of brute-force evaluation"
         const auto& c = r.candidates[i];
         CHECK(c.goodput_requests_per_s == rep.goodput_requests_per_s);  // bit-identical
         CHECK(c.ttft_p90_s == rep.ttft_s.p90);
+        CHECK(c.tpot_p50_s == rep.tpot_s.p50);  // the search's candidates share iteration costs, alone none
+        CHECK(c.output_tokens_per_s == rep.output_tokens_per_s);
         if (rep.slo_attainment < base.slo.target_attainment) continue;
         const double score = rep.goodput_requests_per_s / plans[i].gpus();
         if (score > best_score) best_score = score, best = static_cast<int64_t>(i);

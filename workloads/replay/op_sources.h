@@ -22,6 +22,7 @@ struct OpSources {
     std::array<bool, kClasses> inside{};  // some op of the class priced inside a table's range
     std::array<std::set<std::string>, kClasses> outside;
     void merge(const OpSources& o);
+    bool operator==(const OpSources& o) const { return seen == o.seen && inside == o.inside && outside == o.outside; }
     // Every op outside the range, sorted.
     std::vector<std::string> outside_all() const;
 };

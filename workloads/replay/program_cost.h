@@ -150,6 +150,7 @@ public:
     void set_moves(bool on) { moves_ = on; }
     // How the ops priced so far were priced, by class.
     const OpSources& sources() const { return sources_; }
+    OpSources& sources() { return sources_; }
 
 private:
     const models::CostModel& cost_;

@@ -34,11 +34,17 @@ int64_t bucket_tokens(int64_t n) {
     return (n + step / 2) / step * step;
 }
 
-size_t IterationCoster::KeyHash::operator()(const std::vector<int64_t>& k) const {
+namespace {
+
+size_t key_hash(const std::vector<int64_t>& k) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (int64_t x : k) h = (h ^ static_cast<uint64_t>(x)) * 0x100000001b3ull;
     return static_cast<size_t>(h ^ (h >> 29));
 }
+
+}  // namespace
+
+size_t IterationCoster::KeyHash::operator()(const std::vector<int64_t>& k) const { return key_hash(k); }
 
 namespace {
 
@@ -282,7 +288,7 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
         key_.push_back(bucket_tokens(p.context));
     }
     auto it = cache_.find(key_);
-    if (it == cache_.end()) it = cache_.emplace(key_, exact(represented())).first;
+    if (it == cache_.end()) it = cache_.emplace(key_, priced_or_shared()).first;
     if (shape.adapters == 0 || !lora_.enabled()) return it->second;
     // Multi-LoRA: the base iteration plus the adapters' kernels, which depend on the batch's
     // tokens and distinct adapters alone (their own cache: the base shapes are not multiplied by
@@ -303,6 +309,53 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
     for (size_t s = 0; s < with_lora_.stage_s.size(); ++s)
         with_lora_.stage_s[s] += lo->second * static_cast<double>(layers_per_stage_[s]);
     return with_lora_;
+}
+
+IterationCost IterationCoster::priced_or_shared() {
+    if (!share_) return exact(represented());
+    IterationCost c;
+    OpSources& mine = coster_.sources();
+    OpSources theirs;
+    if (share_->find(signature_, key_, c, theirs)) {
+        mine.merge(theirs);
+        return c;
+    }
+    // The ops this shape prices, apart from the ones priced before, go with it into the share.
+    OpSources before = std::exchange(mine, OpSources{});
+    c = exact(represented());
+    share_->insert(signature_, key_, c, mine);
+    before.merge(mine);
+    mine = std::move(before);
+    return c;
+}
+
+size_t IterationCostShare::KeyHash::operator()(const std::vector<int64_t>& k) const { return key_hash(k); }
+
+bool IterationCostShare::find(uint64_t signature, const std::vector<int64_t>& key, IterationCost& out,
+                              OpSources& sources) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    scratch_.assign(1, static_cast<int64_t>(signature));
+    scratch_.insert(scratch_.end(), key.begin(), key.end());
+    const auto it = entries_.find(scratch_);
+    if (it == entries_.end()) return false;
+    out = it->second.cost;
+    sources = sources_[it->second.sources];
+    return true;
+}
+
+void IterationCostShare::insert(uint64_t signature, const std::vector<int64_t>& key, const IterationCost& cost,
+                                const OpSources& sources) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<int64_t> k(1, static_cast<int64_t>(signature));
+    k.insert(k.end(), key.begin(), key.end());
+    auto s = std::find(sources_.begin(), sources_.end(), sources);
+    if (s == sources_.end()) s = sources_.insert(sources_.end(), sources);
+    entries_.emplace(std::move(k), Entry{cost, static_cast<uint32_t>(s - sources_.begin())});
+}
+
+size_t IterationCostShare::size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
 }
 
 IterationShape IterationCoster::represented() const {

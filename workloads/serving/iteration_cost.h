@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -79,6 +80,35 @@ struct IterationCost {
     double total() const;         // sum of stages and boundaries: the latency of the iteration
 };
 
+// Iteration costs shared between simulations: a search's candidates whose pools are priced alike
+// (same model, cluster and cost context, the same pool shape, kernels and engine: one `signature`,
+// plans::pool_cost_signature) price each iteration shape once between them. A shape's cost is a
+// function of its key alone, so what a simulation reads from the share is what it would have
+// computed, bit for bit, whichever thread put it there first; each entry keeps the op sources its
+// pricing saw, merged into the reader's (the report's op_sources come out the same). Thread-safe.
+class IterationCostShare {
+public:
+    struct Entry {
+        IterationCost cost;
+        uint32_t sources = 0;  // index into the distinct OpSources
+    };
+    // The entry of (signature, key), copied into `out`, if any.
+    bool find(uint64_t signature, const std::vector<int64_t>& key, IterationCost& out, OpSources& sources) const;
+    void insert(uint64_t signature, const std::vector<int64_t>& key, const IterationCost& cost,
+                const OpSources& sources);
+    size_t size() const;
+
+private:
+    struct KeyHash {
+        size_t operator()(const std::vector<int64_t>& k) const;
+    };
+    mutable std::mutex mutex_;
+    // The signature is the key's first element.
+    std::unordered_map<std::vector<int64_t>, Entry, KeyHash> entries_;
+    std::vector<OpSources> sources_;  // distinct, few
+    mutable std::vector<int64_t> scratch_;
+};
+
 class IterationCoster {
 public:
     // A replica's TP group is tp consecutive devices, priced as the first replica's (replicas are
@@ -104,6 +134,11 @@ public:
     // modules to every layer (lora.h). seconds() prices them apart, by the batch's tokens (bucketed)
     // and adapters, and returns a reference valid until its next call for such a shape.
     void set_lora(const LoraSettings& lora);
+    // Reads and fills `share` under `signature` when a shape misses this coster's own cache.
+    void set_share(IterationCostShare* share, uint64_t signature) {
+        share_ = share;
+        signature_ = signature;
+    }
     size_t cache_size() const { return cache_.size(); }
     // How the ops priced so far were priced, by class.
     const OpSources& op_sources() const { return coster_.sources(); }
@@ -133,6 +168,10 @@ private:
     std::vector<int64_t> key_;                                  // reused
     std::map<std::pair<int64_t, int64_t>, double> lora_cache_;  // (tokens, adapters) -> one layer's kernels
     IterationCost with_lora_;                                   // seconds' answer for a shape with adapters
+    IterationCostShare* share_ = nullptr;
+    uint64_t signature_ = 0;
+    // key_'s cost: from the share when it has it, else priced (and given to the share).
+    IterationCost priced_or_shared();
 };
 
 // Rounds a token count to its bucket (exact up to 256, then 128 steps per octave).

@@ -37,10 +37,11 @@ void group_shared_prefixes(const Batch& b, int64_t block_size, IterationShape& s
 
 }  // namespace
 
-PoolCosts::PoolCosts(const ServingInputs& in, const PoolLayout& pool, const models::CostModel& cost)
+PoolCosts::PoolCosts(const ServingInputs& in, const PoolLayout& pool, const models::CostModel& cost, size_t index)
     : iteration(in.model, pool, in.plan.kernels, in.plan.engine, cost, in.network, in.plan.expert_load),
       draft(in.model, in.plan.speculative, pool, in.plan.kernels, cost, in.network) {
     if (in.plan.lora.enabled()) iteration.set_lora(in.plan.lora);
+    if (in.cost_share) iteration.set_share(in.cost_share, in.pool_signatures.at(index));
 }
 
 Replica::Replica(sim::Simulator& sim, ServingSignals& signals, ReplicaHost& host, const ReplicaPlace& place,

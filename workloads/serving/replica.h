@@ -33,8 +33,9 @@ class Replica;
 // What the replicas of a pool share: identical engines on identical GPUs price an iteration shape
 // alike, so one cost cache serves them all (a search's profile showed each replica re-pricing the
 // shapes its siblings had priced: 1.8M of 15M iterations missed their replica's cache).
+// `index`: the pool's in plan.pools() (its signature in a cost share).
 struct PoolCosts {
-    PoolCosts(const ServingInputs& in, const PoolLayout& pool, const models::CostModel& cost);
+    PoolCosts(const ServingInputs& in, const PoolLayout& pool, const models::CostModel& cost, size_t index);
     IterationCoster iteration;
     DraftCoster draft;
 };

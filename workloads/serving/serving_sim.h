@@ -23,6 +23,8 @@
 
 namespace fathom::workloads::serving {
 
+class IterationCostShare;  // iteration_cost.h
+
 struct ServingInputs {
     const models::ModelSpec& model;
     const hardware::ClusterSpec& cluster;
@@ -32,6 +34,10 @@ struct ServingInputs {
     std::vector<const models::CostModel*> pool_costs;
     const hardware::NetworkModel& network;
     uint64_t seed = 0;  // the scenario's seed (speculative decoding's acceptance draws)
+    // Iteration costs shared with other simulations (a search's candidates), or none; each pool's
+    // signature there (plans::pool_cost_signature), in plan.pools() order.
+    IterationCostShare* cost_share = nullptr;
+    std::vector<uint64_t> pool_signatures;
 };
 
 struct ServingOptions {

@@ -20,7 +20,7 @@ ServingSystem::ServingSystem(const ServingInputs& in) : in_(in) {
         store_.emplace(static_cast<int64_t>(std::floor(p.kv.store_bytes / store_block_bytes(in.model, p.kv))));
     int index = 0, rank = 0;
     for (size_t i = 0; i < pools.size(); ++i)
-        if (pools[i].simulated) build(pools[i], *in.pool_costs[i], index, rank);
+        if (pools[i].simulated) build(pools[i], *in.pool_costs[i], i, index, rank);
     FATHOM_CHECK(!pools_.empty(), "a serving plan without a simulated pool");
     if (pools_.front().pool.role == PoolRole::Prefill && pools_.back().pool.role == PoolRole::Decode) {
         decode_ = &pools_.back();
@@ -43,7 +43,7 @@ ServingSystem::ServingSystem(const ServingInputs& in) : in_(in) {
 
 ServingSystem::~ServingSystem() = default;
 
-void ServingSystem::build(const Pool& pool, const models::CostModel& cost, int& index, int& rank) {
+void ServingSystem::build(const Pool& pool, const models::CostModel& cost, size_t pool_index, int& index, int& rank) {
     const ServingPlan& p = in_.plan;
     const PoolLayout& layout = *pool.layout;
     PoolState& s = pools_.emplace_back();
@@ -51,7 +51,7 @@ void ServingSystem::build(const Pool& pool, const models::CostModel& cost, int& 
     s.memory = replica_memory(in_.model, layout, p.kernels, p.kv, p.batching, p.engine, p.speculative, p.lora);
     if (!s.memory.fits()) throw sim::InputError(s.memory.why_not());
     s.router = router_registry().get(p.router).factory();
-    s.costs = std::make_unique<PoolCosts>(in_, layout, cost);
+    s.costs = std::make_unique<PoolCosts>(in_, layout, cost, pool_index);
     for (int i = 0; i < layout.replicas; ++i) {
         const ReplicaPlace place{pool.role, i, index++, rank};
         s.replicas.push_back(std::make_unique<Replica>(sim_, signals_, *this, place, layout, s.memory, in_, *s.costs));

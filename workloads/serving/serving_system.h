@@ -68,7 +68,7 @@ private:
         std::unique_ptr<Router> router;
         std::vector<ReplicaLoad> loads;  // reused by route()
     };
-    void build(const Pool& pool, const models::CostModel& cost, int& index, int& rank);
+    void build(const Pool& pool, const models::CostModel& cost, size_t pool_index, int& index, int& rank);
     void connect_kv_transfers();
     Sequence* new_sequence(const Request& req);
     Replica& route(PoolState& pool, const Request& req);  // the replica the pool's router picks
