@@ -2,7 +2,7 @@
 // IterationCostShare; plans::pool_cost_signature): a coster reading the share prices every shape
 // as one that prices it itself, bit for bit, with the same op sources; a second coster of the same
 // signature prices nothing new; and the signature separates what changes an iteration's price from
-// what does not.
+// what does not. The per-pool cache (ShapeCache) against a plain reference.
 #include "plans/evaluate.h"
 #include "tests/support/serving_fixture.h"
 #include "workloads/serving/iteration_cost.h"
@@ -103,4 +103,25 @@ TEST_CASE("a pool's cost signature follows what prices an iteration, not the tra
     CHECK(with("replicas: 2, dtype: fp8") != sig);
     CHECK(with("replicas: 2, iteration_overhead: 1 ms") != sig);
     CHECK(with("replicas: 2, accelerator: h200-sxm-141gb") != sig);
+}
+
+TEST_CASE("the shape cache finds every key it was given and no other, its values staying in place", "[serving]") {
+    // 20,000 keys of 1 to 9 elements (growing the table nine times), some differing only in length.
+    ShapeCache<int64_t> cache;
+    auto key = [](int64_t i) { return std::vector<int64_t>(static_cast<size_t>(1 + i % 9), i / 9); };
+    std::vector<const int64_t*> where;
+    for (int64_t i = 0; i < 20000; ++i) {
+        const auto k = key(i);
+        REQUIRE(cache.find(k, ShapeCache<int64_t>::hash(k)) == nullptr);
+        where.push_back(&cache.insert(k, ShapeCache<int64_t>::hash(k), i));
+    }
+    CHECK(cache.size() == 20000);
+    for (int64_t i = 0; i < 20000; ++i) {
+        const auto k = key(i);
+        const int64_t* v = cache.find(k, ShapeCache<int64_t>::hash(k));
+        REQUIRE(v == where[static_cast<size_t>(i)]);  // the same address as when inserted
+        REQUIRE(*v == i);
+    }
+    const std::vector<int64_t> absent(10, 3);  // ten elements: no key has more than nine
+    CHECK(cache.find(absent, ShapeCache<int64_t>::hash(absent)) == nullptr);
 }

@@ -28,8 +28,7 @@ double IterationCost::total() const {
 
 int64_t bucket_tokens(int64_t n) {
     if (n <= 256) return n;
-    int e = 0;
-    for (int64_t x = n; x > 1; x >>= 1) ++e;  // floor(log2 n)
+    const int e = 63 - __builtin_clzll(static_cast<unsigned long long>(n));  // floor(log2 n)
     const int64_t step = int64_t{1} << (e - 7);
     return (n + step / 2) / step * step;
 }
@@ -43,8 +42,6 @@ size_t key_hash(const std::vector<int64_t>& k) {
 }
 
 }  // namespace
-
-size_t IterationCoster::KeyHash::operator()(const std::vector<int64_t>& k) const { return key_hash(k); }
 
 namespace {
 
@@ -287,9 +284,10 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
         key_.push_back(bucket_tokens(p.tokens));
         key_.push_back(bucket_tokens(p.context));
     }
-    auto it = cache_.find(key_);
-    if (it == cache_.end()) it = cache_.emplace(key_, priced_or_shared()).first;
-    if (shape.adapters == 0 || !lora_.enabled()) return it->second;
+    const uint64_t h = ShapeCache<IterationCost>::hash(key_);
+    const IterationCost* found = cache_.find(key_, h);
+    const IterationCost& base = found ? *found : cache_.insert(key_, h, priced_or_shared());
+    if (shape.adapters == 0 || !lora_.enabled()) return base;
     // Multi-LoRA: the base iteration plus the adapters' kernels, which depend on the batch's
     // tokens and distinct adapters alone (their own cache: the base shapes are not multiplied by
     // the adapter counts).
@@ -305,7 +303,7 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
         s.adapters = shape.adapters;
         lo = lora_cache_.emplace(std::make_pair(tokens, shape.adapters), lora_seconds(s, in)).first;
     }
-    with_lora_ = it->second;
+    with_lora_ = base;
     for (size_t s = 0; s < with_lora_.stage_s.size(); ++s)
         with_lora_.stage_s[s] += lo->second * static_cast<double>(layers_per_stage_[s]);
     return with_lora_;

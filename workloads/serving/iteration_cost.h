@@ -30,6 +30,7 @@
 #include "workloads/parallelism.h"
 #include "workloads/replay/program_cost.h"
 #include "workloads/serving/serving_plan.h"
+#include "workloads/serving/shape_cache.h"
 
 #include <cstdint>
 #include <map>
@@ -151,9 +152,6 @@ private:
     double lora_seconds(const IterationShape& shape, const models::LayerInputs& in);
     // The shape key_ stands for (seconds' representative of its bucket).
     IterationShape represented() const;
-    struct KeyHash {
-        size_t operator()(const std::vector<int64_t>& k) const;
-    };
     const models::ModelSpec& model_;
     PoolLayout pool_;
     models::KernelStack kernels_;
@@ -164,7 +162,7 @@ private:
     std::vector<int> moe_layers_per_stage_;  // of them, mixture-of-experts layers
     double expert_load_ = 1.0;
     LoraSettings lora_;
-    std::unordered_map<std::vector<int64_t>, IterationCost, KeyHash> cache_;
+    ShapeCache<IterationCost> cache_;
     std::vector<int64_t> key_;                                  // reused
     std::map<std::pair<int64_t, int64_t>, double> lora_cache_;  // (tokens, adapters) -> one layer's kernels
     IterationCost with_lora_;                                   // seconds' answer for a shape with adapters

@@ -25,8 +25,10 @@ ReplicaState::ReplicaState(int id, const BatchingSettings& batching, const KvSet
 }
 
 int64_t ReplicaState::blocks_needed(const Sequence& s, int64_t tokens) const {
-    const int64_t need = KvCache::blocks_for(tokens, kv_.block_size) - s.kv_blocks - s.cached_blocks;
-    return std::max<int64_t>(0, need);
+    const int64_t held = s.kv_blocks + s.cached_blocks;
+    // Most calls are a decode's next token inside its last block: no division for those.
+    if (tokens <= held * kv_.block_size) return 0;
+    return std::max<int64_t>(0, KvCache::blocks_for(tokens, kv_.block_size) - held);
 }
 
 namespace {
