@@ -6,6 +6,7 @@
 #include "plans/search_keys.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/search_fixture.h"
+#include "workloads/training/schedules/pipeline_schedule.h"
 #include "workloads/training/training_memory.h"
 
 #include <catch2/catch.hpp>
@@ -215,4 +216,43 @@ TEST_CASE("a search split into two shares and merged is the search of one proces
     // A share of another search does not merge silently.
     CHECK_THROWS_WITH(plans::merge_search_share(merged, "999 0 0: "), Catch::Contains("candidate 999 of 48"));
     CHECK_THROWS_WITH(plans::merge_search_share(merged, "1 0 5:ab "), Catch::Contains("malformed search share"));
+}
+
+TEST_CASE("memory pruning is exact: a sample of the plans pruned as out of memory do not fit when simulated",
+          "[plans][search]") {
+    // Llama 3.1 70B on 1,024 H100 over the default space with bf16 and fp8 (the search benchmark's
+    // space): the search prunes a plan from the memory estimate alone. Every 8th pruned plan is
+    // simulated in full; each must come out out of memory (its peak above capacity).
+    const auto& ctx = testing::source_context();
+    const auto& catalog = testing::source_catalog();
+    plans::ClusterRequest req;
+    req.accelerator = "h100-sxm-80gb";
+    req.nodes = 128;
+    req.nic = "ib-ndr-400g";
+    const auto cluster = plans::build_cluster(req, catalog);
+    const auto& model = catalog.model("llama3-70b");
+    workloads::TrainingPlan base;
+    base.layout.tp = 8;
+    base.layout.pp = 4;
+    base.layout.dp = 32;
+    base.layout.sequence_parallel = true;
+    base.training.micro_batch = 1;
+    base.training.global_batch = 1024;
+    base.training.seq_len = 8192;
+    base.training.zero_stage = 1;
+    base.training.schedule = workloads::default_schedule(base.layout);
+    plans::SearchSpace space;
+    space.set_axis("search.dtype", {std::string("bf16"), std::string("fp8")});
+    const plans::SearchResult r = plans::search_training(model, cluster, base, space, ctx);
+    int64_t pruned = 0, checked = 0;
+    for (const auto& c : r.candidates) {
+        if (c.status != plans::CandidateStatus::OutOfMemory || pruned++ % 8 != 0) continue;
+        const plans::Outcome o = plans::evaluate_training(model, cluster, c.plan, ctx);
+        REQUIRE(o.ok());
+        INFO(c.reason);
+        CHECK(o.training()->out_of_memory);
+        ++checked;
+    }
+    CHECK(r.out_of_memory == pruned);
+    CHECK(checked >= 20);  // the space prunes hundreds by memory
 }
