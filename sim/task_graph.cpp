@@ -69,6 +69,14 @@ void TaskGraph::start() {
     for (StreamId s = 0; s < streams_.size(); ++s) try_start(s);
 }
 
+size_t TaskGraph::memory_bytes() const {
+    size_t b =
+        tasks_.capacity() * sizeof(Task) + edges_.capacity() * sizeof(Edge) + streams_.capacity() * sizeof(Stream);
+    for (const Stream& s : streams_) b += s.queue.capacity() * sizeof(TaskId);
+    for (const std::string& n : names_) b += sizeof(std::string) + n.capacity();
+    return b;
+}
+
 TaskRecord TaskGraph::record(TaskId id) const {
     const Task& t = tasks_[id];
     return TaskRecord{id, t.stream, t.name, t.tag, t.label_a, t.label_b, t.start, t.end};

@@ -93,6 +93,8 @@ public:
     const StreamInfo& stream_info(StreamId s) const { return streams_[s].info; }
     const std::string& name(uint32_t n) const { return names_[n]; }
     size_t unfinished() const { return tasks_.size() - done_count_; }
+    // Bytes the graph holds for its tasks, dependencies, streams' queues and names (capacities).
+    size_t memory_bytes() const;
 
     Signal<const TaskRecord&> on_start;
     Signal<const TaskRecord&> on_finish;

@@ -2,7 +2,8 @@
 //   BM_EngineEvents   schedule and run 1M no-op events (items_per_second = events/s)
 //   BM_TaskGraph      a task DAG on 8 streams with cross-stream dependencies (tasks/s)
 //   BM_Step/...       wall time to predict one training step of a large published-scale plan;
-//                     the predicted step time and task/event counts are reported as counters.
+//                     the predicted step time and task/event counts are reported as counters, with
+//                     the wall time per task and per event and the task graph's bytes per task.
 //   BM_Step/simgrid_  the same with the SimGrid flow-level network (cluster.network: simgrid)
 //   BM_FlowScaling/N  the SimGrid network's cost against its number of flows: an all-reduce of every
 //                     rank-aligned DP group (one GPU per node, 8 groups) of N H100 nodes on a
@@ -33,6 +34,7 @@
 //                     wall second (issue 38: one run under 1 s, 1,000 seeds under 30 s)
 //   BM_WholeRunScenario/N  the example whole run (run-llama3-405b-16kxh100.yaml) as `fathom run`
 //                     evaluates it: its step, then N seeds of its 128-day run
+// Scaling exponents, the largest search and a 10M-request trace: bench_scaling.cpp.
 // Run: build/fathom_bench [--benchmark_filter=Step|Serving]
 #include "hardware/network/simgrid_network.h"
 #include "plans/evaluate.h"
@@ -44,6 +46,7 @@
 #include "sim/random.h"
 #include "sim/simulator.h"
 #include "sim/task_graph.h"
+#include "tools/bench/bench_common.h"
 #include "workloads/run/training_run.h"
 #include "workloads/training/schedules/pipeline_schedule.h"
 
@@ -54,15 +57,11 @@
 #include <vector>
 
 using namespace fathom;
+using fathom::bench::catalog;
+using fathom::bench::context;
+using fathom::bench::plan;
 
 namespace {
-
-// One evaluation context for every benchmark, as a plan searcher would hold it.
-const plans::EvaluationContext& context() {
-    static const plans::EvaluationContext c = scenarios::make_context(scenarios::load_catalog(FATHOM_SOURCE_DIR));
-    return c;
-}
-const plans::Catalog& catalog() { return *context().catalog; }
 
 void BM_EngineEvents(benchmark::State& state) {
     const int64_t n = state.range(0);
@@ -133,21 +132,13 @@ void BM_Step(benchmark::State& state, const StepCase& c) {
     state.counters["tasks"] = static_cast<double>(r.tasks);
     state.counters["events"] = static_cast<double>(r.events);
     state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(r.events));
-}
-
-workloads::TrainingPlan plan(int tp, int pp, int dp, int vp, int global_batch, int64_t seq) {
-    workloads::TrainingPlan p;
-    p.layout.tp = tp;
-    p.layout.pp = pp;
-    p.layout.dp = dp;
-    p.layout.vp = vp;
-    p.training.micro_batch = 1;
-    p.training.global_batch = global_batch;
-    p.training.seq_len = seq;
-    p.layout.sequence_parallel = true;
-    p.training.zero_stage = 1;
-    p.training.schedule = workloads::default_schedule(p.layout);
-    return p;
+    // Wall seconds per task and per event (printed with SI prefixes: 80n is 80 ns), and the task
+    // graph's bytes per task.
+    const auto per =
+        benchmark::Counter::Flags(benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    state.counters["s_per_task"] = benchmark::Counter(static_cast<double>(r.tasks), per);
+    state.counters["s_per_event"] = benchmark::Counter(static_cast<double>(r.events), per);
+    state.counters["graph_bytes_per_task"] = static_cast<double>(r.graph_bytes) / static_cast<double>(r.tasks);
 }
 
 // GPT-3 175B on 1,024 H100 (128 DGX nodes, 8 x 400G IB): tp 8, pp 8 interleaved with vp 6

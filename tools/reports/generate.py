@@ -60,7 +60,8 @@ REPORTS = [
          "--placement", p] for p in ("packed", "interleaved")]),
     ("bench", "Simulator speed",
      "fathom_bench on this machine: the event engine, one training step of published-scale plans (closed "
-     "forms and SimGrid), the serving simulation, the flow network's scaling and the plan searches.",
+     "forms and SimGrid), the serving simulation, the flow network's scaling and the plan searches, each "
+     "workload's growth exponent over three sizes, and 10 million requests streamed from a trace.",
      [["fathom_bench"]]),
 ]
 

@@ -92,6 +92,7 @@ StepReport StepReplay::report(const sim::Simulator& sim, std::ostream* trace) co
     rep.packing_imbalance = packing.imbalance;
     rep.events = sim.events_processed();
     rep.tasks = graph.task_count();
+    rep.graph_bytes = graph.memory_bytes();
     rep.flow_transfers = impl_->timer.flow_transfers(graph);
     rep.flows = impl_->timer.flows(graph);
     const double gpus = p.gpus();

@@ -55,6 +55,7 @@ struct StepReport {
     std::vector<models::GroupKind> comm_kinds;
     uint64_t events = 0;
     size_t tasks = 0;
+    size_t graph_bytes = 0;  // the replay's task graph (sim::TaskGraph::memory_bytes), for benchmarks
     // On a flow network (hardware/network/simgrid_network.h) the step's transfers ran as flows
     // (hardware/network/transfer_timer.h): how many did on the shared session, and their flows
     // (transfers on links of their own are timed alone, outside it).
