@@ -35,16 +35,6 @@ int64_t bucket_tokens(int64_t n) {
 
 namespace {
 
-size_t key_hash(const std::vector<int64_t>& k) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (int64_t x : k) h = (h ^ static_cast<uint64_t>(x)) * 0x100000001b3ull;
-    return static_cast<size_t>(h ^ (h >> 29));
-}
-
-}  // namespace
-
-namespace {
-
 // Two-batch overlap's split of an iteration's batch into two halves of about equal tokens, at
 // sequence boundaries (SGLang splits the batch where the token sums balance); a single sequence's
 // prefill chunk is cut in two, the second half attending to the first as context.
@@ -311,44 +301,40 @@ const IterationCost& IterationCoster::seconds(const IterationShape& shape) {
 
 IterationCost IterationCoster::priced_or_shared() {
     if (!share_) return exact(represented());
-    IterationCost c;
-    OpSources& mine = coster_.sources();
-    OpSources theirs;
-    if (share_->find(signature_, key_, c, theirs)) {
-        mine.merge(theirs);
-        return c;
+    const IterationCostShare::Entry* e = share_->find(signature_, key_);
+    if (!e) {
+        // The ops this shape prices, apart from the ones priced before, go with it into the share.
+        OpSources& mine = coster_.sources();
+        OpSources before = std::exchange(mine, OpSources{});
+        IterationCost c = exact(represented());
+        e = &share_->insert(signature_, key_, std::move(c), mine);
+        mine = std::move(before);
     }
-    // The ops this shape prices, apart from the ones priced before, go with it into the share.
-    OpSources before = std::exchange(mine, OpSources{});
-    c = exact(represented());
-    share_->insert(signature_, key_, c, mine);
-    before.merge(mine);
-    mine = std::move(before);
-    return c;
+    if (std::find(merged_.begin(), merged_.end(), e->sources) == merged_.end()) {
+        coster_.sources().merge(*e->sources);
+        merged_.push_back(e->sources);
+    }
+    return e->cost;
 }
 
-size_t IterationCostShare::KeyHash::operator()(const std::vector<int64_t>& k) const { return key_hash(k); }
-
-bool IterationCostShare::find(uint64_t signature, const std::vector<int64_t>& key, IterationCost& out,
-                              OpSources& sources) const {
+const IterationCostShare::Entry* IterationCostShare::find(uint64_t signature, const std::vector<int64_t>& key) const {
     std::lock_guard<std::mutex> lock(mutex_);
     scratch_.assign(1, static_cast<int64_t>(signature));
     scratch_.insert(scratch_.end(), key.begin(), key.end());
-    const auto it = entries_.find(scratch_);
-    if (it == entries_.end()) return false;
-    out = it->second.cost;
-    sources = sources_[it->second.sources];
-    return true;
+    return entries_.find(scratch_, ShapeCache<Entry>::hash(scratch_));
 }
 
-void IterationCostShare::insert(uint64_t signature, const std::vector<int64_t>& key, const IterationCost& cost,
-                                const OpSources& sources) {
+const IterationCostShare::Entry& IterationCostShare::insert(uint64_t signature, const std::vector<int64_t>& key,
+                                                            IterationCost cost, const OpSources& sources) {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<int64_t> k(1, static_cast<int64_t>(signature));
-    k.insert(k.end(), key.begin(), key.end());
+    scratch_.assign(1, static_cast<int64_t>(signature));
+    scratch_.insert(scratch_.end(), key.begin(), key.end());
+    const uint64_t h = ShapeCache<Entry>::hash(scratch_);
+    // Another thread may have priced the same shape meanwhile: the same cost, kept once.
+    if (const Entry* e = entries_.find(scratch_, h)) return *e;
     auto s = std::find(sources_.begin(), sources_.end(), sources);
     if (s == sources_.end()) s = sources_.insert(sources_.end(), sources);
-    entries_.emplace(std::move(k), Entry{cost, static_cast<uint32_t>(s - sources_.begin())});
+    return entries_.insert(scratch_, h, Entry{std::move(cost), &*s});
 }
 
 size_t IterationCostShare::size() const {

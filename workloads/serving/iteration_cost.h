@@ -33,6 +33,7 @@
 #include "workloads/serving/shape_cache.h"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -91,22 +92,18 @@ class IterationCostShare {
 public:
     struct Entry {
         IterationCost cost;
-        uint32_t sources = 0;  // index into the distinct OpSources
+        const OpSources* sources = nullptr;  // the ops its pricing saw (one of the share's distinct ones)
     };
-    // The entry of (signature, key), copied into `out`, if any.
-    bool find(uint64_t signature, const std::vector<int64_t>& key, IterationCost& out, OpSources& sources) const;
-    void insert(uint64_t signature, const std::vector<int64_t>& key, const IterationCost& cost,
-                const OpSources& sources);
+    // The entry of (signature, key), or null. Entries never change or move once inserted.
+    const Entry* find(uint64_t signature, const std::vector<int64_t>& key) const;
+    const Entry& insert(uint64_t signature, const std::vector<int64_t>& key, IterationCost cost,
+                        const OpSources& sources);
     size_t size() const;
 
 private:
-    struct KeyHash {
-        size_t operator()(const std::vector<int64_t>& k) const;
-    };
     mutable std::mutex mutex_;
-    // The signature is the key's first element.
-    std::unordered_map<std::vector<int64_t>, Entry, KeyHash> entries_;
-    std::vector<OpSources> sources_;  // distinct, few
+    ShapeCache<Entry> entries_;      // keyed by the signature followed by the shape's key
+    std::deque<OpSources> sources_;  // distinct, few
     mutable std::vector<int64_t> scratch_;
 };
 
@@ -168,6 +165,7 @@ private:
     IterationCost with_lora_;                                   // seconds' answer for a shape with adapters
     IterationCostShare* share_ = nullptr;
     uint64_t signature_ = 0;
+    std::vector<const OpSources*> merged_;  // the share's op sources merged into this coster's
     // key_'s cost: from the share when it has it, else priced (and given to the share).
     IterationCost priced_or_shared();
 };
