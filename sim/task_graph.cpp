@@ -16,7 +16,8 @@ Time stretched(Time d, double factor) {
 }  // namespace
 
 StreamId TaskGraph::add_stream(std::string name, std::string group) {
-    streams_.push_back(Stream{StreamInfo{std::move(name), std::move(group)}, {}, 0, false, false, {}});
+    streams_.push_back(Stream{});
+    stream_info_.push_back(StreamInfo{std::move(name), std::move(group)});
     return static_cast<StreamId>(streams_.size() - 1);
 }
 

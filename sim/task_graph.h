@@ -90,7 +90,7 @@ public:
     TaskRecord record(TaskId t) const;
     size_t task_count() const { return tasks_.size(); }
     size_t stream_count() const { return streams_.size(); }
-    const StreamInfo& stream_info(StreamId s) const { return streams_[s].info; }
+    const StreamInfo& stream_info(StreamId s) const { return stream_info_[s]; }
     const std::string& name(uint32_t n) const { return names_[n]; }
     size_t unfinished() const { return tasks_.size() - done_count_; }
     // Bytes the graph holds for its tasks, dependencies, streams' queues and names (capacities).
@@ -123,8 +123,9 @@ private:
         uint32_t next;
     };
     static constexpr uint32_t kNoEdge = UINT32_MAX;
+    // A stream's scheduling state (its names apart, in stream_info_: try_start reads this for
+    // every task, and the names had pushed it over two cache lines).
     struct Stream {
-        StreamInfo info;
         std::vector<TaskId> queue;  // all tasks ever added, in order
         size_t head = 0;            // index of the first unfinished task
         bool busy = false;
@@ -139,6 +140,7 @@ private:
     std::vector<Task> tasks_;
     std::vector<Edge> edges_;
     std::vector<Stream> streams_;
+    std::vector<StreamInfo> stream_info_;
     std::vector<std::string> names_;
     size_t done_count_ = 0;
     bool started_ = false;
