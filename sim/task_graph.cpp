@@ -71,9 +71,10 @@ void TaskGraph::start() {
 }
 
 size_t TaskGraph::memory_bytes() const {
-    size_t b =
-        tasks_.capacity() * sizeof(Task) + edges_.capacity() * sizeof(Edge) + streams_.capacity() * sizeof(Stream);
+    size_t b = tasks_.capacity() * sizeof(Task) + edges_.capacity() * sizeof(Edge) +
+               streams_.capacity() * sizeof(Stream) + stream_info_.capacity() * sizeof(StreamInfo);
     for (const Stream& s : streams_) b += s.queue.capacity() * sizeof(TaskId);
+    for (const StreamInfo& i : stream_info_) b += i.name.capacity() + i.group.capacity();
     for (const std::string& n : names_) b += sizeof(std::string) + n.capacity();
     return b;
 }
