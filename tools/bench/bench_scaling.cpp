@@ -4,15 +4,19 @@
 //   BM_StepScaling/microbatches  the same on 1,024 H100 with 24, 96 and 384 micro-batches
 //   BM_ServingScaling        BM_Serving's workload with 10,000, 30,000 and 100,000 requests
 //   BM_SearchScaling         the training search of BM_Search (Llama 3.1 70B on 1,024 H100, 2
-//                            threads) over three spaces: bf16; bf16 and fp8; and both with global
-//                            batches 1,024 and 2,048 (7,488 candidates: issue 41's 5,000)
+//                            threads) over the same plans in bf16; bf16 and fp8; bf16, fp8 and
+//                            fp16 (1,872, 3,744 and 5,616 candidates: issue 41's 5,000). The
+//                            candidates are the work because each costs alike (a space that also
+//                            doubled the global batch grew as 1.3: twice the micro-batches a step)
 // Each runs its three sizes once per iteration and reports the wall time of each (t1_ms, t2_ms,
 // t3_ms), the work of each (w1..w3) and `exponent`, the least-squares slope of log time against
 // log work: 1 is linear; above 1 is a cost that grows faster than the work.
 //   BM_ServingTrace/N  N requests (Poisson at 58/s, 1024 + 256 tokens) streamed from a CSV trace
 //                      written beforehand, on BM_Serving's replicas; peak_rss_mb is the process's
 //                      peak resident memory during the run (the peak is reset before it through
-//                      /proc/self/clear_refs), rss_growth_mb its growth over the memory before.
+//                      /proc/self/clear_refs), rss_growth_mb its growth over the memory before
+//                      (alone, --benchmark_filter=ServingTrace/10000000, for a clean figure: after
+//                      other benchmarks the heap the process kept hides the growth).
 #include "plans/search.h"
 #include "sim/random.h"
 #include "tools/bench/bench_common.h"
@@ -107,9 +111,9 @@ plans::SearchResult training_search(int size, int threads) {
     req.nic = "ib-ndr-400g";
     const auto cluster = plans::build_cluster(req, catalog());
     plans::SearchSpace space;
-    space.set_axis("search.dtype", size == 0 ? std::vector<plans::KeyValue>{std::string("bf16")}
-                                             : std::vector<plans::KeyValue>{std::string("bf16"), std::string("fp8")});
-    if (size == 2) space.set_axis("search.global_batch_size", {int64_t{1024}, int64_t{2048}});
+    std::vector<plans::KeyValue> dtypes{std::string("bf16"), std::string("fp8"), std::string("fp16")};
+    dtypes.resize(static_cast<size_t>(size + 1));  // the same plans in one, two and three precisions
+    space.set_axis("search.dtype", dtypes);
     plans::SearchOptions opt;
     opt.threads = threads;
     return plans::search_training(catalog().model("llama3-70b"), cluster, bench::plan(8, 4, 32, 1, 1024, 8192), space,
