@@ -1,6 +1,7 @@
 // Serving statistics as collectors of the engine's signals (workloads/metrics/serving_*.h): each
 // figure against its closed form, from hand-emitted events and from a run whose iterations are
 // priced by the same IterationCoster.
+#include "sim/random.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/serving_fixture.h"
 #include "workloads/metrics/serving_load.h"
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <string>
@@ -279,5 +281,35 @@ TEST_CASE("serving timeline: an iteration span per batch, a KV counter at each b
         REQUIRE(c.size() == t.size());
         for (size_t i = 0; i < t.size(); ++i) CHECK(c[i] == Approx(t[i]).margin(2e-6));  // us
         CHECK(last[pid].second == 0);
+    }
+}
+
+TEST_CASE("latency percentiles sort as std::sort does: bit for bit at every list size", "[serving][metrics]") {
+    // percentiles() sorts its list in place (a radix sort from 4,096 values up): the sorted list,
+    // mean, quantiles and max must equal those of std::sort's order with the same interpolation
+    // (numpy's linear). Values: positives over nine decades, duplicates, zeros and a few negatives.
+    for (const size_t n : {size_t{1}, size_t{100}, size_t{4095}, size_t{4096}, size_t{50000}}) {
+        fathom::sim::RandomStream rng(n);
+        std::vector<double> v(n);
+        for (double& x : v) {
+            const double u = rng.uniform();
+            x = u < 0.05 ? 0.0 : u < 0.08 ? -u : u < 0.2 ? 0.125 : std::exp(20 * rng.uniform() - 15);
+        }
+        std::vector<double> ref = v;
+        std::sort(ref.begin(), ref.end());
+        double sum = 0;
+        for (double x : ref) sum += x;
+        auto at = [&](double q) {
+            const double pos = q * static_cast<double>(ref.size() - 1);
+            const auto i = static_cast<size_t>(std::floor(pos));
+            return i + 1 < ref.size() ? ref[i] + (pos - static_cast<double>(i)) * (ref[i + 1] - ref[i]) : ref[i];
+        };
+        const Percentiles p = fathom::workloads::serving::percentiles(v);
+        REQUIRE(v == ref);
+        CHECK(p.mean == sum / static_cast<double>(n));
+        CHECK(p.p50 == at(0.5));
+        CHECK(p.p90 == at(0.9));
+        CHECK(p.p99 == at(0.99));
+        CHECK(p.max == ref.back());
     }
 }

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace fathom::workloads::serving {
@@ -51,6 +54,59 @@ size_t fast_bin(double c) {
     return i;
 }
 
+// Sorts v ascending as std::sort does (no NaN): an LSD radix sort of the doubles' bit patterns,
+// mapped to unsigned keys in the same order, 11 bits a pass, a pass skipped when every key has the
+// same digit. A run's report sorts each latency list once (100k to 10M values): the profile of a
+// 100k-request run had std::sort at 5%. The same values in the same order, so the same percentiles
+// and sums, bit for bit; one list of keys as scratch beside v.
+void sort_values(std::vector<double>& v) {
+    const size_t n = v.size();
+    if (n < 4096) {
+        std::sort(v.begin(), v.end());
+        return;
+    }
+    constexpr uint64_t kTop = uint64_t{1} << 63;
+    std::vector<uint64_t> keys(n);
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t u;
+        std::memcpy(&u, &v[i], sizeof u);
+        keys[i] = (u & kTop) ? ~u : (u | kTop);  // negatives reversed below the positives
+    }
+    // The keys go back and forth between `keys` and v's storage (as bit patterns).
+    auto put = [&](size_t i, uint64_t x) { std::memcpy(&v[i], &x, sizeof x); };
+    auto get = [&](size_t i) {
+        uint64_t x;
+        std::memcpy(&x, &v[i], sizeof x);
+        return x;
+    };
+    constexpr int kBits = 11;
+    constexpr uint64_t kMask = (uint64_t{1} << kBits) - 1;
+    std::vector<size_t> start(size_t{1} << kBits);
+    bool in_keys = true;  // where the keys are now
+    for (int shift = 0; shift < 64; shift += kBits) {
+        std::fill(start.begin(), start.end(), 0);
+        for (size_t i = 0; i < n; ++i) ++start[((in_keys ? keys[i] : get(i)) >> shift) & kMask];
+        if (start[((in_keys ? keys[0] : get(0)) >> shift) & kMask] == n) continue;  // nothing moves
+        size_t sum = 0;
+        for (size_t& c : start) sum += std::exchange(c, sum);
+        for (size_t i = 0; i < n; ++i) {
+            if (in_keys) {
+                const uint64_t x = keys[i];
+                put(start[(x >> shift) & kMask]++, x);
+            } else {
+                const uint64_t x = get(i);
+                keys[start[(x >> shift) & kMask]++] = x;
+            }
+        }
+        in_keys = !in_keys;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t k = in_keys ? keys[i] : get(i);
+        const uint64_t u = (k & kTop) ? (k & ~kTop) : ~k;
+        std::memcpy(&v[i], &u, sizeof u);
+    }
+}
+
 double interpolate(const std::vector<double>& v, double q) {
     const double pos = q * static_cast<double>(v.size() - 1);
     const size_t i = static_cast<size_t>(std::floor(pos));
@@ -63,7 +119,7 @@ double interpolate(const std::vector<double>& v, double q) {
 Percentiles percentiles(std::vector<double>& v) {
     Percentiles p;
     if (v.empty()) return p;
-    std::sort(v.begin(), v.end());
+    sort_values(v);
     double sum = 0;
     for (double x : v) sum += x;
     p.mean = sum / static_cast<double>(v.size());
