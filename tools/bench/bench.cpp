@@ -287,15 +287,7 @@ BENCHMARK_CAPTURE(BM_ServingSearch, capacity, true)
 
 // The serving benchmark's run, with `extra` (", key: value" of the serving section) when given.
 void serving_run(benchmark::State& state, const std::string& extra) {
-    const std::string yaml =
-        "kind: serving\nmodel: llama3-70b\ncluster: {accelerator: h100-sxm-80gb, nodes: 4, gpus_per_node: 8}\n"
-        "serving: {engine: vllm, tp: 4, replicas: 8, policy: sarathi, max_num_batched_tokens: 512, router: "
-        "least-outstanding" +
-        extra +
-        "}\n"
-        "traffic: {arrival: poisson, rate: " +
-        std::to_string(state.range(0)) + ", num_requests: 100000, prompt: 1024, output: 256}\n";
-    const plans::Scenario s = scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "bench"), catalog());
+    const plans::Scenario s = bench::serving_scenario(extra, bench::poisson_traffic(state.range(0), 100000));
     int64_t requests = 0;
     workloads::serving::ServingReport last;
     for (auto _ : state) {

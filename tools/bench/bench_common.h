@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace fathom::bench {
@@ -33,6 +34,23 @@ inline workloads::TrainingPlan plan(int tp, int pp, int dp, int vp, int global_b
     p.training.zero_stage = 1;
     p.training.schedule = workloads::default_schedule(p.layout);
     return p;
+}
+
+// BM_Serving's workload: Llama 3.1 70B on 8 replicas of TP4 H100, Sarathi-Serve with a 512-token
+// budget, least-outstanding routing; `serving_extra` (", key: value") joins the serving section,
+// `traffic` is the traffic section's flow mapping.
+inline plans::Scenario serving_scenario(const std::string& serving_extra, const std::string& traffic) {
+    const std::string yaml =
+        "kind: serving\nmodel: llama3-70b\ncluster: {accelerator: h100-sxm-80gb, nodes: 4, gpus_per_node: 8}\n"
+        "serving: {engine: vllm, tp: 4, replicas: 8, policy: sarathi, max_num_batched_tokens: 512, router: "
+        "least-outstanding" +
+        serving_extra + "}\ntraffic: " + traffic + "\n";
+    return scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "bench"), catalog());
+}
+// Poisson arrivals at `rate` of `requests` requests of 1024 prompt and 256 output tokens.
+inline std::string poisson_traffic(int64_t rate, int64_t requests) {
+    return "{arrival: poisson, rate: " + std::to_string(rate) + ", num_requests: " + std::to_string(requests) +
+           ", prompt: 1024, output: 256}";
 }
 
 // The growth exponent k of time ~ work^k: the least-squares slope of log time against log work.

@@ -81,22 +81,10 @@ void BM_StepScaling(benchmark::State& state, bool gpus) {
 BENCHMARK_CAPTURE(BM_StepScaling, gpus, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_StepScaling, microbatches, false)->Unit(benchmark::kMillisecond);
 
-const plans::Scenario serving_scenario(int64_t requests, const std::string& traffic = "") {
-    const std::string yaml =
-        "kind: serving\nmodel: llama3-70b\ncluster: {accelerator: h100-sxm-80gb, nodes: 4, gpus_per_node: 8}\n"
-        "serving: {engine: vllm, tp: 4, replicas: 8, policy: sarathi, max_num_batched_tokens: 512, router: "
-        "least-outstanding}\n"
-        "traffic: " +
-        (traffic.empty() ? "{arrival: poisson, rate: 58, num_requests: " + std::to_string(requests) +
-                               ", prompt: 1024, output: 256}\n"
-                         : traffic);
-    return scenarios::parse_scenario(scenarios::load_yaml_string(yaml, "bench"), catalog());
-}
-
 void BM_ServingScaling(benchmark::State& state) {
     static const int64_t sizes[] = {10000, 30000, 100000};
     scaling(state, [&](int i) {
-        const plans::Scenario s = serving_scenario(sizes[i]);
+        const plans::Scenario s = bench::serving_scenario("", bench::poisson_traffic(58, sizes[i]));
         const plans::Outcome o = plans::evaluate(s, context());
         benchmark::DoNotOptimize(*o.serving());
         return static_cast<double>(o.serving()->all_requests);
@@ -157,6 +145,10 @@ void BM_ServingTrace(benchmark::State& state) {
     const std::string path = "/tmp/fathom-bench-trace-" + std::to_string(n) + ".csv";
     {
         std::FILE* f = std::fopen(path.c_str(), "w");
+        if (!f) {
+            state.SkipWithError(("cannot write " + path).c_str());
+            return;
+        }
         std::fprintf(f, "arrival_s,prompt_tokens,output_tokens\n");
         sim::RandomStream rng(7);
         double t = 0;
@@ -166,7 +158,7 @@ void BM_ServingTrace(benchmark::State& state) {
         }
         std::fclose(f);
     }
-    const plans::Scenario s = serving_scenario(0, "{arrival: trace, trace: " + path + "}\n");
+    const plans::Scenario s = bench::serving_scenario("", "{arrival: trace, trace: " + path + "}");
     double peak = 0, growth = 0;
     int64_t served = 0;
     for (auto _ : state) {
