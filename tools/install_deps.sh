@@ -10,6 +10,7 @@ PKGS=(
   openmpi-bin libopenmpi-dev libboost-mpi-dev
   python3-numpy python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
   clang-14 libclang-rt-14-dev llvm-14 clang-format-14 universal-ctags
+  git zsh  # git: the commit `fathom --version` names; zsh: the completion script's test
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -6,6 +6,7 @@
 #include "scenarios/catalog.h"
 #include "scenarios/source_supplement.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/commands.h"
 #include "workloads/serving/autoscale.h"
 #include "workloads/serving/batching/policy.h"
 #include "workloads/serving/router.h"
@@ -156,6 +157,13 @@ const std::vector<Category>& categories() {
 }
 
 }  // namespace
+
+std::vector<std::string> list_categories() {
+    std::vector<std::string> out;
+    for (const Category& c : categories()) out.push_back(c.name);
+    out.push_back("keys");
+    return out;
+}
 
 int cmd_list(const Args& a) {
     const std::string what = a.positional.empty() ? "all" : a.positional.front();

@@ -14,6 +14,7 @@
 #include "sim/error.h"
 #include "sim/units.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/commands.h"
 #include "tools/cli/mpi.h"
 #include "workloads/run/run_timeline.h"
 #include "workloads/serving/batching/policy.h"
@@ -28,9 +29,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,75 +43,50 @@ using namespace fathom::cli;
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: fathom <command> [options]
+// A whole number for --NAME, or an input error naming the option.
+int64_t whole_number(const std::string& name, const std::string& text) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size())
+        throw sim::InputError("command line: --" + name + ": '" + text + "' is not a whole number");
+    return v;
+}
 
-commands:
-  run SCENARIO.yaml [--json FILE] [--trace FILE] [--requests FILE] [--run-trace FILE] [--network simgrid]
-      [--set key=value ...]
-      predict one training step (and, with a `run` section, the whole run to its target over
-      seeds), or serve a scenario's traffic (kind: serving); --json writes the metrics, --trace a
-      Perfetto timeline of the step or the serving run, --run-trace one of the whole run (its first
-      seed, at day scale), --requests (serving) the per-request CSV; --network simgrid costs
-      collectives as flows sharing the topology graph's links (cluster.network)
-  topology SCENARIO.yaml [-o FILE.dot]
-      the cluster as a graph: a summary, and GraphViz DOT (default SCENARIO-name.dot)
-  share TRAINING.yaml TRAINING.yaml ... [--placement packed|interleaved] [--json FILE]
-      training jobs on one fabric (the first scenario's cluster, simulated as flows): each job's
-      step alone on its nodes and with the others running, and its slowdown
-  capacity SERVING.yaml [--json FILE] [--set key=value ...]
-      the highest request rate whose SLO attainment meets slo.target (bisection, several seeds)
-  search SCENARIO.yaml [--threads N] [--max-candidates N] [--time-limit S] [--json FILE] [-o FILE.csv]
-      every plan of the scenario's `search` section, pruned by plan checks and memory, the rest
-      simulated in parallel and ranked; training (parallel degrees, micro and global batch,
-      ZeRO, recompute, schedule, dtype) by goodput, throughput or cost; serving (device type,
-      tp, pp, replicas, xPyD disaggregation, policy, batch limits) by SLO-meeting goodput per
-      GPU, throughput, cost or capacity; -o writes every candidate as CSV, --json as JSON;
-      identical results at any thread count
-  validate SCENARIO.yaml [--set key=value ...]
-      check a scenario without running it
-  list [hardware|models|stacks|engines|datasets|sources|schedules|collectives|policies|routers|autoscalers|
-        topologies|routing|keys]
-      list catalog entries, registered algorithms, or every scenario key (a markdown table)
-  compare MEASURED.yaml [--json FILE] [--other-metrics] [--case ID] [--network simgrid] [--rank-plans]
-          [--intervals FILE]
-      predict every case of a measurement file (measured-format v1) and report the errors and
-      the 90% bands they give per regime (--intervals writes them: scenarios/intervals.yaml);
-      --other-metrics adds each case's further measurements (with their variants), reported apart;
-      --case ID runs one case and shows the plan it ran, its assumptions and per-stage breakdown;
-      --rank-plans searches the plans around each training case's published one and reports
-      where it ranks and how much faster fathom's best is predicted to be
-  calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]
-      fit a per-op cost table from kernel measurements (tools/calibrate) and report the
-      roofline's and the table's per-op errors against them
-  calibrate layers LAYERS.csv --device ID [--ops]
-      measured whole layers (tools/calibrate/layers.py) against fathom's per-op sums, roofline
-      and (when table.yaml lies beside the CSV) the calibrated table; --ops lists each row's ops
-)";
+// The options a command takes come from its row of the command table (tools/cli/commands.cpp); any
+// other option is an error naming the command's own.
+void check_options(const po::variables_map& vm, const CommandSpec& c) {
+    for (const auto& [name, value] : vm) {
+        if (name == "args" || name == "help" || name == "version") continue;
+        if (std::find(c.options.begin(), c.options.end(), name) != c.options.end()) continue;
+        std::string own;
+        for (const char* o : c.options) own += (own.empty() ? "" : ", ") + std::string("--") + o;
+        throw sim::InputError("command line: --" + name + " is not an option of `fathom " + c.name + "`" +
+                              (own.empty() ? std::string(" (it takes none)") : "; its options: " + own) + " (fathom " +
+                              c.name + " --help)");
+    }
+}
+
+po::options_description option_descriptions() {
+    po::options_description opts("options");
+    for (const OptionSpec& o : option_table()) {
+        const std::string name = o.short_name ? std::string(o.name) + "," + o.short_name : std::string(o.name);
+        if (!o.value) opts.add_options()(name.c_str(), o.help);
+        else if (std::string(o.name) == "set")
+            opts.add_options()(name.c_str(), po::value<std::vector<std::string>>()->composing(), o.help);
+        else opts.add_options()(name.c_str(), po::value<std::string>(), o.help);
+    }
+    opts.add_options()("version", "version, commit, catalog and calibration sets")(
+        "args", po::value<std::vector<std::string>>(), "positional");
+    return opts;
+}
 
 Args parse_args(int argc, char** argv) {
-    po::options_description opts("options");
-    opts.add_options()("json", po::value<std::string>(), "write metrics as JSON")("trace", po::value<std::string>(),
-                                                                                  "write a Chrome/Perfetto trace")(
-        "run-trace", po::value<std::string>(), "write the whole run's Chrome/Perfetto timeline")(
-        "requests", po::value<std::string>(), "serving: write the per-request CSV")(
-        "set", po::value<std::vector<std::string>>()->composing(), "override a scenario field: key=value")(
-        "collective-algorithm", po::value<std::string>(), "force one collective algorithm")(
-        "network", po::value<std::string>(), "network backend: analytical or simgrid (sets cluster.network)")(
-        "device", po::value<std::string>(), "accelerator id (calibrate)")("placement", po::value<std::string>(),
-                                                                          "share: packed or interleaved nodes")(
-        "threads", po::value<int>(), "search: worker threads (default: the machine's)")(
-        "max-candidates", po::value<long long>(), "search: only the first N candidates")(
-        "time-limit", po::value<double>(),
-        "search: stop enumerating and starting candidates S seconds after the start")(
-        "max-tasks", po::value<long long>(), "the most tasks a training step's replay may hold (default 1e8, ~17 GB)")(
-        "max-requests", po::value<long long>(), "the most requests a serving simulation may hold (default 1e7, ~4 GB)")(
-        "other-metrics", "compare: also predict each case's other_metrics entries (variants)")(
-        "rank-plans", "compare: rank each training case's published plan in a search around it")(
-        "ops", "calibrate layers: also print each row's ops with their predicted times")(
-        "case", po::value<std::string>(), "compare: only this case, with its plan and per-stage breakdown")(
-        "intervals", po::value<std::string>(), "compare: write the 90% validation bands of the residuals")(
-        "out,o", po::value<std::string>(), "output file")("args", po::value<std::vector<std::string>>(), "positional")(
-        "help,h", "help");
+    const po::options_description opts = option_descriptions();
     po::positional_options_description pos;
     pos.add("args", -1);
     po::variables_map vm;
@@ -119,49 +97,67 @@ Args parse_args(int argc, char** argv) {
         throw sim::InputError(std::string("command line: ") + e.what());
     }
     Args a;
-    if (vm.count("help")) {
-        a.command = "help";
-        return a;
-    }
     if (vm.count("args")) {
         auto v = vm["args"].as<std::vector<std::string>>();
         a.command = v.front();
         a.positional.assign(v.begin() + 1, v.end());
     }
-    if (vm.count("json")) a.json = vm["json"].as<std::string>();
-    if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
-    if (vm.count("run-trace")) a.run_trace = vm["run-trace"].as<std::string>();
-    if (vm.count("requests")) a.requests = vm["requests"].as<std::string>();
+    // `fathom help [COMMAND]` is `fathom [COMMAND] --help`.
+    a.help = vm.count("help") > 0 || a.command == "help";
+    if (a.command == "help") {
+        a.command = a.positional.empty() ? "" : a.positional.front();
+        a.positional.clear();
+    }
+    if (vm.count("version")) {
+        if (!a.command.empty() || vm.size() > 1) throw sim::InputError("command line: --version takes nothing else");
+        a.command = "version";
+        return a;
+    }
+    if (a.command.empty()) {
+        if (!a.help && vm.size() > 0) throw sim::InputError("command line: options without a command (fathom --help)");
+        return a;
+    }
+    const CommandSpec* c = find_command(a.command);
+    if (!c) throw sim::InputError("unknown command '" + a.command + "' (fathom --help lists them)");
+    check_options(vm, *c);
+    if (a.help) return a;
+    auto text = [&](const char* name) { return vm.count(name) ? vm[name].as<std::string>() : std::string(); };
+    a.json = text("json");
+    a.trace = text("trace");
+    a.run_trace = text("run-trace");
+    a.requests = text("requests");
     if (vm.count("set")) a.sets = vm["set"].as<std::vector<std::string>>();
     if (vm.count("network")) {
-        a.network = vm["network"].as<std::string>();
+        a.network = text("network");
         if (a.command != "compare") a.sets.push_back("cluster.network=" + a.network);
     }
-    if (vm.count("collective-algorithm")) a.algorithm = vm["collective-algorithm"].as<std::string>();
+    a.algorithm = text("collective-algorithm");
     a.other_metrics = vm.count("other-metrics") > 0;
     a.rank_plans = vm.count("rank-plans") > 0;
     a.ops = vm.count("ops") > 0;
-    if (vm.count("case")) a.only_case = vm["case"].as<std::string>();
-    if (vm.count("intervals")) a.intervals = vm["intervals"].as<std::string>();
-    if (vm.count("device")) a.device = vm["device"].as<std::string>();
-    if (vm.count("placement")) a.placement = vm["placement"].as<std::string>();
-    if (vm.count("out")) a.out = vm["out"].as<std::string>();
+    a.only_case = text("case");
+    a.intervals = text("intervals");
+    a.device = text("device");
+    a.placement = text("placement");
+    a.out = text("out");
     if (vm.count("threads")) {
-        a.threads = vm["threads"].as<int>();
-        if (a.threads < 1 || a.threads > 1024)
-            throw sim::InputError("command line: --threads must be between 1 and 1024");
+        const int64_t n = whole_number("threads", text("threads"));
+        if (n < 1 || n > 1024) throw sim::InputError("command line: --threads must be between 1 and 1024");
+        a.threads = static_cast<int>(n);
     }
     // Counts: positive when given (0 in Args: not given, the default).
     for (auto [name, into] : {std::pair{"max-candidates", &a.max_candidates}, std::pair{"max-tasks", &a.max_tasks},
                               std::pair{"max-requests", &a.max_requests}}) {
         if (!vm.count(name)) continue;
-        *into = vm[name].as<long long>();
+        *into = whole_number(name, text(name));
         if (*into < 1) throw sim::InputError(std::string("command line: --") + name + " must be >= 1");
     }
     if (vm.count("time-limit")) {
-        a.time_limit = vm["time-limit"].as<double>();
-        if (!(a.time_limit > 0) || a.time_limit > 1e7)
-            throw sim::InputError("command line: --time-limit must be a positive number of seconds");
+        const std::string t = text("time-limit");
+        char* end = nullptr;
+        a.time_limit = std::strtod(t.c_str(), &end);
+        if (t.empty() || *end != '\0' || !(a.time_limit > 0) || a.time_limit > 1e7)
+            throw sim::InputError("command line: --time-limit must be a positive number of seconds, not '" + t + "'");
     }
     return a;
 }
@@ -445,9 +441,15 @@ int main(int argc, char** argv) {
     try {
         const Args a = parse_args(argc, argv);
         search = a.command == "search";
-        if (a.command.empty() || a.command == "help") {
-            std::cout << kUsage;
-            return a.command.empty() ? 2 : 0;
+        if (a.command == "version") return print_version();
+        if (a.command.empty()) {
+            // `fathom` alone is a usage error (stderr, 2); `fathom --help` is an answer.
+            (a.help ? std::cout : std::cerr) << general_usage();
+            return a.help ? 0 : 2;
+        }
+        if (a.help) {
+            std::cout << command_usage(*find_command(a.command));
+            return 0;
         }
         if (a.command == "run") return cmd_run(a, false);
         if (a.command == "validate") return cmd_run(a, true);
@@ -458,7 +460,8 @@ int main(int argc, char** argv) {
         if (a.command == "topology") return cmd_topology(a);
         if (a.command == "share") return cmd_share(a);
         if (a.command == "search") return cmd_search(a);
-        throw sim::InputError("unknown command '" + a.command + "'\n" + kUsage);
+        if (a.command == "completion") return cmd_completion(a);
+        throw std::logic_error("command '" + a.command + "' is in the table but not dispatched");
     } catch (const sim::InputError& e) {
         std::cerr << "fathom: error: " << printable(e.what()) << "\n";
         // Under mpirun the other ranks may be waiting for this one's share: end them all.
