@@ -14,6 +14,7 @@
 #include "plans/search_report.h"
 #include "plans/serving_search.h"
 #include "scenarios/catalog.h"
+#include "scenarios/data_version.h"
 #include "scenarios/measured.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
@@ -280,6 +281,21 @@ py::list compare(const std::string& path, bool other_metrics, const std::string&
 
 PYBIND11_MODULE(_fathom, m) {
     m.doc() = "fathom's C++ core (use the `fathom` package)";
+#ifdef FATHOM_VERSION
+    m.attr("__version__") = FATHOM_VERSION;
+#endif
+    // What `fathom --version` prints below its first line: the catalog's and calibration tables'
+    // fingerprints (scenarios/data_version.h).
+    m.def("data_version", [] {
+        const std::string root = scenarios::data_dir();
+        const scenarios::DataVersion v = scenarios::data_version(*scenarios::load_catalog(root), root);
+        py::list cal;
+        for (const auto& c : v.calibration)
+            cal.append(py::dict(py::arg("device") = c.device, py::arg("table") = c.table,
+                                py::arg("fingerprint") = c.fingerprint, py::arg("date") = c.date));
+        return py::dict(py::arg("root") = v.root, py::arg("catalog") = v.catalog,
+                        py::arg("catalog_files") = v.catalog_files, py::arg("calibration") = cal);
+    });
     py::register_exception<sim::InputError>(m, "InputError", PyExc_ValueError);
     py::class_<Loaded>(m, "Scenario")
         .def_property_readonly("name", [](const Loaded& l) { return l.scenario.name; })

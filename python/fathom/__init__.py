@@ -23,6 +23,7 @@ if not _os.environ.get("FATHOM_DATA_DIR") and _os.path.isdir(_os.path.join(_here
 
 from . import _fathom  # noqa: E402
 from ._fathom import InputError  # noqa: E402,F401
+from ._fathom import __version__, data_version  # noqa: E402,F401  (what `fathom --version` prints)
 from ._scenario import Scenario, load  # noqa: E402,F401
 from ._results import (  # noqa: E402,F401
     CapacityResult,
@@ -34,7 +35,7 @@ from ._results import (  # noqa: E402,F401
     TrainingResult,
 )
 
-__all__ = ["Scenario", "load", "run", "validate", "capacity", "search", "compare", "InputError", "TrainingResult",
+__all__ = ["__version__", "data_version", "Scenario", "load", "run", "validate", "capacity", "search", "compare", "InputError", "TrainingResult",
            "RlResult", "RunResult", "ServingResult", "CapacityResult", "SearchResult", "CompareResult"]
 
 
