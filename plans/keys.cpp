@@ -225,6 +225,11 @@ const std::vector<Key<models::ModelSpec>>& model_keys() {
     using models::ModelSpec;
     static const std::vector<Key<ModelSpec>> keys = finish<ModelSpec>({
         {Decl("model.name", KeyType::Text, "display name").by_default("the id"), member<&ModelSpec::name>()},
+        {Decl("model.huggingface", KeyType::Text,
+              "the Hugging Face repository of the checkpoint (org/name), as the model's source names it: the "
+              "model `fathom export` puts in a serving engine's command line")
+             .by_default("none (the export asks for it)"),
+         member<&ModelSpec::huggingface>()},
         {Decl("model.architecture", KeyType::Choice,
               "model family: dense, or mixture of experts (moe, with `model.moe`)")
              .choices({"dense", "moe"})

@@ -64,6 +64,7 @@ struct MlaSpec {
 struct ModelSpec {
     std::string id;
     std::string name;
+    std::string huggingface;  // "meta-llama/Llama-3.1-70B": the checkpoint's repository, "" when unknown
     int64_t layers = 0;
     int64_t hidden = 0;
     int64_t heads = 0;
