@@ -254,4 +254,18 @@ KeyValue get_key(const std::vector<Key<T>>& keys, const T& target, const std::st
     throw sim::InputError(std::string("unknown ") + what + " key", "", 0, path);
 }
 
+// The keys of `keys` whose values differ between `base` and `plan` (sections skipped), in key order,
+// with `plan`'s values: what a search changed in a candidate (set back with set_key, the candidate).
+template <typename T>
+std::vector<std::pair<std::string, KeyValue>> changed_keys(const std::vector<Key<T>>& keys, const T& base,
+                                                           const T& plan) {
+    std::vector<std::pair<std::string, KeyValue>> out;
+    for (const auto& k : keys) {
+        if (!k.info.shown_type.empty() || !k.get) continue;
+        KeyValue now = k.get(plan);
+        if (!(k.get(base) == now)) out.emplace_back(k.info.path, std::move(now));
+    }
+    return out;
+}
+
 }  // namespace fathom::plans::key_decl

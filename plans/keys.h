@@ -113,6 +113,12 @@ std::string key_reference_markdown();
 void set_training_key(workloads::TrainingPlan& plan, const std::string& path, const KeyValue& value);
 KeyValue get_training_key(const workloads::TrainingPlan& plan, const std::string& path);
 void set_serving_key(workloads::serving::ServingPlan& plan, const std::string& path, const KeyValue& value);
+// The plan keys whose values differ from `base`'s, in key order, with `plan`'s values: set back on
+// `base` with set_training_key / set_serving_key, they give `plan` (a search result's candidate).
+std::vector<std::pair<std::string, KeyValue>> changed_training_keys(const workloads::TrainingPlan& base,
+                                                                    const workloads::TrainingPlan& plan);
+std::vector<std::pair<std::string, KeyValue>> changed_serving_keys(const workloads::serving::ServingPlan& base,
+                                                                   const workloads::serving::ServingPlan& plan);
 KeyValue get_serving_key(const workloads::serving::ServingPlan& plan, const std::string& path);
 
 }  // namespace fathom::plans

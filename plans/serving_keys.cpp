@@ -465,6 +465,10 @@ void set_serving_key(ServingPlan& plan, const std::string& path, const KeyValue&
     set_key(serving_plan_keys(), plan, path, value, "serving-plan");
 }
 
+std::vector<std::pair<std::string, KeyValue>> changed_serving_keys(const ServingPlan& base, const ServingPlan& plan) {
+    return key_decl::changed_keys(serving_plan_keys(), base, plan);
+}
+
 KeyValue get_serving_key(const ServingPlan& plan, const std::string& path) {
     return get_key(serving_plan_keys(), plan, path, "serving-plan");
 }

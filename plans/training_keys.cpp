@@ -216,6 +216,11 @@ void set_training_key(TrainingPlan& plan, const std::string& path, const KeyValu
     set_key(training_plan_keys(), plan, path, value, "training-plan");
 }
 
+std::vector<std::pair<std::string, KeyValue>> changed_training_keys(const TrainingPlan& base,
+                                                                    const TrainingPlan& plan) {
+    return key_decl::changed_keys(training_plan_keys(), base, plan);
+}
+
 KeyValue get_training_key(const TrainingPlan& plan, const std::string& path) {
     return get_key(training_plan_keys(), plan, path, "training-plan");
 }

@@ -249,6 +249,9 @@ int cmd_search(const Args& a) {
     if (!a.json.empty()) {
         nlohmann::json j = search_json(r, records);
         j["scenario"] = s.name;
+        add_plan_keys(j, s, a, [&](int64_t i) {
+            return plans::changed_training_keys(*s.training(), r.candidates[static_cast<size_t>(i)].plan);
+        });
         j["objective"] = sim::name(space.objective);
         j["adaptive_run"] = adaptive;
         j["rank_gap"] = gap;

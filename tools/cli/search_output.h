@@ -3,7 +3,9 @@
 // a table whose columns name candidate fields (plans/search_report.h) with a width and a format,
 // where the scenario's own plan stands, why candidates were not simulated, and the CSV and JSON of
 // every candidate (tools/cli/search.cpp).
+#include "plans/keys.h"
 #include "plans/report.h"
+#include "plans/scenario.h"
 #include "plans/search.h"
 #include "plans/search_report.h"
 #include "tools/cli/cli.h"
@@ -16,6 +18,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace fathom::cli {
@@ -117,6 +120,21 @@ nlohmann::json search_json(const R& r, const std::vector<plans::Record>& records
             {"truncation", r.truncation},
             {"ranking", r.ranking},
             {"candidates", all}};
+}
+
+// What `fathom export` needs to rebuild a candidate's plan: the scenario file and --set overrides
+// the search loaded, and each candidate's plan keys that differ from the scenario's plan
+// (`changed(index)`: plans::changed_training_keys or changed_serving_keys).
+template <typename Changed>
+void add_plan_keys(nlohmann::json& j, const plans::Scenario& s, const Args& a, Changed changed) {
+    j["scenario_file"] = s.file;
+    j["sets"] = a.sets;
+    for (auto& c : j["candidates"]) {
+        nlohmann::json keys = nlohmann::json::object();
+        for (const auto& [key, value] : changed(c["index"].get<int64_t>()))
+            std::visit([&keys, &key = key](const auto& v) { keys[key] = v; }, value);
+        c["keys"] = keys;
+    }
 }
 
 // The lines above every ranking: the candidates by status, and the time the search took.

@@ -134,6 +134,9 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     if (!a.json.empty()) {
         nlohmann::json j = search_json(r, records);
         j["scenario"] = s.name;
+        add_plan_keys(j, s, a, [&](int64_t i) {
+            return plans::changed_serving_keys(base, r.candidates[static_cast<size_t>(i)].plan);
+        });
         j["kind"] = "serving";
         j["objective"] = sim::name(space.objective);
         j["rank_gap"] = gap;
