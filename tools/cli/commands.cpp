@@ -27,6 +27,8 @@ const std::vector<OptionSpec>& option_table() {
         {"ops", 0, nullptr, "also print each row's ops with their predicted times"},
         {"case", 0, "ID", "only this case, with its plan, assumptions and per-stage breakdown"},
         {"intervals", 0, "FILE", "write the 90% validation bands of the residuals (scenarios/intervals.yaml)"},
+        {"for", 0, "FRAMEWORK", "export: megatron, nemo, torchtitan (training); vllm, sglang, trtllm (serving)"},
+        {"rank", 0, "N", "export: the search result's candidate of rank N (default 1, the best)"},
         {"out", 'o', "FILE", "output file"},
         {"help", 'h', nullptr, "this help"},
     };
@@ -125,6 +127,15 @@ const std::vector<CommandSpec>& command_table() {
          {"device", "out", "ops"},
          Positional::Csv,
          {"fit", "layers"}},
+        {"export",
+         "SCENARIO.yaml|SEARCH.json --for FRAMEWORK",
+         "the plan as the framework takes it: Megatron-LM arguments, NeMo config overrides, a torchtitan\n"
+         "TOML, vllm serve / SGLang / trtllm-serve command lines (one per pool when disaggregated);\n"
+         "from a scenario, or a `fathom search --json` result's candidate (--rank N); -o writes the\n"
+         "file (a directory for several); a plan the framework cannot express is an error naming its key",
+         {"for", "rank", "out", "set"},
+         Positional::Yaml,
+         {}},
         {"completion",
          "bash|zsh",
          "print a shell completion script (commands, their options, scenario keys for --set);\n"

@@ -85,6 +85,30 @@ po::options_description option_descriptions() {
     return opts;
 }
 
+// The options with numbers (0 in Args: not given, the default).
+template <typename Text>
+void read_numbers(const po::variables_map& vm, Text text, Args& a) {
+    if (vm.count("threads")) {
+        const int64_t n = whole_number("threads", text("threads"));
+        if (n < 1 || n > 1024) throw sim::InputError("command line: --threads must be between 1 and 1024");
+        a.threads = static_cast<int>(n);
+    }
+    // Counts: positive when given (0 in Args: not given, the default).
+    for (auto [name, into] : {std::pair{"max-candidates", &a.max_candidates}, std::pair{"max-tasks", &a.max_tasks},
+                              std::pair{"max-requests", &a.max_requests}}) {
+        if (!vm.count(name)) continue;
+        *into = whole_number(name, text(name));
+        if (*into < 1) throw sim::InputError(std::string("command line: --") + name + " must be >= 1");
+    }
+    if (vm.count("time-limit")) {
+        const std::string t = text("time-limit");
+        char* end = nullptr;
+        a.time_limit = std::strtod(t.c_str(), &end);
+        if (t.empty() || *end != '\0' || !(a.time_limit > 0) || a.time_limit > 1e7)
+            throw sim::InputError("command line: --time-limit must be a positive number of seconds, not '" + t + "'");
+    }
+}
+
 Args parse_args(int argc, char** argv) {
     const po::options_description opts = option_descriptions();
     po::positional_options_description pos;
@@ -140,25 +164,12 @@ Args parse_args(int argc, char** argv) {
     a.device = text("device");
     a.placement = text("placement");
     a.out = text("out");
-    if (vm.count("threads")) {
-        const int64_t n = whole_number("threads", text("threads"));
-        if (n < 1 || n > 1024) throw sim::InputError("command line: --threads must be between 1 and 1024");
-        a.threads = static_cast<int>(n);
+    a.framework = text("for");
+    if (vm.count("rank")) {
+        a.rank = whole_number("rank", text("rank"));
+        if (a.rank < 1) throw sim::InputError("command line: --rank must be >= 1");
     }
-    // Counts: positive when given (0 in Args: not given, the default).
-    for (auto [name, into] : {std::pair{"max-candidates", &a.max_candidates}, std::pair{"max-tasks", &a.max_tasks},
-                              std::pair{"max-requests", &a.max_requests}}) {
-        if (!vm.count(name)) continue;
-        *into = whole_number(name, text(name));
-        if (*into < 1) throw sim::InputError(std::string("command line: --") + name + " must be >= 1");
-    }
-    if (vm.count("time-limit")) {
-        const std::string t = text("time-limit");
-        char* end = nullptr;
-        a.time_limit = std::strtod(t.c_str(), &end);
-        if (t.empty() || *end != '\0' || !(a.time_limit > 0) || a.time_limit > 1e7)
-            throw sim::InputError("command line: --time-limit must be a positive number of seconds, not '" + t + "'");
-    }
+    read_numbers(vm, text, a);
     return a;
 }
 
@@ -461,6 +472,7 @@ int main(int argc, char** argv) {
         if (a.command == "share") return cmd_share(a);
         if (a.command == "search") return cmd_search(a);
         if (a.command == "completion") return cmd_completion(a);
+        if (a.command == "export") return cmd_export(a);
         throw std::logic_error("command '" + a.command + "' is in the table but not dispatched");
     } catch (const sim::InputError& e) {
         std::cerr << "fathom: error: " << printable(e.what()) << "\n";
