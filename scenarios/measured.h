@@ -61,8 +61,8 @@ struct CompareResult {
     // Training cases: the plan that ran (fill-ins applied) and its per-stage breakdown.
     std::string plan;
     std::vector<workloads::StageReport> stages;
-    // Training cases: the model, cluster and plan that ran (fill-ins applied), for a plan search
-    // around the published plan (`fathom compare --rank-plans`).
+    // The model and cluster that ran, and a training case's plan (fill-ins applied), for a plan
+    // search around the published plan (`fathom compare --rank-plans`) and for `fathom export`.
     std::shared_ptr<const models::ModelSpec> model;
     std::shared_ptr<const hardware::ClusterSpec> cluster;
     std::shared_ptr<const workloads::TrainingPlan> training_plan;

@@ -388,6 +388,8 @@ double serving_metric(const Case& c, const Evaluated& e, CompareResult& out) {
     const double per = scope == "per_gpu" ? p.gpus() : scope == "per_replica" ? pool.replicas : 1;
     out.run_summary = run_summary(r);
     out.serving_plan = std::make_shared<const ServingPlan>(p);
+    out.model = std::make_shared<const models::ModelSpec>(e.scenario.model);
+    out.cluster = std::make_shared<const hardware::ClusterSpec>(e.scenario.cluster);
     // Static batches: throughput over the time the batches ran (all requests arrive at 0).
     if (metric == "output_tokens_per_s") return r.output_tokens_per_s / per;
     if (metric == "total_tokens_per_s") return r.total_tokens_per_s / per;

@@ -14,6 +14,7 @@ const sim::Registry<Dialect>& launch_registry() {
         sim::Registry<Dialect> x("framework");
         x.add("megatron", "Megatron-LM pretrain_gpt.py arguments under torchrun", megatron_dialect());
         x.add("torchtitan", "torchtitan job TOML", torchtitan_dialect());
+        x.add("vllm", "vllm serve command lines, one file per pool", vllm_dialect());
         return x;
     }();
     return r;
@@ -88,6 +89,9 @@ std::vector<std::string> shell_words(const std::string& script) {
         const char c = script[i];
         if (quote) {
             if (c == quote) quote = 0;
+            else if (quote == '"' && c == '\\' && i + 1 < script.size() &&
+                     std::string("\"\\$`").find(script[i + 1]) != std::string::npos)
+                word += script[++i];  // an escaped character inside double quotes
             else word += c;
             continue;
         }
@@ -136,6 +140,11 @@ std::map<std::string, std::string> flag_values(const std::vector<std::string>& w
 
 void CommandLine::flag(const std::string& name, const std::string& value, const std::string& cite) {
     lines_.push_back(value.empty() ? name : name + " " + shell_quote(value));
+    if (!cite.empty()) cites_.emplace_back(name, cite);
+}
+
+void CommandLine::raw(const std::string& name, const std::string& quoted, const std::string& cite) {
+    lines_.push_back(name + " " + quoted);
     if (!cite.empty()) cites_.emplace_back(name, cite);
 }
 

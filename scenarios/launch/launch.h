@@ -77,6 +77,8 @@ public:
     void flag(const std::string& name, int64_t value, const std::string& cite = "") {
         flag(name, std::to_string(value), cite);
     }
+    // A value written as given (already quoted for the shell: JSON, an expansion).
+    void raw(const std::string& name, const std::string& quoted, const std::string& cite = "");
     // A switch: a flag without a value.
     void on(const std::string& name, const std::string& cite = "") { flag(name, "", cite); }
     // The command; with `sources` (the version whose lines the cites are), the comment block first.

@@ -28,6 +28,15 @@ std::string differences(const std::vector<std::pair<std::string, plans::KeyValue
     return s.empty() ? "none" : s;
 }
 
+// `from`'s fields written over `into`'s, mapping by mapping.
+void merge(YAML::Node into, const YAML::Node& from) {
+    for (const auto& kv : from) {
+        const std::string k = kv.first.as<std::string>();
+        if (kv.second.IsMap() && into[k].IsMap()) merge(into[k], kv.second);
+        else into[k] = kv.second;
+    }
+}
+
 // Compares the frozen case `id`, exports the plan compare ran for `framework`, merges what the
 // files state back into the case, compares again: the plan must come out the same, key for key.
 std::vector<LaunchFile> round_trip(const std::string& id, const std::string& framework) {
@@ -131,6 +140,44 @@ TEST_CASE("torchtitan: a pipeline of interleaved virtual stages, the embedding a
     CHECK(t.find("pipeline_parallel_layers_per_stage = 4") != std::string::npos);
     CHECK(t.find("pipeline_parallel_first_stage_less_layers = 1") != std::string::npos);
     CHECK(t.find("local_batch_size = 64") != std::string::npos);  // 512 sequences over dp 8, one pipeline pass
+}
+
+TEST_CASE("vllm serve command lines read back give the plan", "[scenarios][launch]") {
+    // Llama 3.1 70B, TP 4 on 4 H100 (vLLM 0.15.1, prefix caching, 8192-token budget, 128 sequences).
+    auto files = round_trip("srv-vllm0151-llama-3-1-70b-tp4-general-lite-4-1-exp60", "vllm");
+    REQUIRE(files.size() == 1);
+    // The case states its model inline: no repository to name, the command asks for it.
+    CHECK(files.front().text.find("vllm serve \"${MODEL:?the checkpoint of ") != std::string::npos);
+    CHECK(files.front().text.find("--max-num-seqs 128 ") != std::string::npos);
+    // A MoE model in FP8 weights.
+    files = round_trip("srv-vllm0151-llama-4-scout-17b-16e-tp2-general-lite-2-1-exp17", "vllm");
+    CHECK(files.front().text.find("--quantization fp8") != std::string::npos);
+}
+
+TEST_CASE("vllm: one command per replica, each on its node; disaggregated pools in two files", "[scenarios][launch]") {
+    // 4 replicas of TP 4 on two 8-GPU nodes: two instances a node, each run where NODE_RANK says.
+    auto files = export_example("serving-llama70b-8xh100.yaml", "vllm", {"cluster.nodes=2", "serving.replicas=4"});
+    REQUIRE(files.size() == 1);
+    const std::string& t = files.front().text;
+    CHECK(t.find("vllm serve meta-llama/Llama-3.1-70B --port 8003") != std::string::npos);
+    CHECK(t.find("if [ \"${NODE_RANK:-0}\" = 1 ]; then\nCUDA_VISIBLE_DEVICES=4,5,6,7 vllm serve") != std::string::npos);
+    const YAML::Node back = launch_registry().get("vllm").factory.read(files, models::ModelSpec{});
+    CHECK(back["serving"]["dp"].as<int>() == 4);
+    CHECK(back["serving"]["tp"].as<int>() == 4);
+    // Speculative decoding: the JSON config, its draft from the environment.
+    files = export_example(
+        "serving-llama70b-8xh100.yaml", "vllm",
+        {"serving.speculative.method=eagle", "serving.speculative.tokens=3", "serving.speculative.acceptance=0.7"});
+    CHECK(files.front().text.find("--speculative-config \"{\\\"method\\\":\\\"eagle\\\"") != std::string::npos);
+    const YAML::Node spec = launch_registry().get("vllm").factory.read(files, models::ModelSpec{});
+    CHECK(spec["serving"]["speculative"]["method"].as<std::string>() == "eagle");
+    CHECK(spec["serving"]["speculative"]["tokens"].as<int>() == 3);
+}
+
+TEST_CASE("a plan vLLM cannot express is refused naming its key", "[scenarios][launch]") {
+    CHECK(refused_key("serving-llama70b-8xh100.yaml", "vllm", {"serving.policy=orca"}) == "serving.policy");
+    CHECK(refused_key("serving-llama70b-8xh100.yaml", "vllm", {"serving.engine=sglang"}) == "serving.engine");
+    CHECK(refused_key("serving-llama70b-8xh100.yaml", "vllm", {"serving.kv_dtype=fp4"}) == "serving.kv_dtype");
 }
 
 TEST_CASE("a plan Megatron-LM cannot express is refused naming its key", "[scenarios][launch]") {

@@ -1,0 +1,71 @@
+#include "scenarios/launch/serving_launch.h"
+
+#include "plans/keys.h"
+
+#include <algorithm>
+
+namespace fathom::scenarios::launch {
+
+std::vector<PoolLaunch> pool_launches(const Job& job, bool one_engine_per_pool) {
+    const auto& p = *job.serving;
+    const int per_node = std::max(1, job.cluster->gpus_per_node);
+    std::vector<PoolLaunch> out;
+    int64_t next = 0;  // the next free GPU, counted over the nodes
+    for (const auto& pool : p.pools()) {
+        PoolLaunch pl;
+        pl.role = sim::name(pool.role);
+        pl.layout = pool.layout;
+        const int64_t size = one_engine_per_pool ? pool.layout->gpus() : int64_t{pool.layout->tp} * pool.layout->pp;
+        const int64_t count = one_engine_per_pool ? 1 : pool.layout->replicas;
+        for (int64_t r = 0; r < count; ++r) {
+            Instance in;
+            in.index = static_cast<int>(r);
+            in.node = static_cast<int>(next / per_node);
+            in.nodes = static_cast<int>((next % per_node + size + per_node - 1) / per_node);
+            const int64_t first = next % per_node, last = std::min<int64_t>(per_node, first + size);
+            for (int64_t g = first; g < last; ++g) in.gpus += (in.gpus.empty() ? "" : ",") + std::to_string(g);
+            pl.instances.push_back(in);
+            next += size;
+        }
+        out.push_back(pl);
+    }
+    return out;
+}
+
+std::string model_argument(const Job& job) {
+    if (!job.model->huggingface.empty()) return job.model->huggingface;
+    return "\"${MODEL:?the checkpoint of " + job.model->name + " (model.huggingface is not in fathom's catalog)}\"";
+}
+
+std::string serving_value(const Job& job, const std::string& key) {
+    return plans::format_value(plans::get_serving_key(*job.serving, key));
+}
+
+std::string serving_header(const Job& job, const std::string& engine, const std::string& sources) {
+    const auto& p = *job.serving;
+    std::string s = "#!/usr/bin/env bash\n# " + job.name + " (" + job.model->name + "): " + engine +
+                    ", written by fathom export. Flags: " + sources + ".\n";
+    s += "# One command per engine instance, each on the GPUs CUDA_VISIBLE_DEVICES names, on the node its\n"
+         "# comment names (node 0 first). In front of the instances, a router: fathom simulated '" +
+         p.router + "'.\n";
+    if (p.autoscale.policy != "none" && !p.autoscale.policy.empty())
+        s += "# The replicas here are the autoscaler's start; scaling (" + p.autoscale.policy +
+             ") is the orchestrator's, not the engine's.\n";
+    return s;
+}
+
+void check_common(const Job& job, const std::string& framework) {
+    const auto& p = *job.serving;
+    if (p.kv.any_tier())
+        cannot(job, framework, "serving.kv_offload",
+               "KV-cache offloading is not exported yet (its connectors' settings)");
+    if (p.engine.two_batch_overlap && framework != "sglang")
+        cannot(job, framework, "serving.two_batch_overlap",
+               "two-batch overlap is SGLang's (--enable-two-batch-overlap)");
+    if (p.engine.scheduler_steps > 1)
+        cannot(job, framework, "serving.num_scheduler_steps", "multi-step scheduling was vLLM V0's, gone from V1");
+    if (p.kv.preemption == workloads::serving::Preemption::Swap)
+        cannot(job, framework, "serving.preemption", "the engines written here recompute preempted sequences");
+}
+
+}  // namespace fathom::scenarios::launch

@@ -1,0 +1,40 @@
+#pragma once
+// What the serving dialects (vllm.cpp, sglang.cpp, trtllm.cpp) share: the pools of a plan with
+// their GPUs laid out on the nodes, the model argument, and the plan's formats by key.
+#include "scenarios/launch/launch.h"
+
+#include <string>
+#include <vector>
+
+namespace fathom::scenarios::launch {
+
+// One engine instance of a pool: a replica's GPUs (consecutive, node by node).
+struct Instance {
+    int index = 0;     // within its pool
+    int node = 0;      // the node its first GPU is on
+    int nodes = 1;     // nodes it spans (> 1: a multi-node engine)
+    std::string gpus;  // CUDA_VISIBLE_DEVICES on its first node ("0,1,2,3")
+};
+
+struct PoolLaunch {
+    std::string role;  // "aggregated", "prefill", "decode"
+    const workloads::serving::PoolLayout* layout = nullptr;
+    std::vector<Instance> instances;  // one per replica
+};
+
+// The plan's pools (aggregated, or prefill then decode), each pool's replicas placed from GPU 0 of
+// node 0 on (the prefill pool's nodes first); `engine_gpus` > tp x pp for an engine that holds
+// several replicas as data-parallel ranks (one instance of `engine_gpus` GPUs then).
+std::vector<PoolLaunch> pool_launches(const Job& job, bool one_engine_per_pool);
+// The model: its Hugging Face repository, or ${MODEL:?...} naming the model when unknown.
+std::string model_argument(const Job& job);
+// A serving key's value as text ("fp8", "w4a16", "true").
+std::string serving_value(const Job& job, const std::string& key);
+// The header every serving script starts with: what it serves, on what, and what the files do not
+// carry (the router the simulation put in front, an autoscaler, the traffic).
+std::string serving_header(const Job& job, const std::string& engine, const std::string& sources);
+// Refuses the plan settings none of the engines' flags carry yet (KV offloading, two-batch overlap,
+// multi-step scheduling), naming the key.
+void check_common(const Job& job, const std::string& framework);
+
+}  // namespace fathom::scenarios::launch
