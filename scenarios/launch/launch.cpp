@@ -15,6 +15,7 @@ const sim::Registry<Dialect>& launch_registry() {
         x.add("megatron", "Megatron-LM pretrain_gpt.py arguments under torchrun", megatron_dialect());
         x.add("torchtitan", "torchtitan job TOML", torchtitan_dialect());
         x.add("vllm", "vllm serve command lines, one file per pool", vllm_dialect());
+        x.add("sglang", "python -m sglang.launch_server command lines, one file per pool", sglang_dialect());
         return x;
     }();
     return r;

@@ -48,6 +48,9 @@ std::string serving_header(const Job& job, const std::string& engine, const std:
     s += "# One command per engine instance, each on the GPUs CUDA_VISIBLE_DEVICES names, on the node its\n"
          "# comment names (node 0 first). In front of the instances, a router: fathom simulated '" +
          p.router + "'.\n";
+    if (p.batching.policy == "static")
+        s += "# Static batches (fathom's policy static) are the benchmark client's: it sends each batch at once,\n"
+             "# and the engine runs as launched here.\n";
     if (p.autoscale.policy != "none" && !p.autoscale.policy.empty())
         s += "# The replicas here are the autoscaler's start; scaling (" + p.autoscale.policy +
              ") is the orchestrator's, not the engine's.\n";

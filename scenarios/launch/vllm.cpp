@@ -24,7 +24,7 @@ void check(const Job& j) {
     if (!p.engine.preset.empty() && p.engine.preset != "vllm")
         cannot(j, kFw, "serving.engine",
                "the plan's engine is '" + p.engine.preset + "': export it for that engine (vllm is V1's, preset vllm)");
-    if (p.batching.policy != "sarathi")
+    if (p.batching.policy != "sarathi" && p.batching.policy != "static")
         cannot(j, kFw, "serving.policy",
                "vLLM V1 always chunks prefills within max-num-batched-tokens (fathom's sarathi), not '" +
                    p.batching.policy + "'");

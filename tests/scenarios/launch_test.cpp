@@ -48,12 +48,11 @@ std::vector<LaunchFile> round_trip(const std::string& id, const std::string& fra
     const Job job{id, "", r.model.get(), r.cluster.get(), r.training_plan.get(), r.serving_plan.get()};
     const auto files = export_launch(job, framework);
     const YAML::Node back = launch_registry().get(framework).factory.read(files, *r.model);
-    for (const auto& section : back)
-        for (const auto& field : section.second)
-            c[section.first.as<std::string>()][field.first.as<std::string>()] = field.second;
+    merge(c, back);
     INFO(files.front().text);
     INFO(YAML::Dump(back));
     const auto second = compare_one(c, "launch_" + id + "_second.yaml");
+    INFO(second.front().reason);
     REQUIRE(second.front().ok());
     if (r.training_plan) {
         const auto changed = plans::changed_training_keys(*r.training_plan, *second.front().training_plan);
@@ -178,6 +177,29 @@ TEST_CASE("a plan vLLM cannot express is refused naming its key", "[scenarios][l
     CHECK(refused_key("serving-llama70b-8xh100.yaml", "vllm", {"serving.policy=orca"}) == "serving.policy");
     CHECK(refused_key("serving-llama70b-8xh100.yaml", "vllm", {"serving.engine=sglang"}) == "serving.engine");
     CHECK(refused_key("serving-llama70b-8xh100.yaml", "vllm", {"serving.kv_dtype=fp4"}) == "serving.kv_dtype");
+}
+
+TEST_CASE("SGLang command lines read back give the plan: DeepSeek-V3's expert-parallel prefill pool",
+          "[scenarios][launch]") {
+    // LMSYS's 96-H100 deployment: the prefill pool of 32 GPUs, DP attention over 32 ranks, EP 32,
+    // DeepEP, two-batch overlap; each pool one engine over 4 nodes.
+    const auto files = round_trip("srv-sglang-dsv3-prefill-ep32-32xh100-4096", "sglang");
+    REQUIRE(files.size() == 2);  // prefill.sh and decode.sh
+    const std::string& t = files.front().text;
+    CHECK(files.front().name == "prefill.sh");
+    CHECK(t.find("--tp-size 32 ") != std::string::npos);
+    CHECK(t.find("--enable-dp-attention \\\n") != std::string::npos);
+    CHECK(t.find("--moe-a2a-backend deepep ") != std::string::npos);
+    CHECK(t.find("--disaggregation-mode prefill") != std::string::npos);
+    CHECK(t.find("--nnodes 4 ") != std::string::npos);
+}
+
+TEST_CASE("a plan SGLang cannot express is refused naming its key", "[scenarios][launch]") {
+    CHECK(refused_key("serving-llama70b-8xh100.yaml", "sglang", {}) == "serving.engine");  // a vLLM plan
+    CHECK(refused_key("serving-llama70b-8xh100.yaml", "sglang", {"serving.engine=sglang", "serving.policy=orca"}) ==
+          "serving.policy");
+    CHECK(refused_key("serving-llama70b-8xh100.yaml", "sglang",
+                      {"serving.engine=sglang", "serving.memory_fraction_of=free"}) == "serving.memory_fraction_of");
 }
 
 TEST_CASE("a plan Megatron-LM cannot express is refused naming its key", "[scenarios][launch]") {
