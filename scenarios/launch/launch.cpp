@@ -13,6 +13,7 @@ const sim::Registry<Dialect>& launch_registry() {
     static const sim::Registry<Dialect> r = [] {
         sim::Registry<Dialect> x("framework");
         x.add("megatron", "Megatron-LM pretrain_gpt.py arguments under torchrun", megatron_dialect());
+        x.add("nemo", "NeMo 24.07 GPT pretraining with Hydra overrides (Megatron-Core)", nemo_dialect());
         x.add("torchtitan", "torchtitan job TOML", torchtitan_dialect());
         x.add("vllm", "vllm serve command lines, one file per pool", vllm_dialect());
         x.add("sglang", "python -m sglang.launch_server command lines, one file per pool", sglang_dialect());

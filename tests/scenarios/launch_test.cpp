@@ -108,6 +108,18 @@ TEST_CASE("Megatron-LM arguments read back give the plan: 2021 dense, full recom
     CHECK(files.front().text.find("--fp16") != std::string::npos);
 }
 
+TEST_CASE("NeMo overrides read back give the plan: Llama 3 70B with interleaving and context parallelism",
+          "[scenarios][launch]") {
+    // NeMo 24.07's Llama 3 70B recipe on 64 H100: tp 4, pp 4, vp 5, cp 2, fp8, TP overlap.
+    auto files = round_trip("trn-nemo2407-llama3-70b-64", "nemo");
+    const std::string& t = files.front().text;
+    CHECK(t.find("++model.virtual_pipeline_model_parallel_size=5 ") != std::string::npos);
+    CHECK(t.find("++model.fp8=True ") != std::string::npos);
+    // GPT-3 175B: GELU with biases, 96 layers over pp 8 x vp 6.
+    files = round_trip("trn-nemo2407-gpt3-175b-128", "nemo");
+    CHECK(files.front().text.find("++model.activation=gelu ") != std::string::npos);
+}
+
 TEST_CASE("a torchtitan TOML read back gives the plan: FSDP with tensor parallelism, fp8, full recompute",
           "[scenarios][launch]") {
     // Llama 3.1 70B on 256 H100 (torchtitan's 2D: FSDP x TP 8), float8 linears.
