@@ -17,6 +17,7 @@ const sim::Registry<Dialect>& launch_registry() {
         x.add("torchtitan", "torchtitan job TOML", torchtitan_dialect());
         x.add("vllm", "vllm serve command lines, one file per pool", vllm_dialect());
         x.add("sglang", "python -m sglang.launch_server command lines, one file per pool", sglang_dialect());
+        x.add("trtllm", "trtllm-serve command lines with their LLM API options, one file per pool", trtllm_dialect());
         return x;
     }();
     return r;

@@ -214,6 +214,22 @@ TEST_CASE("a plan SGLang cannot express is refused naming its key", "[scenarios]
                       {"serving.engine=sglang", "serving.memory_fraction_of=free"}) == "serving.memory_fraction_of");
 }
 
+TEST_CASE("trtllm-serve command lines read back give the plan: a NIM fp8 TP 2 profile", "[scenarios][launch]") {
+    // NVIDIA NIM 1.8 (TensorRT-LLM), Llama 3.3 70B, fp8 TP 2, 25 closed-loop clients.
+    const auto files = round_trip("srv-nim180-llama33-70b-fp8-tp2-5000-500-c25", "trtllm");
+    const std::string& t = files.front().text;
+    CHECK(t.find("--backend pytorch") != std::string::npos);
+    CHECK(t.find("--tp_size 2 ") != std::string::npos);
+    CHECK(t.find("  dtype: fp8\n") != std::string::npos);  // the fp8 KV cache, in the LLM API YAML
+}
+
+TEST_CASE("a plan TensorRT-LLM cannot express is refused naming its key", "[scenarios][launch]") {
+    // vLLM's KV share is of the device, TensorRT-LLM's of the memory left after the weights.
+    CHECK(refused_key("serving-llama70b-8xh100.yaml", "trtllm",
+                      {"serving.engine=tensorrt-llm", "serving.memory_fraction_of=device"}) ==
+          "serving.memory_fraction_of");
+}
+
 TEST_CASE("a plan Megatron-LM cannot express is refused naming its key", "[scenarios][launch]") {
     CHECK(refused_key("quickstart.yaml", "megatron", {"training.schedule=zb-h1"}) == "training.schedule");
     CHECK(refused_key("quickstart.yaml", "megatron", {"training.zero_stage=3"}) == "training.zero_stage");
