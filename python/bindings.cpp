@@ -15,6 +15,7 @@
 #include "plans/serving_search.h"
 #include "scenarios/catalog.h"
 #include "scenarios/data_version.h"
+#include "scenarios/launch/launch.h"
 #include "scenarios/measured.h"
 #include "scenarios/scenario.h"
 #include "sim/error.h"
@@ -315,6 +316,18 @@ PYBIND11_MODULE(_fathom, m) {
           "Predict a loaded scenario: the `fathom run --json` report as flat records; with requests, the per-request "
           "rows "
           "of a serving run; with trace, the Chrome trace JSON text.");
+    m.def(
+        "export_launch",
+        [](const Loaded& l, const std::string& framework) {
+            const plans::Scenario& s = l.scenario;
+            if (s.rl()) throw sim::InputError("RL scenarios are not exported yet", s.file);
+            const scenarios::launch::Job job{s.name, s.file, &s.model, &s.cluster, s.training(), s.serving()};
+            py::dict files;
+            for (const auto& f : scenarios::launch::export_launch(job, framework)) files[py::str(f.name)] = f.text;
+            return files;
+        },
+        py::arg("scenario"), py::arg("framework"),
+        "The launch files of a loaded scenario's plan for a framework (`fathom export --for`): name -> text.");
     m.def("capacity", &capacity, py::arg("scenario"), "The highest request rate meeting the SLOs (`fathom capacity`).");
     m.def(
         "search", &search, py::arg("scenario"), py::arg("threads") = 1, py::arg("max_candidates") = 0,

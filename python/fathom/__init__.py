@@ -7,6 +7,7 @@
     s.to_pandas()                               # one row per request
     fathom.search("search.yaml").to_pandas()    # every candidate, ranked
     fathom.compare("measured.yaml").to_pandas() # predicted against measured
+    fathom.export("serving.yaml", "vllm")        # {file: text}: the plan as vLLM takes it
     fathom.run("scenarios/examples/rl-grpo-qwen3-8b-8xh100.yaml").to_pandas()  # RL iterations
 
 A scenario is a file path, a YAML string or a dict (the YAML file's structure). Overrides are a
@@ -35,7 +36,7 @@ from ._results import (  # noqa: E402,F401
     TrainingResult,
 )
 
-__all__ = ["__version__", "data_version", "Scenario", "load", "run", "validate", "capacity", "search", "compare", "InputError", "TrainingResult",
+__all__ = ["__version__", "data_version", "export", "Scenario", "load", "run", "validate", "capacity", "search", "compare", "InputError", "TrainingResult",
            "RlResult", "RunResult", "ServingResult", "CapacityResult", "SearchResult", "CompareResult"]
 
 
@@ -57,6 +58,13 @@ def validate(scenario, overrides=None, **kwargs):
     """Check a scenario without running it; returns its warnings (keys that cannot change the
     result) and raises InputError on an error."""
     return list(load(scenario, overrides, **kwargs).warnings)
+
+
+def export(scenario, framework, overrides=None, **kwargs):
+    """The plan as `framework` takes it (`fathom export --for`): megatron, nemo, torchtitan (training),
+    vllm, sglang, trtllm (serving). Returns {file name: text}, one file per pool of a disaggregated
+    layout; a plan the framework cannot express raises InputError naming its key."""
+    return dict(_fathom.export_launch(load(scenario, overrides, **kwargs)._core, framework))
 
 
 def capacity(scenario, overrides=None, **kwargs):

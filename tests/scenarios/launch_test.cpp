@@ -165,7 +165,8 @@ TEST_CASE("vllm serve command lines read back give the plan", "[scenarios][launc
     CHECK(files.front().text.find("--quantization fp8") != std::string::npos);
 }
 
-TEST_CASE("vllm: one command per replica, each on its node; disaggregated pools in two files", "[scenarios][launch]") {
+TEST_CASE("vllm: one command per replica, each on its node, and disaggregated pools in two files",
+          "[scenarios][launch]") {
     // 4 replicas of TP 4 on two 8-GPU nodes: two instances a node, each run where NODE_RANK says.
     auto files = export_example("serving-llama70b-8xh100.yaml", "vllm", {"cluster.nodes=2", "serving.replicas=4"});
     REQUIRE(files.size() == 1);

@@ -134,7 +134,7 @@ const std::vector<CommandSpec>& command_table() {
          "from a scenario, or a `fathom search --json` result's candidate (--rank N); -o writes the\n"
          "file (a directory for several); a plan the framework cannot express is an error naming its key",
          {"for", "rank", "out", "set"},
-         Positional::Yaml,
+         Positional::Any,
          {}},
         {"completion",
          "bash|zsh",

@@ -15,6 +15,7 @@ namespace fathom::cli {
 enum class Positional {
     None,
     Yaml,        // scenario or measurement files
+    Any,         // any file (a scenario or a search result)
     Csv,         // measurement files (calibrate)
     Category,    // `list`'s categories
     Subcommand,  // `calibrate fit|layers`, `completion bash|zsh`

@@ -5,6 +5,7 @@
 // (or `__files__ EXT`: complete file names); only the glue to each shell's completion differs.
 #include "hardware/collectives/collective.h"
 #include "plans/keys.h"
+#include "scenarios/launch/launch.h"
 #include "tools/cli/commands.h"
 
 #include <cctype>
@@ -71,8 +72,9 @@ std::string candidates_function() {
     std::vector<std::string> commands;
     for (const CommandSpec& c : command_table()) commands.push_back(c.name);
     commands.insert(commands.end(), {"--help", "--version"});
-    std::vector<std::string> algorithms;
+    std::vector<std::string> algorithms, frameworks;
     for (const auto& e : hardware::collective_registry().entries()) algorithms.push_back(e.name);
+    for (const auto& e : scenarios::launch::launch_registry().entries()) frameworks.push_back(e.name);
     std::string value_opts, file_opts;
     for (const OptionSpec& o : option_table()) {
         if (!o.value || std::string(o.name) == "set") continue;
@@ -97,6 +99,9 @@ std::string candidates_function() {
         "            --collective-algorithm) words=\"" +
         joined(algorithms) +
         "\";;\n"
+        "            --for) words=\"" +
+        joined(frameworks) +
+        "\";;\n"
         "            " +
         file_opts +
         ") echo \"__files__\"; return;;\n"
@@ -119,6 +124,7 @@ std::string candidates_function() {
         switch (c.positional) {
             case Positional::None: s += "return;;\n"; break;
             case Positional::Yaml: s += "echo \"__files__ yaml\"; return;;\n"; break;
+            case Positional::Any: s += "echo \"__files__\"; return;;\n"; break;
             case Positional::Category:
                 s += "[ \"$prev\" = \"" + std::string(c.name) + "\" ] && words=\"" + joined(list_categories()) +
                      "\";;\n";

@@ -89,12 +89,16 @@ plans::Scenario search_candidate(const std::string& path, const plans::Catalog& 
 }  // namespace
 
 int cmd_export(const Args& a) {
-    if (a.framework.empty())
-        throw sim::InputError("export: say which framework: --for " + scenarios::launch::launch_registry().names());
+    const auto& frameworks = scenarios::launch::launch_registry();
+    if (a.framework.empty()) throw sim::InputError("command line: export needs --for FRAMEWORK: " + frameworks.names());
+    if (!frameworks.find(a.framework))
+        throw sim::InputError("command line: --for: unknown framework '" + a.framework +
+                              "'; valid: " + frameworks.names());
     const std::string input = one_file(a);
     const auto catalog = scenarios::load_catalog();
     const bool search = fs::path(input).extension() == ".json";
-    if (!search && a.rank > 0) throw sim::InputError("--rank picks a candidate of a search result (a .json file)");
+    if (!search && a.rank > 0)
+        throw sim::InputError("command line: --rank picks a candidate of a search result (a .json file)");
     const plans::Scenario s = search ? search_candidate(input, *catalog, a.rank > 0 ? a.rank : 1, a.sets)
                                      : scenarios::load_scenario(input, *catalog, a.sets);
     if (s.rl()) throw sim::InputError("export: RL scenarios are not exported yet (their trainer and engines)", s.file);
