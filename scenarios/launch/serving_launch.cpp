@@ -57,6 +57,37 @@ std::string serving_header(const Job& job, const std::string& engine, const std:
     return s;
 }
 
+std::string instance_text(const PoolLaunch& pool, size_t i, const CommandLine& c, const std::string& sources,
+                          const std::string& spanning, bool on_each) {
+    const Instance& in = pool.instances[i];
+    const bool guard = pool.instances.back().node > 0 && !(on_each && in.nodes > 1);
+    std::string text = "\n# node " + std::to_string(in.node) + (in.nodes > 1 ? spanning : "") + ", instance " +
+                       std::to_string(in.index) + "\n";
+    if (guard) text += "if [ \"${NODE_RANK:-0}\" = " + std::to_string(in.node) + " ]; then\n";
+    text += i == 0 ? c.text(sources) : c.text();
+    text.insert(text.size() - 1, " &");
+    if (guard) text += "fi\n";
+    return text;
+}
+
+Commands commands_of(const std::vector<std::string>& words, const std::vector<std::string>& start) {
+    auto starts_at = [&](size_t i) {
+        if (i + start.size() > words.size()) return false;
+        return std::equal(start.begin(), start.end(), words.begin() + static_cast<long>(i));
+    };
+    Commands out;
+    for (size_t i = 0; i < words.size(); ++i) {
+        if (!starts_at(i)) continue;
+        ++out.count;
+        size_t end = i + start.size();
+        while (end < words.size() && !starts_at(end)) ++end;
+        out.flags = flag_values(std::vector<std::string>(words.begin() + static_cast<long>(i + start.size()),
+                                                         words.begin() + static_cast<long>(end)));
+        i = end - 1;
+    }
+    return out;
+}
+
 void check_common(const Job& job, const std::string& framework) {
     const auto& p = *job.serving;
     if (p.kv.any_tier())

@@ -3,6 +3,7 @@
 // their GPUs laid out on the nodes, the model argument, and the plan's formats by key.
 #include "scenarios/launch/launch.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,20 @@ std::string serving_value(const Job& job, const std::string& key);
 // The header every serving script starts with: what it serves, on what, and what the files do not
 // carry (the router the simulation put in front, an autoscaler, the traffic).
 std::string serving_header(const Job& job, const std::string& engine, const std::string& sources);
+// Instance `i` of `pool` in its pool's script: a comment naming its node (and, for an engine over
+// several nodes, `spanning`: how it runs there), a NODE_RANK guard when the pool spans nodes (none
+// for a multi-node engine started on each of its nodes, `on_each`), the command in the background;
+// the first instance's with the flags' sources.
+std::string instance_text(const PoolLaunch& pool, size_t i, const CommandLine& c, const std::string& sources,
+                          const std::string& spanning, bool on_each);
+// The commands of a script that start with the words `start`: how many, and the last one's flags
+// (a pool's instances share them).
+struct Commands {
+    int64_t count = 0;
+    std::map<std::string, std::string> flags;
+};
+Commands commands_of(const std::vector<std::string>& words, const std::vector<std::string>& start);
+
 // Refuses the plan settings none of the engines' flags carry yet (KV offloading, two-batch overlap,
 // multi-step scheduling), naming the key.
 void check_common(const Job& job, const std::string& framework);

@@ -119,15 +119,7 @@ std::vector<LaunchFile> write(const Job& j) {
                           "python -m sglang.launch_server --model-path " + model_argument(j) + " --port " +
                           std::to_string(port + static_cast<int>(i)));
             engine_flags(j, pool, in, c);
-            const bool guard = in.nodes == 1 && pool.instances.back().node > 0;
-            text +=
-                "\n# node " + std::to_string(in.node) +
-                (in.nodes > 1 ? " to " + std::to_string(in.node + in.nodes - 1) + ": run on each with NODE_RANK" : "") +
-                ", instance " + std::to_string(in.index) + "\n";
-            if (guard) text += "if [ \"${NODE_RANK:-0}\" = " + std::to_string(in.node) + " ]; then\n";
-            text += i == 0 ? c.text(kSources) : c.text();
-            text.insert(text.size() - 1, " &");
-            if (guard) text += "fi\n";
+            text += instance_text(pool, i, c, kSources, " and the next: run on each with NODE_RANK", true);
         }
         text += "wait\n";
         files.push_back({pool.role == "aggregated" ? "sglang.sh" : pool.role + ".sh", text});
@@ -142,17 +134,9 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
     std::map<std::string, std::string> modes;  // pool -> deepep mode
     for (const LaunchFile& file : files) {
         const auto words = shell_words(file.text);
-        int64_t instances = 0;
-        std::map<std::string, std::string> f;
-        for (size_t i = 0; i + 1 < words.size(); ++i)
-            if (words[i] == "-m" && words[i + 1] == "sglang.launch_server") {
-                ++instances;
-                size_t end = i + 2;
-                while (end + 1 < words.size() && !(words[end] == "-m" && words[end + 1] == "sglang.launch_server"))
-                    ++end;
-                f = flag_values(std::vector<std::string>(words.begin() + static_cast<long>(i) + 2,
-                                                         words.begin() + static_cast<long>(end)));
-            }
+        const Commands cmds = commands_of(words, {"-m", "sglang.launch_server"});
+        const int64_t instances = cmds.count;
+        const std::map<std::string, std::string>& f = cmds.flags;
         auto num = [&](const std::string& k, int64_t d) { return f.count(k) ? std::stoll(f.at(k)) : d; };
         const std::string role = file.name.substr(0, file.name.find('.'));
         YAML::Node pool = role == "sglang" ? s : s["disaggregation"][role];

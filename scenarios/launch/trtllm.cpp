@@ -105,12 +105,7 @@ std::vector<LaunchFile> write(const Job& j) {
             c.flag("--kv_cache_free_gpu_memory_fraction", number_text(p.kv.gpu_memory_utilization),
                    "S (kv_cache_free_gpu_memory_fraction)");
             c.flag("--extra_llm_api_options", yaml, "S (extra_llm_api_options)");
-            const bool guard = pool.instances.back().node > 0;
-            text += "\n# node " + std::to_string(in.node) + ", instance " + std::to_string(in.index) + "\n";
-            if (guard) text += "if [ \"${NODE_RANK:-0}\" = " + std::to_string(in.node) + " ]; then\n";
-            text += i == 0 ? c.text(kSources) : c.text();
-            text.insert(text.size() - 1, " &");
-            if (guard) text += "fi\n";
+            text += instance_text(pool, i, c, kSources, " and the next", false);
         }
         text += "wait\n";
         files.push_back({pool.role == "aggregated" ? "trtllm.sh" : pool.role + ".sh", text});
@@ -129,16 +124,9 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
                                    ? YAML::Load(file.text.substr(a + 9, b - a - 8))
                                    : YAML::Node();
         const auto words = shell_words(file.text.substr(b == std::string::npos ? 0 : b + 6));
-        int64_t instances = 0;
-        std::map<std::string, std::string> f;
-        for (size_t i = 0; i < words.size(); ++i)
-            if (words[i] == "trtllm-serve") {
-                ++instances;
-                size_t end = i + 1;
-                while (end < words.size() && words[end] != "trtllm-serve") ++end;
-                f = flag_values(std::vector<std::string>(words.begin() + static_cast<long>(i) + 1,
-                                                         words.begin() + static_cast<long>(end)));
-            }
+        const Commands cmds = commands_of(words, {"trtllm-serve"});
+        const int64_t instances = cmds.count;
+        const std::map<std::string, std::string>& f = cmds.flags;
         auto num = [&](const std::string& k, int64_t d) { return f.count(k) ? std::stoll(f.at(k)) : d; };
         const std::string role = file.name.substr(0, file.name.find('.'));
         YAML::Node pool = role == "trtllm" ? s : s["disaggregation"][role];

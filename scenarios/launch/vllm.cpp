@@ -113,16 +113,8 @@ std::vector<LaunchFile> write(const Job& j) {
             CommandLine c("CUDA_VISIBLE_DEVICES=" + in.gpus + " vllm serve " + model_argument(j) + " --port " +
                           std::to_string(port + static_cast<int>(i)));
             engine_flags(j, pool, c);
-            const bool guard = pool.instances.back().node > 0;  // several nodes: each runs its own
-            text += "\n# node " + std::to_string(in.node) +
-                    (in.nodes > 1
-                         ? " (and the next " + std::to_string(in.nodes - 1) + ": a multi-node engine, vLLM over Ray)"
-                         : "") +
-                    ", instance " + std::to_string(in.index) + "\n";
-            if (guard) text += "if [ \"${NODE_RANK:-0}\" = " + std::to_string(in.node) + " ]; then\n";
-            text += i == 0 ? c.text(kSources) : c.text();
-            text.insert(text.size() - 1, " &");
-            if (guard) text += "fi\n";
+            text +=
+                instance_text(pool, i, c, kSources, " (and the next nodes: a multi-node engine, vLLM over Ray)", false);
         }
         text += "wait\n";
         files.push_back({pool.role == "aggregated" ? "vllm.sh" : pool.role + ".sh", text});
@@ -137,18 +129,9 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
     for (const LaunchFile& file : files) {
         const auto words = shell_words(file.text);
         // Each `vllm serve` starts an instance; the flags of the last one stand for its pool.
-        int64_t instances = 0;
-        std::map<std::string, std::string> f;
-        for (size_t i = 0; i + 1 < words.size(); ++i)
-            if (words[i] == "vllm" && words[i + 1] == "serve") {
-                ++instances;
-                size_t end = i + 2;
-                while (end < words.size() &&
-                       !(words[end] == "vllm" && end + 1 < words.size() && words[end + 1] == "serve"))
-                    ++end;
-                f = flag_values(std::vector<std::string>(words.begin() + static_cast<long>(i) + 2,
-                                                         words.begin() + static_cast<long>(end)));
-            }
+        const Commands cmds = commands_of(words, {"vllm", "serve"});
+        const int64_t instances = cmds.count;
+        const std::map<std::string, std::string>& f = cmds.flags;
         auto num = [&](const std::string& k, int64_t d) { return f.count(k) ? std::stoll(f.at(k)) : d; };
         YAML::Node pool = file.name == "vllm.sh" ? s : s["disaggregation"][file.name.substr(0, file.name.find('.'))];
         const int64_t tp = num("--tensor-parallel-size", 1), pp = num("--pipeline-parallel-size", 1);
