@@ -102,7 +102,7 @@ const std::vector<Field>& case_fields() {
                                   "prefix_cache", "num_scheduler_steps", "torch_compile", "cuda_graphs",
                                   "gpu_memory_fraction", "kv_cache_free_memory_fraction",
                                   // fathom's extension (scenarios/measured-format-fathom.md)
-                                  "moe_dispatcher", "two_batch_overlap", "packaging"});
+                                  "moe_dispatcher", "two_batch_overlap", "packaging", "router"});
                  // fathom's extension: KV offloading to host memory
                  s.push_back({"kv_offload", leaves({"connector", "host_gb", "chunk_tokens"})});
                  // fathom's extension: speculative decoding

@@ -321,7 +321,10 @@ void translate_arrivals(ServingDraft& d, Translation& t, int64_t in_len) {
     } else {
         throw Unsupported{"arrival '" + arrival + "' is not modelled"};
     }
-    d.doc.set("serving.router", std::string("round-robin"), "serving");
+    // fathom's extension serving.router (a registered router: an imported case's scenario names it);
+    // a benchmark of several replicas otherwise spreads requests in turn.
+    if (c.has("serving.router")) d.doc.take(c, "serving.router", "serving.router");
+    else d.doc.set("serving.router", std::string("round-robin"), "serving");
 }
 
 Translation translate_serving(const Case& c, const plans::EvaluationContext& ctx) {

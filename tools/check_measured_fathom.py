@@ -18,6 +18,7 @@ SERVING_EXTENSION = {
     'moe_dispatcher': {'alltoall', 'deepep', 'deepep_low_latency', 'deepep_auto'},
     'two_batch_overlap': 'bool',
     'packaging': {'nim'},
+    'router': 'str',
     'speculative': {'method': {'draft', 'eagle', 'mtp', 'ngram'}, 'tokens': 'int', 'acceptance': 'num',
                     'acceptance_length': 'num', 'draft_model': 'str'},
     'kv_offload': {'connector': {'lmcache', 'vllm', 'hicache'}, 'host_gb': 'num', 'chunk_tokens': 'int'},
@@ -54,6 +55,8 @@ RL_REQUIRED = ('framework', 'prompts', 'samples', 'prompt_len', 'response_len', 
                'rollout.tp', 'trainer.backend', 'trainer.tp', 'trainer.pp', 'trainer.seq_len')
 # scenarios/measured-format-fathom.md, "Added benchmark fields".
 BENCHMARK_EXTENSION = {'groups': 'int'}
+# scenarios/measured-format-fathom.md, "Added source type import": a user's own file, imported.
+SOURCE_TYPES_EXTENSION = {'import'}
 # scenarios/measured-format-fathom.md, "Added hardware.accelerator values": catalog accelerators the
 # shared vocabulary lacks.
 ACCELERATORS_EXTENSION = {'rtx-4090'}
@@ -98,6 +101,7 @@ def main(argv):
     check_measured.Checker.case = case
     check_measured.BENCHMARK.update(BENCHMARK_EXTENSION)
     check_measured.ACCELERATORS.update(ACCELERATORS_EXTENSION)
+    check_measured.SOURCE_TYPES.update(SOURCE_TYPES_EXTENSION)
     check_measured.DATASETS.update(DATASETS)  # the set SERVING's workload.dataset refers to
     return check_measured.main(argv)
 
