@@ -5,7 +5,7 @@ each message must say (EXPECT) and which extremes must be answered (ANSWERED).
 import re
 
 from bad_input_base import QUICKSTART, ROOT, SERVING, SYNTHETIC, sub
-from bad_input_export import EXPORT_EXPECT, export_cases
+from bad_input_export import EXPORT_EXPECT, export_cases, import_cases
 from bad_input_rl import RL_EXPECT, rl_cases
 from bad_input_run_cases import RUN_EXPECT, run_cases
 from bad_input_serving import SERVING_EXPECT, autoscale_cases, lora_cases, speculative_cases
@@ -315,7 +315,7 @@ def cases():
 
     for group in (crash_cases, internal_cases, silent_cases, resource_cases, output_cases, trace_cases, alias_cases,
                   overflow_cases, accepted_cases, name_cases, file_cases, yaml_cases, run_cases, speculative_cases,
-                  lora_cases, autoscale_cases, rl_cases, export_cases):
+                  lora_cases, autoscale_cases, rl_cases, export_cases, import_cases):
         group(add)
     return c
 

@@ -1,7 +1,12 @@
-"""The `fathom export` part of tools/bad_input_cases.py's corpus (issue 42): an unknown framework, a
-plan a framework cannot express, a plan of the other kind, search results truncated or of another
-tool, and what each message must say."""
-from bad_input_base import QUICKSTART, SYNTHETIC
+"""The `fathom export` and `fathom import` part of tools/bad_input_cases.py's corpus (issue 42): an
+unknown framework, a plan a framework cannot express, a plan of the other kind, search results
+truncated or of another tool; benchmark results truncated, of no known tool or of another one, and
+files that leave out what only a scenario can say; and what each message must say."""
+from bad_input_base import QUICKSTART, ROOT, SYNTHETIC
+
+VLLM = (ROOT / "tests/data/import/vllm_bench_serve.json").read_text()
+NCCL = (ROOT / "tests/data/import/nccl_all_reduce_8xh100.txt").read_text()
+MEGATRON = (ROOT / "tests/data/import/megatron_llama3_8b_8xh100.log").read_text()
 
 
 def export_cases(add):
@@ -19,6 +24,20 @@ def export_cases(add):
         "--rank", "3")
 
 
+
+def import_cases(add):
+    """`fathom import` inputs that cannot give a measured case."""
+    add("import-class", "import a truncated vLLM result",
+        {"r.json": VLLM[:VLLM.index('"mean_tpot_ms"')].replace(", ", ",\n"), "s.yaml": SYNTHETIC},
+        "import", "IN", "--scenario", "s.yaml", "-o", "OUT")
+    add("import-class", "import a serving result without its scenario", {"r.json": VLLM}, "import", "IN")
+    add("import-class", "import a file no importer knows", {"x.txt": "hello\n"}, "import", "IN")
+    add("import-class", "import with --from another tool", {"r.json": VLLM}, "import", "IN", "--from", "nccl-tests")
+    add("import-class", "import nccl-tests output cut before its table",
+        {"all_reduce_perf.txt": NCCL[:NCCL.index("     1048576")]}, "import", "IN")
+    add("import-class", "import a Megatron-LM log without its cluster", {"t.log": MEGATRON}, "import", "IN")
+
+
 EXPORT_EXPECT = {
     'export for an unknown framework': "command line: --for: unknown framework 'deepspeed'; valid: megatron, nemo,",
     'export without --for': "command line: export needs --for FRAMEWORK: megatron, nemo, torchtitan, vllm, sglang,",
@@ -27,4 +46,10 @@ EXPORT_EXPECT = {
     'export a truncated search result': "r.json: not a JSON object",
     'export another tool\'s JSON': "r.json: key 'scenario_file': no 'scenario_file'",
     'export --rank past the ranking': "command line: --rank picks a candidate of a search result",
+    'import a truncated vLLM result': "r.json:21: malformed JSON",
+    'import a serving result without its scenario': "r.json: the file does not say the server's model, GPUs and layout",
+    'import a file no importer knows': "x.txt: not a file fathom imports",
+    'import with --from another tool': "r.json: not a file of nccl-tests output",
+    'import nccl-tests output cut before its table': "all_reduce_perf.txt: no result rows",
+    'import a Megatron-LM log without its cluster': "t.log: the log does not name the accelerator",
 }

@@ -171,4 +171,6 @@ std::string number_text(double v) {
     return std::to_string(v);
 }
 
+YAML::Node yaml_number(double v) { return YAML::Node(number_text(v)); }
+
 }  // namespace fathom::scenarios::launch

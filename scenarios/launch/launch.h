@@ -89,7 +89,8 @@ private:
     std::vector<std::string> lines_;
     std::vector<std::pair<std::string, std::string>> cites_;  // flag, where it is defined
 };
-// A number as the shortest text that reads back to it ("0.9", "1e-05").
+// A number as the shortest text that reads back to it ("0.9", "1e-05"), and as a YAML scalar.
 std::string number_text(double v);
+YAML::Node yaml_number(double v);
 
 }  // namespace fathom::scenarios::launch

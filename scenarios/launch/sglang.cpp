@@ -73,7 +73,9 @@ void engine_flags(const Job& j, const PoolLaunch& pool, const Instance& in, Comm
     c.flag("--mem-fraction-static", number_text(p.kv.gpu_memory_utilization), "S:2065");
     c.flag("--page-size", p.kv.block_size, "S:2139");
     if (!p.kv.prefix_caching) c.on("--disable-radix-cache", "S:3124");
-    if (serving_value(j, "serving.dtype") == "fp8") c.flag("--quantization", "fp8", "S:1996");
+    const std::string dtype = serving_value(j, "serving.dtype");
+    if (dtype == "fp8") c.flag("--quantization", "fp8", "S:1996");
+    else if (dtype == "bf16" || dtype == "fp16") c.flag("--dtype", "auto", "S:1982");
     if (serving_value(j, "serving.kv_dtype") == "fp8") c.flag("--kv-cache-dtype", "fp8_e4m3", "S:2012");
     const auto& s = p.speculative;
     if (s.method != workloads::serving::SpecMethod::None) {
@@ -155,11 +157,13 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
         s["max_num_seqs"] = num("--max-running-requests", 0);
         s["max_num_batched_tokens"] = num("--chunked-prefill-size", 0);
         if (f.count("--context-length")) s["max_model_len"] = num("--context-length", 0);
-        s["gpu_memory_fraction"] = std::stod(f.count("--mem-fraction-static") ? f.at("--mem-fraction-static") : "0.9");
+        s["gpu_memory_fraction"] =
+            yaml_number(std::stod(f.count("--mem-fraction-static") ? f.at("--mem-fraction-static") : "0.9"));
         s["prefix_cache"] = f.count("--disable-radix-cache") == 0;
         s["chunked_prefill"] = true;
         s["two_batch_overlap"] = f.count("--enable-two-batch-overlap") > 0;
         if (f.count("--quantization")) out["precision"]["dtype"] = "fp8";
+        else if (f.count("--dtype")) out["precision"]["dtype"] = "bf16";
         if (f.count("--kv-cache-dtype")) out["precision"]["kv_cache"] = "fp8";
         if (f.count("--speculative-algorithm")) {
             const std::string a = f.at("--speculative-algorithm");

@@ -141,8 +141,8 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
         s["max_num_seqs"] = num("--max_batch_size", 0);
         s["max_num_batched_tokens"] = num("--max_num_tokens", 0);
         if (f.count("--max_seq_len")) s["max_model_len"] = num("--max_seq_len", 0);
-        s["kv_cache_free_memory_fraction"] = std::stod(
-            f.count("--kv_cache_free_gpu_memory_fraction") ? f.at("--kv_cache_free_gpu_memory_fraction") : "0.9");
+        s["kv_cache_free_memory_fraction"] = yaml_number(std::stod(
+            f.count("--kv_cache_free_gpu_memory_fraction") ? f.at("--kv_cache_free_gpu_memory_fraction") : "0.9"));
         s["chunked_prefill"] = api["enable_chunked_prefill"] && api["enable_chunked_prefill"].as<bool>();
         const YAML::Node kv = api["kv_cache_config"];
         s["prefix_cache"] = kv && kv["enable_block_reuse"] && kv["enable_block_reuse"].as<bool>();

@@ -144,7 +144,7 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
         s["max_num_batched_tokens"] = num("--max-num-batched-tokens", 0);
         if (f.count("--max-model-len")) s["max_model_len"] = num("--max-model-len", 0);
         s["gpu_memory_fraction"] =
-            std::stod(f.count("--gpu-memory-utilization") ? f.at("--gpu-memory-utilization") : "0.9");
+            yaml_number(std::stod(f.count("--gpu-memory-utilization") ? f.at("--gpu-memory-utilization") : "0.9"));
         s["prefix_cache"] = f.count("--enable-prefix-caching") > 0;
         s["chunked_prefill"] = true;
         if (f.count("--quantization") && f.at("--quantization") == "fp8") {

@@ -34,10 +34,11 @@ struct Args {
     bool help = false;  // --help, -h, or `fathom help COMMAND`
     std::vector<std::string> positional;
     std::string json, trace, algorithm, device, out, requests, only_case, network, placement;
-    std::string run_trace;  // run: the whole run's timeline (a training scenario with a `run` section)
-    std::string intervals;  // compare: write the validation bands of its residuals to this file
-    std::string framework;  // export: --for
-    int64_t rank = 0;       // export: the search result's candidate of this rank (0: not given)
+    std::string run_trace;                // run: the whole run's timeline (a training scenario with a `run` section)
+    std::string intervals;                // compare: write the validation bands of its residuals to this file
+    std::string framework;                // export: --for
+    int64_t rank = 0;                     // export: the search result's candidate of this rank (0: not given)
+    std::string from, scenario, case_id;  // import: --from TOOL, --scenario FILE, --id ID
     bool other_metrics = false;
     bool rank_plans = false;  // compare: rank each training case's published plan
     bool ops = false;         // calibrate layers: print each row's ops and their predicted times
@@ -133,6 +134,7 @@ int cmd_topology(const Args& a);   // tools/cli/topology.cpp
 int cmd_share(const Args& a);      // tools/cli/share.cpp
 int cmd_search(const Args& a);     // tools/cli/search.cpp
 int cmd_export(const Args& a);     // tools/cli/export.cpp
+int cmd_import(const Args& a);     // tools/cli/import.cpp
 // `fathom run` / `validate` of an RL scenario (tools/cli/run_rl.cpp).
 int cmd_run_rl(const Args& a, const plans::Scenario& s, bool validate_only, const plans::EvaluationContext& ctx);
 // compare --rank-plans (tools/cli/rank_plans.cpp): a search around each training case's plan,

@@ -29,6 +29,9 @@ const std::vector<OptionSpec>& option_table() {
         {"intervals", 0, "FILE", "write the 90% validation bands of the residuals (scenarios/intervals.yaml)"},
         {"for", 0, "FRAMEWORK", "export: megatron, nemo, torchtitan (training); vllm, sglang, trtllm (serving)"},
         {"rank", 0, "N", "export: the search result's candidate of rank N (default 1, the best)"},
+        {"from", 0, "TOOL", "import: vllm-bench, sglang-bench, nccl-tests, megatron-log (default: recognized)"},
+        {"scenario", 0, "FILE", "import: the scenario the file ran (its model, cluster and plan)"},
+        {"id", 0, "ID", "import: the case's id (default: the file's name)"},
         {"out", 'o', "FILE", "output file"},
         {"help", 'h', nullptr, "this help"},
     };
@@ -37,6 +40,24 @@ const std::vector<OptionSpec>& option_table() {
 
 namespace {
 
+constexpr const char* kExport =
+    "the plan as the framework takes it: Megatron-LM arguments, NeMo config overrides, a torchtitan\n"
+    "TOML, vllm serve / SGLang / trtllm-serve command lines (one per pool when disaggregated);\n"
+    "from a scenario, or a `fathom search --json` result's candidate (--rank N); -o writes the\n"
+    "file (a directory for several); a plan the framework cannot express is an error naming its key";
+constexpr const char* kImport =
+    "a benchmark's result (vLLM bench serve JSON, SGLang bench_serving JSONL), nccl-tests output or a\n"
+    "Megatron-LM training log as measured-format cases, the scenario's model, cluster and plan filling\n"
+    "in what the file does not say; `fathom compare` then checks fathom against those measurements";
+constexpr const char* kShare =
+    "training jobs on one fabric (the first scenario's cluster, simulated as flows): each job's\n"
+    "step alone on its nodes and with the others running, and its slowdown";
+constexpr const char* kList =
+    "list catalog entries, registered algorithms, or every scenario key (a markdown table);\n"
+    "without a category, all but the keys";
+constexpr const char* kCompletion =
+    "print a shell completion script (commands, their options, scenario keys for --set);\n"
+    "bash: source <(fathom completion bash); zsh: fathom completion zsh > ~/.zfunc/_fathom";
 constexpr const char* kRun =
     "predict one training step (and, with a `run` section, the whole run to its target over\n"
     "seeds), or serve a scenario's traffic (kind: serving); --json writes the metrics, --trace a\n"
@@ -83,8 +104,7 @@ const std::vector<CommandSpec>& command_table() {
          {}},
         {"share",
          "TRAINING.yaml TRAINING.yaml ...",
-         "training jobs on one fabric (the first scenario's cluster, simulated as flows): each job's\n"
-         "step alone on its nodes and with the others running, and its slowdown",
+         kShare,
          {"placement", "json", "set", "collective-algorithm", "max-tasks"},
          Positional::Yaml,
          {}},
@@ -107,13 +127,7 @@ const std::vector<CommandSpec>& command_table() {
          {"network", "set", "max-tasks", "max-requests"},
          Positional::Yaml,
          {}},
-        {"list",
-         "[CATEGORY]",
-         "list catalog entries, registered algorithms, or every scenario key (a markdown table);\n"
-         "without a category, all but the keys",
-         {},
-         Positional::Category,
-         {}},
+        {"list", "[CATEGORY]", kList, {}, Positional::Category, {}},
         {"compare",
          "MEASURED.yaml",
          kCompare,
@@ -129,20 +143,17 @@ const std::vector<CommandSpec>& command_table() {
          {"fit", "layers"}},
         {"export",
          "SCENARIO.yaml|SEARCH.json --for FRAMEWORK",
-         "the plan as the framework takes it: Megatron-LM arguments, NeMo config overrides, a torchtitan\n"
-         "TOML, vllm serve / SGLang / trtllm-serve command lines (one per pool when disaggregated);\n"
-         "from a scenario, or a `fathom search --json` result's candidate (--rank N); -o writes the\n"
-         "file (a directory for several); a plan the framework cannot express is an error naming its key",
+         kExport,
          {"for", "rank", "out", "set"},
          Positional::Any,
          {}},
-        {"completion",
-         "bash|zsh",
-         "print a shell completion script (commands, their options, scenario keys for --set);\n"
-         "bash: source <(fathom completion bash); zsh: fathom completion zsh > ~/.zfunc/_fathom",
-         {},
-         Positional::Subcommand,
-         {"bash", "zsh"}},
+        {"import",
+         "FILE [--scenario SCENARIO.yaml]",
+         kImport,
+         {"from", "scenario", "id", "set", "out"},
+         Positional::Any,
+         {}},
+        {"completion", "bash|zsh", kCompletion, {}, Positional::Subcommand, {"bash", "zsh"}},
     };
     return all;
 }

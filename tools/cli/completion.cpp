@@ -5,6 +5,7 @@
 // (or `__files__ EXT`: complete file names); only the glue to each shell's completion differs.
 #include "hardware/collectives/collective.h"
 #include "plans/keys.h"
+#include "scenarios/imports/imports.h"
 #include "scenarios/launch/launch.h"
 #include "tools/cli/commands.h"
 
@@ -16,6 +17,12 @@
 namespace fathom::cli {
 
 namespace {
+
+std::vector<std::string> import_formats() {
+    std::vector<std::string> out;
+    for (const auto& e : scenarios::imports::import_registry().entries()) out.push_back(e.name);
+    return out;
+}
 
 // Words the scripts may carry unquoted.
 bool plain(const std::string& w) {
@@ -68,6 +75,31 @@ std::string set_arms() {
            "                esac;;\n";
 }
 
+// The case arms of each command's positional arguments.
+std::string positional_arms() {
+    std::string s;
+    for (const CommandSpec& c : command_table()) {
+        s += std::string("                    ") + c.name + ") ";
+        switch (c.positional) {
+            case Positional::None: s += "return;;\n"; break;
+            case Positional::Yaml: s += "echo \"__files__ yaml\"; return;;\n"; break;
+            case Positional::Any: s += "echo \"__files__\"; return;;\n"; break;
+            case Positional::Category:
+                s += "[ \"$prev\" = \"" + std::string(c.name) + "\" ] && words=\"" + joined(list_categories()) +
+                     "\";;\n";
+                break;
+            case Positional::Csv:
+            case Positional::Subcommand: {
+                std::vector<std::string> sub(c.words.begin(), c.words.end());
+                s += "if [ \"$prev\" = \"" + std::string(c.name) + "\" ]; then words=\"" + joined(sub) + "\"; ";
+                s += c.positional == Positional::Csv ? "else echo \"__files__ csv\"; return; fi;;\n" : "fi;;\n";
+                break;
+            }
+        }
+    }
+    return s;
+}
+
 std::string candidates_function() {
     std::vector<std::string> commands;
     for (const CommandSpec& c : command_table()) commands.push_back(c.name);
@@ -99,6 +131,9 @@ std::string candidates_function() {
         "            --collective-algorithm) words=\"" +
         joined(algorithms) +
         "\";;\n"
+        "            --from) words=\"" +
+        joined(import_formats()) +
+        "\";;\n"
         "            --for) words=\"" +
         joined(frameworks) +
         "\";;\n"
@@ -119,25 +154,7 @@ std::string candidates_function() {
     s += "                esac;;\n"
          "            *)\n"
          "                case \"$cmd\" in\n";
-    for (const CommandSpec& c : command_table()) {
-        s += std::string("                    ") + c.name + ") ";
-        switch (c.positional) {
-            case Positional::None: s += "return;;\n"; break;
-            case Positional::Yaml: s += "echo \"__files__ yaml\"; return;;\n"; break;
-            case Positional::Any: s += "echo \"__files__\"; return;;\n"; break;
-            case Positional::Category:
-                s += "[ \"$prev\" = \"" + std::string(c.name) + "\" ] && words=\"" + joined(list_categories()) +
-                     "\";;\n";
-                break;
-            case Positional::Csv:
-            case Positional::Subcommand: {
-                std::vector<std::string> sub(c.words.begin(), c.words.end());
-                s += "if [ \"$prev\" = \"" + std::string(c.name) + "\" ]; then words=\"" + joined(sub) + "\"; ";
-                s += c.positional == Positional::Csv ? "else echo \"__files__ csv\"; return; fi;;\n" : "fi;;\n";
-                break;
-            }
-        }
-    }
+    s += positional_arms();
     s += "                esac;;\n"
          "        esac\n"
          "    fi\n"

@@ -165,6 +165,9 @@ Args parse_args(int argc, char** argv) {
     a.placement = text("placement");
     a.out = text("out");
     a.framework = text("for");
+    a.from = text("from");
+    a.scenario = text("scenario");
+    a.case_id = text("id");
     if (vm.count("rank")) {
         a.rank = whole_number("rank", text("rank"));
         if (a.rank < 1) throw sim::InputError("command line: --rank must be >= 1");
@@ -473,6 +476,7 @@ int main(int argc, char** argv) {
         if (a.command == "search") return cmd_search(a);
         if (a.command == "completion") return cmd_completion(a);
         if (a.command == "export") return cmd_export(a);
+        if (a.command == "import") return cmd_import(a);
         throw std::logic_error("command '" + a.command + "' is in the table but not dispatched");
     } catch (const sim::InputError& e) {
         std::cerr << "fathom: error: " << printable(e.what()) << "\n";

@@ -1,0 +1,12 @@
+#pragma once
+// The importers of scenarios/imports/imports.h, one file each; imports.cpp registers them.
+#include "scenarios/imports/imports.h"
+
+namespace fathom::scenarios::imports {
+
+Importer vllm_bench_importer();    // serving_bench.cpp
+Importer sglang_bench_importer();  // serving_bench.cpp
+Importer nccl_importer();          // nccl_tests.cpp
+Importer megatron_log_importer();  // megatron_log.cpp
+
+}  // namespace fathom::scenarios::imports

@@ -1,0 +1,156 @@
+// `fathom import` (scenarios/imports/): a vLLM and an SGLang serving benchmark's results, nccl-tests
+// output and a Megatron-LM log become measured-format cases whose fields are the file's and the
+// scenario's, which `fathom compare` then simulates. The fixtures (tests/data/import/) are written
+// by hand in each tool's format (vllm/benchmarks/serve.py's result keys; sglang 0.5.4
+// bench_serving.py's result dict; nccl-tests src/common.cu's table; Megatron-LM's print_args and
+// training_log lines); their numbers are illustrative.
+#include "plans/keys.h"
+#include "scenarios/imports/imports.h"
+#include "scenarios/measured.h"
+#include "sim/error.h"
+#include "tests/support/fixtures.h"
+
+#include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace fathom;
+using namespace fathom::scenarios::imports;
+using testing::kSource;
+
+namespace {
+
+Source fixture(const std::string& name) {
+    const std::string path = kSource + "/tests/data/import/" + name;
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return {path, s.str()};
+}
+
+// The imported document compared: the results of its cases.
+std::vector<scenarios::CompareResult> compared(const YAML::Node& doc, const std::string& name) {
+    const std::string path = std::string(FATHOM_BINARY_DIR) + "/" + name;
+    std::ofstream(path) << doc;
+    return scenarios::compare_measured(path, testing::source_context());
+}
+
+plans::Scenario scenario(const std::string& name, const std::vector<std::string>& sets = {}) {
+    return scenarios::load_scenario(testing::example(name), testing::source_catalog(), sets);
+}
+
+double metric_of(const YAML::Node& c, const std::string& metric, const std::string& statistic) {
+    for (const auto& m : c["other_metrics"])
+        if (m["metric"].as<std::string>() == metric && m["statistic"].as<std::string>() == statistic)
+            return m["value"].as<double>();
+    return -1;
+}
+
+}  // namespace
+
+TEST_CASE("a vLLM benchmark result becomes a serving case that compare runs on the scenario's layout",
+          "[scenarios][import]") {
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
+    const Context ctx{&s, &testing::source_catalog(), ""};
+    const YAML::Node doc = import_file(fixture("vllm_bench_serve.json"), "", ctx);
+    const YAML::Node c = doc["cases"][0];
+    CHECK(c["source"]["type"].as<std::string>() == "import");
+    const YAML::Node w = c["serving"]["workload"];
+    CHECK(w["arrival"].as<std::string>() == "poisson");
+    CHECK(w["request_rate"].as<double>() == 4.0);
+    CHECK(w["num_requests"].as<int>() == 200);
+    CHECK(w["input_len"].as<int>() == 1024);  // 204800 input tokens over 200 requests
+    CHECK(w["output_len"].as<int>() == 128);
+    CHECK(c["metric"].as<std::string>() == "output_tokens_per_s");
+    CHECK(c["value"].as<double>() == 491.4);
+    CHECK(metric_of(c, "ttft_ms", "p99") == 160.4);
+    CHECK(metric_of(c, "e2e_latency_s", "mean") == Approx(3.155));  // 3155 ms
+    // The layout is the scenario's: 2 x TP 4.
+    CHECK(c["serving"]["tp"].as<int>() == 4);
+    CHECK(c["serving"]["dp"].as<int>() == 2);
+    const auto r = compared(doc, "import_vllm.yaml");
+    REQUIRE(r.size() == 1);
+    INFO(r.front().reason);
+    REQUIRE(r.front().ok());
+    CHECK(r.front().predicted > 0);
+    // The plan compare ran is the scenario's, but for the traffic (and what only a capacity search
+    // reads), and max_model_len: the scenario leaves it to the model's context, which the launch
+    // files cannot say, and compare sets it from the case's lengths.
+    for (const auto& [key, value] : plans::changed_serving_keys(*s.serving(), *r.front().serving_plan)) {
+        INFO(key << " -> " << plans::format_value(value));
+        CHECK((key.rfind("traffic.", 0) == 0 || key.rfind("slo.", 0) == 0 || key.rfind("capacity.", 0) == 0 ||
+               key == "serving.max_model_len"));
+    }
+}
+
+TEST_CASE("an SGLang bench_serving JSONL gives a case per line, an infinite rate a closed loop",
+          "[scenarios][import]") {
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml", {"serving.engine=sglang"});
+    const YAML::Node doc = import_file(fixture("sglang_bench_serving.jsonl"), "sglang-bench", {&s, nullptr, "run"});
+    REQUIRE(doc["cases"].size() == 2);
+    CHECK(doc["cases"][0]["id"].as<std::string>() == "run-1");
+    CHECK(doc["cases"][1]["serving"]["workload"]["arrival"].as<std::string>() == "concurrency");
+    CHECK(doc["cases"][1]["serving"]["workload"]["concurrency"].as<int>() == 32);  // request_rate Infinity
+    CHECK(doc["cases"][0]["serving"]["engine"].as<std::string>() == "sglang");
+    const auto r = compared(doc, "import_sglang.yaml");
+    REQUIRE(r.size() == 2);
+    CHECK((r[0].ok() && r[1].ok()));
+}
+
+TEST_CASE("nccl-tests output becomes an all-reduce microbenchmark, every size a variant", "[scenarios][import]") {
+    const YAML::Node doc = import_file(fixture("nccl_all_reduce_8xh100.txt"), "", {});
+    const YAML::Node c = doc["cases"][0];
+    CHECK(c["kind"].as<std::string>() == "microbench");
+    CHECK(c["hardware"]["accelerator"].as<std::string>() == "h100-sxm-80gb");  // "NVIDIA H100 80GB HBM3"
+    CHECK(c["benchmark"]["op"].as<std::string>() == "allreduce");
+    CHECK(c["benchmark"]["ranks"].as<int>() == 8);
+    CHECK(c["benchmark"]["size_bytes"].as<int64_t>() == int64_t{1} << 33);
+    CHECK(c["value"].as<double>() == 468.2);  // busbw at 8 GiB, out of place
+    CHECK(c["other_metrics"].size() == 14);   // in place at 8 GiB, and 13 other sizes
+    const auto r = compared(doc, "import_nccl.yaml");
+    REQUIRE(r.front().ok());
+    CHECK(r.front().predicted > 0);
+}
+
+TEST_CASE("a Megatron-LM log becomes a training case: its arguments the plan, the median iteration the step",
+          "[scenarios][import]") {
+    const plans::Scenario s = scenario("quickstart.yaml");
+    const YAML::Node doc = import_file(fixture("megatron_llama3_8b_8xh100.log"), "", {&s, nullptr, ""});
+    const YAML::Node c = doc["cases"][0];
+    const YAML::Node t = c["training"];
+    CHECK(t["tp"].as<int>() == 1);
+    CHECK(t["dp"].as<int>() == 8);
+    CHECK(t["global_batch_size"].as<int>() == 128);
+    CHECK(t["recompute"].as<std::string>() == "full");
+    CHECK(t["zero_stage"].as<int>() == 1);
+    CHECK(c["model"]["kv_heads"].as<int>() == 8);
+    // Iterations after the first: 21498.4, 21512.3, 21526.8, 21530.2, 21541.9 ms; the median.
+    CHECK(c["value"].as<double>() == Approx(21.5268));
+    const auto r = compared(doc, "import_megatron.yaml");
+    INFO(r.front().reason);
+    REQUIRE(r.front().ok());
+}
+
+TEST_CASE("import errors name the file, its line or key, and what is missing", "[scenarios][import]") {
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
+    Source truncated = fixture("vllm_bench_serve.json");
+    truncated.text = "{\n  \"output_throughput\": 491.4,\n  \"mean_e2el_ms\": 3155.0,\n  \"completed\": ";
+    try {
+        import_file(truncated, "vllm-bench", {&s, nullptr, ""});
+        FAIL("imported");
+    } catch (const sim::InputError& e) {
+        CHECK(e.file() == truncated.path);
+        CHECK(e.line() == 4);
+    }
+    // A serving result does not say the server's layout: the scenario must.
+    CHECK_THROWS_WITH(import_file(fixture("vllm_bench_serve.json"), "", {}),
+                      Catch::Contains("does not say the server's model, GPUs and layout"));
+    CHECK_THROWS_WITH(import_file(fixture("vllm_bench_serve.json"), "nccl-tests", {}),
+                      Catch::Contains("not a file of"));
+    Source cut = fixture("nccl_all_reduce_8xh100.txt");
+    cut.text = cut.text.substr(0, cut.text.find("     1048576"));
+    CHECK_THROWS_WITH(import_file(cut, "nccl-tests", {}), Catch::Contains("no result rows"));
+}
