@@ -122,7 +122,10 @@ std::string dialect_of(const plans::Scenario& s) {
 void add_scenario(YAML::Node c, const Source& file, const Context& context, const std::string& needs) {
     if (!context.scenario) fail(file, "", "the file does not say " + needs + ": give the scenario it ran (--scenario)");
     const plans::Scenario& s = *context.scenario;
-    if (s.rl()) throw sim::InputError("an RL scenario is not a serving or training one", s.file);
+    const std::string kind = c["kind"].as<std::string>();
+    if ((kind == "serving") != (s.serving() != nullptr) || s.rl())
+        throw sim::InputError(
+            "a " + kind + " file needs a " + kind + " scenario, and this is a " + sim::name(s.kind()) + " one", s.file);
     const int64_t gpus = s.training() ? s.training()->gpus() : s.serving()->gpus();
     const int per_node = s.cluster.gpus_per_node;
     c["hardware"]["accelerator"] = s.cluster.accelerator.id;

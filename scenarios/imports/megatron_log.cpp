@@ -9,6 +9,7 @@
 #include "scenarios/launch/launch.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <string>
@@ -20,6 +21,7 @@ namespace {
 struct Log {
     std::map<std::string, std::pair<std::string, int>> args;  // name -> value, line
     std::vector<double> step_ms, tflops;
+    int64_t padded_vocab = 0;  // the tokenizer's " > padded vocab (size: V) with N dummy tokens (new size: W)"
 };
 
 Log parse(const Source& file) {
@@ -47,6 +49,9 @@ Log parse(const Source& file) {
             log.args[name] = {value == std::string::npos ? "" : line.substr(value), number};
             continue;
         }
+        if (const size_t v = line.find("(new size: ");
+            v != std::string::npos && line.find("padded vocab") != std::string::npos)
+            log.padded_vocab = std::atoll(line.c_str() + v + 11);
         const size_t t = line.find("elapsed time per iteration (ms):");
         if (t == std::string::npos) continue;
         try {
@@ -94,7 +99,7 @@ private:
     const Log& log_;
 };
 
-void model(YAML::Node m, const Args& a) {
+void model(YAML::Node m, const Args& a, const Log& log, const Source& file) {
     m["name"] = "from the Megatron-LM arguments";
     m["architecture"] = a.has("num_experts") ? "moe" : "dense";
     m["layers"] = a.integer("num_layers");
@@ -104,7 +109,13 @@ void model(YAML::Node m, const Args& a) {
     if (a.has("kv_channels") && a.integer("kv_channels") * a.integer("num_attention_heads") != a.integer("hidden_size"))
         m["head_dim"] = a.integer("kv_channels");
     m["ffn"] = a.integer("ffn_hidden_size");
-    m["vocab"] = a.integer("padded_vocab_size", a.integer("vocab_size", 0));
+    const int64_t vocab =
+        a.integer("padded_vocab_size", log.padded_vocab > 0 ? log.padded_vocab : a.integer("vocab_size", 0));
+    if (vocab <= 0)
+        fail(file, "padded_vocab_size",
+             "the log names no vocabulary (padded_vocab_size or vocab_size among the arguments, or the tokenizer's "
+             "'padded vocab ... (new size: N)' line)");
+    m["vocab"] = vocab;
     m["activation"] = a.yes("swiglu") ? "swiglu" : "gelu";
     m["norm"] = a.text("normalization", "LayerNorm") == "RMSNorm" ? "rmsnorm" : "layernorm";
     m["position_embedding"] = a.text("position_embedding_type", "learned_absolute") == "rope" ? "rope" : "learned";
@@ -161,7 +172,7 @@ std::vector<YAML::Node> read(const Source& file, const Context& context) {
         c["cluster"]["scale_out"]["fabric"] = cl.nic.id;
         c["cluster"]["scale_out"]["nics_per_node"] = cl.nics_per_node;
     }
-    model(c["model"], a);
+    model(c["model"], a, log, file);
     training(c["training"], c, a);
     // The first logged iteration holds the warm-up (compilation, allocator growth).
     std::vector<double> steps(log.step_ms.begin() + (log.step_ms.size() > 1 ? 1 : 0), log.step_ms.end());

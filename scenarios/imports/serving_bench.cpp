@@ -29,8 +29,8 @@ struct Keys {
 constexpr Keys kVllm{"vllm-bench", "e2el", nullptr, "total_token_throughput"};
 constexpr Keys kSglang{"sglang-bench", "e2e_latency", "input_throughput", nullptr};
 
-// Python's json.dumps writes an infinite request rate as the bare word Infinity, which JSON lacks:
-// read as the string "inf" (outside strings only).
+// Python's json.dumps writes an infinite request rate as the bare word Infinity and a missing
+// statistic as NaN, which JSON lacks: read as the string "inf" and null (outside strings only).
 std::string without_infinity(const std::string& text) {
     std::string out;
     bool in_string = false;
@@ -40,6 +40,11 @@ std::string without_infinity(const std::string& text) {
         if (!in_string && text.compare(i, 8, "Infinity") == 0) {
             out += "\"inf\"";
             i += 7;
+            continue;
+        }
+        if (!in_string && text.compare(i, 3, "NaN") == 0) {
+            out += "null";
+            i += 2;
             continue;
         }
         out += c;
@@ -163,11 +168,9 @@ bool looks_like(const Source& file, const char* marker) {
            file.text.find("\"output_throughput\"") != std::string::npos && file.text.find(marker) != std::string::npos;
 }
 
-std::vector<YAML::Node> read_vllm(const Source& file, const Context& context) {
-    return {one_case(file, context, parse(file, file.text, 1), kVllm, 0)};
-}
-
-std::vector<YAML::Node> read_sglang(const Source& file, const Context& context) {
+// A case per non-empty line: SGLang appends a JSON object a run, vLLM's --append-result too (one
+// object on one line otherwise: json.dump without indent, vllm/benchmarks/serve.py:1349-1355).
+std::vector<YAML::Node> read_lines(const Source& file, const Context& context, const Keys& k) {
     std::vector<YAML::Node> out;
     std::istringstream in(file.text);
     std::string line;
@@ -175,13 +178,25 @@ std::vector<YAML::Node> read_sglang(const Source& file, const Context& context) 
     std::vector<std::pair<int, std::string>> lines;
     while (std::getline(in, line)) {
         ++number_of_line;
-        if (line.find_first_not_of(" \t\r") != std::string::npos) lines.emplace_back(number_of_line, line);
+        line.erase(line.find_last_not_of(" \t\r") + 1);  // CRLF files, trailing blanks
+        if (!line.empty()) lines.emplace_back(number_of_line, line);
     }
+    // A result pretty-printed over several lines is one object.
+    if (lines.size() > 1 && lines.front().second.back() != '}')
+        return {one_case(file, context, parse(file, file.text, 1), k, 0)};
     for (size_t i = 0; i < lines.size(); ++i)
-        out.push_back(one_case(file, context, parse(file, lines[i].second, lines[i].first), kSglang,
+        out.push_back(one_case(file, context, parse(file, lines[i].second, lines[i].first), k,
                                lines.size() > 1 ? static_cast<int>(i) + 1 : 0));
     if (out.empty()) fail(file, "", "no result line");
     return out;
+}
+
+std::vector<YAML::Node> read_vllm(const Source& file, const Context& context) {
+    return read_lines(file, context, kVllm);
+}
+
+std::vector<YAML::Node> read_sglang(const Source& file, const Context& context) {
+    return read_lines(file, context, kSglang);
 }
 
 }  // namespace

@@ -134,6 +134,21 @@ TEST_CASE("a Megatron-LM log becomes a training case: its arguments the plan, th
     REQUIRE(r.front().ok());
 }
 
+TEST_CASE("files written in the tools' own formats import: vLLM 0.11 with metadata, nccl-tests 2.19 over two nodes",
+          "[scenarios][import]") {
+    // Written with the tools' own printf and json.dump formats (vllm 0.11.0 serve.py, nccl-tests
+    // v2.19.6 common.cu under MPI: nGpus counts a process's GPUs, ranks are the "#  Rank" lines).
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
+    const YAML::Node v = import_file(fixture("vllm_bench_serve_0.11.json"), "", {&s, nullptr, ""})["cases"][0];
+    CHECK(v["serving"]["workload"]["request_rate"].as<double>() == 4.0);
+    CHECK(v["serving"]["workload"]["num_requests"].as<int>() == 100);
+    CHECK(metric_of(v, "ttft_ms", "p90") > 0);
+    const YAML::Node n = import_file(fixture("nccl_all_reduce_2x8xh100_v2.19.txt"), "", {})["cases"][0];
+    CHECK(n["cluster"]["nodes"].as<int>() == 2);
+    CHECK(n["benchmark"]["ranks"].as<int>() == 16);
+    CHECK(n["completeness"].as<std::string>() == "partial");  // the scale-out network: the scenario's
+}
+
 TEST_CASE("import errors name the file, its line or key, and what is missing", "[scenarios][import]") {
     const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
     Source truncated = fixture("vllm_bench_serve.json");
@@ -150,6 +165,9 @@ TEST_CASE("import errors name the file, its line or key, and what is missing", "
                       Catch::Contains("does not say the server's model, GPUs and layout"));
     CHECK_THROWS_WITH(import_file(fixture("vllm_bench_serve.json"), "nccl-tests", {}),
                       Catch::Contains("not a file of"));
+    const plans::Scenario training = scenario("quickstart.yaml");
+    CHECK_THROWS_WITH(import_file(fixture("vllm_bench_serve.json"), "", {&training, nullptr, ""}),
+                      Catch::Contains("a serving file needs a serving scenario, and this is a training one"));
     Source cut = fixture("nccl_all_reduce_8xh100.txt");
     cut.text = cut.text.substr(0, cut.text.find("     1048576"));
     CHECK_THROWS_WITH(import_file(cut, "nccl-tests", {}), Catch::Contains("no result rows"));
