@@ -20,6 +20,9 @@ def export_cases(add):
     add("export-class", "export a truncated search result", {"r.json": '{"ranking": [0], "candidates": ['},
         "export", "IN", "--for", "megatron")
     add("export-class", "export another tool's JSON", {"r.json": '{"results": []}'}, "export", "IN", "--for", "vllm")
+    add("export-class", "export a search result of the wrong types",
+        {"r.json": '{"scenario_file": 5, "ranking": [0], "candidates": [{"index": 0, "keys": {}}]}'},
+        "export", "IN", "--for", "megatron")
     add("export-class", "export --rank past the ranking", {"s.yaml": QUICKSTART}, "export", "IN", "--for", "megatron",
         "--rank", "3")
 
@@ -31,6 +34,9 @@ def import_cases(add):
         {"r.json": VLLM[:VLLM.index('"mean_tpot_ms"')].replace(", ", ",\n"), "s.yaml": SYNTHETIC},
         "import", "IN", "--scenario", "s.yaml", "-o", "OUT")
     add("import-class", "import a serving result without its scenario", {"r.json": VLLM}, "import", "IN")
+    add("import-class", "import a result with a null dataset",
+        {"r.json": VLLM.replace('"num_prompts"', '"dataset_name": null, "num_prompts"'), "s.yaml": SYNTHETIC},
+        "import", "IN", "--scenario", "s.yaml")
     add("import-class", "import a file no importer knows", {"x.txt": "hello\n"}, "import", "IN")
     add("import-class", "import with --from another tool", {"r.json": VLLM}, "import", "IN", "--from", "nccl-tests")
     add("import-class", "import nccl-tests output cut before its table",
@@ -49,6 +55,8 @@ EXPORT_EXPECT = {
     'import a truncated vLLM result': "r.json:21: malformed JSON",
     'import a serving result without its scenario': "r.json: the file does not say the server's model, GPUs and layout",
     'import a file no importer knows': "x.txt: not a file fathom imports",
+    'import a result with a null dataset': "r.json: a value of the wrong type",
+    'export a search result of the wrong types': "r.json: not a search result of this fathom",
     'import with --from another tool': "r.json: not a file of nccl-tests output",
     'import nccl-tests output cut before its table': "all_reduce_perf.txt: no result rows",
     'import a Megatron-LM log without its cluster': "t.log: the log does not name the accelerator",

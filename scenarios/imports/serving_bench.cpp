@@ -145,8 +145,18 @@ void metrics(YAML::Node c, const Source& file, const json& j, const Keys& k) {
 }
 
 // The case of result `j`; `run` > 0: the run-th of several in the file (its id suffixed).
+YAML::Node case_of(const Source& file, const Context& context, const json& j, const Keys& k, int run);
+
 YAML::Node one_case(const Source& file, const Context& context, const json& j, const Keys& k, int run) {
     if (!j.is_object()) fail(file, "", "a result is a JSON object");
+    try {
+        return case_of(file, context, j, k, run);
+    } catch (const json::exception& e) {  // a value of the wrong JSON type
+        fail(file, "", std::string("a value of the wrong type: ") + e.what());
+    }
+}
+
+YAML::Node case_of(const Source& file, const Context& context, const json& j, const Keys& k, int run) {
     Context named = context;
     if (run > 0)
         named.id = (named.id.empty() ? std::filesystem::path(file.path).stem().string() : named.id) + "-" +

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace fathom::cli {
@@ -99,8 +100,14 @@ int cmd_export(const Args& a) {
     const bool search = fs::path(input).extension() == ".json";
     if (!search && a.rank > 0)
         throw sim::InputError("command line: --rank picks a candidate of a search result (a .json file)");
-    const plans::Scenario s = search ? search_candidate(input, *catalog, a.rank > 0 ? a.rank : 1, a.sets)
-                                     : scenarios::load_scenario(input, *catalog, a.sets);
+    std::optional<plans::Scenario> loaded;
+    try {
+        loaded = search ? search_candidate(input, *catalog, a.rank > 0 ? a.rank : 1, a.sets)
+                        : scenarios::load_scenario(input, *catalog, a.sets);
+    } catch (const nlohmann::json::exception& e) {  // a value of the wrong JSON type
+        throw sim::InputError(std::string("not a search result of this fathom: ") + e.what(), input);
+    }
+    const plans::Scenario& s = *loaded;
     if (s.rl()) throw sim::InputError("export: RL scenarios are not exported yet (their trainer and engines)", s.file);
     scenarios::launch::Job job{s.name, s.file, &s.model, &s.cluster, s.training(), s.serving()};
     const auto files = scenarios::launch::export_launch(job, a.framework);
