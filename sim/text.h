@@ -14,6 +14,14 @@ inline size_t utf8_sequence(const std::string& s, size_t i) {
     const size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : (c >> 4) == 0xe ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
     bool ok = n > 0 && i + n <= s.size();
     for (size_t j = 1; ok && j < n; ++j) ok = (static_cast<unsigned char>(s[i + j]) >> 6) == 0x2;
+    // RFC 3629's second-byte ranges: no overlong 3- or 4-byte forms (E0 80-9F, F0 80-8F), no
+    // surrogates (ED A0-BF), nothing past U+10FFFF (F4 90-BF). libfyaml 0.8 loops for ever on an
+    // overlong F0 85 in a directive line (found by fuzz_scenario).
+    if (ok && n >= 3) {
+        const auto b = static_cast<unsigned char>(s[i + 1]);
+        ok = !(c == 0xe0 && b < 0xa0) && !(c == 0xed && b > 0x9f) && !(c == 0xf0 && b < 0x90) &&
+             !(c == 0xf4 && b > 0x8f);
+    }
     return ok ? n : 0;
 }
 

@@ -52,6 +52,12 @@ TEST_CASE("the YAML guard locates what yaml-cpp misread", "[scenarios][yaml]") {
     CHECK(error_of("a: 1\n% x\xf9y\n") == "g.yaml:2: not UTF-8 text at column 4: YAML files are UTF-8");
     CHECK(error_of("a: \xc3\xa9\xff\n") == "g.yaml:1: not UTF-8 text at column 5: YAML files are UTF-8");
     CHECK(error_of("a: caf\xc3\xa9 \xe2\x82\xac\n") == "no error");
+    // Overlong forms and surrogates are not UTF-8 either (RFC 3629): libfyaml looped for ever on an
+    // overlong F0 85 85 B5 in a directive line (found by fuzz_scenario).
+    CHECK(error_of("a: 1\n%%%: x\xf0\x85\x85\xb5\n") == "g.yaml:2: not UTF-8 text at column 7: YAML files are UTF-8");
+    CHECK(error_of("a: \xed\xa0\x80\n") == "g.yaml:1: not UTF-8 text at column 4: YAML files are UTF-8");
+    CHECK(error_of("a: \xe0\x80\xaf\n") == "g.yaml:1: not UTF-8 text at column 4: YAML files are UTF-8");
+    CHECK(error_of("a: \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\n") == "no error");  // U+1F600, U+10FFFF
     // The loader runs the guard first.
     CHECK_THROWS_WITH(load_yaml_string("a: [1, 2\n", "h.yaml"), Catch::StartsWith("h.yaml:2: malformed YAML"));
 }
