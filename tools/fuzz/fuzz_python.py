@@ -121,8 +121,8 @@ def main():
             continue  # the alias and nesting seeds come as text (YAML_TAILS): as dicts the walk would expand them
         try:
             d = yaml.safe_load(f.read_text())
-        except yaml.YAMLError:
-            continue  # a malformed seed (an unterminated quote): YAML_TAILS has its kind
+        except (yaml.YAMLError, UnicodeDecodeError):
+            continue  # a malformed seed (an unterminated quote, bytes that are not UTF-8): not a dict to mutate
         if isinstance(d, dict):
             docs.append(d)
     rng = random.Random(a.seed)
