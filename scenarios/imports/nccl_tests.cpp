@@ -66,12 +66,13 @@ std::string fabric_of(const std::string& accelerator) {
     return "";
 }
 
+// The format's dtype of nccl-tests' type column; "" for one the format has no name for (double,
+// the integer types).
 std::string dtype_of(const std::string& type) {
     if (type == "float") return "fp32";
     if (type == "half") return "fp16";
     if (type == "bfloat16") return "bf16";
-    if (type == "double") return "fp64";
-    return type;
+    return "";
 }
 
 // The output's ranks (their hosts and device) and its result rows.
@@ -168,6 +169,9 @@ std::vector<YAML::Node> read(const Source& file, const Context& context) {
     b["implementation"] = "nccl-tests";
     b["library"] = "nccl";
     b["dtype"] = dtype_of(top.type);
+    if (b["dtype"].as<std::string>().empty())
+        fail(file, "type", "'" + top.type + "' is none of the measured format's dtypes (float, half, bfloat16)",
+             top.line);
     if (op != "alltoall") b["size_bytes"] = top.size;
     b["ranks"] = ranks;
     b["algorithm"] = "default";

@@ -73,7 +73,7 @@ double number(const Source& file, const json& j, const std::string& key) {
 
 bool has_number(const json& j, const std::string& key) { return j.contains(key) && j[key].is_number(); }
 
-void workload(YAML::Node w, YAML::Node c, const Source& file, const json& j, const Keys& k) {
+void workload(YAML::Node w, YAML::Node c, const Source& file, const json& j) {
     if (j.contains("request_rate") && j["request_rate"] == "trace")
         fail(file, "request_rate", "a trace replay: the result does not hold the trace's arrival times");
     const double rate = j.contains("request_rate") ? number(file, j, "request_rate") : INFINITY;
@@ -112,7 +112,6 @@ void workload(YAML::Node w, YAML::Node c, const Source& file, const json& j, con
         c["assumed"].push_back("serving.workload.output_len");
         c["notes"].push_back("input_len and output_len: the run's mean tokens a request (total / completed)");
     }
-    (void)k;
 }
 
 void metrics(YAML::Node c, const Source& file, const json& j, const Keys& k) {
@@ -164,7 +163,7 @@ YAML::Node case_of(const Source& file, const Context& context, const json& j, co
     YAML::Node c = new_case(file, named, "serving", k.tool);
     add_scenario(c, file, context, "the server's model, GPUs and layout");
     c["serving"]["benchmark_tool"] = k.tool;
-    workload(c["serving"]["workload"], c, file, j, k);
+    workload(c["serving"]["workload"], c, file, j);
     metrics(c, file, j, k);
     if (j.contains("model_id") && j["model_id"].is_string())
         c["notes"].push_back("the benchmark's model: " + j["model_id"].get<std::string>());

@@ -42,8 +42,7 @@ struct LaunchFile {
 };
 
 struct Dialect {
-    const char* kind;     // "training" or "serving"
-    const char* version;  // the framework version whose flag names it writes, and where they are defined
+    const char* kind;  // "training" or "serving"
     std::vector<LaunchFile> (*write)(const Job& job);
     // The measured-format fields `files` state for `model` (the model they run: a framework's
     // flavor names it, a layer split needs its layers): {training: {...}, precision: {...}} or

@@ -231,6 +231,6 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
 
 }  // namespace
 
-Dialect megatron_dialect() { return {"training", kArgs, write, read}; }
+Dialect megatron_dialect() { return {"training", write, read}; }
 
 }  // namespace fathom::scenarios::launch

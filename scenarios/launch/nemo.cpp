@@ -203,6 +203,6 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
 
 }  // namespace
 
-Dialect nemo_dialect() { return {"training", kSources, write, read}; }
+Dialect nemo_dialect() { return {"training", write, read}; }
 
 }  // namespace fathom::scenarios::launch

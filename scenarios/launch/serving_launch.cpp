@@ -32,6 +32,11 @@ std::vector<PoolLaunch> pool_launches(const Job& job, bool one_engine_per_pool) 
     return out;
 }
 
+bool any_expert_parallel(const workloads::serving::ServingPlan& plan) {
+    const auto pools = plan.pools();
+    return std::any_of(pools.begin(), pools.end(), [](const auto& x) { return x.layout->ep > 1; });
+}
+
 std::string model_argument(const Job& job) {
     if (!job.model->huggingface.empty()) return job.model->huggingface;
     return "\"${MODEL:?the checkpoint of " + job.model->name + " (model.huggingface is not in fathom's catalog)}\"";

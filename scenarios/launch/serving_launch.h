@@ -27,6 +27,9 @@ struct PoolLaunch {
 // node 0 on (the prefill pool's nodes first); `engine_gpus` > tp x pp for an engine that holds
 // several replicas as data-parallel ranks (one instance of `engine_gpus` GPUs then).
 std::vector<PoolLaunch> pool_launches(const Job& job, bool one_engine_per_pool);
+// Whether a pool of the plan is expert-parallel (its engine then holds the pool's replicas as
+// data-parallel ranks: one instance a pool).
+bool any_expert_parallel(const workloads::serving::ServingPlan& plan);
 // The model: its Hugging Face repository, or ${MODEL:?...} naming the model when unknown.
 std::string model_argument(const Job& job);
 // A serving key's value as text ("fp8", "w4a16", "true").

@@ -104,8 +104,7 @@ void engine_flags(const Job& j, const PoolLaunch& pool, const Instance& in, Comm
 std::vector<LaunchFile> write(const Job& j) {
     check(j);
     const auto& p = *j.serving;
-    const auto pools = p.pools();
-    const bool ep = std::any_of(pools.begin(), pools.end(), [](const auto& x) { return x.layout->ep > 1; });
+    const bool ep = any_expert_parallel(p);
     std::vector<LaunchFile> files;
     for (const PoolLaunch& pool : pool_launches(j, ep)) {
         std::string text = serving_header(j, "SGLang", kSources);
@@ -187,6 +186,6 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
 
 }  // namespace
 
-Dialect sglang_dialect() { return {"serving", kSources, write, read}; }
+Dialect sglang_dialect() { return {"serving", write, read}; }
 
 }  // namespace fathom::scenarios::launch

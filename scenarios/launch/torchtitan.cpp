@@ -246,6 +246,6 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec& m
 
 }  // namespace
 
-Dialect torchtitan_dialect() { return {"training", "pytorch/torchtitan v0.2.2 (73a0e697)", write, read}; }
+Dialect torchtitan_dialect() { return {"training", write, read}; }
 
 }  // namespace fathom::scenarios::launch

@@ -78,8 +78,7 @@ std::string llm_api_yaml(const Job& j, const PoolLaunch& pool) {
 std::vector<LaunchFile> write(const Job& j) {
     check(j);
     const auto& p = *j.serving;
-    const auto pools = p.pools();
-    const bool ep = std::any_of(pools.begin(), pools.end(), [](const auto& x) { return x.layout->ep > 1; });
+    const bool ep = any_expert_parallel(p);
     std::vector<LaunchFile> files;
     for (const PoolLaunch& pool : pool_launches(j, ep)) {
         const auto& l = *pool.layout;
@@ -159,6 +158,6 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
 
 }  // namespace
 
-Dialect trtllm_dialect() { return {"serving", kSources, write, read}; }
+Dialect trtllm_dialect() { return {"serving", write, read}; }
 
 }  // namespace fathom::scenarios::launch

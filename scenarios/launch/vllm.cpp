@@ -99,8 +99,7 @@ std::vector<LaunchFile> write(const Job& j) {
     check(j);
     const auto& p = *j.serving;
     std::vector<LaunchFile> files;
-    const auto pools = p.pools();
-    const bool ep = std::any_of(pools.begin(), pools.end(), [](const auto& x) { return x.layout->ep > 1; });
+    const bool ep = any_expert_parallel(p);
     for (const PoolLaunch& pool : pool_launches(j, ep)) {
         std::string text = serving_header(j, "vLLM", kSources);
         if (pool.role != "aggregated")
@@ -168,6 +167,6 @@ YAML::Node read(const std::vector<LaunchFile>& files, const models::ModelSpec&) 
 
 }  // namespace
 
-Dialect vllm_dialect() { return {"serving", kSources, write, read}; }
+Dialect vllm_dialect() { return {"serving", write, read}; }
 
 }  // namespace fathom::scenarios::launch

@@ -171,4 +171,9 @@ TEST_CASE("import errors name the file, its line or key, and what is missing", "
     Source cut = fixture("nccl_all_reduce_8xh100.txt");
     cut.text = cut.text.substr(0, cut.text.find("     1048576"));
     CHECK_THROWS_WITH(import_file(cut, "nccl-tests", {}), Catch::Contains("no result rows"));
+    // A type the format has no dtype for is refused, naming the row's line (not passed on as text).
+    Source doubles = fixture("nccl_all_reduce_8xh100.txt");
+    for (size_t at = doubles.text.find("     float"); at != std::string::npos; at = doubles.text.find("     float"))
+        doubles.text.replace(at, 10, "    double");
+    CHECK_THROWS_WITH(import_file(doubles, "nccl-tests", {}), Catch::Contains("'double' is none of"));
 }
