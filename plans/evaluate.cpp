@@ -90,6 +90,7 @@ Outcome evaluate_serving(const models::ModelSpec& model, const hardware::Cluster
     ServingOptions so;
     so.keep_records = options.keep_records;
     so.trace = options.trace;
+    so.series = options.series;
     so.progress = options.progress;
     try {
         out.report = simulate_serving(in, source, so);

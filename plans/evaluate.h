@@ -61,7 +61,8 @@ struct EvaluateOptions {
     // serving: iteration costs shared with other evaluations of the same model, cluster and
     // context (a search's candidates), or none.
     workloads::serving::IterationCostShare* cost_share = nullptr;
-    bool keep_records = false;  // serving: per-request records in the report
+    bool keep_records = false;                   // serving: per-request records in the report
+    workloads::ServingSeries* series = nullptr;  // serving: the report's time series (serving_series.h)
     // serving: (requests finished, expected or 0); training on the SimGrid network: (collectives
     // simulated, 0)
     std::function<void(int64_t, int64_t)> progress;

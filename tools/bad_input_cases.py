@@ -10,6 +10,8 @@ from bad_input_rl import RL_EXPECT, rl_cases
 from bad_input_run_cases import RUN_EXPECT, run_cases
 from bad_input_serving import SERVING_EXPECT, autoscale_cases, lora_cases, speculative_cases
 
+RL_EXAMPLE = (ROOT / "scenarios/examples/rl-grpo-qwen3-8b-8xh100.yaml").read_text()
+
 TRACE_HEAD = "arrival_s,prompt_tokens,output_tokens\n"
 TRACE_ROWS = "0.0,512,64\n0.5,1024,32\n1.0,256,128\n"
 MEASURED = re.sub(r"\n    pp: 0\n", "\n    pp: 8\n",
@@ -231,6 +233,9 @@ def output_cases(add):
     add("output-class", "--json after a late error", {"s.yaml": LONG_STEP}, "run", "IN", "--json", "OUT")
     add("output-class", "--json of a bad scenario", {"s.yaml": training("tp: 1", "tp: 3")}, "run", "IN", "--json", "OUT")
     add("output-class", "-o of a bad search", {"s.yaml": QUICKSTART + "search:\n  objective: speed\n"}, "search", "IN", "-o", "OUT")
+    add("output-class", "--html of a bad scenario", {"s.yaml": training("tp: 1", "tp: 3")}, "run", "IN", "--html", "OUT")
+    add("output-class", "--html of an RL scenario", {"s.yaml": RL_EXAMPLE}, "run", "IN", "--html", "OUT")
+    add("output-class", "--html of validate", {"s.yaml": QUICKSTART}, "validate", "IN", "--html", "OUT")
 
 
 def bomb(key):
@@ -445,6 +450,9 @@ EXPECT = {
     'escape sequence in a measured id': "m.yaml:60: key 'value': expected a number, got '7\\x1b[2J26'",
     '--json after a late error': "s.yaml: key 'training.global_batch_size': simulated time exceeds its range (about 106 days)",
     '--json of a bad scenario': "s.yaml:12: key 'parallel.tp': tp x pp x cp = 6 does not divide the cluster's 8 GPUs",
+    '--html of a bad scenario': "s.yaml:12: key 'parallel.tp': tp x pp x cp = 6 does not divide the cluster's 8 GPUs",
+    '--html of an RL scenario': "s.yaml: --html: not yet for RL scenarios (kind: rl)",
+    '--html of validate': "command line: --html is not an option of `fathom validate`",
     '-o of a bad search': "s.yaml:25: key 'search.objective': expected goodput, throughput, cost or capacity, got",
     'trace negative arrival': "trace.csv:2: key 'arrival_s': arrival time must be >= 0, got -1.0",
     'trace arrivals out of order': "trace.csv:3: key 'arrival_s': arrival times must not decrease (0.5 s after 1 s on the row",

@@ -11,6 +11,10 @@ PKGS=(
   python3-numpy python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
   clang-14 libclang-rt-14-dev llvm-14 clang-format-14 universal-ctags
   git zsh  # git: the commit `fathom --version` names; zsh: the completion script's test
+  # The HTML report's charting library (plotly.js 2.x, inlined in each page: /usr/share/python3-plotly/plotly.js)
+  # and the headless browser its test renders the pages in (tests/python/browser.py)
+  python3-plotly chromium-headless-shell
+  python3-venv  # the suite's fresh-venv `pip install .` (tests/install/test_pip_install.py)
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -33,7 +33,7 @@ struct Args {
     std::string command;
     bool help = false;  // --help, -h, or `fathom help COMMAND`
     std::vector<std::string> positional;
-    std::string json, trace, algorithm, device, out, requests, only_case, network, placement;
+    std::string json, html, trace, algorithm, device, out, requests, only_case, network, placement;
     std::string run_trace;                // run: the whole run's timeline (a training scenario with a `run` section)
     std::string intervals;                // compare: write the validation bands of its residuals to this file
     std::string framework;                // export: --for

@@ -4,6 +4,7 @@
 #include "scenarios/measured.h"
 #include "scenarios/scenario.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/html.h"
 
 #include <algorithm>
 #include <cmath>
@@ -137,8 +138,7 @@ nlohmann::json stage_json(const workloads::StageReport& x) {
     return record_json(rec);
 }
 
-void write_compare_json(const std::string& path, const std::vector<CompareResult>& results,
-                        const nlohmann::json& ranks) {
+nlohmann::json compare_json(const std::vector<CompareResult>& results, const nlohmann::json& ranks) {
     nlohmann::json arr = nlohmann::json::array();
     const auto loo = scenarios::leave_one_out_intervals(results);
     for (size_t i = 0; i < results.size(); ++i) {
@@ -159,7 +159,7 @@ void write_compare_json(const std::string& path, const std::vector<CompareResult
             if (rank["id"] == r.id) j["plan_rank"] = rank;
         arr.push_back(j);
     }
-    write_json(path, arr);
+    return arr;
 }
 
 }  // namespace
@@ -198,7 +198,11 @@ int cmd_compare(const Args& a) {
     }
     nlohmann::json ranks;
     if (a.rank_plans) ranks = rank_published_plans(results, ctx, a);
-    if (!a.json.empty()) write_compare_json(a.json, results, ranks);
+    if (!a.json.empty() || !a.html.empty()) {
+        const nlohmann::json j = compare_json(results, ranks);
+        if (!a.json.empty()) write_json(a.json, j);
+        write_html(a, one_file(a), nullptr, [&](report::Page& page) { report::add_compare(page, j); });
+    }
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "sim/units.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/html.h"
 #include "tools/cli/mpi.h"
 #include "workloads/run/run_timeline.h"
 #include "workloads/serving/batching/policy.h"
@@ -147,6 +148,7 @@ Args parse_args(int argc, char** argv) {
     if (a.help) return a;
     auto text = [&](const char* name) { return vm.count(name) ? vm[name].as<std::string>() : std::string(); };
     a.json = text("json");
+    a.html = text("html");
     a.trace = text("trace");
     a.run_trace = text("run-trace");
     a.requests = text("requests");
@@ -221,7 +223,9 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
     std::ostringstream trace;
     plans::EvaluateOptions opt;
     if (!a.trace.empty()) opt.trace = &trace;
-    opt.keep_records = !a.requests.empty();
+    opt.keep_records = !a.requests.empty() || !a.html.empty();
+    workloads::ServingSeries series;
+    if (!a.html.empty()) opt.series = &series;
     Progress bar("serving");
     opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
     const plans::Outcome o = naming_file(s.file, [&] { return plans::evaluate(s, ctx, opt); });
@@ -278,7 +282,11 @@ int cmd_run_serving(const Args& a, const plans::Scenario& s, bool validate_only,
         for (const auto& rec : r.records) csv += workloads::serving::request_csv_row(rec, r.slo_class_names);
         write_file(a.requests, csv);
     }
-    if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o, &ctx.catalog->intervals())));
+    if (!a.json.empty() || !a.html.empty()) {
+        const nlohmann::json j = report_json(plans::make_report(s, o, &ctx.catalog->intervals()));
+        if (!a.json.empty()) write_json(a.json, j);
+        write_html(a, s.name, &s, [&](report::Page& page) { report::add_serving(page, j, r.records, series); });
+    }
     return 0;
 }
 
@@ -296,27 +304,33 @@ int validate_training(const Args& a, const plans::Scenario& s) {
 
 }  // namespace
 
-void fathom::cli::print_stage_table(const std::vector<workloads::StageReport>& stages,
-                                    const std::vector<models::GroupKind>& kinds, const char* indent) {
-    // A column per group kind the step moved data over: that stream's busy time.
-    std::printf("%s%-6s %6s %10s", indent, "stage", "layers", "compute_s");
-    for (models::GroupKind g : kinds) std::printf(" %10s", (std::string(sim::name(g)) + "_s").c_str());
-    std::printf(" %10s %10s %12s\n", "exposed_s", "idle_s", "peak_mem");
-    for (size_t i = 0; i < stages.size(); ++i) {
-        const auto& st = stages[i];
-        std::printf("%s%-6zu %6d %10.4f", indent, i, st.layers, st.compute_s);
-        for (models::GroupKind g : kinds) std::printf(" %10.4f", st.comm(g));
-        std::printf(" %10.4f %10.4f %12s\n", st.exposed_comm_s, st.idle_s, gib(st.memory.total()).c_str());
+namespace {
+
+// The files of a training run: --trace, --run-trace, --json and --html, after the work.
+void write_training_outputs(const Args& a, const plans::Scenario& s, const plans::Outcome& o,
+                            const plans::EvaluationContext& ctx, const std::string& trace) {
+    if (!a.trace.empty()) write_file(a.trace, trace);
+    if (!a.run_trace.empty()) {
+        if (!o.run) throw sim::InputError("--run-trace: no whole run (a `run` section, a plan that fits)", s.file);
+        std::ostringstream timeline;
+        workloads::run::write_run_trace(o.run->plan.spec, o.run->plan.seed, timeline);
+        write_file(a.run_trace, timeline.str());
+    }
+    if (!a.json.empty() || !a.html.empty()) {
+        const nlohmann::json j = report_json(plans::make_report(s, o, &ctx.catalog->intervals()));
+        if (!a.json.empty()) write_json(a.json, j);
+        write_html(a, s.name, &s, [&](report::Page& page) { report::add_training(page, j, trace); });
     }
 }
-
-namespace {
 
 int cmd_run(const Args& a, bool validate_only) {
     const auto catalog = scenarios::load_catalog();
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     if (s.serving()) return cmd_run_serving(a, s, validate_only, cli_context(catalog, s.seed, a));
+    if (s.rl() && !a.html.empty())
+        throw sim::InputError("--html: not yet for RL scenarios (kind: rl); --json and --trace write their results",
+                              s.file);
     if (s.rl()) return cmd_run_rl(a, s, validate_only, cli_context(catalog, s.seed, a));
     if (!a.requests.empty()) throw sim::InputError("--requests is for serving scenarios");
     const workloads::TrainingPlan& p = *s.training();
@@ -327,7 +341,7 @@ int cmd_run(const Args& a, bool validate_only) {
     Progress bar("network: collectives simulated");
     if (s.cluster.network == hardware::NetworkBackend::Simgrid)
         opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
-    if (!a.trace.empty()) opt.trace = &trace;
+    if (!a.trace.empty() || !a.html.empty()) opt.trace = &trace;
     const plans::Outcome o = naming_file(s.file, [&] { return plans::evaluate(s, ctx, opt); });
     if (!o.ok()) throw plans::plan_error(o.violations, s.file);
     const workloads::StepReport& r = *o.training();
@@ -382,14 +396,7 @@ int cmd_run(const Args& a, bool validate_only) {
     }
     print_device_model(s.cluster.accelerator);
     print_intervals(s, o, ctx.catalog->intervals());
-    if (!a.trace.empty()) write_file(a.trace, trace.str());
-    if (!a.run_trace.empty()) {
-        if (!o.run) throw sim::InputError("--run-trace: no whole run (a `run` section, a plan that fits)", s.file);
-        std::ostringstream timeline;
-        workloads::run::write_run_trace(o.run->plan.spec, o.run->plan.seed, timeline);
-        write_file(a.run_trace, timeline.str());
-    }
-    if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o, &ctx.catalog->intervals())));
+    write_training_outputs(a, s, o, ctx, trace.str());
     return 0;
 }
 
@@ -428,22 +435,24 @@ int cmd_capacity(const Args& a) {
         interval = {{"low", band->low}, {"high", band->high}, {"note", note}};
     }
     std::printf("simulations     %zu\n", c.probes.size() + 1);
-    if (!a.json.empty()) {
+    if (!a.json.empty() || !a.html.empty()) {
         nlohmann::json probes = nlohmann::json::array();
         for (const auto& x : c.probes)
             probes.push_back(
                 {{"seed", x.seed}, {"rate", x.rate}, {"slo_attainment", x.attainment}, {"goodput", x.goodput}});
-        write_json(a.json, {{"scenario", s.name},
-                            {"capacity_requests_per_s", c.rate},
-                            {"capacity_min", c.rate_min},
-                            {"capacity_max", c.rate_max},
-                            {"per_seed", c.per_seed},
-                            {"below_min_rate", c.below_min},
-                            {"above_max_rate", c.above_max},
-                            {"offline_requests_per_s", c.offline_requests_per_s},
-                            {"interval_90", interval},
-                            {"slo_target", p.slo.target_attainment},
-                            {"probes", probes}});
+        const nlohmann::json j = {{"scenario", s.name},
+                                  {"capacity_requests_per_s", c.rate},
+                                  {"capacity_min", c.rate_min},
+                                  {"capacity_max", c.rate_max},
+                                  {"per_seed", c.per_seed},
+                                  {"below_min_rate", c.below_min},
+                                  {"above_max_rate", c.above_max},
+                                  {"offline_requests_per_s", c.offline_requests_per_s},
+                                  {"interval_90", interval},
+                                  {"slo_target", p.slo.target_attainment},
+                                  {"probes", probes}};
+        if (!a.json.empty()) write_json(a.json, j);
+        write_html(a, s.name, &s, [&](report::Page& page) { report::add_capacity(page, j); });
     }
     return 0;
 }

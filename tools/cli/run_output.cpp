@@ -1,4 +1,5 @@
-// `fathom run` of a training scenario with a `run` section: the whole run after the step.
+// `fathom run` of a training scenario: the per-stage table, and with a `run` section the whole run
+// after the step.
 #include "tools/cli/cli.h"
 
 #include <cmath>
@@ -63,6 +64,20 @@ void print_checkpoint(const plans::RunPlan& p) {
 }
 
 }  // namespace
+
+void print_stage_table(const std::vector<workloads::StageReport>& stages, const std::vector<models::GroupKind>& kinds,
+                       const char* indent) {
+    // A column per group kind the step moved data over: that stream's busy time.
+    std::printf("%s%-6s %6s %10s", indent, "stage", "layers", "compute_s");
+    for (models::GroupKind g : kinds) std::printf(" %10s", (std::string(sim::name(g)) + "_s").c_str());
+    std::printf(" %10s %10s %12s\n", "exposed_s", "idle_s", "peak_mem");
+    for (size_t i = 0; i < stages.size(); ++i) {
+        const auto& st = stages[i];
+        std::printf("%s%-6zu %6d %10.4f", indent, i, st.layers, st.compute_s);
+        for (models::GroupKind g : kinds) std::printf(" %10.4f", st.comm(g));
+        std::printf(" %10.4f %10.4f %12s\n", st.exposed_comm_s, st.idle_s, gib(st.memory.total()).c_str());
+    }
+}
 
 void print_run(const plans::Outcome::Run& run) {
     const plans::RunPlan& p = run.plan;

@@ -8,6 +8,7 @@
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/html.h"
 #include "tools/cli/mpi.h"
 #include "tools/cli/search_output.h"
 
@@ -212,6 +213,8 @@ int cmd_search(const Args& a) {
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     if (s.serving()) return cmd_search_serving(a, s, catalog);
+    if (s.rl() && !a.html.empty())
+        throw sim::InputError("--html: not yet for RL searches (kind: rl); --json writes their results", s.file);
     if (s.rl()) return cmd_search_rl(a, s, catalog);
     const plans::SearchSpace space = s.search.value_or(plans::SearchSpace{});
     const plans::EvaluationContext ctx = cli_context(catalog, s.seed, a);
@@ -246,7 +249,7 @@ int cmd_search(const Args& a) {
     const nlohmann::json adaptive = print_training_findings(s, space, r);
     const nlohmann::json runs = s.run ? print_run_search(s, space, r, ctx, opt) : nlohmann::json();
     if (!a.out.empty()) write_file(a.out, records_csv(records, csv_columns));
-    if (!a.json.empty()) {
+    if (!a.json.empty() || !a.html.empty()) {
         nlohmann::json j = search_json(r, records);
         j["scenario"] = s.name;
         add_plan_keys(j, s, a, [&](int64_t i) {
@@ -256,7 +259,8 @@ int cmd_search(const Args& a) {
         j["adaptive_run"] = adaptive;
         j["rank_gap"] = gap;
         j["whole_runs"] = runs;
-        write_json(a.json, j);
+        if (!a.json.empty()) write_json(a.json, j);
+        write_html(a, s.name, &s, [&](report::Page& page) { report::add_search(page, j); });
     }
     return 0;
 }

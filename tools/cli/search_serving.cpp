@@ -7,6 +7,7 @@
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/html.h"
 #include "tools/cli/mpi.h"
 #include "tools/cli/search_output.h"
 #include "workloads/serving/formats.h"
@@ -131,7 +132,7 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
     print_format_accuracy(r, space.top);
     print_serving_findings(base, r);
     if (!a.out.empty()) write_file(a.out, records_csv(records, csv_columns));
-    if (!a.json.empty()) {
+    if (!a.json.empty() || !a.html.empty()) {
         nlohmann::json j = search_json(r, records);
         j["scenario"] = s.name;
         add_plan_keys(j, s, a, [&](int64_t i) {
@@ -140,7 +141,8 @@ int cmd_search_serving(const Args& a, const plans::Scenario& s, std::shared_ptr<
         j["kind"] = "serving";
         j["objective"] = sim::name(space.objective);
         j["rank_gap"] = gap;
-        write_json(a.json, j);
+        if (!a.json.empty()) write_json(a.json, j);
+        write_html(a, s.name, &s, [&](report::Page& page) { report::add_search(page, j); });
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "sim/error.h"
 #include "workloads/metrics/serving_load.h"
 #include "workloads/metrics/serving_requests.h"
+#include "workloads/metrics/serving_series.h"
 #include "workloads/metrics/serving_timeline.h"
 #include "workloads/serving/arrivals.h"
 #include "workloads/serving/serving_system.h"
@@ -19,6 +20,7 @@ ServingReport simulate_serving(const ServingInputs& in, RequestSource& source, c
     // last one finish.
     std::optional<ServingTimeline> timeline;
     if (options.trace) timeline.emplace(signals, *options.trace);
+    if (options.series) options.series->attach(signals, system.kv_capacities());
     ServingRequestCollector requests(signals, plan.slo, source.slo_classes(), options.keep_records,
                                      plan.traffic.warmup_requests);
     ReplicaUsageCollector usage(signals, system.kv_capacities());

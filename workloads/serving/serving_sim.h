@@ -21,6 +21,10 @@
 #include <memory>
 #include <vector>
 
+namespace fathom::workloads {
+class ServingSeries;  // workloads/metrics/serving_series.h
+}
+
 namespace fathom::workloads::serving {
 
 class IterationCostShare;  // iteration_cost.h
@@ -41,8 +45,9 @@ struct ServingInputs {
 };
 
 struct ServingOptions {
-    bool keep_records = false;      // fill ServingReport::records
-    std::ostream* trace = nullptr;  // Chrome/Perfetto JSON: iterations per replica, KV use counters
+    bool keep_records = false;        // fill ServingReport::records
+    std::ostream* trace = nullptr;    // Chrome/Perfetto JSON: iterations per replica, KV use counters
+    ServingSeries* series = nullptr;  // the report's time series (batches, KV use, tokens), when asked for
     // Called now and then with (requests finished, requests expected or 0 when unknown).
     std::function<void(int64_t, int64_t)> progress;
 };

@@ -1,0 +1,36 @@
+#pragma once
+// Small pieces the report's builders share: number formatting, empirical CDFs and time bins thinned
+// to what a chart can show, and the palette.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace fathom::report {
+
+// `x` with `digits` significant digits ("%.*g"); "-" for NaN.
+std::string num(double x, int digits = 4);
+// The i-th colour of the palette (cycling).
+std::string colour(size_t i);
+
+// The empirical CDF of `values` (times `scale`) as a line trace named `name`: every point when
+// there are at most `max_points`, else `max_points` evenly spaced order statistics (the first and
+// the last among them).
+nlohmann::json cdf_trace(const std::string& name, std::vector<double> values, double scale, size_t max_points = 800);
+
+// Fixed-width bins over [t0, t1): their centres, and sums of `weights` at `times` (times outside
+// are left out).
+struct Bins {
+    double t0 = 0, width = 1;
+    std::vector<double> centres;
+    std::vector<double> sums;
+    std::vector<double> counts;
+};
+Bins make_bins(double t0, double t1, size_t n);
+void add_to_bin(Bins& b, double t, double weight);
+
+// A vertical line from y0 to y1 at x (a threshold: an SLO, a capacity) as a dashed line trace.
+nlohmann::json vline(const std::string& name, double x, double y0, double y1, const std::string& colour);
+nlohmann::json hline(const std::string& name, double y, double x0, double x1, const std::string& colour);
+
+}  // namespace fathom::report

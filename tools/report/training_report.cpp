@@ -1,0 +1,226 @@
+// The training step's page: headline figures, the pipeline timeline (from the step's Perfetto
+// trace: a process per stage, a thread per stream), the time breakdown and memory per stage.
+#include "tools/report/charts.h"
+#include "tools/report/report.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fathom::report {
+
+namespace {
+
+// A task's kind, from the first word of its name in the trace ("F mb3 L2", "tp mb0", "dp-grad ...").
+std::string task_kind(const std::string& name) {
+    const std::string w = name.substr(0, name.find(' '));
+    if (w == "F") return "forward";
+    if (w == "B") return "backward";
+    if (w == "W") return "weight gradients";
+    if (w == "R") return "recompute";
+    return w;
+}
+
+struct Bar {
+    double start_us = 0, end_us = 0;
+    int tasks = 0;
+};
+
+// The timeline as horizontal bars, one trace per task kind. Tasks of one kind on one row closer
+// than a pixel of a 1,500-pixel-wide step are drawn as one bar (the hover says how many tasks).
+void add_timeline(Page& page, const std::string& trace, double step_s) {
+    const nlohmann::json doc = nlohmann::json::parse(trace);
+    std::map<int, std::string> process;                                           // pid -> "stage k"
+    std::map<std::pair<int, int>, std::string> stream;                            // (pid, tid) -> "compute"
+    std::map<std::string, std::map<std::pair<int, int>, std::vector<Bar>>> bars;  // kind -> row -> bars
+    std::vector<std::string> kinds;
+    size_t tasks = 0;
+    for (const auto& e : doc.at("traceEvents")) {
+        const std::string ph = e.at("ph");
+        if (ph == "M" && e.at("name") == "process_name") process[e.at("pid")] = e.at("args").at("name");
+        if (ph == "M" && e.at("name") == "thread_name") stream[{e.at("pid"), e.at("tid")}] = e.at("args").at("name");
+        if (ph != "X") continue;
+        const std::string kind = task_kind(e.at("name"));
+        if (!bars.count(kind)) kinds.push_back(kind);
+        const double ts = e.at("ts"), dur = e.at("dur");
+        bars[kind][{e.at("pid"), e.at("tid")}].push_back({ts, ts + dur, 1});
+        ++tasks;
+    }
+    auto row_name = [&](const std::pair<int, int>& r) { return process[r.first] + " · " + stream[r]; };
+    std::vector<std::string> rows;
+    for (const auto& [r, name] : stream) rows.push_back(row_name(r));
+    const double gap_us = step_s * 1e6 / 1500;
+    nlohmann::json data = nlohmann::json::array();
+    size_t drawn = 0;
+    for (size_t k = 0; k < kinds.size(); ++k) {
+        nlohmann::json y = nlohmann::json::array(), x = nlohmann::json::array(), base = nlohmann::json::array(),
+                       text = nlohmann::json::array();
+        for (auto& [r, list] : bars[kinds[k]]) {
+            std::sort(list.begin(), list.end(), [](const Bar& a, const Bar& b) { return a.start_us < b.start_us; });
+            std::vector<Bar> merged;
+            for (const Bar& b : list) {
+                if (!merged.empty() && b.start_us - merged.back().end_us <= gap_us) {
+                    merged.back().end_us = std::max(merged.back().end_us, b.end_us);
+                    merged.back().tasks += b.tasks;
+                } else {
+                    merged.push_back(b);
+                }
+            }
+            for (const Bar& b : merged) {
+                y.push_back(row_name(r));
+                base.push_back(b.start_us / 1e3);
+                x.push_back((b.end_us - b.start_us) / 1e3);
+                text.push_back(std::to_string(b.tasks) + (b.tasks == 1 ? " task" : " tasks"));
+            }
+            drawn += merged.size();
+        }
+        data.push_back({{"type", "bar"},
+                        {"orientation", "h"},
+                        {"name", kinds[k]},
+                        {"y", y},
+                        {"x", x},
+                        {"base", base},
+                        {"hovertext", text},
+                        {"hovertemplate", kinds[k] + ": %{base:.3f} ms + %{x:.3f} ms, %{hovertext}<extra></extra>"},
+                        {"marker", {{"color", colour(k)}}}});
+    }
+    page.section("Pipeline timeline", "every task of the step by stage and stream (" + std::to_string(tasks) +
+                                          " tasks as " + std::to_string(drawn) +
+                                          " bars: tasks of one kind less than a pixel apart are drawn as one)");
+    nlohmann::json layout = {{"title", {{"text", "Tasks per stage and stream"}}},
+                             {"barmode", "overlay"},
+                             {"bargap", 0.25},
+                             {"xaxis", {{"title", {{"text", "time in the step (ms)"}}}}},
+                             {"yaxis",
+                              {{"type", "category"},
+                               {"categoryorder", "array"},
+                               {"categoryarray", rows},
+                               {"autorange", "reversed"},
+                               {"automargin", true}}},
+                             {"margin", {{"l", 150}, {"r", 30}, {"t", 70}, {"b", 55}}}};
+    page.chart("timeline", data, layout, std::max(320, 110 + 24 * static_cast<int>(rows.size())));
+}
+
+std::vector<std::string> stage_names(const nlohmann::json& stages) {
+    std::vector<std::string> names;
+    for (const auto& st : stages) names.push_back("stage " + std::to_string(st.value("stage", 0)));
+    return names;
+}
+
+void add_breakdown(Page& page, const nlohmann::json& stages) {
+    const auto names = stage_names(stages);
+    nlohmann::json data = nlohmann::json::array();
+    const std::pair<const char*, const char*> parts[] = {
+        {"compute_s", "compute"}, {"exposed_comm_s", "exposed communication"}, {"idle_s", "idle (bubble)"}};
+    size_t c = 0;
+    for (const auto& [key, label] : parts) {
+        std::vector<double> v;
+        for (const auto& st : stages) v.push_back(st.value(key, 0.0));
+        data.push_back(
+            {{"type", "bar"}, {"name", label}, {"x", names}, {"y", v}, {"marker", {{"color", colour(c++)}}}});
+    }
+    page.section("Where the step goes", "per stage: compute, communication not hidden behind it, and idle time");
+    page.chart("breakdown", data,
+               {{"title", {{"text", "Step time per stage"}}},
+                {"barmode", "stack"},
+                {"yaxis", {{"title", {{"text", "seconds"}}}}},
+                {"xaxis", {{"type", "category"}}}});
+    // Each communication stream's busy time (hidden or not).
+    nlohmann::json comm = nlohmann::json::array();
+    std::vector<std::string> keys;
+    for (const auto& st : stages)
+        for (const auto& [k, v] : st.items())
+            if (k != "exposed_comm_s" && k.size() > 7 && k.compare(k.size() - 7, 7, "_comm_s") == 0 && v.is_number() &&
+                v.get<double>() > 0 && std::find(keys.begin(), keys.end(), k) == keys.end())
+                keys.push_back(k);
+    for (size_t i = 0; i < keys.size(); ++i) {
+        std::vector<double> v;
+        for (const auto& st : stages) v.push_back(st.value(keys[i], 0.0));
+        comm.push_back({{"type", "bar"},
+                        {"name", keys[i].substr(0, keys[i].size() - 7) + " communication"},
+                        {"x", names},
+                        {"y", v},
+                        {"marker", {{"color", colour(i + 4)}}}});
+    }
+    if (!comm.empty())
+        page.chart("communication", comm,
+                   {{"title", {{"text", "Communication streams' busy time (hidden or not)"}}},
+                    {"barmode", "group"},
+                    {"yaxis", {{"title", {{"text", "busy seconds per stream"}}}}},
+                    {"xaxis", {{"type", "category"}}}},
+                   300);
+}
+
+void add_memory(Page& page, const nlohmann::json& result) {
+    const nlohmann::json& stages = result.at("stages");
+    const auto names = stage_names(stages);
+    const double gib = 1024.0 * 1024 * 1024, capacity = result.value("memory_capacity_bytes", 0.0) / gib;
+    std::vector<std::string> parts;
+    for (const auto& st : stages) {
+        const nlohmann::json memory = st.value("memory_bytes", nlohmann::json::object());
+        for (const auto& [k, v] : memory.items())
+            if (k != "total" && std::find(parts.begin(), parts.end(), k) == parts.end()) parts.push_back(k);
+    }
+    nlohmann::json data = nlohmann::json::array();
+    for (size_t i = 0; i < parts.size(); ++i) {
+        std::vector<double> v;
+        for (const auto& st : stages) v.push_back(st.at("memory_bytes").value(parts[i], 0.0) / gib);
+        data.push_back(
+            {{"type", "bar"}, {"name", parts[i]}, {"x", names}, {"y", v}, {"marker", {{"color", colour(i)}}}});
+    }
+    const bool oom = result.value("out_of_memory", false);
+    page.section("Memory per stage", "peak per GPU by what holds it, against the device's " + num(capacity, 4) +
+                                         " GiB: " + (oom ? "OUT OF MEMORY" : "fits"));
+    nlohmann::json layout = {{"title", {{"text", "Peak memory per GPU by stage"}}},
+                             {"barmode", "stack"},
+                             {"yaxis", {{"title", {{"text", "GiB per GPU"}}}, {"rangemode", "tozero"}}},
+                             {"xaxis", {{"type", "category"}}},
+                             {"shapes",
+                              {{{"type", "line"},
+                                {"xref", "paper"},
+                                {"x0", 0},
+                                {"x1", 1},
+                                {"y0", capacity},
+                                {"y1", capacity},
+                                {"line", {{"color", "#C0392B"}, {"dash", "dash"}, {"width", 2}}}}}},
+                             {"annotations",
+                              {{{"xref", "paper"},
+                                {"x", 1},
+                                {"xanchor", "right"},
+                                {"y", capacity},
+                                {"yanchor", "bottom"},
+                                {"text", "capacity " + num(capacity, 4) + " GiB"},
+                                {"showarrow", false}}}}};
+    page.chart("memory", data, layout);
+}
+
+// One figure with its 90% interval when the result carries one.
+std::vector<std::string> headline(const nlohmann::json& r, const std::string& key, const std::string& label,
+                                  double scale, const std::string& unit) {
+    std::string band = "-";
+    if (r.contains("interval_90") && r["interval_90"].contains(key)) {
+        const auto& b = r["interval_90"][key];
+        band = num(b.value("low", 0.0) * scale) + " .. " + num(b.value("high", 0.0) * scale);
+    }
+    return {label, num(r.value(key, 0.0) * scale), unit, band};
+}
+
+}  // namespace
+
+void add_training(Page& page, const nlohmann::json& result, const std::string& trace) {
+    page.section("Step", "predicted figures and, where fathom's validation bands cover the plan, their 90% intervals");
+    const double gib = 1024.0 * 1024 * 1024;
+    page.table("headline", {"figure", "predicted", "unit", "90% interval"},
+               {headline(result, "step_time_s", "step time", 1, "s"),
+                headline(result, "tokens_per_s_per_gpu", "throughput", 1, "tokens/s per GPU"),
+                headline(result, "mfu", "MFU", 100, "%"),
+                headline(result, "bubble_fraction", "pipeline bubble", 100, "% of the step"),
+                headline(result, "exposed_comm_s", "exposed communication", 1, "s (mean over stages)"),
+                headline(result, "peak_memory_bytes", "peak memory", 1 / gib, "GiB per GPU")});
+    if (!trace.empty()) add_timeline(page, trace, result.value("step_time_s", 0.0));
+    add_breakdown(page, result.at("stages"));
+    add_memory(page, result);
+}
+
+}  // namespace fathom::report
