@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 
 namespace fathom::scenarios::measured {
 namespace {
@@ -243,6 +244,9 @@ Translation translate_microbench(const Case& c, const plans::EvaluationContext& 
 
 double microbench_metric(const Case& c, const Evaluated& e, CompareResult& out) {
     c.accept_deterministic_statistic();
+    // The devices it ran on (`fathom calibrate refit` fits their constants).
+    out.accelerator = e.scenario.cluster.accelerator.id;
+    out.cluster = std::make_shared<const hardware::ClusterSpec>(e.scenario.cluster);
     const std::string op = c.text("benchmark.op");
     if (op == "gemm") return price_gemm(c, e, out);
     if (op == "attention") return price_attention(c, e, out);

@@ -11,6 +11,10 @@ from bad_input_run_cases import RUN_EXPECT, run_cases
 from bad_input_serving import SERVING_EXPECT, autoscale_cases, lora_cases, speculative_cases
 
 RL_EXAMPLE = (ROOT / "scenarios/examples/rl-grpo-qwen3-8b-8xh100.yaml").read_text()
+# One frozen training case (NeMo 24.07, Llama 3 8B on 8 H100) as a measurement file.
+_FROZEN = (ROOT / "tests/data/measured_frozen.yaml").read_text()
+FROZEN_ONE = "format_version: 1\ncases:\n" + _FROZEN[_FROZEN.index("- id: trn-nemo2407-llama3-8b-8"):
+                                                    _FROZEN.index("- id: trn-nemo2407-llama3-70b-64")]
 
 TRACE_HEAD = "arrival_s,prompt_tokens,output_tokens\n"
 TRACE_ROWS = "0.0,512,64\n0.5,1024,32\n1.0,256,128\n"
@@ -236,6 +240,11 @@ def output_cases(add):
     add("output-class", "--html of a bad scenario", {"s.yaml": training("tp: 1", "tp: 3")}, "run", "IN", "--html", "OUT")
     add("output-class", "--html of an RL scenario", {"s.yaml": RL_EXAMPLE}, "run", "IN", "--html", "OUT")
     add("output-class", "--html of validate", {"s.yaml": QUICKSTART}, "validate", "IN", "--html", "OUT")
+    add("output-class", "refit without --device", {"m.yaml": FROZEN_ONE}, "calibrate", "refit", "IN")
+    add("output-class", "refit to a device without cases", {"m.yaml": FROZEN_ONE}, "calibrate", "refit", "IN",
+        "--device", "a100-sxm-80gb", "-o", "OUT")
+    add("output-class", "refit of a file that is not measured-format", {"m.yaml": "hello: 1\n"}, "calibrate", "refit",
+        "IN", "--device", "h100-sxm-80gb")
 
 
 def bomb(key):
@@ -453,6 +462,9 @@ EXPECT = {
     '--html of a bad scenario': "s.yaml:12: key 'parallel.tp': tp x pp x cp = 6 does not divide the cluster's 8 GPUs",
     '--html of an RL scenario': "s.yaml: --html: not yet for RL scenarios (kind: rl)",
     '--html of validate': "command line: --html is not an option of `fathom validate`",
+    'refit without --device': "command line: calibrate refit needs --device",
+    'refit to a device without cases': "m.yaml: no case ran on 'a100-sxm-80gb' with a metric the refit covers",
+    'refit of a file that is not measured-format': "m.yaml:1: key 'hello'",
     '-o of a bad search': "s.yaml:25: key 'search.objective': expected goodput, throughput, cost or capacity, got",
     'trace negative arrival': "trace.csv:2: key 'arrival_s': arrival time must be >= 0, got -1.0",
     'trace arrivals out of order': "trace.csv:3: key 'arrival_s': arrival times must not decrease (0.5 s after 1 s on the row",

@@ -110,7 +110,9 @@ def test_bash_completion_from_the_tables():
     assert bash_complete(script, "fathom run --network s") == ["simgrid"]
     assert "ring" in bash_complete(script, "fathom run --collective-algorithm ")
     assert bash_complete(script, "fathom list mod") == ["models"]
-    assert bash_complete(script, "fathom calibrate ") == ["fit", "layers"]
+    assert bash_complete(script, "fathom calibrate ") == ["fit", "layers", "refit"]
+    # refit reads a measurement file (YAML); fit and layers CSVs.
+    assert bash_complete(script, "fathom calibrate refit tests/data/measured_fr") == ["tests/data/measured_frozen.yaml"]
     assert bash_complete(script, "fathom run scenarios/examples/quicks") == ["scenarios/examples/quickstart.yaml"]
     assert cli("completion", "fish").returncode == 2
 

@@ -1,9 +1,12 @@
 // `fathom calibrate fit`: a per-op cost table from kernel measurements.
 // `fathom calibrate layers`: measured whole layers against the per-op sums (roofline and table).
+// `fathom calibrate refit`: a device's constants refitted to a measurement file (scenarios/refit.h).
 #include "models/cost/calibration_table.h"
 #include "scenarios/calibration_io.h"
 #include "scenarios/catalog.h"
 #include "scenarios/layer_check.h"
+#include "scenarios/refit.h"
+#include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
 
@@ -82,18 +85,58 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
     return 0;
 }
 
+// The device's constants refitted to a measured-format file; -o DIR writes the catalog files.
+int calibrate_refit(const Args& a) {
+    const auto catalog = scenarios::load_catalog();
+    const plans::EvaluationContext ctx = cli_context(catalog, 1, a);
+    scenarios::RefitResult r;
+    {
+        Progress bar("refit: simulations");
+        r = scenarios::refit_device(a.positional[1], a.device, ctx, [&bar](int64_t d, int64_t t) { bar(d, t); });
+    }
+    std::printf("refit of %s to %s\n\n", r.device.c_str(), r.measured.c_str());
+    std::printf("%-22s %-27s %7s %9s %9s %9s %9s %9s  %s\n", "constant", "load", "entries", "catalog", "refit",
+                "err_now", "err_refit", "loo_err", "file");
+    for (const auto& c : r.constants) {
+        const std::string file = std::filesystem::path(c.file).stem().string();
+        if (!c.sensitive) {
+            std::printf("%-22s %-27s %7zu %9.4g %9s  insensitive: no prediction moved with it   %s\n", c.name.c_str(),
+                        c.load.c_str(), c.cases.size(), c.before, "-", file.c_str());
+            continue;
+        }
+        std::printf("%-22s %-27s %7zu %9.4g %9.4g %8.1f%% %8.1f%% ", c.name.c_str(), c.load.c_str(), c.cases.size(),
+                    c.before, c.after, 100 * c.error_before, 100 * c.error_after);
+        if (c.leave_one_out >= 0) std::printf("%8.1f%%", 100 * c.leave_one_out);
+        else std::printf("%9s", "-");
+        std::printf("  %s%s\n", file.c_str(),
+                    c.at_bound ? "  (at the search's bound, x0.5 or x1.5 the catalog's: check the cases)" : "");
+    }
+    for (const auto& n : r.not_used) std::printf("not used: %s\n", n.c_str());
+    if (!a.out.empty()) {
+        const auto files = scenarios::write_refit(r, a.out);
+        std::printf("\n%s\n", files.empty() ? "nothing written: no constant lowered the error"
+                                            : "written (copy over the data directory, FATHOM_DATA_DIR):");
+        for (const auto& f : files) std::printf("  %s\n", f.c_str());
+    }
+    return 0;
+}
+
 }  // namespace
 
 int cmd_calibrate(const Args& a) {
     const bool fit = a.positional.size() == 2 && a.positional[0] == "fit";
     const bool layers = a.positional.size() == 2 && a.positional[0] == "layers";
-    if (!fit && !layers)
+    const bool refit = a.positional.size() == 2 && a.positional[0] == "refit";
+    if (!fit && !layers && !refit)
         throw sim::InputError(
             "usage: fathom calibrate fit MEASUREMENTS.csv --device ID [--out TABLE.yaml]\n"
-            "       fathom calibrate layers LAYERS.csv --device ID");
+            "       fathom calibrate layers LAYERS.csv --device ID\n"
+            "       fathom calibrate refit MEASURED.yaml --device ID [--out DIR]");
     if (a.device.empty())
         throw sim::InputError(std::string("calibrate ") + a.positional[0] +
-                              " needs --device (an accelerator id, see `fathom list hardware`)");
+                                  " needs --device (an accelerator id, see `fathom list hardware`)",
+                              "command line");
+    if (refit) return calibrate_refit(a);
     const auto catalog = scenarios::load_catalog();
     if (layers) return calibrate_layers(a, *catalog);
     const auto& acc = catalog->accelerator(a.device);

@@ -84,7 +84,11 @@ constexpr const char* kCalibrate =
     "roofline's and the table's per-op errors against them (-o writes the table);\n"
     "layers: measured whole layers (tools/calibrate/layers.py) against fathom's per-op sums,\n"
     "roofline and (when table.yaml lies beside the CSV) the calibrated table; --ops lists each\n"
-    "row's ops";
+    "row's ops;\n"
+    "refit: the device's constants refitted to a measurement file (`fathom import`'s cases from your\n"
+    "own benchmarks, or any): the sustained clock (training cases), the serving clock (serving),\n"
+    "the fabric's or NIC's bus-bandwidth efficiency (nccl-tests), each with its error before and\n"
+    "after and leave-one-out; -o DIR writes the refitted catalog files to copy over the data directory";
 
 }  // namespace
 
@@ -137,11 +141,11 @@ const std::vector<CommandSpec>& command_table() {
          Positional::Yaml,
          {}},
         {"calibrate",
-         "fit MEASUREMENTS.csv | layers LAYERS.csv",
+         "fit MEASUREMENTS.csv | layers LAYERS.csv | refit MEASURED.yaml",
          kCalibrate,
          {"device", "out", "ops"},
          Positional::Csv,
-         {"fit", "layers"}},
+         {"fit", "layers", "refit"}},
         {"export",
          "SCENARIO.yaml|SEARCH.json --for FRAMEWORK",
          kExport,

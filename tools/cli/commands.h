@@ -16,7 +16,7 @@ enum class Positional {
     None,
     Yaml,        // scenario or measurement files
     Any,         // any file (a scenario or a search result)
-    Csv,         // measurement files (calibrate)
+    Csv,         // measurement files (calibrate: CSVs; refit: a measured-format YAML)
     Category,    // `list`'s categories
     Subcommand,  // `calibrate fit|layers`, `completion bash|zsh`
 };

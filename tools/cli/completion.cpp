@@ -92,7 +92,11 @@ std::string positional_arms() {
             case Positional::Subcommand: {
                 std::vector<std::string> sub(c.words.begin(), c.words.end());
                 s += "if [ \"$prev\" = \"" + std::string(c.name) + "\" ]; then words=\"" + joined(sub) + "\"; ";
-                s += c.positional == Positional::Csv ? "else echo \"__files__ csv\"; return; fi;;\n" : "fi;;\n";
+                // calibrate: refit reads a measurement file (YAML), fit and layers CSVs.
+                s += c.positional == Positional::Csv
+                         ? "elif [ \"$prev\" = refit ]; then echo \"__files__ yaml\"; return; "
+                           "else echo \"__files__ csv\"; return; fi;;\n"
+                         : "fi;;\n";
                 break;
             }
         }
