@@ -8,5 +8,7 @@ Importer vllm_bench_importer();    // serving_bench.cpp
 Importer sglang_bench_importer();  // serving_bench.cpp
 Importer nccl_importer();          // nccl_tests.cpp
 Importer megatron_log_importer();  // megatron_log.cpp
+Importer genai_perf_importer();    // genai_perf.cpp
+Importer aiperf_importer();        // genai_perf.cpp
 
 }  // namespace fathom::scenarios::imports

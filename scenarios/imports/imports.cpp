@@ -20,6 +20,8 @@ const sim::Registry<Importer>& import_registry() {
         x.add("nccl-tests", "nccl-tests output (all_reduce_perf, all_gather_perf, ...): busbw per size",
               nccl_importer());
         x.add("megatron-log", "Megatron-LM training log: its arguments and iteration times", megatron_log_importer());
+        x.add("genai-perf", "GenAI-Perf `genai-perf profile` profile_export_genai_perf.json", genai_perf_importer());
+        x.add("aiperf", "AIPerf `aiperf profile` profile_export_aiperf.json", aiperf_importer());
         return x;
     }();
     return r;

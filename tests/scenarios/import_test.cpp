@@ -11,8 +11,10 @@
 #include "tests/support/fixtures.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -176,4 +178,89 @@ TEST_CASE("import errors name the file, its line or key, and what is missing", "
     for (size_t at = doubles.text.find("     float"); at != std::string::npos; at = doubles.text.find("     float"))
         doubles.text.replace(at, 10, "    double");
     CHECK_THROWS_WITH(import_file(doubles, "nccl-tests", {}), Catch::Contains("'double' is none of"));
+}
+
+TEST_CASE("a GenAI-Perf export becomes a serving case: its concurrency a closed loop, inter_token_latency the tpot",
+          "[scenarios][import]") {
+    // genai_perf/export_data/json_exporter.py: the statistics a metric each, the arguments as input_config.
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
+    const YAML::Node doc = import_file(fixture("genai_perf_profile_export_genai_perf.json"), "", {&s, nullptr, ""});
+    const YAML::Node c = doc["cases"][0];
+    CHECK(c["serving"]["benchmark_tool"].as<std::string>() == "genai-perf");  // recognized from the content
+    const YAML::Node w = c["serving"]["workload"];
+    CHECK(w["arrival"].as<std::string>() == "concurrency");  // input_config.concurrency 16, request_rate null
+    CHECK(w["concurrency"].as<int>() == 16);
+    CHECK(w["num_requests"].as<int>() == 200);  // input_config.request_count
+    CHECK(w["input_len"].as<int>() == 1024);    // input_sequence_length.avg
+    CHECK(w["output_len"].as<int>() == 128);
+    CHECK(c["value"].as<double>() == 660.5);  // output_token_throughput.avg, tokens/sec
+    CHECK(metric_of(c, "requests_per_s", "single") == 5.16);
+    CHECK(metric_of(c, "ttft_ms", "p99") == 330.0);
+    // inter_token_latency is per request (request_latency - ttft) / (osl - 1): (3100 - 180) / 127 =
+    // 22.99 ms in the mean, fathom's tpot; the export has no per-gap ITL.
+    CHECK(metric_of(c, "tpot_ms", "mean") == 23.0);
+    CHECK(metric_of(c, "tpot_ms", "median") == 22.9);  // p50
+    CHECK(metric_of(c, "itl_ms", "mean") == -1);
+    CHECK(metric_of(c, "e2e_latency_s", "p90") == Approx(3.21));  // request_latency.p90 3210 ms
+    const auto r = compared(doc, "import_genai_perf.yaml");
+    INFO(r.front().reason);
+    REQUIRE(r.front().ok());
+    CHECK(r.front().predicted > 0);
+}
+
+TEST_CASE("an AIPerf export: its request rate and mode the arrivals, its request_count the requests",
+          "[scenarios][import]") {
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
+    const Source aiperf = fixture("aiperf_profile_export_aiperf.json");
+    const YAML::Node c = import_file(aiperf, "aiperf", {&s, nullptr, ""})["cases"][0];
+    const YAML::Node w = c["serving"]["workload"];
+    CHECK(w["arrival"].as<std::string>() == "poisson");  // loadgen.request_rate_mode
+    CHECK(w["request_rate"].as<double>() == 8.0);
+    CHECK(w["num_requests"].as<int>() == 400);  // request_count.avg (requests completed)
+    CHECK(w["input_len"].as<int>() == 2048);
+    CHECK(c["value"].as<double>() == 1012.5);
+    CHECK(metric_of(c, "tpot_ms", "p99") == 24.87);
+    CHECK(metric_of(c, "e2e_latency_s", "median") == Approx(2.6502));
+    CHECK(import_file(aiperf, "", {&s, nullptr, ""})["cases"][0]["serving"]["benchmark_tool"].as<std::string>() ==
+          "aiperf");
+    // AIPerf's first exporter put the metrics under "records": the same case.
+    nlohmann::json j = nlohmann::json::parse(aiperf.text), records;
+    for (const char* k :
+         {"request_throughput", "request_latency", "time_to_first_token", "inter_token_latency",
+          "output_token_throughput", "output_sequence_length", "input_sequence_length", "request_count"}) {
+        records[k] = j[k];
+        j.erase(k);
+    }
+    j["records"] = records;
+    const YAML::Node nested = import_file({aiperf.path, j.dump(2)}, "", {&s, nullptr, ""})["cases"][0];
+    CHECK(nested["value"].as<double>() == 1012.5);
+    CHECK(metric_of(nested, "tpot_ms", "p99") == 24.87);
+    // A file of the other tool is refused by name.
+    CHECK_THROWS_WITH(import_file(aiperf, "genai-perf", {&s, nullptr, ""}),
+                      Catch::Contains("not a file of GenAI-Perf"));
+    CHECK_THROWS_WITH(import_file(fixture("genai_perf_profile_export_genai_perf.json"), "aiperf", {&s, nullptr, ""}),
+                      Catch::Contains("not a file of AIPerf"));
+}
+
+TEST_CASE("GenAI-Perf and AIPerf errors name the file and the JSON key or line", "[scenarios][import]") {
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
+    Source cut = fixture("genai_perf_profile_export_genai_perf.json");
+    cut.text = cut.text.substr(0, cut.text.find("\"inter_token_latency\""));
+    try {
+        import_file(cut, "genai-perf", {&s, nullptr, ""});
+        FAIL("imported");
+    } catch (const sim::InputError& e) {
+        CHECK(e.file() == cut.path);
+        CHECK(e.line() == 1 + std::count(cut.text.begin(), cut.text.end(), '\n'));  // where the text ends
+    }
+    Source no_arrival = fixture("genai_perf_profile_export_genai_perf.json");
+    no_arrival.text.replace(no_arrival.text.find("\"concurrency\": 16"), 17, "\"concurrency\": null");
+    CHECK_THROWS_WITH(import_file(no_arrival, "", {&s, nullptr, ""}),
+                      Catch::Contains("key 'input_config'") && Catch::Contains("neither a concurrency nor"));
+    Source tokens = fixture("aiperf_profile_export_aiperf.json");
+    tokens.text.replace(tokens.text.find("\"unit\": \"ms\""), 12, "\"unit\": \"tokens\"");  // request_latency's
+    CHECK_THROWS_WITH(import_file(tokens, "", {&s, nullptr, ""}), Catch::Contains("key 'request_latency.unit'"));
+    Source no_osl = fixture("aiperf_profile_export_aiperf.json");
+    no_osl.text.replace(no_osl.text.find("\"output_sequence_length\""), 24, "\"output_seq_len\"");
+    CHECK_THROWS_WITH(import_file(no_osl, "", {&s, nullptr, ""}), Catch::Contains("key 'output_sequence_length.avg'"));
 }
