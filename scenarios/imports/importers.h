@@ -10,5 +10,6 @@ Importer nccl_importer();          // nccl_tests.cpp
 Importer megatron_log_importer();  // megatron_log.cpp
 Importer genai_perf_importer();    // genai_perf.cpp
 Importer aiperf_importer();        // genai_perf.cpp
+Importer nemo_log_importer();      // nemo_log.cpp
 
 }  // namespace fathom::scenarios::imports

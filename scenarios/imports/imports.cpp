@@ -22,6 +22,8 @@ const sim::Registry<Importer>& import_registry() {
         x.add("megatron-log", "Megatron-LM training log: its arguments and iteration times", megatron_log_importer());
         x.add("genai-perf", "GenAI-Perf `genai-perf profile` profile_export_genai_perf.json", genai_perf_importer());
         x.add("aiperf", "AIPerf `aiperf profile` profile_export_aiperf.json", aiperf_importer());
+        x.add("nemo-log", "NeMo training log: train_step_timing per step, the plan from its config dump",
+              nemo_log_importer());
         return x;
     }();
     return r;

@@ -264,3 +264,84 @@ TEST_CASE("GenAI-Perf and AIPerf errors name the file and the JSON key or line",
     no_osl.text.replace(no_osl.text.find("\"output_sequence_length\""), 24, "\"output_seq_len\"");
     CHECK_THROWS_WITH(import_file(no_osl, "", {&s, nullptr, ""}), Catch::Contains("key 'output_sequence_length.avg'"));
 }
+
+TEST_CASE("a NeMo 1.x log: the plan from its configuration dump, the median train_step_timing the step",
+          "[scenarios][import]") {
+    // The quickstart's plan is TP 1 x CP 2; the log's Hydra configuration says TP 2 with sequence
+    // parallelism, CP 1, on trainer.devices 8 x num_nodes 1.
+    const plans::Scenario s = scenario("quickstart.yaml");
+    const Source log = fixture("nemo_1x_llama3_8b_8xh100.log");
+    const YAML::Node c = import_file(log, "", {&s, nullptr, ""})["cases"][0];
+    CHECK(c["source"]["note"].as<std::string>().find("nemo-log") != std::string::npos);
+    const YAML::Node t = c["training"];
+    CHECK(t["framework"].as<std::string>() == "nemo");
+    CHECK(t["tp"].as<int>() == 2);
+    CHECK(t["cp"].as<int>() == 1);
+    CHECK(t["dp"].as<int>() == 4);
+    CHECK(t["sequence_parallel"].as<bool>());
+    CHECK(t["global_batch_size"].as<int>() == 128);
+    CHECK(t["zero_stage"].as<int>() == 1);  // distributed_fused_adam
+    CHECK(c["model"]["seq_len"].as<int>() == 8192);
+    CHECK(!c["assumed"]);
+    // Steps 1-6 after the warm-up step 0 (12.85 s): 10.62, 10.58, 10.61 (step 3 redrawn: its 10.70
+    // replaced), 10.60, 10.65, 10.59; the median of six is (10.60 + 10.61) / 2.
+    CHECK(c["value"].as<double>() == Approx(10.605));
+    const auto r = compared(import_file(log, "nemo-log", {&s, nullptr, ""}), "import_nemo1.yaml");
+    INFO(r.front().reason);
+    REQUIRE(r.front().ok());
+    CHECK(r.front().training_plan->layout.tp == 2);
+}
+
+TEST_CASE("a NeMo 2.0 log: ProgressPrinter's steps, the plan the scenario's with its global batch checked",
+          "[scenarios][import]") {
+    const plans::Scenario s = scenario("quickstart.yaml");
+    const Source log = fixture("nemo2_llama3_8b_8xh100.log");
+    const YAML::Node c = import_file(log, "", {&s, nullptr, ""})["cases"][0];
+    CHECK(c["training"]["cp"].as<int>() == 2);  // the scenario's
+    CHECK(c["completeness"].as<std::string>() == "mostly_complete");
+    CHECK(c["assumed"][0].as<std::string>() == "training.tp");
+    // After iteration 0 (13.91 s): 10.62, 10.58, 10.61, 10.6, 10.65; the median 10.61.
+    CHECK(c["value"].as<double>() == Approx(10.61));
+    REQUIRE(compared(import_file(log, "", {&s, nullptr, ""}), "import_nemo2.yaml").front().ok());
+    const plans::Scenario bigger = scenario("quickstart.yaml", {"training.global_batch_size=256"});
+    try {
+        import_file(log, "", {&bigger, nullptr, ""});
+        FAIL("imported");
+    } catch (const sim::InputError& e) {
+        CHECK(e.key() == "global_batch_size");
+        CHECK(e.line() == 15);  // the first "Training epoch" line
+    }
+}
+
+TEST_CASE("NeMo log errors name the file, its line and the key", "[scenarios][import]") {
+    const plans::Scenario s = scenario("quickstart.yaml");
+    CHECK_THROWS_WITH(import_file(fixture("nemo2_llama3_8b_8xh100.log"), "", {}),
+                      Catch::Contains("does not say the accelerator"));
+    CHECK_THROWS_WITH(import_file(fixture("nemo2_llama3_8b_8xh100.log"), "megatron-log", {&s, nullptr, ""}),
+                      Catch::Contains("not a file of a Megatron-LM training log"));
+    Source cut = fixture("nemo2_llama3_8b_8xh100.log");
+    cut.text = cut.text.substr(0, cut.text.find("Training epoch"));  // NeMo's lines, no step yet
+    CHECK_THROWS_WITH(import_file(cut, "nemo-log", {&s, nullptr, ""}), Catch::Contains("no step with"));
+    Source garbled = fixture("nemo2_llama3_8b_8xh100.log");
+    garbled.text.replace(garbled.text.find("train_step_timing in s: 10.58"), 29, "train_step_timing in s: nan?");
+    try {
+        import_file(garbled, "", {&s, nullptr, ""});
+        FAIL("imported");
+    } catch (const sim::InputError& e) {
+        CHECK(e.key() == "train_step_timing in s");
+        CHECK(e.line() == 17);
+    }
+    // The dump's model is not the scenario's: refused at its key and line.
+    const plans::Scenario big = scenario("quickstart.yaml", {"model=llama3-70b"});
+    try {
+        import_file(fixture("nemo_1x_llama3_8b_8xh100.log"), "", {&big, nullptr, ""});
+        FAIL("imported");
+    } catch (const sim::InputError& e) {
+        CHECK(e.key() == "model.num_layers");
+        CHECK(e.line() == 42);
+    }
+    Source devices = fixture("nemo_1x_llama3_8b_8xh100.log");
+    devices.text.replace(devices.text.find("devices: 8"), 10, "devices: auto");
+    CHECK_THROWS_WITH(import_file(devices, "", {&s, nullptr, ""}),
+                      Catch::Contains("key 'trainer.devices'") && Catch::Contains("not a whole number"));
+}
