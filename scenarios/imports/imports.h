@@ -1,8 +1,8 @@
 #pragma once
-// `fathom import`: the files users already have (a serving benchmark's result, nccl-tests output, a
-// Megatron-LM training log) as measured-format cases (scenarios/measured-format-fathom.md, source
-// type `import`), which `fathom compare` then checks fathom against. One importer per tool
-// (scenarios/imports/<tool>.cpp), registered by name and recognized from the file's content.
+// `fathom import`: the files users already have (a serving benchmark's result: vLLM, SGLang,
+// GenAI-Perf, AIPerf; nccl-tests output; a Megatron-LM or NeMo training log) as measured-format cases
+// (scenarios/measured-format-fathom.md, source type `import`), which `fathom compare` then checks fathom against. One
+// importer per tool (scenarios/imports/<tool>.cpp), registered by name and recognized from the file's content.
 //
 // What a file does not say (a serving benchmark does not know the server's layout; a training log
 // does not name the accelerator) comes from a scenario given alongside: its model, cluster and plan

@@ -1,9 +1,8 @@
-// `fathom import` (scenarios/imports/): a vLLM and an SGLang serving benchmark's results, nccl-tests
-// output and a Megatron-LM log become measured-format cases whose fields are the file's and the
-// scenario's, which `fathom compare` then simulates. The fixtures (tests/data/import/) are written
-// by hand in each tool's format (vllm/benchmarks/serve.py's result keys; sglang 0.5.4
-// bench_serving.py's result dict; nccl-tests src/common.cu's table; Megatron-LM's print_args and
-// training_log lines); their numbers are illustrative.
+// `fathom import` (scenarios/imports/): vLLM's, SGLang's, GenAI-Perf's and AIPerf's serving
+// benchmark results, nccl-tests output and Megatron-LM and NeMo logs become measured-format cases
+// whose fields are the file's and the scenario's, which `fathom compare` then simulates. The
+// fixtures (tests/data/import/, README.md there names each format's source) are written by hand in
+// each tool's format; their numbers are illustrative.
 #include "plans/keys.h"
 #include "scenarios/imports/imports.h"
 #include "scenarios/measured.h"

@@ -1,5 +1,6 @@
 // `fathom import FILE [--from TOOL] [--scenario SCENARIO.yaml] [-o MEASURED.yaml]`: a benchmark's
-// result, nccl-tests output or a training log as measured-format cases (scenarios/imports/), for
+// result (vLLM, SGLang, GenAI-Perf, AIPerf), nccl-tests output or a training log (Megatron-LM, NeMo)
+// as measured-format cases (scenarios/imports/), for
 // `fathom compare` to check fathom against the user's own cluster. Printed, or written whole to -o.
 #include "scenarios/catalog.h"
 #include "scenarios/imports/imports.h"
