@@ -11,6 +11,9 @@ GENAI = (ROOT / "tests/data/import/genai_perf_profile_export_genai_perf.json").r
 AIPERF = (ROOT / "tests/data/import/aiperf_profile_export_aiperf.json").read_text()
 NEMO1 = (ROOT / "tests/data/import/nemo_1x_llama3_8b_8xh100.log").read_text()
 NEMO2 = (ROOT / "tests/data/import/nemo2_llama3_8b_8xh100.log").read_text()
+CHROME = (ROOT / "tests/data/import/torch_chrome_trace_llama3_8b_layer.json").read_text()
+NSYS = (ROOT / "tests/data/import/nsys_cuda_gpu_kern_sum_llama3_8b_prefill.csv").read_text()
+TABLE = (ROOT / "tests/data/import/torch_key_averages_llama3_8b_train_h100.txt").read_text()
 GENAI_CUT = GENAI[:GENAI.index('"inter_token_latency"')]
 NEMO2_BAD = NEMO2.replace("train_step_timing in s: 10.58", "train_step_timing in s: n/a")
 
@@ -68,6 +71,13 @@ def import_cases(add):
     add("import-class", "import a NeMo log whose global batch is not the scenario's",
         {"t.log": NEMO2, "s.yaml": QUICKSTART}, "import", "IN", "--scenario", "s.yaml", "--set",
         "training.global_batch_size=256")
+    add("import-class", "import a kernel profile that names no layer", {"t.json": CHROME}, "import", "IN", "-o", "OUT")
+    add("import-class", "import an nsys report cut before its rows", {"k.csv": NSYS[:NSYS.index("46.7,")]},
+        "import", "IN", "-o", "OUT")
+    add("import-class", "import an nsys report with a time that is not a number",
+        {"k.csv": NSYS.replace("808600,1,", "80e600x,1,", 1)}, "import", "IN")
+    add("import-class", "import a kernel table of an unknown model",
+        {"p.txt": TABLE.replace("== llama3-8b", "== llama9-1b", 1)}, "import", "IN")
 
 
 EXPORT_EXPECT = {
@@ -95,6 +105,10 @@ EXPORT_EXPECT = {
     'import a NeMo log whose step time is not a number':
         f"t.log:{NEMO2_BAD[:NEMO2_BAD.index('n/a')].count(chr(10)) + 1}: key 'train_step_timing in s': not a positive",
     'import a NeMo log of another model than the scenario\'s': "t.log:42: key 'model.num_layers': 32 in the log, 80",
+    'import a kernel profile that names no layer': "t.json: the profile does not say which layer ran",
+    'import an nsys report cut before its rows': "k.csv: no kernel rows",
+    'import an nsys report with a time that is not a number': "k.csv:7: key 'Total Time (ns)': not a number",
+    'import a kernel table of an unknown model': "p.txt:1: key 'label': unknown model 'llama9-1b'",
     'import a NeMo log whose global batch is not the scenario\'s':
         "t.log:15: key 'global_batch_size': the log's global batch 128 is not the scenario's 256",
 }
