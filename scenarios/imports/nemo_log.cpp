@@ -126,7 +126,7 @@ int64_t config_int(const Source& file, const Log& log, const YAML::Node& config,
          log.config_line + n.Mark().line);
 }
 
-// The dump's scalars under trainer and model as the Hydra overrides NeMo's launch dialect reads
+// The dump's scalars as the Hydra overrides NeMo's launch dialect reads
 // ("++model.micro_batch_size=1"; booleans as Python writes them).
 void overrides(const YAML::Node& n, const std::string& key, std::string& out) {
     if (n.IsMap()) {
