@@ -59,6 +59,19 @@ std::vector<LayerMeasurement> read_layer_csv(const std::string& path) {
             throw sim::InputError("unknown elementwise kernels '" + ew + "' (eager, fused)", path, line_no,
                                   "elementwise");
         m.fused_elementwise = ew == "fused";
+        // Optional: the measured kernel time of each op class (an empty cell: not measured).
+        for (size_t k = 0; k < kOpClasses.size(); ++k) {
+            const std::string column = std::string(kOpClasses[k]) + "_us";
+            if (!col.count(column) || get(column.c_str()).empty()) continue;
+            try {
+                size_t pos = 0;
+                const double v = std::stod(get(column.c_str()), &pos);
+                if (pos == get(column.c_str()).size() && v >= 0 && std::isfinite(v)) m.class_seconds[k] = v * 1e-6;
+            } catch (const std::exception&) {}
+            if (m.class_seconds[k] < 0)
+                throw sim::InputError("expected a number >= 0, got '" + get(column.c_str()) + "'", path, line_no,
+                                      column);
+        }
         out.push_back(m);
     }
     if (out.empty()) throw sim::InputError("no layer measurement rows", path, 1);
@@ -82,6 +95,12 @@ void check_layer_models(const std::vector<LayerMeasurement>& rows, const plans::
                                       "an MoE layer without shared experts",
                                   path, m.line, "model");
     }
+}
+
+size_t op_class(const models::OpDesc& op) {
+    if (op.kind == models::OpKind::Gemm) return 0;
+    if (op.kind == models::OpKind::AttentionFwd || op.kind == models::OpKind::AttentionBwd) return 1;
+    return 2;
 }
 
 LayerSum layer_op_sum(const models::ModelSpec& model, const LayerMeasurement& m, const models::CostModel& cost) {

@@ -15,10 +15,15 @@
 // The layer is priced as layers.py runs it: TP 1, bf16, flash attention of FlashAttention-3 class
 // (cuDNN), elementwise ops eager or fused as the row says (KernelStack::fused_elementwise), no
 // communication.
+// Optional columns gemm_us, attention_us, elementwise_us, communication_us, memcpy_us, other_us:
+// the measured kernel time of each op class (`fathom import` writes them from a profile); the
+// first three are checked against the per-op sums of the ops of that class, the others have no op
+// in the layer program.
 #include "models/cost/cost_model.h"
 #include "models/llm/model_spec.h"
 #include "plans/catalog.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -30,7 +35,14 @@ struct LayerMeasurement {
     double seconds = 0;
     bool fused_elementwise = false;  // the `elementwise` column: eager (default) or fused
     int line = 0;                    // in the CSV, for messages
+    // The *_us columns of kOpClasses, in seconds (negative: no such column).
+    std::array<double, 6> class_seconds{-1, -1, -1, -1, -1, -1};
 };
+
+// The op classes of a kernel profile, in the order of LayerMeasurement::class_seconds.
+constexpr std::array<const char*, 6> kOpClasses{"gemm", "attention", "elementwise", "communication", "memcpy", "other"};
+// The class of an op of a layer program: gemm, attention or elementwise (memory-bound and optimizer).
+size_t op_class(const models::OpDesc& op);
 
 // Reads layers.csv; InputError (file, line, column) on a malformed row or an unknown phase.
 std::vector<LayerMeasurement> read_layer_csv(const std::string& path);

@@ -7,6 +7,15 @@ from bad_input_base import QUICKSTART, ROOT, SYNTHETIC
 VLLM = (ROOT / "tests/data/import/vllm_bench_serve.json").read_text()
 NCCL = (ROOT / "tests/data/import/nccl_all_reduce_8xh100.txt").read_text()
 MEGATRON = (ROOT / "tests/data/import/megatron_llama3_8b_8xh100.log").read_text()
+GENAI = (ROOT / "tests/data/import/genai_perf_profile_export_genai_perf.json").read_text()
+AIPERF = (ROOT / "tests/data/import/aiperf_profile_export_aiperf.json").read_text()
+NEMO1 = (ROOT / "tests/data/import/nemo_1x_llama3_8b_8xh100.log").read_text()
+NEMO2 = (ROOT / "tests/data/import/nemo2_llama3_8b_8xh100.log").read_text()
+CHROME = (ROOT / "tests/data/import/torch_chrome_trace_llama3_8b_layer.json").read_text()
+NSYS = (ROOT / "tests/data/import/nsys_cuda_gpu_kern_sum_llama3_8b_prefill.csv").read_text()
+TABLE = (ROOT / "tests/data/import/torch_key_averages_llama3_8b_train_h100.txt").read_text()
+GENAI_CUT = GENAI[:GENAI.index('"inter_token_latency"')]
+NEMO2_BAD = NEMO2.replace("train_step_timing in s: 10.58", "train_step_timing in s: n/a")
 
 
 def export_cases(add):
@@ -42,6 +51,33 @@ def import_cases(add):
     add("import-class", "import nccl-tests output cut before its table",
         {"all_reduce_perf.txt": NCCL[:NCCL.index("     1048576")]}, "import", "IN")
     add("import-class", "import a Megatron-LM log without its cluster", {"t.log": MEGATRON}, "import", "IN")
+    add("import-class", "import a truncated GenAI-Perf export", {"g.json": GENAI_CUT, "s.yaml": SYNTHETIC},
+        "import", "IN", "--scenario", "s.yaml", "-o", "OUT")
+    add("import-class", "import a GenAI-Perf export without its arrivals",
+        {"g.json": GENAI.replace('"concurrency": 16', '"concurrency": null'), "s.yaml": SYNTHETIC},
+        "import", "IN", "--scenario", "s.yaml")
+    add("import-class", "import an AIPerf export with --from genai-perf", {"a.json": AIPERF, "s.yaml": SYNTHETIC},
+        "import", "IN", "--scenario", "s.yaml", "--from", "genai-perf")
+    add("import-class", "import an AIPerf export with a latency in tokens",
+        {"a.json": AIPERF.replace('"unit": "ms"', '"unit": "tokens"', 1), "s.yaml": SYNTHETIC},
+        "import", "IN", "--scenario", "s.yaml")
+    add("import-class", "import a NeMo log without its scenario", {"t.log": NEMO2}, "import", "IN")
+    add("import-class", "import a NeMo log cut before training", {"t.log": NEMO2[:NEMO2.index("Training epoch")],
+        "s.yaml": QUICKSTART}, "import", "IN", "--scenario", "s.yaml")
+    add("import-class", "import a NeMo log whose step time is not a number", {"t.log": NEMO2_BAD, "s.yaml": QUICKSTART},
+        "import", "IN", "--scenario", "s.yaml")
+    add("import-class", "import a NeMo log of another model than the scenario's", {"t.log": NEMO1, "s.yaml": QUICKSTART},
+        "import", "IN", "--scenario", "s.yaml", "--set", "model=llama3-70b")
+    add("import-class", "import a NeMo log whose global batch is not the scenario's",
+        {"t.log": NEMO2, "s.yaml": QUICKSTART}, "import", "IN", "--scenario", "s.yaml", "--set",
+        "training.global_batch_size=256")
+    add("import-class", "import a kernel profile that names no layer", {"t.json": CHROME}, "import", "IN", "-o", "OUT")
+    add("import-class", "import an nsys report cut before its rows", {"k.csv": NSYS[:NSYS.index("46.7,")]},
+        "import", "IN", "-o", "OUT")
+    add("import-class", "import an nsys report with a time that is not a number",
+        {"k.csv": NSYS.replace("808600,1,", "80e600x,1,", 1)}, "import", "IN")
+    add("import-class", "import a kernel table of an unknown model",
+        {"p.txt": TABLE.replace("== llama3-8b", "== llama9-1b", 1)}, "import", "IN")
 
 
 EXPORT_EXPECT = {
@@ -60,4 +96,19 @@ EXPORT_EXPECT = {
     'import with --from another tool': "r.json: not a file of nccl-tests output",
     'import nccl-tests output cut before its table': "all_reduce_perf.txt: no result rows",
     'import a Megatron-LM log without its cluster': "t.log: the log does not name the accelerator",
+    'import a truncated GenAI-Perf export': f"g.json:{GENAI_CUT.count(chr(10)) + 1}: malformed JSON",
+    'import a GenAI-Perf export without its arrivals': "g.json: key 'input_config': states neither a concurrency",
+    'import an AIPerf export with --from genai-perf': "a.json: not a file of GenAI-Perf's export",
+    'import an AIPerf export with a latency in tokens': "a.json: key 'request_latency.unit': a time in 'tokens'",
+    'import a NeMo log without its scenario': "t.log: the file does not say the accelerator",
+    'import a NeMo log cut before training': "t.log: no step with 'train_step_timing'",
+    'import a NeMo log whose step time is not a number':
+        f"t.log:{NEMO2_BAD[:NEMO2_BAD.index('n/a')].count(chr(10)) + 1}: key 'train_step_timing in s': not a positive",
+    'import a NeMo log of another model than the scenario\'s': "t.log:42: key 'model.num_layers': 32 in the log, 80",
+    'import a kernel profile that names no layer': "t.json: the profile does not say which layer ran",
+    'import an nsys report cut before its rows': "k.csv: no kernel rows",
+    'import an nsys report with a time that is not a number': "k.csv:7: key 'Total Time (ns)': not a number",
+    'import a kernel table of an unknown model': "p.txt:1: key 'label': unknown model 'llama9-1b'",
+    'import a NeMo log whose global batch is not the scenario\'s':
+        "t.log:15: key 'global_batch_size': the log's global batch 128 is not the scenario's 256",
 }

@@ -20,12 +20,24 @@ const sim::Registry<Importer>& import_registry() {
         x.add("nccl-tests", "nccl-tests output (all_reduce_perf, all_gather_perf, ...): busbw per size",
               nccl_importer());
         x.add("megatron-log", "Megatron-LM training log: its arguments and iteration times", megatron_log_importer());
+        x.add("genai-perf", "GenAI-Perf `genai-perf profile` profile_export_genai_perf.json", genai_perf_importer());
+        x.add("aiperf", "AIPerf `aiperf profile` profile_export_aiperf.json", aiperf_importer());
+        x.add("nemo-log", "NeMo training log: train_step_timing per step, the plan from its config dump",
+              nemo_log_importer());
+        x.add("torch-profiler",
+              "torch.profiler key_averages().table() text or export_chrome_trace JSON: kernel time per op class of "
+              "a layer, as layers.csv rows",
+              torch_profiler_importer());
+        x.add("nsys-kernels",
+              "nsys stats --report cuda_gpu_kern_sum --format csv: kernel time per op class of a layer, as "
+              "layers.csv rows",
+              nsys_kernels_importer());
         return x;
     }();
     return r;
 }
 
-YAML::Node import_file(const Source& file, const std::string& tool, const Context& context) {
+const Importer& importer_of(const Source& file, const std::string& tool) {
     const auto& r = import_registry();
     const Importer* importer = nullptr;
     if (!tool.empty()) {
@@ -36,6 +48,13 @@ YAML::Node import_file(const Source& file, const std::string& tool, const Contex
             if (e.factory.recognizes(file)) importer = &e.factory;
         if (!importer) fail(file, "", "not a file fathom imports (" + r.names() + "; --from says which)");
     }
+    return *importer;
+}
+
+YAML::Node import_file(const Source& file, const std::string& tool, const Context& context) {
+    const Importer* importer = &importer_of(file, tool);
+    if (!importer->read)
+        fail(file, "", std::string(importer->what) + " gives layers.csv rows for `fathom calibrate layers`, not cases");
     YAML::Node doc;
     doc["format_version"] = 1;
     for (const YAML::Node& c : importer->read(file, context)) doc["cases"].push_back(c);

@@ -4,6 +4,7 @@
 // python/sglang/bench_serving.py of 0.4-0.5). The workload (arrival, rate or concurrency, requests,
 // lengths) and the latency statistics come from the file; the server's layout from the scenario.
 #include "scenarios/imports/importers.h"
+#include "scenarios/imports/json_input.h"
 #include "scenarios/launch/launch.h"
 
 #include <nlohmann/json.hpp>
@@ -28,40 +29,6 @@ struct Keys {
 };
 constexpr Keys kVllm{"vllm-bench", "e2el", nullptr, "total_token_throughput"};
 constexpr Keys kSglang{"sglang-bench", "e2e_latency", "input_throughput", nullptr};
-
-// Python's json.dumps writes an infinite request rate as the bare word Infinity and a missing
-// statistic as NaN, which JSON lacks: read as the string "inf" and null (outside strings only).
-std::string without_infinity(const std::string& text) {
-    std::string out;
-    bool in_string = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (c == '"' && (i == 0 || text[i - 1] != '\\')) in_string = !in_string;
-        if (!in_string && text.compare(i, 8, "Infinity") == 0) {
-            out += "\"inf\"";
-            i += 7;
-            continue;
-        }
-        if (!in_string && text.compare(i, 3, "NaN") == 0) {
-            out += "null";
-            i += 2;
-            continue;
-        }
-        out += c;
-    }
-    return out;
-}
-
-// A JSON text parsed, or an input error with the line of the fault.
-json parse(const Source& file, const std::string& text, int first_line) {
-    try {
-        return json::parse(without_infinity(text));
-    } catch (const json::parse_error& e) {
-        int line = first_line;
-        for (size_t i = 0; i < std::min<size_t>(e.byte, text.size()); ++i) line += text[i] == '\n';
-        fail(file, "", std::string("malformed JSON: ") + e.what(), line);
-    }
-}
 
 double number(const Source& file, const json& j, const std::string& key) {
     if (!j.contains(key)) fail(file, key, "missing (a result of this tool has it)");
@@ -192,9 +159,9 @@ std::vector<YAML::Node> read_lines(const Source& file, const Context& context, c
     }
     // A result pretty-printed over several lines is one object.
     if (lines.size() > 1 && lines.front().second.back() != '}')
-        return {one_case(file, context, parse(file, file.text, 1), k, 0)};
+        return {one_case(file, context, parse_json(file, file.text, 1), k, 0)};
     for (size_t i = 0; i < lines.size(); ++i)
-        out.push_back(one_case(file, context, parse(file, lines[i].second, lines[i].first), k,
+        out.push_back(one_case(file, context, parse_json(file, lines[i].second, lines[i].first), k,
                                lines.size() > 1 ? static_cast<int>(i) + 1 : 0));
     if (out.empty()) fail(file, "", "no result line");
     return out;

@@ -1,9 +1,8 @@
-// `fathom import` (scenarios/imports/): a vLLM and an SGLang serving benchmark's results, nccl-tests
-// output and a Megatron-LM log become measured-format cases whose fields are the file's and the
-// scenario's, which `fathom compare` then simulates. The fixtures (tests/data/import/) are written
-// by hand in each tool's format (vllm/benchmarks/serve.py's result keys; sglang 0.5.4
-// bench_serving.py's result dict; nccl-tests src/common.cu's table; Megatron-LM's print_args and
-// training_log lines); their numbers are illustrative.
+// `fathom import` (scenarios/imports/): vLLM's, SGLang's, GenAI-Perf's and AIPerf's serving
+// benchmark results, nccl-tests output and Megatron-LM and NeMo logs become measured-format cases
+// whose fields are the file's and the scenario's, which `fathom compare` then simulates. The
+// fixtures (tests/data/import/, README.md there names each format's source) are written by hand in
+// each tool's format; their numbers are illustrative.
 #include "plans/keys.h"
 #include "scenarios/imports/imports.h"
 #include "scenarios/measured.h"
@@ -11,8 +10,10 @@
 #include "tests/support/fixtures.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -176,4 +177,170 @@ TEST_CASE("import errors name the file, its line or key, and what is missing", "
     for (size_t at = doubles.text.find("     float"); at != std::string::npos; at = doubles.text.find("     float"))
         doubles.text.replace(at, 10, "    double");
     CHECK_THROWS_WITH(import_file(doubles, "nccl-tests", {}), Catch::Contains("'double' is none of"));
+}
+
+TEST_CASE("a GenAI-Perf export becomes a serving case: its concurrency a closed loop, inter_token_latency the tpot",
+          "[scenarios][import]") {
+    // genai_perf/export_data/json_exporter.py: the statistics a metric each, the arguments as input_config.
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
+    const YAML::Node doc = import_file(fixture("genai_perf_profile_export_genai_perf.json"), "", {&s, nullptr, ""});
+    const YAML::Node c = doc["cases"][0];
+    CHECK(c["serving"]["benchmark_tool"].as<std::string>() == "genai-perf");  // recognized from the content
+    const YAML::Node w = c["serving"]["workload"];
+    CHECK(w["arrival"].as<std::string>() == "concurrency");  // input_config.concurrency 16, request_rate null
+    CHECK(w["concurrency"].as<int>() == 16);
+    CHECK(w["num_requests"].as<int>() == 200);  // input_config.request_count
+    CHECK(w["input_len"].as<int>() == 1024);    // input_sequence_length.avg
+    CHECK(w["output_len"].as<int>() == 128);
+    CHECK(c["value"].as<double>() == 660.5);  // output_token_throughput.avg, tokens/sec
+    CHECK(metric_of(c, "requests_per_s", "single") == 5.16);
+    CHECK(metric_of(c, "ttft_ms", "p99") == 330.0);
+    // inter_token_latency is per request (request_latency - ttft) / (osl - 1): (3100 - 180) / 127 =
+    // 22.99 ms in the mean, fathom's tpot; the export has no per-gap ITL.
+    CHECK(metric_of(c, "tpot_ms", "mean") == 23.0);
+    CHECK(metric_of(c, "tpot_ms", "median") == 22.9);  // p50
+    CHECK(metric_of(c, "itl_ms", "mean") == -1);
+    CHECK(metric_of(c, "e2e_latency_s", "p90") == Approx(3.21));  // request_latency.p90 3210 ms
+    const auto r = compared(doc, "import_genai_perf.yaml");
+    INFO(r.front().reason);
+    REQUIRE(r.front().ok());
+    CHECK(r.front().predicted > 0);
+}
+
+TEST_CASE("an AIPerf export: its request rate and mode the arrivals, its request_count the requests",
+          "[scenarios][import]") {
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
+    const Source aiperf = fixture("aiperf_profile_export_aiperf.json");
+    const YAML::Node c = import_file(aiperf, "aiperf", {&s, nullptr, ""})["cases"][0];
+    const YAML::Node w = c["serving"]["workload"];
+    CHECK(w["arrival"].as<std::string>() == "poisson");  // loadgen.request_rate_mode
+    CHECK(w["request_rate"].as<double>() == 8.0);
+    CHECK(w["num_requests"].as<int>() == 400);  // request_count.avg (requests completed)
+    CHECK(w["input_len"].as<int>() == 2048);
+    CHECK(c["value"].as<double>() == 1012.5);
+    CHECK(metric_of(c, "tpot_ms", "p99") == 24.87);
+    CHECK(metric_of(c, "e2e_latency_s", "median") == Approx(2.6502));
+    CHECK(import_file(aiperf, "", {&s, nullptr, ""})["cases"][0]["serving"]["benchmark_tool"].as<std::string>() ==
+          "aiperf");
+    // AIPerf's first exporter put the metrics under "records": the same case.
+    nlohmann::json j = nlohmann::json::parse(aiperf.text), records;
+    for (const char* k :
+         {"request_throughput", "request_latency", "time_to_first_token", "inter_token_latency",
+          "output_token_throughput", "output_sequence_length", "input_sequence_length", "request_count"}) {
+        records[k] = j[k];
+        j.erase(k);
+    }
+    j["records"] = records;
+    const YAML::Node nested = import_file({aiperf.path, j.dump(2)}, "", {&s, nullptr, ""})["cases"][0];
+    CHECK(nested["value"].as<double>() == 1012.5);
+    CHECK(metric_of(nested, "tpot_ms", "p99") == 24.87);
+    // A file of the other tool is refused by name.
+    CHECK_THROWS_WITH(import_file(aiperf, "genai-perf", {&s, nullptr, ""}),
+                      Catch::Contains("not a file of GenAI-Perf"));
+    CHECK_THROWS_WITH(import_file(fixture("genai_perf_profile_export_genai_perf.json"), "aiperf", {&s, nullptr, ""}),
+                      Catch::Contains("not a file of AIPerf"));
+}
+
+TEST_CASE("GenAI-Perf and AIPerf errors name the file and the JSON key or line", "[scenarios][import]") {
+    const plans::Scenario s = scenario("serving-llama70b-8xh100.yaml");
+    Source cut = fixture("genai_perf_profile_export_genai_perf.json");
+    cut.text = cut.text.substr(0, cut.text.find("\"inter_token_latency\""));
+    try {
+        import_file(cut, "genai-perf", {&s, nullptr, ""});
+        FAIL("imported");
+    } catch (const sim::InputError& e) {
+        CHECK(e.file() == cut.path);
+        CHECK(e.line() == 1 + std::count(cut.text.begin(), cut.text.end(), '\n'));  // where the text ends
+    }
+    Source no_arrival = fixture("genai_perf_profile_export_genai_perf.json");
+    no_arrival.text.replace(no_arrival.text.find("\"concurrency\": 16"), 17, "\"concurrency\": null");
+    CHECK_THROWS_WITH(import_file(no_arrival, "", {&s, nullptr, ""}),
+                      Catch::Contains("key 'input_config'") && Catch::Contains("neither a concurrency nor"));
+    Source tokens = fixture("aiperf_profile_export_aiperf.json");
+    tokens.text.replace(tokens.text.find("\"unit\": \"ms\""), 12, "\"unit\": \"tokens\"");  // request_latency's
+    CHECK_THROWS_WITH(import_file(tokens, "", {&s, nullptr, ""}), Catch::Contains("key 'request_latency.unit'"));
+    Source no_osl = fixture("aiperf_profile_export_aiperf.json");
+    no_osl.text.replace(no_osl.text.find("\"output_sequence_length\""), 24, "\"output_seq_len\"");
+    CHECK_THROWS_WITH(import_file(no_osl, "", {&s, nullptr, ""}), Catch::Contains("key 'output_sequence_length.avg'"));
+}
+
+TEST_CASE("a NeMo 1.x log: the plan from its configuration dump, the median train_step_timing the step",
+          "[scenarios][import]") {
+    // The quickstart's plan is TP 1 x CP 2; the log's Hydra configuration says TP 2 with sequence
+    // parallelism, CP 1, on trainer.devices 8 x num_nodes 1.
+    const plans::Scenario s = scenario("quickstart.yaml");
+    const Source log = fixture("nemo_1x_llama3_8b_8xh100.log");
+    const YAML::Node c = import_file(log, "", {&s, nullptr, ""})["cases"][0];
+    CHECK(c["source"]["note"].as<std::string>().find("nemo-log") != std::string::npos);
+    const YAML::Node t = c["training"];
+    CHECK(t["framework"].as<std::string>() == "nemo");
+    CHECK(t["tp"].as<int>() == 2);
+    CHECK(t["cp"].as<int>() == 1);
+    CHECK(t["dp"].as<int>() == 4);
+    CHECK(t["sequence_parallel"].as<bool>());
+    CHECK(t["global_batch_size"].as<int>() == 128);
+    CHECK(t["zero_stage"].as<int>() == 1);  // distributed_fused_adam
+    CHECK(c["model"]["seq_len"].as<int>() == 8192);
+    CHECK(!c["assumed"]);
+    // Steps 1-6 after the warm-up step 0 (12.85 s): 10.62, 10.58, 10.61 (step 3 redrawn: its 10.70
+    // replaced), 10.60, 10.65, 10.59; the median of six is (10.60 + 10.61) / 2.
+    CHECK(c["value"].as<double>() == Approx(10.605));
+    const auto r = compared(import_file(log, "nemo-log", {&s, nullptr, ""}), "import_nemo1.yaml");
+    INFO(r.front().reason);
+    REQUIRE(r.front().ok());
+    CHECK(r.front().training_plan->layout.tp == 2);
+}
+
+TEST_CASE("a NeMo 2.0 log: ProgressPrinter's steps, the plan the scenario's with its global batch checked",
+          "[scenarios][import]") {
+    const plans::Scenario s = scenario("quickstart.yaml");
+    const Source log = fixture("nemo2_llama3_8b_8xh100.log");
+    const YAML::Node c = import_file(log, "", {&s, nullptr, ""})["cases"][0];
+    CHECK(c["training"]["cp"].as<int>() == 2);  // the scenario's
+    CHECK(c["completeness"].as<std::string>() == "mostly_complete");
+    CHECK(c["assumed"][0].as<std::string>() == "training.tp");
+    // After iteration 0 (13.91 s): 10.62, 10.58, 10.61, 10.6, 10.65; the median 10.61.
+    CHECK(c["value"].as<double>() == Approx(10.61));
+    REQUIRE(compared(import_file(log, "", {&s, nullptr, ""}), "import_nemo2.yaml").front().ok());
+    const plans::Scenario bigger = scenario("quickstart.yaml", {"training.global_batch_size=256"});
+    try {
+        import_file(log, "", {&bigger, nullptr, ""});
+        FAIL("imported");
+    } catch (const sim::InputError& e) {
+        CHECK(e.key() == "global_batch_size");
+        CHECK(e.line() == 15);  // the first "Training epoch" line
+    }
+}
+
+TEST_CASE("NeMo log errors name the file, its line and the key", "[scenarios][import]") {
+    const plans::Scenario s = scenario("quickstart.yaml");
+    CHECK_THROWS_WITH(import_file(fixture("nemo2_llama3_8b_8xh100.log"), "", {}),
+                      Catch::Contains("does not say the accelerator"));
+    CHECK_THROWS_WITH(import_file(fixture("nemo2_llama3_8b_8xh100.log"), "megatron-log", {&s, nullptr, ""}),
+                      Catch::Contains("not a file of a Megatron-LM training log"));
+    Source cut = fixture("nemo2_llama3_8b_8xh100.log");
+    cut.text = cut.text.substr(0, cut.text.find("Training epoch"));  // NeMo's lines, no step yet
+    CHECK_THROWS_WITH(import_file(cut, "nemo-log", {&s, nullptr, ""}), Catch::Contains("no step with"));
+    Source garbled = fixture("nemo2_llama3_8b_8xh100.log");
+    garbled.text.replace(garbled.text.find("train_step_timing in s: 10.58"), 29, "train_step_timing in s: nan?");
+    try {
+        import_file(garbled, "", {&s, nullptr, ""});
+        FAIL("imported");
+    } catch (const sim::InputError& e) {
+        CHECK(e.key() == "train_step_timing in s");
+        CHECK(e.line() == 17);
+    }
+    // The dump's model is not the scenario's: refused at its key and line.
+    const plans::Scenario big = scenario("quickstart.yaml", {"model=llama3-70b"});
+    try {
+        import_file(fixture("nemo_1x_llama3_8b_8xh100.log"), "", {&big, nullptr, ""});
+        FAIL("imported");
+    } catch (const sim::InputError& e) {
+        CHECK(e.key() == "model.num_layers");
+        CHECK(e.line() == 42);
+    }
+    Source devices = fixture("nemo_1x_llama3_8b_8xh100.log");
+    devices.text.replace(devices.text.find("devices: 8"), 10, "devices: auto");
+    CHECK_THROWS_WITH(import_file(devices, "", {&s, nullptr, ""}),
+                      Catch::Contains("key 'trainer.devices'") && Catch::Contains("not a whole number"));
 }

@@ -11,6 +11,7 @@
 #include "tools/cli/cli.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +29,24 @@ std::string gemm_shape(const models::OpDesc& op) {
     std::snprintf(b, sizeof b, "%lldx%lldx%lld%s", static_cast<long long>(op.m), static_cast<long long>(op.n),
                   static_cast<long long>(op.k), op.batch > 1 ? (" x" + std::to_string(op.batch)).c_str() : "");
     return b;
+}
+
+// A row's measured kernel time per op class (its *_us columns) against the roofline's sums of the
+// layer's ops of that class; classes without ops in the layer program (communication, copies,
+// kernels no class names) are shown as measured.
+void print_classes(const scenarios::LayerMeasurement& m, const scenarios::LayerSum& r) {
+    if (std::all_of(m.class_seconds.begin(), m.class_seconds.end(), [](double s) { return s < 0; })) return;
+    std::array<double, 3> predicted{};
+    for (const auto& [op, t] : r.each) predicted[scenarios::op_class(op)] += t;
+    for (size_t k = 0; k < scenarios::kOpClasses.size(); ++k) {
+        const double s = m.class_seconds[k];
+        if (s < 0) continue;
+        std::printf("    %-13s measured %10.1f us", scenarios::kOpClasses[k], s * 1e6);
+        if (k < predicted.size() && s > 0)
+            std::printf("  roofline %10.1f us %+6.1f%%", predicted[k] * 1e6, 100 * (predicted[k] / s - 1));
+        else if (k >= predicted.size()) std::printf("  (no op of the layer program)");
+        std::printf("\n");
+    }
 }
 
 // Measured layers (layers.csv) against the per-op sums of the roofline and, when table.yaml lies
@@ -64,6 +83,7 @@ int calibrate_layers(const Args& a, const plans::Catalog& catalog) {
             std::printf(" %11.1f %+6.1f%%", t * 1e6, 100 * (t / m.seconds - 1));
         }
         std::printf("\n");
+        print_classes(m, r);
         if (a.ops) {
             std::stable_sort(r.each.begin(), r.each.end(),
                              [](const auto& x, const auto& y) { return x.second > y.second; });

@@ -30,7 +30,9 @@ const std::vector<OptionSpec>& option_table() {
         {"intervals", 0, "FILE", "write the 90% validation bands of the residuals (scenarios/intervals.yaml)"},
         {"for", 0, "FRAMEWORK", "export: megatron, nemo, torchtitan (training); vllm, sglang, trtllm (serving)"},
         {"rank", 0, "N", "export: the search result's candidate of rank N (default 1, the best)"},
-        {"from", 0, "TOOL", "import: vllm-bench, sglang-bench, nccl-tests, megatron-log (default: recognized)"},
+        {"from", 0, "TOOL",
+         "import: vllm-bench, sglang-bench, genai-perf, aiperf, nccl-tests, megatron-log, nemo-log, "
+         "torch-profiler, nsys-kernels (default: recognized)"},
         {"scenario", 0, "FILE", "import: the scenario the file ran (its model, cluster and plan)"},
         {"id", 0, "ID", "import: the case's id (default: the file's name)"},
         {"out", 'o', "FILE", "output file"},
@@ -47,9 +49,12 @@ constexpr const char* kExport =
     "from a scenario, or a `fathom search --json` result's candidate (--rank N); -o writes the\n"
     "file (a directory for several); a plan the framework cannot express is an error naming its key";
 constexpr const char* kImport =
-    "a benchmark's result (vLLM bench serve JSON, SGLang bench_serving JSONL), nccl-tests output or a\n"
-    "Megatron-LM training log as measured-format cases, the scenario's model, cluster and plan filling\n"
-    "in what the file does not say; `fathom compare` then checks fathom against those measurements";
+    "a benchmark's result (vLLM bench serve JSON, SGLang bench_serving JSONL, GenAI-Perf or AIPerf\n"
+    "export JSON), nccl-tests output or a Megatron-LM or NeMo training log as measured-format cases,\n"
+    "the scenario's model, cluster and plan filling in what the file does not say; `fathom compare`\n"
+    "then checks fathom against those measurements. A layer's kernel profile (torch.profiler table or\n"
+    "Chrome trace, nsys cuda_gpu_kern_sum CSV) becomes layers.csv rows, kernel time per op class, for\n"
+    "`fathom calibrate layers`";
 constexpr const char* kShare =
     "training jobs on one fabric (the first scenario's cluster, simulated as flows): each job's\n"
     "step alone on its nodes and with the others running, and its slowdown";
@@ -83,7 +88,8 @@ constexpr const char* kCalibrate =
     "fit: fit a per-op cost table from kernel measurements (tools/calibrate) and report the\n"
     "roofline's and the table's per-op errors against them (-o writes the table);\n"
     "layers: measured whole layers (tools/calibrate/layers.py) against fathom's per-op sums,\n"
-    "roofline and (when table.yaml lies beside the CSV) the calibrated table; --ops lists each\n"
+    "roofline and (when table.yaml lies beside the CSV) the calibrated table, and each op class's\n"
+    "kernel time where the rows give it (`fathom import` of a kernel profile); --ops lists each\n"
     "row's ops;\n"
     "refit: the device's constants refitted to a measurement file (`fathom import`'s cases from your\n"
     "own benchmarks, or any): the sustained clock (training cases), the serving clock (serving),\n"

@@ -1,6 +1,7 @@
 // `fathom import FILE [--from TOOL] [--scenario SCENARIO.yaml] [-o MEASURED.yaml]`: a benchmark's
-// result, nccl-tests output or a training log as measured-format cases (scenarios/imports/), for
-// `fathom compare` to check fathom against the user's own cluster. Printed, or written whole to -o.
+// result (vLLM, SGLang, GenAI-Perf, AIPerf), nccl-tests output or a training log (Megatron-LM, NeMo)
+// as measured-format cases, or a layer's kernel profile (torch.profiler, nsys) as layers.csv rows (scenarios/imports/),
+// for `fathom compare` to check fathom against the user's own cluster. Printed, or written whole to -o.
 #include "scenarios/catalog.h"
 #include "scenarios/imports/imports.h"
 #include "scenarios/scenario.h"
@@ -29,7 +30,14 @@ int cmd_import(const Args& a) {
     if (!a.scenario.empty()) scenario = scenarios::load_scenario(a.scenario, *catalog, a.sets);
     else if (!a.sets.empty()) throw sim::InputError("command line: --set changes the --scenario given with it");
     const scenarios::imports::Context context{scenario ? &*scenario : nullptr, catalog.get(), a.case_id};
-    const YAML::Node doc = scenarios::imports::import_file({path, text.str()}, a.from, context);
+    const scenarios::imports::Source file{path, text.str()};
+    if (const auto& importer = scenarios::imports::importer_of(file, a.from); importer.layer_rows) {
+        const std::string csv = importer.layer_rows(file, context);  // a kernel profile: layers.csv rows
+        if (a.out.empty()) std::cout << csv;
+        else write_file(a.out, csv);
+        return 0;
+    }
+    const YAML::Node doc = scenarios::imports::import_file(file, a.from, context);
     YAML::Emitter out;
     out.SetDoublePrecision(12);
     out << doc;
