@@ -8,6 +8,7 @@
 #include "scenarios/measured.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/import_fixture.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -24,13 +25,7 @@ using testing::kSource;
 
 namespace {
 
-Source fixture(const std::string& name) {
-    const std::string path = kSource + "/tests/data/import/" + name;
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return {path, s.str()};
-}
+Source fixture(const std::string& name) { return testing::import_fixture(name); }
 
 // The imported document compared: the results of its cases.
 std::vector<scenarios::CompareResult> compared(const YAML::Node& doc, const std::string& name) {

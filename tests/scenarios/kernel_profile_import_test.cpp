@@ -12,6 +12,7 @@
 #include "scenarios/scenario.h"
 #include "sim/error.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/import_fixture.h"
 
 #include <catch2/catch.hpp>
 
@@ -25,13 +26,7 @@ using testing::kSource;
 
 namespace {
 
-Source fixture(const std::string& name) {
-    const std::string path = kSource + "/tests/data/import/" + name;
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return {path, s.str()};
-}
+Source fixture(const std::string& name) { return testing::import_fixture(name); }
 
 // The rows `fathom import` writes for `file`, read back as `fathom calibrate layers` reads them.
 std::vector<scenarios::LayerMeasurement> imported(const Source& file, const Context& context, const std::string& name) {
