@@ -238,7 +238,7 @@ def output_cases(add):
     add("output-class", "--json of a bad scenario", {"s.yaml": training("tp: 1", "tp: 3")}, "run", "IN", "--json", "OUT")
     add("output-class", "-o of a bad search", {"s.yaml": QUICKSTART + "search:\n  objective: speed\n"}, "search", "IN", "-o", "OUT")
     add("output-class", "--html of a bad scenario", {"s.yaml": training("tp: 1", "tp: 3")}, "run", "IN", "--html", "OUT")
-    add("output-class", "--html of an RL scenario", {"s.yaml": RL_EXAMPLE}, "run", "IN", "--html", "OUT")
+    add("output-class", "--html of an RL search", {"s.yaml": RL_EXAMPLE}, "search", "IN", "--html", "OUT")
     add("output-class", "--html of validate", {"s.yaml": QUICKSTART}, "validate", "IN", "--html", "OUT")
     add("output-class", "refit without --device", {"m.yaml": FROZEN_ONE}, "calibrate", "refit", "IN")
     add("output-class", "refit to a device without cases", {"m.yaml": FROZEN_ONE}, "calibrate", "refit", "IN",
@@ -460,7 +460,7 @@ EXPECT = {
     '--json after a late error': "s.yaml: key 'training.global_batch_size': simulated time exceeds its range (about 106 days)",
     '--json of a bad scenario': "s.yaml:12: key 'parallel.tp': tp x pp x cp = 6 does not divide the cluster's 8 GPUs",
     '--html of a bad scenario': "s.yaml:12: key 'parallel.tp': tp x pp x cp = 6 does not divide the cluster's 8 GPUs",
-    '--html of an RL scenario': "s.yaml: --html: not yet for RL scenarios (kind: rl)",
+    '--html of an RL search': "s.yaml: --html: not yet for RL searches (kind: rl)",
     '--html of validate': "command line: --html is not an option of `fathom validate`",
     'refit without --device': "command line: calibrate refit needs --device",
     'refit to a device without cases': "m.yaml: no case ran on 'a100-sxm-80gb' with a metric the refit covers",

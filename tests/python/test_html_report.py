@@ -2,8 +2,8 @@
 # (browser.py), offline. The page must say it drew every chart, and each chart must hold the marks
 # its results call for, counted independently from the command's --json (and the step's --trace):
 # a bar per run of tasks of one kind less than a pixel apart in the timeline, a bar per stage and
-# part, a marker per capacity probe, per evaluated plan and per compared case; the screenshot must
-# not be blank.
+# part, a marker per capacity probe, per evaluated plan and per compared case, a bar per RL phase;
+# the screenshot must not be blank.
 import json
 import os
 import subprocess
@@ -123,9 +123,23 @@ def test_compare_page(tmp):
     assert {t["id"]: t for t in browser.tables(dom)}["table-cases"]["rows"] == len(result)
 
 
+def test_rl_page(tmp):
+    trace_path = os.path.join(tmp, "rl-trace.json")
+    result, dom, charts = run(tmp, "rl", "run", os.path.join(EXAMPLES, "rl-grpo-qwen3-8b-8xh100.yaml"),
+                              "--trace", trace_path)
+    with open(trace_path) as f:
+        trace = json.load(f)
+    phases = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    span = max(e["ts"] + e["dur"] for e in phases) / 1e6
+    # A bar per phase (their kinds differ, none merges), a row per pool and thread.
+    assert charts["chart-timeline"]["bars"] == timeline_bars(trace, span) == len(phases)
+    parts = [k for k in ("rollout_s", "forward_s", "update_s", "sync_s", "offload_s") if k in result["breakdown"]]
+    assert charts["chart-phases"]["bars"] == len(parts) == 5
+
+
 def test_html_refused_where_there_is_no_page_yet(tmp):
-    out = os.path.join(tmp, "rl.html")
-    r = subprocess.run([CLI, "run", os.path.join(EXAMPLES, "rl-grpo-qwen3-8b-8xh100.yaml"), "--html", out],
+    out = os.path.join(tmp, "rl-search.html")
+    r = subprocess.run([CLI, "search", os.path.join(EXAMPLES, "rl-search-qwen3-8b-64xh100.yaml"), "--html", out],
                        capture_output=True, text=True, env=CLI_ENV)
-    assert r.returncode == 2 and "--html: not yet for RL" in r.stderr
+    assert r.returncode == 2 and "--html: not yet for RL searches" in r.stderr
     assert not os.path.exists(out)

@@ -169,6 +169,34 @@ TEST_CASE("report: capacity, compare and search pages draw a mark per probe, cas
     CHECK(se.charts() == 1);                             // no cost axis without a price
 }
 
+TEST_CASE("report: an RL iteration's page draws each phase on its pool's row and the seconds per phase", "[report]") {
+    // Two pools, two iterations' phases: rollout 0-100 s and 100-200 s on the rollout pool (100 s
+    // apart is far more than a pixel of the 300 s span: two bars), the update 100-300 s on the
+    // trainer. The axis is in seconds.
+    const std::string trace = R"({"traceEvents":[
+      {"ph":"M","name":"process_name","pid":0,"args":{"name":"rollout GPUs"}},
+      {"ph":"M","name":"thread_name","pid":0,"tid":0,"args":{"name":"phases"}},
+      {"ph":"M","name":"process_name","pid":1,"args":{"name":"trainer GPUs"}},
+      {"ph":"M","name":"thread_name","pid":1,"tid":0,"args":{"name":"phases"}},
+      {"ph":"X","pid":0,"tid":0,"name":"rollout","ts":0,"dur":50e6},
+      {"ph":"X","pid":0,"tid":0,"name":"rollout","ts":150e6,"dur":50e6},
+      {"ph":"X","pid":1,"tid":0,"name":"update","ts":100e6,"dur":200e6}]})";
+    const json result = {{"iteration_time_s", 150.0},
+                         {"breakdown", {{"rollout_s", 50.0}, {"update_s", 100.0}, {"long_tail_s", 5.0}}},
+                         {"rollout", {{"output_tokens_per_s", 1000.0}}},
+                         {"update", {{"mfu", 0.4}}}};
+    report::Page page("rl");
+    report::add_rl(page, result, trace);
+    const json figs = figures(page);
+    const json& timeline = figure(figs, "timeline");
+    REQUIRE(timeline["data"].size() == 2);
+    CHECK(timeline["data"][0]["base"] == json({0.0, 150.0}));  // seconds
+    CHECK(timeline["data"][1]["y"] == json({"trainer GPUs · phases"}));
+    const json& phases = figure(figs, "phases");
+    CHECK(phases["data"][0]["x"] == json({"rollout", "update"}));  // the long tail is the rollout's
+    CHECK(phases["data"][0]["y"] == json({50.0, 100.0}));
+}
+
 TEST_CASE("report: a page escapes names and keeps its script data from closing the element", "[report]") {
     report::Page page("a <b> & \"c\"");
     page.chart("x", json::array({{{"type", "scatter"}, {"name", "</script><b>"}}}), {{"title", {{"text", "t"}}}});

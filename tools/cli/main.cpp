@@ -328,9 +328,6 @@ int cmd_run(const Args& a, bool validate_only) {
     const plans::Scenario s = scenarios::load_scenario(one_file(a), *catalog, a.sets);
     for (const auto& w : s.warnings) std::cerr << "fathom: warning: " << printable(w.text()) << "\n";
     if (s.serving()) return cmd_run_serving(a, s, validate_only, cli_context(catalog, s.seed, a));
-    if (s.rl() && !a.html.empty())
-        throw sim::InputError("--html: not yet for RL scenarios (kind: rl); --json and --trace write their results",
-                              s.file);
     if (s.rl()) return cmd_run_rl(a, s, validate_only, cli_context(catalog, s.seed, a));
     if (!a.requests.empty()) throw sim::InputError("--requests is for serving scenarios");
     const workloads::TrainingPlan& p = *s.training();

@@ -6,6 +6,7 @@
 #include "plans/rl_evaluate.h"
 #include "sim/error.h"
 #include "tools/cli/cli.h"
+#include "tools/cli/html.h"
 
 #include <cstdio>
 #include <iostream>
@@ -27,7 +28,7 @@ int cmd_run_rl(const Args& a, const plans::Scenario& s, bool validate_only, cons
     }
     std::ostringstream trace;
     plans::EvaluateOptions opt;
-    if (!a.trace.empty()) opt.trace = &trace;
+    if (!a.trace.empty() || !a.html.empty()) opt.trace = &trace;
     Progress bar("rl: iterations");
     opt.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
     const plans::Outcome o = naming_file(s.file, [&] { return plans::evaluate(s, ctx, opt); });
@@ -72,7 +73,11 @@ int cmd_run_rl(const Args& a, const plans::Scenario& s, bool validate_only, cons
                 gib(r.update.memory_capacity_bytes).c_str(), r.out_of_memory ? " (OUT OF MEMORY)" : "");
     print_device_model(s.cluster.accelerator);
     if (!a.trace.empty()) write_file(a.trace, trace.str());
-    if (!a.json.empty()) write_json(a.json, report_json(plans::make_report(s, o, &ctx.catalog->intervals())));
+    if (!a.json.empty() || !a.html.empty()) {
+        const nlohmann::json j = report_json(plans::make_report(s, o, &ctx.catalog->intervals()));
+        if (!a.json.empty()) write_json(a.json, j);
+        write_html(a, s.name, &s, [&](report::Page& page) { report::add_rl(page, j, trace.str()); });
+    }
     return 0;
 }
 

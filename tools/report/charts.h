@@ -1,8 +1,11 @@
 #pragma once
 // Small pieces the report's builders share: number formatting, empirical CDFs and time bins thinned
 // to what a chart can show, and the palette.
+#include "tools/report/page.h"
+
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,5 +35,15 @@ void add_to_bin(Bins& b, double t, double weight);
 // A vertical line from y0 to y1 at x (a threshold: an SLO, a capacity) as a dashed line trace.
 nlohmann::json vline(const std::string& name, double x, double y0, double y1, const std::string& colour);
 nlohmann::json hline(const std::string& name, double y, double x0, double x1, const std::string& colour);
+
+// A Perfetto trace (`--trace`'s) as the chart "timeline" of `page` under a section: a row per
+// process and thread, a bar per task, a Plotly trace per kind (kind_of(task name)); tasks of one
+// kind on a row less than a 1,500th of `span_s` apart (<= 0: the trace's end) drawn as one bar.
+struct TimelineLabels {
+    std::string heading, note, title, axis;
+    double axis_us = 1e3;  // microseconds per unit of the time axis (ms)
+};
+void add_timeline(Page& page, const std::string& trace, double span_s, const TimelineLabels& labels,
+                  const std::function<std::string(const std::string&)>& kind_of);
 
 }  // namespace fathom::report

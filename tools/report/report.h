@@ -1,5 +1,5 @@
 #pragma once
-// The HTML report's pages (`fathom run|capacity|search|compare --html FILE`), one builder per
+// The HTML report's pages (`fathom run|capacity|search|compare --html FILE`; not yet for RL searches), one builder per
 // command (tools/report/<command>_report.cpp). Each adds its sections to a Page (page.h) from what
 // the command computed: the JSON it writes with --json and, for `run`, the step's timeline (the
 // Perfetto trace --trace writes) or the serving run's requests and time series. Nothing is
@@ -22,6 +22,9 @@ void add_training(Page& page, const nlohmann::json& result, const std::string& t
 // KV occupancy over time, and the batches' composition over time.
 void add_serving(Page& page, const nlohmann::json& result,
                  const std::vector<workloads::serving::RequestRecord>& records, const workloads::ServingSeries& series);
+// An RL iteration: headline figures, the phases per pool on the timeline, seconds per phase, the
+// rollout's and the update's figures.
+void add_rl(Page& page, const nlohmann::json& result, const std::string& trace);
 // A capacity search: SLO attainment against the request rate for every probe and seed.
 void add_capacity(Page& page, const nlohmann::json& result);
 // A plan search: the ranked table and the Pareto fronts of its objectives.

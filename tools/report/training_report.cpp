@@ -22,86 +22,6 @@ std::string task_kind(const std::string& name) {
     return w;
 }
 
-struct Bar {
-    double start_us = 0, end_us = 0;
-    int tasks = 0;
-};
-
-// The timeline as horizontal bars, one trace per task kind. Tasks of one kind on one row closer
-// than a pixel of a 1,500-pixel-wide step are drawn as one bar (the hover says how many tasks).
-void add_timeline(Page& page, const std::string& trace, double step_s) {
-    const nlohmann::json doc = nlohmann::json::parse(trace);
-    std::map<int, std::string> process;                                           // pid -> "stage k"
-    std::map<std::pair<int, int>, std::string> stream;                            // (pid, tid) -> "compute"
-    std::map<std::string, std::map<std::pair<int, int>, std::vector<Bar>>> bars;  // kind -> row -> bars
-    std::vector<std::string> kinds;
-    size_t tasks = 0;
-    for (const auto& e : doc.at("traceEvents")) {
-        const std::string ph = e.at("ph");
-        if (ph == "M" && e.at("name") == "process_name") process[e.at("pid")] = e.at("args").at("name");
-        if (ph == "M" && e.at("name") == "thread_name") stream[{e.at("pid"), e.at("tid")}] = e.at("args").at("name");
-        if (ph != "X") continue;
-        const std::string kind = task_kind(e.at("name"));
-        if (!bars.count(kind)) kinds.push_back(kind);
-        const double ts = e.at("ts"), dur = e.at("dur");
-        bars[kind][{e.at("pid"), e.at("tid")}].push_back({ts, ts + dur, 1});
-        ++tasks;
-    }
-    auto row_name = [&](const std::pair<int, int>& r) { return process[r.first] + " · " + stream[r]; };
-    std::vector<std::string> rows;
-    for (const auto& [r, name] : stream) rows.push_back(row_name(r));
-    const double gap_us = step_s * 1e6 / 1500;
-    nlohmann::json data = nlohmann::json::array();
-    size_t drawn = 0;
-    for (size_t k = 0; k < kinds.size(); ++k) {
-        nlohmann::json y = nlohmann::json::array(), x = nlohmann::json::array(), base = nlohmann::json::array(),
-                       text = nlohmann::json::array();
-        for (auto& [r, list] : bars[kinds[k]]) {
-            std::sort(list.begin(), list.end(), [](const Bar& a, const Bar& b) { return a.start_us < b.start_us; });
-            std::vector<Bar> merged;
-            for (const Bar& b : list) {
-                if (!merged.empty() && b.start_us - merged.back().end_us <= gap_us) {
-                    merged.back().end_us = std::max(merged.back().end_us, b.end_us);
-                    merged.back().tasks += b.tasks;
-                } else {
-                    merged.push_back(b);
-                }
-            }
-            for (const Bar& b : merged) {
-                y.push_back(row_name(r));
-                base.push_back(b.start_us / 1e3);
-                x.push_back((b.end_us - b.start_us) / 1e3);
-                text.push_back(std::to_string(b.tasks) + (b.tasks == 1 ? " task" : " tasks"));
-            }
-            drawn += merged.size();
-        }
-        data.push_back({{"type", "bar"},
-                        {"orientation", "h"},
-                        {"name", kinds[k]},
-                        {"y", y},
-                        {"x", x},
-                        {"base", base},
-                        {"hovertext", text},
-                        {"hovertemplate", kinds[k] + ": %{base:.3f} ms + %{x:.3f} ms, %{hovertext}<extra></extra>"},
-                        {"marker", {{"color", colour(k)}}}});
-    }
-    page.section("Pipeline timeline", "every task of the step by stage and stream (" + std::to_string(tasks) +
-                                          " tasks as " + std::to_string(drawn) +
-                                          " bars: tasks of one kind less than a pixel apart are drawn as one)");
-    nlohmann::json layout = {{"title", {{"text", "Tasks per stage and stream"}}},
-                             {"barmode", "overlay"},
-                             {"bargap", 0.25},
-                             {"xaxis", {{"title", {{"text", "time in the step (ms)"}}}}},
-                             {"yaxis",
-                              {{"type", "category"},
-                               {"categoryorder", "array"},
-                               {"categoryarray", rows},
-                               {"autorange", "reversed"},
-                               {"automargin", true}}},
-                             {"margin", {{"l", 150}, {"r", 30}, {"t", 70}, {"b", 55}}}};
-    page.chart("timeline", data, layout, std::max(320, 110 + 24 * static_cast<int>(rows.size())));
-}
-
 std::vector<std::string> stage_names(const nlohmann::json& stages) {
     std::vector<std::string> names;
     for (const auto& st : stages) names.push_back("stage " + std::to_string(st.value("stage", 0)));
@@ -218,7 +138,11 @@ void add_training(Page& page, const nlohmann::json& result, const std::string& t
                 headline(result, "bubble_fraction", "pipeline bubble", 100, "% of the step"),
                 headline(result, "exposed_comm_s", "exposed communication", 1, "s (mean over stages)"),
                 headline(result, "peak_memory_bytes", "peak memory", 1 / gib, "GiB per GPU")});
-    if (!trace.empty()) add_timeline(page, trace, result.value("step_time_s", 0.0));
+    if (!trace.empty())
+        add_timeline(page, trace, result.value("step_time_s", 0.0),
+                     {"Pipeline timeline", "every task of the step by stage and stream", "Tasks per stage and stream",
+                      "time in the step (ms)"},
+                     task_kind);
     add_breakdown(page, result.at("stages"));
     add_memory(page, result);
 }
