@@ -72,6 +72,10 @@ TEST_CASE("report: bins sum their weights and keep the run's last instant", "[re
     CHECK(report::num(101270.78) == "101271");  // no exponent for a large count
     CHECK(report::num(0.035136) == "0.03514");
     CHECK(report::num(std::nan("")) == "-");
+    // A headline row: value and 90% interval scaled alike; a band without both ends is none.
+    const json r = {{"mfu", 0.4}, {"interval_90", {{"mfu", {{"low", 0.35}, {"high", 0.45}}}, {"x", {{"low", 1.0}}}}}};
+    CHECK(report::headline_row(r, "mfu", "MFU", "%", 100) == std::vector<std::string>{"MFU", "40", "%", "35 .. 45"});
+    CHECK(report::headline_row(r, "x", "x", "")[3] == "-");
 }
 
 TEST_CASE("report: the training timeline draws a bar per run of tasks less than a pixel apart", "[report]") {

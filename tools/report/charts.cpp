@@ -58,24 +58,37 @@ void add_to_bin(Bins& b, double t, double weight) {
     b.counts[static_cast<size_t>(k)] += 1;
 }
 
-nlohmann::json vline(const std::string& name, double x, double y0, double y1, const std::string& c) {
+std::vector<std::string> headline_row(const nlohmann::json& r, const std::string& key, const std::string& label,
+                                      const std::string& unit, double scale) {
+    std::string band = "-";
+    if (r.contains("interval_90") && r["interval_90"].contains(key)) {
+        const nlohmann::json& b = r["interval_90"][key];
+        if (b.contains("low") && b.contains("high"))
+            band = num(b["low"].get<double>() * scale) + " .. " + num(b["high"].get<double>() * scale);
+    }
+    return {label, num(r.value(key, 0.0) * scale), unit, band};
+}
+
+namespace {
+
+nlohmann::json dashed(const std::string& name, std::vector<double> x, std::vector<double> y, const std::string& c) {
     return {{"type", "scatter"},
             {"mode", "lines"},
             {"name", name},
-            {"x", {x, x}},
-            {"y", {y0, y1}},
+            {"x", std::move(x)},
+            {"y", std::move(y)},
             {"hoverinfo", "name"},
             {"line", {{"dash", "dash"}, {"color", c}, {"width", 1.5}}}};
 }
 
+}  // namespace
+
+nlohmann::json vline(const std::string& name, double x, double y0, double y1, const std::string& c) {
+    return dashed(name, {x, x}, {y0, y1}, c);
+}
+
 nlohmann::json hline(const std::string& name, double y, double x0, double x1, const std::string& c) {
-    return {{"type", "scatter"},
-            {"mode", "lines"},
-            {"name", name},
-            {"x", {x0, x1}},
-            {"y", {y, y}},
-            {"hoverinfo", "name"},
-            {"line", {{"dash", "dash"}, {"color", c}, {"width", 1.5}}}};
+    return dashed(name, {x0, x1}, {y, y}, c);
 }
 
 }  // namespace fathom::report

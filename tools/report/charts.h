@@ -32,6 +32,11 @@ struct Bins {
 Bins make_bins(double t0, double t1, size_t n);
 void add_to_bin(Bins& b, double t, double weight);
 
+// A table row {label, value x scale, unit, its 90% interval x scale or "-"} of the figure `key` of a
+// --json result (interval_90.<key>.{low, high}, where the validation bands cover it).
+std::vector<std::string> headline_row(const nlohmann::json& result, const std::string& key, const std::string& label,
+                                      const std::string& unit, double scale = 1);
+
 // A vertical line from y0 to y1 at x (a threshold: an SLO, a capacity) as a dashed line trace.
 nlohmann::json vline(const std::string& name, double x, double y0, double y1, const std::string& colour);
 nlohmann::json hline(const std::string& name, double y, double x0, double x1, const std::string& colour);
@@ -41,7 +46,8 @@ nlohmann::json hline(const std::string& name, double y, double x0, double x1, co
 // kind on a row less than a 1,500th of `span_s` apart (<= 0: the trace's end) drawn as one bar.
 struct TimelineLabels {
     std::string heading, note, title, axis;
-    double axis_us = 1e3;  // microseconds per unit of the time axis (ms)
+    double axis_us = 1e3;     // microseconds per unit of the time axis
+    std::string unit = "ms";  // that unit, in the hover text
 };
 void add_timeline(Page& page, const std::string& trace, double span_s, const TimelineLabels& labels,
                   const std::function<std::string(const std::string&)>& kind_of);

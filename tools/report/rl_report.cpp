@@ -19,9 +19,10 @@ void add_rl(Page& page, const nlohmann::json& r, const std::string& trace) {
                 {"staleness", num(staleness.value("mean", 0.0)) + " (max " + num(staleness.value("max", 0.0)) + ")",
                  "versions"}});
     if (!trace.empty())
-        add_timeline(page, trace, 0,
-                     {"Phases", "every phase of every simulated iteration by pool", "Phases per pool", "time (s)", 1e6},
-                     [](const std::string& name) { return name; });
+        add_timeline(
+            page, trace, 0,
+            {"Phases", "every phase of every simulated iteration by pool", "Phases per pool", "time (s)", 1e6, "s"},
+            [](const std::string& name) { return name; });
     // Seconds per phase; the rollout's long tail (after 90% of the answers) is part of the rollout.
     const nlohmann::json b = r.value("breakdown", nlohmann::json::object());
     const std::pair<const char*, const char*> phases[] = {{"rollout_s", "rollout"},

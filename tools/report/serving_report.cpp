@@ -17,15 +17,6 @@ using workloads::serving::RequestRecord;
 
 constexpr size_t kBins = 100;
 
-std::vector<std::string> figure(const nlohmann::json& r, const std::string& key, const std::string& label,
-                                const std::string& unit) {
-    std::string band = "-";
-    if (r.contains("interval_90") && r["interval_90"].contains(key) && r["interval_90"][key].contains("low"))
-        band =
-            num(r["interval_90"][key]["low"].get<double>()) + " .. " + num(r["interval_90"][key]["high"].get<double>());
-    return {label, num(r.value(key, 0.0)), unit, band};
-}
-
 void add_latency_table(Page& page, const nlohmann::json& r) {
     std::vector<std::vector<std::string>> rows;
     const std::pair<const char*, const char*> keys[] = {{"ttft_ms", "TTFT (queueing included)"},
@@ -173,11 +164,11 @@ void add_serving(Page& page, const nlohmann::json& r, const std::vector<RequestR
                  "measured requests (after the warm-up ones); predicted figures and, where fathom's "
                  "validation bands cover the plan, their 90% intervals");
     page.table("headline", {"figure", "predicted", "unit", "90% interval"},
-               {figure(r, "requests", "requests measured", ""),
-                figure(r, "requests_per_s", "throughput", "requests/s"),
-                figure(r, "output_tokens_per_s", "output throughput", "tokens/s"),
-                figure(r, "output_tokens_per_s_per_gpu", "output throughput per GPU", "tokens/s"),
-                figure(r, "goodput_requests_per_s", "goodput (SLOs met)", "requests/s"),
+               {headline_row(r, "requests", "requests measured", ""),
+                headline_row(r, "requests_per_s", "throughput", "requests/s"),
+                headline_row(r, "output_tokens_per_s", "output throughput", "tokens/s"),
+                headline_row(r, "output_tokens_per_s_per_gpu", "output throughput per GPU", "tokens/s"),
+                headline_row(r, "goodput_requests_per_s", "goodput (SLOs met)", "requests/s"),
                 {"SLO attainment", num(100 * r.value("slo_attainment", 0.0)), "%", "-"}});
     page.section("Latency", r.value("latency_conventions", std::string()));
     add_latency_table(page, r);

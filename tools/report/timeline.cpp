@@ -81,7 +81,8 @@ void add_timeline(Page& page, const std::string& trace, double span_s, const Tim
                         {"x", x},
                         {"base", base},
                         {"hovertext", text},
-                        {"hovertemplate", kinds[k] + ": %{base:.4g} + %{x:.4g}, %{hovertext}<extra></extra>"},
+                        {"hovertemplate", kinds[k] + ": %{base:.4g} " + labels.unit + " + %{x:.4g} " + labels.unit +
+                                              ", %{hovertext}<extra></extra>"},
                         {"marker", {{"color", colour(k)}}}});
     }
     page.section(labels.heading, labels.note + " (" + std::to_string(tasks) + " tasks as " + std::to_string(drawn) +

@@ -115,29 +115,18 @@ void add_memory(Page& page, const nlohmann::json& result) {
     page.chart("memory", data, layout);
 }
 
-// One figure with its 90% interval when the result carries one.
-std::vector<std::string> headline(const nlohmann::json& r, const std::string& key, const std::string& label,
-                                  double scale, const std::string& unit) {
-    std::string band = "-";
-    if (r.contains("interval_90") && r["interval_90"].contains(key)) {
-        const auto& b = r["interval_90"][key];
-        band = num(b.value("low", 0.0) * scale) + " .. " + num(b.value("high", 0.0) * scale);
-    }
-    return {label, num(r.value(key, 0.0) * scale), unit, band};
-}
-
 }  // namespace
 
 void add_training(Page& page, const nlohmann::json& result, const std::string& trace) {
     page.section("Step", "predicted figures and, where fathom's validation bands cover the plan, their 90% intervals");
     const double gib = 1024.0 * 1024 * 1024;
     page.table("headline", {"figure", "predicted", "unit", "90% interval"},
-               {headline(result, "step_time_s", "step time", 1, "s"),
-                headline(result, "tokens_per_s_per_gpu", "throughput", 1, "tokens/s per GPU"),
-                headline(result, "mfu", "MFU", 100, "%"),
-                headline(result, "bubble_fraction", "pipeline bubble", 100, "% of the step"),
-                headline(result, "exposed_comm_s", "exposed communication", 1, "s (mean over stages)"),
-                headline(result, "peak_memory_bytes", "peak memory", 1 / gib, "GiB per GPU")});
+               {headline_row(result, "step_time_s", "step time", "s"),
+                headline_row(result, "tokens_per_s_per_gpu", "throughput", "tokens/s per GPU"),
+                headline_row(result, "mfu", "MFU", "%", 100),
+                headline_row(result, "bubble_fraction", "pipeline bubble", "% of the step", 100),
+                headline_row(result, "exposed_comm_s", "exposed communication", "s (mean over stages)"),
+                headline_row(result, "peak_memory_bytes", "peak memory", "GiB per GPU", 1 / gib)});
     if (!trace.empty())
         add_timeline(page, trace, result.value("step_time_s", 0.0),
                      {"Pipeline timeline", "every task of the step by stage and stream", "Tasks per stage and stream",
